@@ -1,0 +1,91 @@
+//! Argument definitions (each option declared once, with help, default and unit) and dispatch.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use storlab_core::TimeSpan;
+
+use crate::error::CliError;
+
+/// storlab: a storage lab for databases.
+#[derive(Debug, Parser)]
+#[command(name = "storlab", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Simulate an array: one profile, a workload file, or the whole IOgen matrix.
+    Sim(SimArgs),
+    /// The main job: compare the example arrays side by side (simulated IOgen matrix).
+    Demo(DemoArgs),
+}
+
+/// Options of `storlab sim`.
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    /// Array configuration file (TOML), e.g. examples/arrays/midrange-raid5.toml.
+    #[arg(long, value_name = "FILE")]
+    pub array: PathBuf,
+    /// Built-in I/O profile (randread-8k, randwrite-8k, seqwrite-1m, oltp-60-40, redo, ...).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["workload", "matrix"])]
+    pub profile: Option<String>,
+    /// Workload file with [[streams]] (TOML).
+    #[arg(long, value_name = "FILE", conflicts_with = "matrix")]
+    pub workload: Option<PathBuf>,
+    /// Run every profile of the IOgen matrix and print one table.
+    #[arg(long)]
+    pub matrix: bool,
+    /// Measured simulated time after the warm-up (e.g. 60s, 5m).
+    #[arg(long, default_value = "60s", value_parser = parse_span)]
+    pub duration: TimeSpan,
+    /// Simulated warm-up excluded from the measurement (0 for none).
+    #[arg(long, default_value = "10s", value_parser = parse_span_or_zero)]
+    pub warmup: TimeSpan,
+    /// Seed of every random stream.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the results (storlab.results/1) to this file.
+    #[arg(long, value_name = "OUT")]
+    pub json: Option<PathBuf>,
+}
+
+/// Options of `storlab demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Directory for results.json.
+    #[arg(long, value_name = "DIR", default_value = "out/demo")]
+    pub out: PathBuf,
+    /// Measured simulated time per run.
+    #[arg(long, default_value = "30s", value_parser = parse_span)]
+    pub duration: TimeSpan,
+    /// Simulated warm-up per run.
+    #[arg(long, default_value = "10s", value_parser = parse_span_or_zero)]
+    pub warmup: TimeSpan,
+    /// Seed of every random stream.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+fn parse_span_or_zero(s: &str) -> Result<TimeSpan, String> {
+    s.parse()
+        .map_err(|e: storlab_core::UnitError| e.to_string())
+}
+
+fn parse_span(s: &str) -> Result<TimeSpan, String> {
+    let t = parse_span_or_zero(s)?;
+    if t.0 == 0 {
+        return Err("must be more than zero".into());
+    }
+    Ok(t)
+}
+
+/// Runs the parsed command.
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Sim(a) => crate::sim_cmd::run(a),
+        Command::Demo(a) => crate::demo::run(a),
+    }
+}

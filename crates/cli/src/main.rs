@@ -1,0 +1,24 @@
+//! `storlab`: the command-line front end. Parses arguments into validated options and hands
+//! them to the command modules; maps bad input to exit code 2 and failed runs to 1.
+
+mod cli;
+mod demo;
+mod error;
+mod output;
+mod sim_cmd;
+mod table;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("storlab: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

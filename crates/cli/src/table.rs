@@ -1,0 +1,242 @@
+//! Compact human-readable tables of results.
+
+use std::fmt::Write;
+
+use storlab_core::result::Run;
+
+/// Formats rows under headers: first column left-aligned, the others right-aligned.
+pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.len()).collect();
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.len());
+        }
+    }
+    let line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut s = String::new();
+        for (i, (c, w)) in cells.zip(&widths).enumerate() {
+            if i == 0 {
+                let _ = write!(s, "  {c:<w$}");
+            } else {
+                let _ = write!(s, "  {c:>w$}");
+            }
+        }
+        s.push('\n');
+        s
+    };
+    let mut out = line(&mut headers.iter().copied());
+    for r in rows {
+        out += &line(&mut r.iter().map(String::as_str));
+    }
+    out
+}
+
+/// A number with thousands separators and `decimals` decimals.
+pub fn num(x: f64, decimals: usize) -> String {
+    let s = format!("{:.*}", decimals, x.abs());
+    let (int, frac) = s.split_once('.').map_or((s.as_str(), ""), |(i, f)| (i, f));
+    let mut grouped = String::new();
+    for (i, ch) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(ch);
+    }
+    let sign = if x < 0.0 && s.chars().any(|c| c != '0' && c != '.') {
+        "-"
+    } else {
+        ""
+    };
+    if frac.is_empty() {
+        format!("{sign}{grouped}")
+    } else {
+        format!("{sign}{grouped}.{frac}")
+    }
+}
+
+/// One run in detail: host figures, RAID groups, disks.
+pub fn single(run: &Run) -> String {
+    let m = &run.metrics;
+    let mut out = format!(
+        "{} | {} | {} s measured after {} s warm-up | seed {}\n",
+        run.target.name,
+        run.workload.name,
+        run.workload.duration_s,
+        run.workload.warmup_s,
+        run.sim.as_ref().map_or(0, |s| s.seed)
+    );
+    let l = &m.latency_ms;
+    out += &render(
+        &[
+            "host",
+            "IO/s",
+            "read IO/s",
+            "write IO/s",
+            "MB/s",
+            "mean ms",
+            "p50",
+            "p95",
+            "p99",
+            "p99.9",
+            "max",
+        ],
+        &[vec![
+            "all".into(),
+            num(m.iops, 0),
+            num(m.read_iops, 0),
+            num(m.write_iops, 0),
+            num(m.mbps, 1),
+            num(l.mean, 3),
+            num(l.p50, 3),
+            num(l.p95, 3),
+            num(l.p99, 3),
+            num(l.p999, 3),
+            num(l.max, 3),
+        ]],
+    );
+    let groups: Vec<Vec<String>> = run
+        .arrays
+        .iter()
+        .map(|a| {
+            vec![
+                a.name.clone(),
+                a.level.clone(),
+                num(a.read_iops, 0),
+                num(a.destage_iops, 0),
+                num(a.read_delay_ms, 2),
+                num(a.destage_delay_ms, 2),
+                num(a.cache_read_hit_pct, 1),
+                num(a.nvs_full_delay_pct, 1),
+            ]
+        })
+        .collect();
+    out += &render(
+        &[
+            "group",
+            "level",
+            "disk rd/s",
+            "destage/s",
+            "rd delay ms",
+            "destage ms",
+            "hit %",
+            "NVS full %",
+        ],
+        &groups,
+    );
+    out += &disk_summary(run);
+    if let Some(s) = &run.sim {
+        out += &format!(
+            "  sim: {} events, {} host I/Os, {} s wall\n",
+            num(s.events as f64, 0),
+            num(s.host_ios as f64, 0),
+            s.wall_s
+        );
+    }
+    for w in &run.warnings {
+        out += &format!("  warning: {w}\n");
+    }
+    out
+}
+
+/// Per group, min/avg/max over its disks of IO/s, util and await.
+fn disk_summary(run: &Run) -> String {
+    let mut rows = Vec::new();
+    for a in &run.arrays {
+        let prefix = format!("{}.", a.name);
+        let disks: Vec<_> = run
+            .devices
+            .iter()
+            .filter(|d| d.name.starts_with(&prefix))
+            .collect();
+        if disks.is_empty() {
+            continue;
+        }
+        let stat = |f: &dyn Fn(&storlab_core::result::DeviceMetrics) -> f64, d: usize| {
+            let v: Vec<f64> = disks.iter().map(|x| f(x)).collect();
+            let min = v.iter().cloned().fold(f64::INFINITY, f64::min);
+            let max = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let avg = v.iter().sum::<f64>() / v.len() as f64;
+            format!("{}/{}/{}", num(min, d), num(avg, d), num(max, d))
+        };
+        rows.push(vec![
+            format!("{} ({} disks)", a.name, disks.len()),
+            stat(&|d| d.iops, 0),
+            stat(&|d| d.mbps, 1),
+            stat(&|d| d.util_pct, 0),
+            stat(&|d| d.await_ms, 1),
+            stat(&|d| d.service_ms.unwrap_or(0.0), 2),
+        ]);
+    }
+    render(
+        &[
+            "disks min/avg/max",
+            "IO/s",
+            "MB/s",
+            "util %",
+            "await ms",
+            "service ms",
+        ],
+        &rows,
+    )
+}
+
+/// The IOgen matrix of one array: one row per profile.
+pub fn matrix(name: &str, runs: &[Run]) -> String {
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|r| {
+            let util = avg(r.devices.iter().map(|d| d.util_pct));
+            vec![
+                r.workload.name.clone(),
+                num(r.metrics.iops, 0),
+                num(r.metrics.mbps, 1),
+                num(r.metrics.latency_ms.mean, 3),
+                num(r.metrics.latency_ms.p99, 3),
+                num(util, 0),
+            ]
+        })
+        .collect();
+    format!(
+        "IOgen matrix: {name}\n{}",
+        render(
+            &[
+                "profile",
+                "IO/s",
+                "MB/s",
+                "mean ms",
+                "p99 ms",
+                "disk util %"
+            ],
+            &rows
+        )
+    )
+}
+
+/// Mean of an iterator (0 when empty).
+pub fn avg(it: impl Iterator<Item = f64>) -> f64 {
+    let (n, s) = it.fold((0usize, 0.0), |(n, s), x| (n + 1, s + x));
+    if n == 0 {
+        0.0
+    } else {
+        s / n as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_get_thousands_separators() {
+        assert_eq!(num(1234567.0, 0), "1,234,567");
+        assert_eq!(num(999.5, 1), "999.5");
+        assert_eq!(num(-1234.25, 2), "-1,234.25");
+        assert_eq!(num(0.0, 0), "0");
+    }
+
+    #[test]
+    fn columns_align() {
+        let t = render(&["a", "bb"], &[vec!["long".into(), "1".into()]]);
+        assert_eq!(t, "  a      bb\n  long    1\n");
+    }
+}

@@ -1,0 +1,233 @@
+//! The result schema `storlab.results/1`: what every run writes, real or simulated.
+//!
+//! One serde type per JSON object; fields that do not apply to a run are omitted, never
+//! faked. Rates use decimal megabytes (1 MB = 10^6 bytes) per second, latencies milliseconds.
+
+use serde::{Deserialize, Serialize};
+
+use crate::histogram::LatencySummaryMs;
+
+/// Schema identifier written into every result file.
+pub const SCHEMA: &str = "storlab.results/1";
+
+/// A result file: one or more runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// storlab version that wrote the file.
+    pub storlab_version: String,
+    /// Git commit storlab was built from (`unknown` outside a checkout).
+    pub git_commit: String,
+    /// The runs.
+    pub runs: Vec<Run>,
+}
+
+impl Results {
+    /// A result file holding `runs`.
+    pub fn new(git_commit: &str, runs: Vec<Run>) -> Results {
+        Results {
+            schema: SCHEMA.to_string(),
+            storlab_version: crate::VERSION.to_string(),
+            git_commit: git_commit.to_string(),
+            runs,
+        }
+    }
+}
+
+/// Real hardware or simulated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    /// Simulated array.
+    Sim,
+    /// Real file, device or database.
+    Real,
+}
+
+/// What ran: the storage under test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Target {
+    /// Name (array name, path).
+    pub name: String,
+    /// Real or simulated.
+    pub kind: TargetKind,
+    /// Configuration file it came from, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
+    /// One-line description (levels, disk counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// I/O profile or database test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkloadKind {
+    /// I/O profile.
+    Io,
+    /// Database test.
+    Db,
+}
+
+/// The workload that ran, with its effective parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    /// `randwrite-8k`, `dpaws/update-row`, ...
+    pub name: String,
+    /// I/O or database.
+    pub kind: WorkloadKind,
+    /// Measured window in seconds (after warm-up).
+    pub duration_s: f64,
+    /// Warm-up excluded from the measurement, seconds.
+    pub warmup_s: f64,
+    /// Effective parameters (profiles, streams), as given to the engine.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub parameters: serde_json::Value,
+}
+
+/// Throughput and latency over the measured window.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// Completed I/Os per second.
+    pub iops: f64,
+    /// Reads per second.
+    pub read_iops: f64,
+    /// Writes per second.
+    pub write_iops: f64,
+    /// MB/s (10^6 bytes).
+    pub mbps: f64,
+    /// Read MB/s.
+    pub read_mbps: f64,
+    /// Write MB/s.
+    pub write_mbps: f64,
+    /// Latency of all I/Os.
+    pub latency_ms: LatencySummaryMs,
+    /// Latency of reads, when there were reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_latency_ms: Option<LatencySummaryMs>,
+    /// Latency of writes, when there were writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_latency_ms: Option<LatencySummaryMs>,
+    /// I/Os completed in the measured window.
+    pub ios: u64,
+}
+
+/// Per physical (or block) device figures, iostat-style.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceMetrics {
+    /// Device name (`rg0.d3` in the simulator).
+    pub name: String,
+    /// Device model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Operations per second.
+    pub iops: f64,
+    /// Reads per second.
+    pub read_iops: f64,
+    /// Writes per second.
+    pub write_iops: f64,
+    /// MB/s.
+    pub mbps: f64,
+    /// Busy time share in percent.
+    pub util_pct: f64,
+    /// Mean time from queueing at the device to completion, ms.
+    pub await_ms: f64,
+    /// Mean media service time (busy time per operation), ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_ms: Option<f64>,
+    /// Time-averaged number of operations queued or in service.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_len: Option<f64>,
+}
+
+/// Per RAID group / rank figures of a simulated array.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ArrayMetrics {
+    /// RAID group name.
+    pub name: String,
+    /// RAID level.
+    pub level: String,
+    /// Disk reads per second issued for host read misses and prefetch.
+    pub read_iops: f64,
+    /// Disk operations per second caused by destaging (reads of RAID 5/6 updates included).
+    pub destage_iops: f64,
+    /// Mean time of a disk read from issue by the controller to completion, ms ("rank read delay").
+    pub read_delay_ms: f64,
+    /// Mean time of a destage disk operation from issue to completion, ms.
+    pub destage_delay_ms: f64,
+    /// Host reads served from cache, percent.
+    pub cache_read_hit_pct: f64,
+    /// Host writes that waited for free write cache, percent.
+    pub nvs_full_delay_pct: f64,
+    /// Full-stripe, read-modify-write and reconstruct-write stripe updates per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe_writes: Option<StripeWrites>,
+}
+
+/// Stripe update methods chosen by a parity RAID group, per second.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StripeWrites {
+    /// Full-stripe writes per second.
+    pub full_stripe: f64,
+    /// Read-modify-write updates per second.
+    pub read_modify_write: f64,
+    /// Reconstruct-write updates per second.
+    pub reconstruct_write: f64,
+}
+
+/// One interval of the time series.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeriesPoint {
+    /// Interval start, seconds since the measured window began.
+    pub t_s: f64,
+    /// I/Os per second completed in the interval.
+    pub iops: f64,
+    /// Reads per second.
+    pub read_iops: f64,
+    /// Writes per second.
+    pub write_iops: f64,
+    /// MB/s.
+    pub mbps: f64,
+    /// Mean latency of the interval's I/Os, ms.
+    pub latency_ms_mean: f64,
+}
+
+/// Simulator bookkeeping.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SimInfo {
+    /// The seed every random stream was derived from.
+    pub seed: u64,
+    /// Events processed.
+    pub events: u64,
+    /// Host I/Os completed over the whole run (warm-up included).
+    pub host_ios: u64,
+    /// Wall-clock seconds the simulation took (the only field that varies between identical runs).
+    pub wall_s: f64,
+}
+
+/// One run: target x workload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// Storage under test.
+    pub target: Target,
+    /// Workload.
+    pub workload: Workload,
+    /// Throughput and latency.
+    pub metrics: Metrics,
+    /// Per-device figures.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceMetrics>,
+    /// Per RAID group figures (simulated arrays).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arrays: Vec<ArrayMetrics>,
+    /// Per-interval series.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<SeriesPoint>,
+    /// Simulator bookkeeping (simulated runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sim: Option<SimInfo>,
+    /// Warnings about the run ("only 3 samples: raise --duration").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}

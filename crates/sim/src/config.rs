@@ -1,0 +1,212 @@
+//! Array and workload configuration: the TOML file format, its validation, and the resolved
+//! specification the model is built from.
+//!
+//! The simulator never reads files: callers pass the text and the file name, which every
+//! error message carries along with the offending key. Unknown keys are errors.
+
+pub mod resolve;
+mod workload;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use storlab_core::{ByteSize, TimeSpan};
+
+pub use resolve::{ControllerSpec, GroupSpec, HostSpec, MirrorRead, SystemSpec, WritePolicy};
+pub use workload::{StreamSpec, WorkloadSpec};
+
+/// Bad input: a configuration that cannot be simulated. Recoverable: report and exit 2.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// The text is not valid TOML or does not fit the schema (unknown key, wrong type).
+    #[error("{file}: {message}")]
+    Parse {
+        /// File name as given by the caller.
+        file: String,
+        /// Parser message (names the key and the line).
+        message: String,
+    },
+    /// A value breaks a rule.
+    #[error("{file}: {key}: {reason}")]
+    Invalid {
+        /// File name.
+        file: String,
+        /// Dotted key path (`raid_groups[1].stripe_unit`).
+        key: String,
+        /// The rule and the value found.
+        reason: String,
+    },
+}
+
+impl ConfigError {
+    pub(crate) fn invalid(file: &str, key: impl Into<String>, reason: impl Into<String>) -> Self {
+        ConfigError::Invalid {
+            file: file.to_string(),
+            key: key.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Host side of the array: front-end links.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostFile {
+    /// Front-end paths (FC links) between host and array; I/O is spread round-robin.
+    pub links: u32,
+    /// Bandwidth of each link, MB/s (2 Gb FC ~ 200, 4 Gb FC ~ 400).
+    pub link_mbps: f64,
+    /// Fixed latency per I/O on a link (protocol and switch).
+    pub link_latency: TimeSpan,
+}
+
+impl Default for HostFile {
+    fn default() -> Self {
+        HostFile {
+            links: 2,
+            link_mbps: 400.0,
+            link_latency: TimeSpan(20_000),
+        }
+    }
+}
+
+/// Controllers (every controller of the array gets the same settings).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ControllersFile {
+    /// Number of controllers; RAID groups are assigned round-robin unless a group names one.
+    pub count: u32,
+    /// Cache memory per controller.
+    pub cache: ByteSize,
+    /// Battery-backed write cache (NVS) per controller, part of `cache`.
+    pub write_cache: ByteSize,
+    /// `write-back` (acknowledge from NVS) or `write-through` (acknowledge after the disks).
+    pub write_policy: WritePolicy,
+    /// Copy every write to the peer controller's cache before acknowledging it.
+    pub mirror_writes: bool,
+    /// Bandwidth of the inter-controller mirror link, MB/s.
+    pub mirror_mbps: f64,
+    /// Fixed cost of one mirror copy.
+    pub mirror_latency: TimeSpan,
+    /// Controller processing time per host I/O (one I/O at a time per controller).
+    pub overhead: TimeSpan,
+    /// Start destaging when dirty data exceeds this share of the write cache, percent.
+    pub destage_high_pct: f64,
+    /// Stop destaging when dirty data falls to this share, percent.
+    pub destage_low_pct: f64,
+    /// Destage disk operations kept outstanding per member disk.
+    pub destage_queue_per_disk: u32,
+    /// Read cache segment (staging unit) size.
+    pub read_segment: ByteSize,
+    /// How far ahead of a sequential reader the controller prefetches.
+    pub prefetch: ByteSize,
+    /// Consecutive sequential reads that start prefetching.
+    pub sequential_trigger: u32,
+}
+
+impl Default for ControllersFile {
+    fn default() -> Self {
+        ControllersFile {
+            count: 2,
+            cache: ByteSize(4 << 30),
+            write_cache: ByteSize(1 << 30),
+            write_policy: WritePolicy::WriteBack,
+            mirror_writes: true,
+            mirror_mbps: 800.0,
+            mirror_latency: TimeSpan(20_000),
+            overhead: TimeSpan(10_000),
+            destage_high_pct: 80.0,
+            destage_low_pct: 60.0,
+            destage_queue_per_disk: 4,
+            read_segment: ByteSize(8 << 10),
+            prefetch: ByteSize(1 << 20),
+            sequential_trigger: 2,
+        }
+    }
+}
+
+/// One RAID group entry (`count` identical groups).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RaidGroupFile {
+    /// Name; with `count` > 1 the groups are called `name-0`, `name-1`, ...
+    pub name: String,
+    /// How many identical groups.
+    #[serde(default = "one")]
+    pub count: u32,
+    /// `jbod`, `raid0`, `raid1`, `raid10`, `raid5`, `raid6`.
+    pub level: String,
+    /// Member disks per group (spares not included).
+    pub disks: u32,
+    /// Built-in or `[disk_models]` name.
+    pub disk_model: String,
+    /// Stripe unit (per-disk chunk), a power of two from 4 KiB to 1 MiB.
+    #[serde(default = "default_stripe_unit")]
+    pub stripe_unit: ByteSize,
+    /// Hot spares per group.
+    #[serde(default)]
+    pub spares: u32,
+    /// Controller owning the group (default: round-robin).
+    #[serde(default)]
+    pub controller: Option<u32>,
+    /// Read cache on for this group's LUN.
+    #[serde(default = "yes")]
+    pub read_cache: bool,
+    /// Write-back caching on for this group's LUN.
+    #[serde(default = "yes")]
+    pub write_cache: bool,
+    /// Mirror read balancing for RAID 1/10.
+    #[serde(default)]
+    pub mirror_read: MirrorRead,
+}
+
+fn one() -> u32 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+fn default_stripe_unit() -> ByteSize {
+    ByteSize(64 << 10)
+}
+
+/// An array configuration file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArrayFile {
+    /// Array name.
+    pub name: String,
+    /// One line for reports.
+    #[serde(default)]
+    pub description: String,
+    /// Host links.
+    #[serde(default)]
+    pub host: HostFile,
+    /// Controllers.
+    #[serde(default)]
+    pub controllers: ControllersFile,
+    /// RAID groups, each presented to the host as one LUN, in volume order.
+    pub raid_groups: Vec<RaidGroupFile>,
+    /// User-defined disk models (tables with `kind` or `base` plus parameters).
+    #[serde(default)]
+    pub disk_models: BTreeMap<String, toml::Table>,
+}
+
+/// Parses and validates an array configuration. `file` is used in messages only.
+pub fn parse_array(text: &str, file: &str) -> Result<SystemSpec, ConfigError> {
+    let raw: ArrayFile = toml::from_str(text).map_err(|e| ConfigError::Parse {
+        file: file.to_string(),
+        message: e.to_string(),
+    })?;
+    resolve::resolve(raw, file)
+}
+
+pub use workload::{parse_workload, profile_workload};
+
+/// Lays `overrides` over `base` (keys of `overrides` win); used for `base = "..."` entries.
+pub(crate) fn merge_tables(mut base: toml::Table, overrides: toml::Table) -> toml::Table {
+    for (k, v) in overrides {
+        base.insert(k, v);
+    }
+    base
+}

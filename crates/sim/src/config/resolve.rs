@@ -1,0 +1,394 @@
+//! Validation of an array file and resolution into the specification the model is built from.
+
+use serde::{Deserialize, Serialize};
+
+use super::{merge_tables, ArrayFile, ConfigError, RaidGroupFile};
+use crate::device::models::{builtin_model, BUILTIN_MODELS};
+use crate::device::{DiskModel, Mechanism};
+use crate::raid::{Layout, RaidLevel};
+
+/// When the host gets its write acknowledgement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WritePolicy {
+    /// From the battery-backed cache; disks are written later (destage).
+    #[default]
+    WriteBack,
+    /// After the disks.
+    WriteThrough,
+}
+
+/// Which copy of a mirror serves a read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MirrorRead {
+    /// The copy whose disk has fewer commands queued (ties: primary).
+    #[default]
+    ShortestQueue,
+    /// Alternate between the copies.
+    RoundRobin,
+    /// Always the primary copy.
+    Primary,
+}
+
+/// Host links, resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostSpec {
+    /// Number of links.
+    pub links: u32,
+    /// Nanoseconds per byte on one link.
+    pub link_ns_per_byte: f64,
+    /// Fixed latency per I/O.
+    pub link_latency_ns: u64,
+}
+
+/// Controller settings, resolved into sectors and nanoseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ControllerSpec {
+    /// Controllers.
+    pub count: u32,
+    /// Read cache per controller in segments.
+    pub read_cache_segments: u64,
+    /// Write cache per controller in 4 KiB pages.
+    pub write_cache_pages: u64,
+    /// Write-back or write-through.
+    pub write_policy: WritePolicy,
+    /// Mirror writes to the peer.
+    pub mirror_writes: bool,
+    /// Nanoseconds per byte on the mirror link.
+    pub mirror_ns_per_byte: f64,
+    /// Fixed mirror copy cost.
+    pub mirror_latency_ns: u64,
+    /// Processing per host I/O.
+    pub overhead_ns: u64,
+    /// Dirty pages that start destaging.
+    pub destage_high_pages: u64,
+    /// Dirty pages that stop destaging.
+    pub destage_low_pages: u64,
+    /// Destage disk operations outstanding per member disk.
+    pub destage_queue_per_disk: u32,
+    /// Read segment in sectors.
+    pub segment_sectors: u64,
+    /// Prefetch distance in sectors.
+    pub prefetch_sectors: u64,
+    /// Sequential reads before prefetch starts.
+    pub sequential_trigger: u32,
+}
+
+/// Write-cache page: the granularity of dirty tracking and destage.
+pub const PAGE_SECTORS: u64 = 8;
+
+/// One RAID group (one LUN), resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupSpec {
+    /// Name.
+    pub name: String,
+    /// Address mapping.
+    pub layout: Layout,
+    /// Hot spares.
+    pub spares: u32,
+    /// Disk model name.
+    pub model_name: String,
+    /// Disk model.
+    pub model: DiskModel,
+    /// Owning controller.
+    pub controller: u32,
+    /// Read cache on.
+    pub read_cache: bool,
+    /// Write-back caching on.
+    pub write_cache: bool,
+    /// Mirror read policy.
+    pub mirror_read: MirrorRead,
+}
+
+/// A whole storage system, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SystemSpec {
+    /// Name.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// File it came from.
+    pub file: String,
+    /// Host links.
+    pub host: HostSpec,
+    /// Controllers.
+    pub controllers: ControllerSpec,
+    /// RAID groups in volume order.
+    pub groups: Vec<GroupSpec>,
+}
+
+impl SystemSpec {
+    /// Index of the group called `name`.
+    pub fn group_index(&self, name: &str) -> Option<usize> {
+        self.groups.iter().position(|g| g.name == name)
+    }
+
+    /// Member disks over all groups (spares excluded).
+    pub fn member_disks(&self) -> u32 {
+        self.groups.iter().map(|g| g.layout.disks()).sum()
+    }
+}
+
+pub(super) fn resolve(raw: ArrayFile, file: &str) -> Result<SystemSpec, ConfigError> {
+    let bad = |key: &str, reason: String| ConfigError::invalid(file, key, reason);
+    let h = &raw.host;
+    if h.links == 0 || h.links > 64 {
+        return Err(bad(
+            "host.links",
+            format!("must be 1..=64; got {}", h.links),
+        ));
+    }
+    positive(file, "host.link_mbps", h.link_mbps)?;
+    let host = HostSpec {
+        links: h.links,
+        link_ns_per_byte: 1e3 / h.link_mbps,
+        link_latency_ns: h.link_latency.0,
+    };
+    let controllers = resolve_controllers(&raw, file)?;
+    if raw.raid_groups.is_empty() {
+        return Err(bad(
+            "raid_groups",
+            "at least one RAID group is needed".into(),
+        ));
+    }
+    let mut groups = Vec::new();
+    for (i, g) in raw.raid_groups.iter().enumerate() {
+        let key = |k: &str| format!("raid_groups[{i}].{k}");
+        let model = resolve_model(&raw, &g.disk_model, file, &key("disk_model"))?;
+        let layout = resolve_layout(g, &model, file, &key)?;
+        if g.count == 0 || g.count > 4096 {
+            return Err(bad(
+                &key("count"),
+                format!("must be 1..=4096; got {}", g.count),
+            ));
+        }
+        for n in 0..g.count {
+            let name = if g.count > 1 {
+                format!("{}-{n}", g.name)
+            } else {
+                g.name.clone()
+            };
+            let index = groups.len() as u32;
+            let controller = g.controller.unwrap_or(index % controllers.count);
+            if controller >= controllers.count {
+                return Err(bad(
+                    &key("controller"),
+                    format!(
+                        "must name one of the {} controllers (0..={}); got {controller}",
+                        controllers.count,
+                        controllers.count - 1
+                    ),
+                ));
+            }
+            groups.push(GroupSpec {
+                name,
+                layout: layout.clone(),
+                spares: g.spares,
+                model_name: g.disk_model.clone(),
+                model: model.clone(),
+                controller,
+                read_cache: g.read_cache,
+                write_cache: g.write_cache,
+                mirror_read: g.mirror_read,
+            });
+        }
+    }
+    let mut names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
+    names.sort_unstable();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(bad(
+            "raid_groups",
+            format!("two groups are named {:?}", w[0]),
+        ));
+    }
+    Ok(SystemSpec {
+        name: raw.name,
+        description: raw.description,
+        file: file.to_string(),
+        host,
+        controllers,
+        groups,
+    })
+}
+
+fn positive(file: &str, key: &str, v: f64) -> Result<(), ConfigError> {
+    if v > 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(ConfigError::invalid(
+            file,
+            key,
+            format!("must be a positive number; got {v}"),
+        ))
+    }
+}
+
+fn resolve_controllers(raw: &ArrayFile, file: &str) -> Result<ControllerSpec, ConfigError> {
+    let c = &raw.controllers;
+    let bad = |key: &str, reason: String| {
+        ConfigError::invalid(file, format!("controllers.{key}"), reason)
+    };
+    if c.count == 0 || c.count > 16 {
+        return Err(bad("count", format!("must be 1..=16; got {}", c.count)));
+    }
+    let nvs_footprint = c.write_cache.0 * if c.mirror_writes { 2 } else { 1 };
+    if c.cache.0 < nvs_footprint {
+        return Err(bad(
+            "write_cache",
+            format!(
+                "{} of write cache{} does not fit in {} of cache",
+                c.write_cache,
+                if c.mirror_writes {
+                    " (twice, with the peer's mirror copy)"
+                } else {
+                    ""
+                },
+                c.cache
+            ),
+        ));
+    }
+    if c.write_policy == WritePolicy::WriteBack && c.write_cache.0 < 1 << 20 {
+        return Err(bad(
+            "write_cache",
+            format!(
+                "write-back needs at least 1m of write cache; got {}",
+                c.write_cache
+            ),
+        ));
+    }
+    if !(0.0 < c.destage_low_pct
+        && c.destage_low_pct < c.destage_high_pct
+        && c.destage_high_pct <= 100.0)
+    {
+        return Err(bad(
+            "destage_high_pct",
+            format!(
+                "need 0 < destage_low_pct < destage_high_pct <= 100; got low {} high {}",
+                c.destage_low_pct, c.destage_high_pct
+            ),
+        ));
+    }
+    if c.destage_queue_per_disk == 0 || c.destage_queue_per_disk > 256 {
+        return Err(bad(
+            "destage_queue_per_disk",
+            format!("must be 1..=256; got {}", c.destage_queue_per_disk),
+        ));
+    }
+    let seg = c.read_segment.0;
+    if !seg.is_power_of_two() || !(512..=1 << 20).contains(&seg) {
+        return Err(bad(
+            "read_segment",
+            format!(
+                "must be a power of two from 512 to 1m; got {}",
+                c.read_segment
+            ),
+        ));
+    }
+    if !c.prefetch.0.is_multiple_of(512) {
+        return Err(bad(
+            "prefetch",
+            format!("must be a multiple of 512 bytes; got {}", c.prefetch),
+        ));
+    }
+    positive(file, "controllers.mirror_mbps", c.mirror_mbps)?;
+    let page_bytes = PAGE_SECTORS * 512;
+    let write_cache_pages = c.write_cache.0 / page_bytes;
+    Ok(ControllerSpec {
+        count: c.count,
+        read_cache_segments: (c.cache.0 - nvs_footprint) / seg,
+        write_cache_pages,
+        write_policy: c.write_policy,
+        mirror_writes: c.mirror_writes,
+        mirror_ns_per_byte: 1e3 / c.mirror_mbps,
+        mirror_latency_ns: c.mirror_latency.0,
+        overhead_ns: c.overhead.0,
+        destage_high_pages: (write_cache_pages as f64 * c.destage_high_pct / 100.0) as u64,
+        destage_low_pages: (write_cache_pages as f64 * c.destage_low_pct / 100.0) as u64,
+        destage_queue_per_disk: c.destage_queue_per_disk,
+        segment_sectors: seg / 512,
+        prefetch_sectors: c.prefetch.0 / 512,
+        sequential_trigger: c.sequential_trigger,
+    })
+}
+
+fn resolve_layout(
+    g: &RaidGroupFile,
+    model: &DiskModel,
+    file: &str,
+    key: &dyn Fn(&str) -> String,
+) -> Result<Layout, ConfigError> {
+    let level = RaidLevel::parse(&g.level).ok_or_else(|| {
+        ConfigError::invalid(
+            file,
+            key("level"),
+            format!(
+                "unknown RAID level {:?}; use jbod, raid0, raid1, raid10, raid5 or raid6",
+                g.level
+            ),
+        )
+    })?;
+    let su = g.stripe_unit.0;
+    if !su.is_power_of_two() || !(4096..=1 << 20).contains(&su) {
+        return Err(ConfigError::invalid(
+            file,
+            key("stripe_unit"),
+            format!(
+                "must be a power of two between 4k and 1m; got {}",
+                g.stripe_unit
+            ),
+        ));
+    }
+    Layout::new(level, g.disks, su / 512, model.capacity_sectors())
+        .map_err(|e| ConfigError::invalid(file, key("disks"), e.to_string()))
+}
+
+/// Finds a model: user-defined first (so users may shadow a built-in), then built-in.
+fn resolve_model(
+    raw: &ArrayFile,
+    name: &str,
+    file: &str,
+    key: &str,
+) -> Result<DiskModel, ConfigError> {
+    let Some(table) = raw.disk_models.get(name) else {
+        return builtin_model(name).ok_or_else(|| {
+            let mut known: Vec<&str> = BUILTIN_MODELS.to_vec();
+            known.extend(raw.disk_models.keys().map(String::as_str));
+            ConfigError::invalid(
+                file,
+                key,
+                format!(
+                    "unknown disk model {name:?}; known models: {}",
+                    known.join(", ")
+                ),
+            )
+        });
+    };
+    let mkey = format!("disk_models.{name}");
+    let mut table = table.clone();
+    if let Some(base) = table.remove("base") {
+        let base_name = base.as_str().unwrap_or_default().to_string();
+        let base_model = builtin_model(&base_name).ok_or_else(|| {
+            ConfigError::invalid(
+                file,
+                format!("{mkey}.base"),
+                format!(
+                    "unknown built-in model {base_name:?}; built-ins: {}",
+                    BUILTIN_MODELS.join(", ")
+                ),
+            )
+        })?;
+        let base_table = toml::Table::try_from(&base_model)
+            .map_err(|e| ConfigError::invalid(file, &mkey, e.to_string()))?;
+        table = merge_tables(base_table, table);
+    }
+    let model: DiskModel = table
+        .try_into()
+        .map_err(|e: toml::de::Error| ConfigError::invalid(file, &mkey, e.message().to_string()))?;
+    Mechanism::new(&model, 0).map_err(|e| ConfigError::invalid(file, &mkey, e))?;
+    Ok(model)
+}
+
+#[cfg(test)]
+#[path = "resolve_tests.rs"]
+mod tests;

@@ -1,0 +1,189 @@
+use crate::config::{parse_array, parse_workload, profile_workload, ConfigError};
+use crate::device::DiskModel;
+
+const GOOD: &str = r#"
+name = "t"
+[[raid_groups]]
+name = "rg"
+count = 2
+level = "raid5"
+disks = 5
+disk_model = "hdd-10k"
+stripe_unit = "64k"
+"#;
+
+fn with_group(group: &str) -> String {
+    format!("name = \"t\"\n[[raid_groups]]\nname = \"rg\"\ndisk_model = \"hdd-10k\"\n{group}\n")
+}
+
+fn invalid(text: &str) -> (String, String) {
+    match parse_array(text, "x.toml") {
+        Err(ConfigError::Invalid { file, key, reason }) => {
+            assert_eq!(file, "x.toml");
+            (key, reason)
+        }
+        other => panic!("expected an Invalid error, got {other:?}"),
+    }
+}
+
+#[test]
+fn good_file_resolves_groups_and_controllers() {
+    let s = parse_array(GOOD, "x.toml").unwrap();
+    assert_eq!(s.groups.len(), 2);
+    assert_eq!(s.groups[0].name, "rg-0");
+    assert_eq!(s.groups[1].name, "rg-1");
+    assert_eq!(s.groups[0].controller, 0);
+    assert_eq!(s.groups[1].controller, 1);
+    assert_eq!(s.member_disks(), 10);
+    assert_eq!(s.groups[0].layout.stripe_unit_sectors(), 128);
+    let c = &s.controllers;
+    // 4 GiB minus twice 1 GiB (own NVS + peer's mirror copy) of 8 KiB segments.
+    assert_eq!(c.read_cache_segments, (2u64 << 30) / 8192);
+    assert_eq!(c.write_cache_pages, (1u64 << 30) / 4096);
+    assert!(c.destage_low_pages < c.destage_high_pages);
+}
+
+#[test]
+fn raid_rules_are_enforced_with_the_key() {
+    let (key, reason) = invalid(&with_group("level = \"raid5\"\ndisks = 2"));
+    assert_eq!(key, "raid_groups[0].disks");
+    assert!(reason.contains("raid5") && reason.contains('3'), "{reason}");
+    let (key, reason) = invalid(&with_group("level = \"raid6\"\ndisks = 3"));
+    assert_eq!(key, "raid_groups[0].disks");
+    assert!(reason.contains("raid6"), "{reason}");
+    let (key, reason) = invalid(&with_group("level = \"raid10\"\ndisks = 5"));
+    assert_eq!(key, "raid_groups[0].disks");
+    assert!(reason.contains("even"), "{reason}");
+    let (key, reason) = invalid(&with_group(
+        "level = \"raid5\"\ndisks = 5\nstripe_unit = \"48k\"",
+    ));
+    assert_eq!(key, "raid_groups[0].stripe_unit");
+    assert!(
+        reason.contains("power of two") && reason.contains("48k"),
+        "{reason}"
+    );
+    let (key, _) = invalid(&with_group("level = \"raid7\"\ndisks = 5"));
+    assert_eq!(key, "raid_groups[0].level");
+}
+
+#[test]
+fn unknown_model_lists_the_known_ones() {
+    let text = GOOD.replace("hdd-10k", "hdd-11k");
+    let (key, reason) = invalid(&text);
+    assert_eq!(key, "raid_groups[0].disk_model");
+    assert!(
+        reason.contains("hdd-11k") && reason.contains("hdd-10k"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn unknown_keys_are_rejected_by_name() {
+    let text = GOOD.replace("stripe_unit", "stripe_size");
+    match parse_array(&text, "x.toml") {
+        Err(ConfigError::Parse { file, message }) => {
+            assert_eq!(file, "x.toml");
+            assert!(message.contains("stripe_size"), "{message}");
+        }
+        other => panic!("expected a parse error, got {other:?}"),
+    }
+    let text = format!("{GOOD}\n[controllers]\ncache_size = \"4g\"\n");
+    let err = parse_array(&text, "x.toml").unwrap_err().to_string();
+    assert!(err.contains("cache_size"), "{err}");
+}
+
+#[test]
+fn zero_and_negative_sizes_are_rejected() {
+    let text = format!("{GOOD}\n[host]\nlink_mbps = 0\n");
+    let (key, _) = invalid(&text);
+    assert_eq!(key, "host.link_mbps");
+    let text = format!("{GOOD}\n[controllers]\nread_segment = \"0\"\n");
+    let (key, _) = invalid(&text);
+    assert_eq!(key, "controllers.read_segment");
+    let text = GOOD.replace("stripe_unit = \"64k\"", "stripe_unit = \"-64k\"");
+    assert!(parse_array(&text, "x.toml").is_err());
+    let text = format!("{GOOD}\n[controllers]\nwrite_cache = \"3g\"\n");
+    let (key, reason) = invalid(&text);
+    assert_eq!(key, "controllers.write_cache");
+    assert!(reason.contains("does not fit"), "{reason}");
+}
+
+#[test]
+fn controller_must_exist() {
+    let (key, _) = invalid(&with_group("level = \"raid5\"\ndisks = 5\ncontroller = 2"));
+    assert_eq!(key, "raid_groups[0].controller");
+}
+
+#[test]
+fn user_models_inherit_from_a_base_and_are_validated() {
+    let text = format!(
+        "{}\n[disk_models.fast]\nbase = \"hdd-10k\"\nrpm = 15000\n",
+        GOOD.replace("hdd-10k", "fast")
+    );
+    let s = parse_array(&text, "x.toml").unwrap();
+    match &s.groups[0].model {
+        DiskModel::Hdd(p) => {
+            assert_eq!(p.rpm, 15000);
+            assert_eq!(p.seek_avg_ms, 4.7);
+        }
+        DiskModel::Ssd(_) => panic!("expected an HDD"),
+    }
+    let text = format!(
+        "{}\n[disk_models.fast]\nbase = \"hdd-10k\"\nrpmm = 15000\n",
+        GOOD.replace("hdd-10k", "fast")
+    );
+    let (key, reason) = invalid(&text);
+    assert_eq!(key, "disk_models.fast");
+    assert!(reason.contains("rpmm"), "{reason}");
+    let text = format!(
+        "{}\n[disk_models.fast]\nbase = \"hdd-10k\"\nseek_avg_ms = 40\n",
+        GOOD.replace("hdd-10k", "fast")
+    );
+    let (key, reason) = invalid(&text);
+    assert_eq!(key, "disk_models.fast");
+    assert!(reason.contains("seek"), "{reason}");
+}
+
+#[test]
+fn workload_region_beyond_the_volume_is_rejected() {
+    let s = parse_array(GOOD, "x.toml").unwrap();
+    let w = "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"rg-0\"\nregion_size = \"100t\"\n";
+    match parse_workload(w, "w.toml", &s) {
+        Err(ConfigError::Invalid { key, reason, .. }) => {
+            assert_eq!(key, "streams[0].region_size");
+            assert!(reason.contains("beyond"), "{reason}");
+        }
+        other => panic!("expected an Invalid error, got {other:?}"),
+    }
+    let w = "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"nope\"\n";
+    let err = parse_workload(w, "w.toml", &s).unwrap_err().to_string();
+    assert!(
+        err.contains("streams[0].target") && err.contains("rg-0"),
+        "{err}"
+    );
+    let w = "[[streams]]\nprofile = \"randread-8k\"\nread_pct = 150\n";
+    let err = parse_workload(w, "w.toml", &s).unwrap_err().to_string();
+    assert!(err.contains("streams[0].read_pct"), "{err}");
+    let w =
+        "[[streams]]\nprofile = \"randread-8k\"\nblock_sizes = [{ size = \"0\", weight = 1 }]\n";
+    let err = parse_workload(w, "w.toml", &s).unwrap_err().to_string();
+    assert!(err.contains("block_sizes"), "{err}");
+}
+
+#[test]
+fn workload_streams_resolve_targets_and_overrides() {
+    let s = parse_array(GOOD, "x.toml").unwrap();
+    let w = "name = \"mix\"\n[[streams]]\nprofile = \"oltp-60-40\"\ntarget = [\"rg-1\"]\niodepth = 3\n[[streams]]\nprofile = \"redo\"\n";
+    let spec = parse_workload(w, "w.toml", &s).unwrap();
+    assert_eq!(spec.name, "mix");
+    assert_eq!(spec.streams.len(), 2);
+    assert_eq!(spec.streams[0].targets, vec![1]);
+    assert_eq!(spec.streams[0].profile.iodepth, 3);
+    assert_eq!(spec.streams[0].profile.read_pct, 60.0);
+    assert_eq!(spec.streams[1].targets, vec![0, 1]);
+    let err = profile_workload("randread-9k", &s).unwrap_err().to_string();
+    assert!(
+        err.contains("randread-9k") && err.contains("randread-8k"),
+        "{err}"
+    );
+}

@@ -1,0 +1,235 @@
+//! Workload files: streams of I/O profiles aimed at RAID groups of an array.
+//!
+//! ```toml
+//! name = "oltp-plus-redo"
+//! [[streams]]
+//! profile = "oltp-60-40"        # a built-in as the base (optional)
+//! target = ["rg-0", "rg-1"]     # group names, or "all" (the default)
+//! iodepth = 16                  # any IoProfile key overrides the base
+//! [[streams]]
+//! profile = "redo"
+//! target = "log"
+//! ```
+
+use serde::Serialize;
+use storlab_core::profile::BUILTIN_PROFILES;
+use storlab_core::IoProfile;
+
+use super::{merge_tables, ConfigError, SystemSpec};
+
+/// One stream: a profile over a volume that concatenates the target groups.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StreamSpec {
+    /// What the stream issues.
+    pub profile: IoProfile,
+    /// Group indices of the volume, in order.
+    pub targets: Vec<u32>,
+    /// Target group names (for reports).
+    pub target_names: Vec<String>,
+}
+
+/// A workload: concurrent streams.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WorkloadSpec {
+    /// Name used in results.
+    pub name: String,
+    /// The streams.
+    pub streams: Vec<StreamSpec>,
+}
+
+/// The workload for `--profile NAME`: the built-in profile over all groups of the array.
+pub fn profile_workload(name: &str, system: &SystemSpec) -> Result<WorkloadSpec, ConfigError> {
+    let profile = IoProfile::builtin(name).ok_or_else(|| {
+        ConfigError::invalid(
+            "--profile",
+            "profile",
+            format!(
+                "unknown profile {name:?}; built-in profiles: {}",
+                BUILTIN_PROFILES.join(", ")
+            ),
+        )
+    })?;
+    let stream = stream_over_all(profile, system);
+    check_region(&stream, system, "--profile", "profile")?;
+    Ok(WorkloadSpec {
+        name: name.to_string(),
+        streams: vec![stream],
+    })
+}
+
+fn stream_over_all(profile: IoProfile, system: &SystemSpec) -> StreamSpec {
+    StreamSpec {
+        profile,
+        targets: (0..system.groups.len() as u32).collect(),
+        target_names: system.groups.iter().map(|g| g.name.clone()).collect(),
+    }
+}
+
+/// Parses a workload file against `system` (targets must name its groups).
+pub fn parse_workload(
+    text: &str,
+    file: &str,
+    system: &SystemSpec,
+) -> Result<WorkloadSpec, ConfigError> {
+    let mut table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| ConfigError::Parse {
+            file: file.to_string(),
+            message: e.to_string(),
+        })?;
+    let name = match table.remove("name") {
+        Some(toml::Value::String(s)) => s,
+        Some(other) => {
+            return Err(ConfigError::invalid(
+                file,
+                "name",
+                format!("must be a string; got {other}"),
+            ))
+        }
+        None => file
+            .rsplit('/')
+            .next()
+            .unwrap_or(file)
+            .trim_end_matches(".toml")
+            .to_string(),
+    };
+    let streams = match table.remove("streams") {
+        Some(toml::Value::Array(a)) if !a.is_empty() => a,
+        _ => {
+            return Err(ConfigError::invalid(
+                file,
+                "streams",
+                "needs at least one [[streams]] table",
+            ))
+        }
+    };
+    if let Some(k) = table.keys().next() {
+        return Err(ConfigError::invalid(
+            file,
+            k,
+            "unknown key (allowed at top level: name, streams)",
+        ));
+    }
+    let mut out = Vec::new();
+    for (i, v) in streams.into_iter().enumerate() {
+        let key = format!("streams[{i}]");
+        let toml::Value::Table(t) = v else {
+            return Err(ConfigError::invalid(file, &key, "must be a table"));
+        };
+        let stream = parse_stream(t, file, &key, system)?;
+        check_region(&stream, system, file, &key)?;
+        out.push(stream);
+    }
+    Ok(WorkloadSpec { name, streams: out })
+}
+
+fn parse_stream(
+    mut t: toml::Table,
+    file: &str,
+    key: &str,
+    system: &SystemSpec,
+) -> Result<StreamSpec, ConfigError> {
+    let target = t.remove("target");
+    let mut base = IoProfile::default();
+    if let Some(p) = t.remove("profile") {
+        let name = p.as_str().unwrap_or_default();
+        base = IoProfile::builtin(name).ok_or_else(|| {
+            ConfigError::invalid(
+                file,
+                format!("{key}.profile"),
+                format!(
+                    "unknown profile {name:?}; built-in profiles: {}",
+                    BUILTIN_PROFILES.join(", ")
+                ),
+            )
+        })?;
+    }
+    let base_table =
+        toml::Table::try_from(&base).map_err(|e| ConfigError::invalid(file, key, e.to_string()))?;
+    let profile: IoProfile = merge_tables(base_table, t)
+        .try_into()
+        .map_err(|e: toml::de::Error| ConfigError::invalid(file, key, e.message().to_string()))?;
+    profile
+        .validate()
+        .map_err(|e| ConfigError::invalid(file, format!("{key}.{}", e.key), e.reason))?;
+    let names: Vec<String> = match target {
+        None => return Ok(stream_over_all(profile, system)),
+        Some(toml::Value::String(s)) if s == "all" => return Ok(stream_over_all(profile, system)),
+        Some(toml::Value::String(s)) => vec![s],
+        Some(toml::Value::Array(a)) => a
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_string())
+            .collect(),
+        Some(other) => {
+            return Err(ConfigError::invalid(
+                file,
+                format!("{key}.target"),
+                format!("must be \"all\", a group name or a list of names; got {other}"),
+            ))
+        }
+    };
+    let mut targets = Vec::new();
+    for n in &names {
+        let idx = system.group_index(n).ok_or_else(|| {
+            let known: Vec<&str> = system.groups.iter().map(|g| g.name.as_str()).collect();
+            ConfigError::invalid(
+                file,
+                format!("{key}.target"),
+                format!("no RAID group named {n:?}; groups: {}", known.join(", ")),
+            )
+        })?;
+        targets.push(idx as u32);
+    }
+    if targets.is_empty() {
+        return Err(ConfigError::invalid(
+            file,
+            format!("{key}.target"),
+            "names no group",
+        ));
+    }
+    Ok(StreamSpec {
+        profile,
+        targets,
+        target_names: names,
+    })
+}
+
+/// The stream's region must lie inside its volume.
+fn check_region(
+    s: &StreamSpec,
+    system: &SystemSpec,
+    file: &str,
+    key: &str,
+) -> Result<(), ConfigError> {
+    let volume_bytes: u64 = s
+        .targets
+        .iter()
+        .map(|&g| system.groups[g as usize].layout.capacity_sectors() * 512)
+        .sum();
+    let p = &s.profile;
+    let end = p.region_offset.0 + p.region_size.map_or(p.max_block_bytes(), |r| r.0);
+    if end > volume_bytes {
+        return Err(ConfigError::invalid(
+            file,
+            format!("{key}.region_size"),
+            format!(
+                "region ends at byte {end}, beyond the target volume of {volume_bytes} bytes ({})",
+                s.target_names.join(" + ")
+            ),
+        ));
+    }
+    let region = p
+        .region_size
+        .map_or(volume_bytes - p.region_offset.0, |r| r.0);
+    if region / (p.jobs as u64) < p.max_block_bytes() {
+        return Err(ConfigError::invalid(
+            file,
+            format!("{key}.jobs"),
+            format!(
+                "{} jobs leave less than one block of the region per job",
+                p.jobs
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,636 @@
+//! Hard disk drive: geometry, seek curve, rotation, zoned transfer, read-ahead and a tagged
+//! command queue with reordering.
+//!
+//! Geometry. The media is split into `zones` bands of equal cylinder count from the outer to
+//! the inner diameter; the media rate falls linearly from `media_rate_outer_mbps` to
+//! `media_rate_inner_mbps`, and a zone's sectors per track follow from its rate and the
+//! revolution time. Logical blocks fill a zone cylinder by cylinder, surface by surface, so
+//! low LBAs are on the fast outer tracks and nearby LBAs are on nearby cylinders: short-stroked
+//! and sequential access are cheaper than random access, as on a real drive.
+//!
+//! Seek curve. For a distance of d >= 1 cylinders, `t(d) = a + b*sqrt(d) + c*d` (the classic
+//! shape: acceleration-limited square root for short seeks, coast-limited linear for long
+//! ones). The three coefficients are solved so that t(1) equals the track-to-track time, t(D)
+//! the full-stroke time and the mean over uniformly random start and end cylinders (distance
+//! density 2(D-d)/D^2, so E[sqrt d] = 8/15 sqrt D and E[d] = D/3) the average seek time of the
+//! data sheet. A zero-distance seek costs nothing; a change of surface costs `head_switch_ms`.
+//!
+//! Timing of one command: command overhead (skipped when the command was already queued while
+//! the previous one ran: tagged queueing overlaps it), seek, rotational wait until the first
+//! sector passes under the head (each drive's spindle has its own phase; a write that moved
+//! the head first waits `write_settle_ms` more), then media transfer at the zone's rate.
+//! Tracks are skewed by the longer of a head switch and a one-cylinder seek, plus the write
+//! settle, so a transfer that continues onto the next track does not lose a revolution. Reads that continue a
+//! previous read are served from the drive's read-ahead buffer, which fills at media speed
+//! while the drive has nothing else to do, up to `readahead_kib`.
+//!
+//! Reordering: FIFO, elevator (LOOK), shortest-seek-time-first, or shortest positioning time
+//! first (seek + rotational wait), each with an age limit that serves a starved command first.
+
+use serde::{Deserialize, Serialize};
+
+/// Order in which the drive serves its queued commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheduler {
+    /// Arrival order.
+    Fifo,
+    /// LOOK: sweep in one direction serving the nearest cylinder ahead, then turn.
+    Elevator,
+    /// Shortest seek time first.
+    Sstf,
+    /// Shortest positioning (seek + rotation) time first.
+    Sptf,
+}
+
+/// Parameters of a hard disk model (the `[disk_models.NAME]` keys for `kind = "hdd"`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HddParams {
+    /// Spindle speed.
+    pub rpm: u32,
+    /// Capacity in decimal gigabytes.
+    pub capacity_gb: f64,
+    /// Recording surfaces (heads).
+    pub heads: u32,
+    /// Zones (bands of equal sectors per track).
+    pub zones: u32,
+    /// Media rate on the outermost zone, MB/s.
+    pub media_rate_outer_mbps: f64,
+    /// Media rate on the innermost zone, MB/s.
+    pub media_rate_inner_mbps: f64,
+    /// Seek to the adjacent cylinder, ms.
+    pub seek_track_to_track_ms: f64,
+    /// Data-sheet average seek (over random start and end cylinders), ms.
+    pub seek_avg_ms: f64,
+    /// Seek across the whole stroke, ms.
+    pub seek_full_stroke_ms: f64,
+    /// Change of surface on the same cylinder, ms.
+    pub head_switch_ms: f64,
+    /// Extra settling before a write after any head movement (data sheets give write seeks
+    /// this much longer than read seeks), ms.
+    pub write_settle_ms: f64,
+    /// Controller overhead per command that is not overlapped by queueing, ms.
+    pub command_overhead_ms: f64,
+    /// Interface rate for data served from the drive's buffer, MB/s.
+    pub interface_mbps: f64,
+    /// Commands the drive accepts at once (tagged command queue depth).
+    pub queue_depth: u32,
+    /// Reordering policy.
+    pub scheduler: Scheduler,
+    /// Read-ahead buffer size, KiB (0 disables read-ahead).
+    pub readahead_kib: u32,
+    /// A command older than this is served next regardless of position, ms.
+    pub max_queue_age_ms: f64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Zone {
+    first_lba: u64,
+    first_cyl: u32,
+    cylinders: u32,
+    spt: u32,
+}
+
+/// Physical position of a sector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// Cylinder.
+    pub cyl: u32,
+    /// Surface.
+    pub head: u32,
+    /// Sector index on the track.
+    pub sector: u32,
+    /// Sectors per track of the zone.
+    pub spt: u32,
+}
+
+/// Seek curve `a + b*sqrt(d) + c*d` in nanoseconds.
+#[derive(Clone, Copy, Debug)]
+struct SeekCurve {
+    a: f64,
+    b: f64,
+    c: f64,
+}
+
+impl SeekCurve {
+    /// Solves the three coefficients from the data-sheet times (ms) and the stroke in cylinders.
+    fn fit(t1: f64, tavg: f64, tfull: f64, max_dist: f64) -> Result<SeekCurve, String> {
+        if !(0.0 < t1 && t1 < tavg && tavg < tfull) {
+            return Err(format!(
+                "seek times must satisfy 0 < seek_track_to_track_ms < seek_avg_ms < seek_full_stroke_ms; got {t1}, {tavg}, {tfull}"
+            ));
+        }
+        let s = max_dist.sqrt();
+        // Rows: [1, sqrt(d), d] = t for d = 1, d = D, and the random-seek mean.
+        let m = [
+            [1.0, 1.0, 1.0],
+            [1.0, s, max_dist],
+            [1.0, 8.0 / 15.0 * s, max_dist / 3.0],
+        ];
+        let rhs = [t1, tfull, tavg];
+        let det = det3(&m);
+        let col = |k: usize| {
+            let mut mk = m;
+            for (row, r) in mk.iter_mut().zip(rhs) {
+                row[k] = r;
+            }
+            det3(&mk) / det
+        };
+        let (a, b, c) = (col(0), col(1), col(2));
+        let slope_at = |d: f64| b / (2.0 * d.sqrt()) + c;
+        if slope_at(1.0) < 0.0 || slope_at(max_dist) < 0.0 {
+            return Err(format!(
+                "seek times {t1}/{tavg}/{tfull} ms give a seek curve that is not monotonic; the average seek is usually 35-55% of the full stroke"
+            ));
+        }
+        let ms = 1e6;
+        Ok(SeekCurve {
+            a: a * ms,
+            b: b * ms,
+            c: c * ms,
+        })
+    }
+
+    #[inline]
+    fn time_ns(&self, dist: u32) -> u64 {
+        if dist == 0 {
+            return 0;
+        }
+        let d = dist as f64;
+        (self.a + self.b * d.sqrt() + self.c * d) as u64
+    }
+}
+
+fn det3(m: &[[f64; 3]; 3]) -> f64 {
+    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+}
+
+/// A command waiting in the drive's queue.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    op: u32,
+    lba: u64,
+    sectors: u32,
+    write: bool,
+    cyl: u32,
+    arrived_ns: u64,
+}
+
+/// Where time went in one command.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    /// Command overhead.
+    pub overhead_ns: u64,
+    /// Seek (and head switch).
+    pub seek_ns: u64,
+    /// Rotational wait.
+    pub rotate_ns: u64,
+    /// Media or buffer transfer.
+    pub transfer_ns: u64,
+}
+
+impl Access {
+    /// Total service time.
+    pub fn total_ns(&self) -> u64 {
+        self.overhead_ns + self.seek_ns + self.rotate_ns + self.transfer_ns
+    }
+}
+
+/// Read-ahead buffer state: data for [from, fill_lba + ...) is (being) buffered.
+#[derive(Clone, Copy, Debug)]
+struct ReadAhead {
+    from: u64,
+    fill_lba: u64,
+    fill_time_ns: u64,
+}
+
+/// A hard disk drive with its queue.
+#[derive(Clone, Debug)]
+pub struct Hdd {
+    zones: Vec<Zone>,
+    heads: u64,
+    capacity_sectors: u64,
+    rev_ns: u64,
+    phase_ns: u64,
+    seek: SeekCurve,
+    head_switch_ns: u64,
+    write_settle_ns: u64,
+    skew_ns: u64,
+    overhead_ns: u64,
+    iface_ns_per_sector: f64,
+    readahead_sectors: u64,
+    max_age_ns: u64,
+    scheduler: Scheduler,
+    queue_depth: u32,
+    cur_cyl: u32,
+    cur_head: u32,
+    sweep_up: bool,
+    readahead: Option<ReadAhead>,
+    pending: Vec<Pending>,
+    in_service: Option<u32>,
+    last_done_ns: u64,
+}
+
+impl Hdd {
+    /// Builds the drive; `phase_ns` is the spindle's angular offset at time zero.
+    pub fn new(p: &HddParams, phase_ns: u64) -> Result<Hdd, String> {
+        check_params(p)?;
+        let rev_ns = 60_000_000_000 / p.rpm as u64;
+        let capacity_sectors = (p.capacity_gb * 1e9 / 512.0) as u64;
+        let spt_of = |z: u32| {
+            let frac = if p.zones > 1 {
+                z as f64 / (p.zones - 1) as f64
+            } else {
+                0.0
+            };
+            let rate = p.media_rate_outer_mbps
+                - (p.media_rate_outer_mbps - p.media_rate_inner_mbps) * frac;
+            ((rate * 1e6 * rev_ns as f64 / 1e9) / 512.0).max(1.0) as u32
+        };
+        let sectors_per_zone_cyl: u64 = (0..p.zones)
+            .map(|z| spt_of(z) as u64 * p.heads as u64)
+            .sum();
+        let cyl_per_zone = capacity_sectors.div_ceil(sectors_per_zone_cyl).max(1) as u32;
+        let mut zones = Vec::with_capacity(p.zones as usize);
+        let (mut lba, mut cyl) = (0u64, 0u32);
+        for z in 0..p.zones {
+            zones.push(Zone {
+                first_lba: lba,
+                first_cyl: cyl,
+                cylinders: cyl_per_zone,
+                spt: spt_of(z),
+            });
+            lba += cyl_per_zone as u64 * spt_of(z) as u64 * p.heads as u64;
+            cyl += cyl_per_zone;
+        }
+        let max_dist = (cyl.saturating_sub(1)).max(1) as f64;
+        let seek = SeekCurve::fit(
+            p.seek_track_to_track_ms,
+            p.seek_avg_ms,
+            p.seek_full_stroke_ms,
+            max_dist,
+        )?;
+        Ok(Hdd {
+            zones,
+            heads: p.heads as u64,
+            capacity_sectors,
+            rev_ns,
+            phase_ns: phase_ns % rev_ns,
+            seek,
+            head_switch_ns: (p.head_switch_ms * 1e6) as u64,
+            write_settle_ns: (p.write_settle_ms * 1e6) as u64,
+            skew_ns: ((p.head_switch_ms.max(p.seek_track_to_track_ms) + p.write_settle_ms) * 1e6)
+                as u64
+                % rev_ns,
+            overhead_ns: (p.command_overhead_ms * 1e6) as u64,
+            iface_ns_per_sector: 512.0 * 1e3 / p.interface_mbps,
+            readahead_sectors: p.readahead_kib as u64 * 2,
+            max_age_ns: (p.max_queue_age_ms * 1e6) as u64,
+            scheduler: p.scheduler,
+            queue_depth: p.queue_depth,
+            cur_cyl: 0,
+            cur_head: 0,
+            sweep_up: true,
+            readahead: None,
+            pending: Vec::with_capacity(p.queue_depth as usize),
+            in_service: None,
+            last_done_ns: 0,
+        })
+    }
+
+    /// Usable sectors.
+    pub fn capacity_sectors(&self) -> u64 {
+        self.capacity_sectors
+    }
+
+    /// Time of one revolution.
+    pub fn revolution_ns(&self) -> u64 {
+        self.rev_ns
+    }
+
+    /// Commands the drive accepts at once.
+    pub fn queue_depth(&self) -> u32 {
+        self.queue_depth
+    }
+
+    /// Commands in the drive (queued plus in service).
+    pub fn outstanding(&self) -> u32 {
+        self.pending.len() as u32 + self.in_service.is_some() as u32
+    }
+
+    /// True while a command is in service.
+    pub fn is_busy(&self) -> bool {
+        self.in_service.is_some()
+    }
+
+    /// Seek time for a distance in cylinders.
+    pub fn seek_ns(&self, distance: u32) -> u64 {
+        self.seek.time_ns(distance)
+    }
+
+    /// Total cylinders.
+    pub fn cylinders(&self) -> u32 {
+        self.zones.last().map_or(0, |z| z.first_cyl + z.cylinders)
+    }
+
+    /// Physical position of `lba`.
+    #[inline]
+    pub fn locate(&self, lba: u64) -> Position {
+        let zi = self
+            .zones
+            .partition_point(|z| z.first_lba <= lba)
+            .saturating_sub(1);
+        let z = &self.zones[zi];
+        let spc = z.spt as u64 * self.heads;
+        let rel = lba - z.first_lba;
+        let cyl = z.first_cyl + (rel / spc) as u32;
+        let r = rel % spc;
+        Position {
+            cyl: cyl.min(self.cylinders().saturating_sub(1)),
+            head: (r / z.spt as u64) as u32,
+            sector: (r % z.spt as u64) as u32,
+            spt: z.spt,
+        }
+    }
+
+    /// Media rate of the zone holding `lba`, bytes per second.
+    pub fn media_rate_bps(&self, lba: u64) -> f64 {
+        self.locate(lba).spt as f64 * 512.0 * 1e9 / self.rev_ns as f64
+    }
+
+    /// Queues a command. The caller keeps `outstanding() < queue_depth()`.
+    pub fn enqueue(&mut self, now_ns: u64, op: u32, lba: u64, sectors: u32, write: bool) {
+        debug_assert!(self.outstanding() < self.queue_depth);
+        let cyl = self.locate(lba).cyl;
+        self.pending.push(Pending {
+            op,
+            lba,
+            sectors,
+            write,
+            cyl,
+            arrived_ns: now_ns,
+        });
+    }
+
+    /// If idle with work queued, picks the next command and returns (op, service time).
+    pub fn start_next(&mut self, now_ns: u64) -> Option<(u32, Access)> {
+        if self.in_service.is_some() || self.pending.is_empty() {
+            return None;
+        }
+        let idx = self.pick(now_ns);
+        let p = self.pending.swap_remove(idx);
+        let overlapped = p.arrived_ns < now_ns && self.last_done_ns == now_ns;
+        let access = self.access(now_ns, &p, overlapped);
+        self.in_service = Some(p.op);
+        Some((p.op, access))
+    }
+
+    /// Ends the command in service at `now_ns`; returns its op id.
+    pub fn finish(&mut self, now_ns: u64) -> u32 {
+        self.last_done_ns = now_ns;
+        self.in_service
+            .take()
+            .expect("finish() with no command in service")
+    }
+
+    fn ra_available_end(&self, ra: &ReadAhead, now_ns: u64) -> u64 {
+        let filled = ((now_ns.saturating_sub(ra.fill_time_ns)) as f64
+            / self.media_ns_per_sector(ra.fill_lba)) as u64;
+        (ra.fill_lba + filled)
+            .min(ra.from + self.readahead_sectors)
+            .min(self.capacity_sectors)
+    }
+
+    fn media_ns_per_sector(&self, lba: u64) -> f64 {
+        self.rev_ns as f64 / self.locate(lba).spt as f64
+    }
+
+    /// Read-ahead hit: the command starts inside the buffered window.
+    fn ra_hit(&self, p: &Pending, now_ns: u64) -> Option<u64> {
+        let ra = self.readahead.as_ref()?;
+        if p.write || p.lba < ra.from {
+            return None;
+        }
+        let avail = self.ra_available_end(ra, now_ns);
+        (p.lba <= avail).then_some(avail)
+    }
+
+    fn positioning_ns(&self, now_ns: u64, p: &Pending, overlapped: bool) -> u64 {
+        if self.ra_hit(p, now_ns).is_some() {
+            return 0;
+        }
+        let pos = self.locate(p.lba);
+        let overhead = if overlapped { 0 } else { self.overhead_ns };
+        let seek = self.seek_between(pos.cyl, pos.head, p.write);
+        let at = now_ns + overhead + seek;
+        overhead + seek + self.rotational_wait_ns(at, &pos)
+    }
+
+    #[inline]
+    fn seek_between(&self, cyl: u32, head: u32, write: bool) -> u64 {
+        let dist = cyl.abs_diff(self.cur_cyl);
+        let moved = if dist == 0 && head != self.cur_head {
+            self.head_switch_ns
+        } else {
+            self.seek.time_ns(dist)
+        };
+        if write && moved > 0 {
+            moved + self.write_settle_ns
+        } else {
+            moved
+        }
+    }
+
+    /// Start of sector `sector` within a revolution, on a track of `spt` sectors.
+    #[inline]
+    fn sector_ns(&self, sector: u64, spt: u32) -> u64 {
+        sector * self.rev_ns / spt as u64
+    }
+
+    /// Angular position of a sector, as time into the revolution. Each track is skewed by
+    /// `skew_ns` against the previous one so that a transfer continuing onto the next track
+    /// finds its first sector just arriving after the head switch or one-cylinder seek.
+    #[inline]
+    fn angle_ns(&self, pos: &Position) -> u64 {
+        let track = pos.cyl as u64 * self.heads + pos.head as u64;
+        (self.sector_ns(pos.sector as u64, pos.spt) + track * self.skew_ns) % self.rev_ns
+    }
+
+    #[inline]
+    fn rotational_wait_ns(&self, at_ns: u64, pos: &Position) -> u64 {
+        let angle = (at_ns + self.phase_ns) % self.rev_ns;
+        (self.angle_ns(pos) + self.rev_ns - angle) % self.rev_ns
+    }
+
+    /// Media time to transfer `sectors` from `pos`, with a skew per track boundary crossed.
+    fn transfer_ns(&self, pos: &Position, sectors: u64) -> u64 {
+        let spt = pos.spt as u64;
+        let mut first = pos.sector as u64;
+        let mut left = sectors;
+        let mut total = 0;
+        loop {
+            let n = left.min(spt - first);
+            total += self.sector_ns(first + n, pos.spt) - self.sector_ns(first, pos.spt);
+            left -= n;
+            if left == 0 {
+                return total;
+            }
+            total += self.skew_ns;
+            first = 0;
+        }
+    }
+
+    fn access(&mut self, now_ns: u64, p: &Pending, overlapped: bool) -> Access {
+        let end = p.lba + p.sectors as u64;
+        if let Some(avail) = self.ra_hit(p, now_ns) {
+            let media_wait =
+                (end.saturating_sub(avail) as f64 * self.media_ns_per_sector(avail)) as u64;
+            let iface = (p.sectors as f64 * self.iface_ns_per_sector) as u64;
+            let a = Access {
+                overhead_ns: if overlapped { 0 } else { self.overhead_ns },
+                transfer_ns: iface.max(media_wait),
+                ..Access::default()
+            };
+            self.readahead = Some(ReadAhead {
+                from: end,
+                fill_lba: avail.max(end),
+                fill_time_ns: now_ns + a.total_ns(),
+            });
+            self.move_head_to(end.saturating_sub(1));
+            return a;
+        }
+        let pos = self.locate(p.lba);
+        let overhead_ns = if overlapped { 0 } else { self.overhead_ns };
+        let seek_ns = self.seek_between(pos.cyl, pos.head, p.write);
+        let rotate_ns = self.rotational_wait_ns(now_ns + overhead_ns + seek_ns, &pos);
+        let transfer_ns = self.transfer_ns(&pos, p.sectors as u64);
+        let a = Access {
+            overhead_ns,
+            seek_ns,
+            rotate_ns,
+            transfer_ns,
+        };
+        self.readahead = (!p.write && self.readahead_sectors > 0).then_some(ReadAhead {
+            from: end,
+            fill_lba: end,
+            fill_time_ns: now_ns + a.total_ns(),
+        });
+        self.move_head_to(end.saturating_sub(1));
+        a
+    }
+
+    fn move_head_to(&mut self, lba: u64) {
+        let pos = self.locate(lba.min(self.capacity_sectors.saturating_sub(1)));
+        self.cur_cyl = pos.cyl;
+        self.cur_head = pos.head;
+    }
+
+    fn pick(&mut self, now_ns: u64) -> usize {
+        let oldest = (0..self.pending.len())
+            .min_by_key(|&i| (self.pending[i].arrived_ns, i))
+            .unwrap_or(0);
+        if self.scheduler == Scheduler::Fifo
+            || now_ns.saturating_sub(self.pending[oldest].arrived_ns) > self.max_age_ns
+        {
+            return oldest;
+        }
+        let overlapped = self.last_done_ns == now_ns;
+        let cur = self.cur_cyl;
+        match self.scheduler {
+            Scheduler::Fifo => oldest,
+            Scheduler::Sstf => self.min_index(|p| (p.cyl.abs_diff(cur) as u64, p.arrived_ns)),
+            Scheduler::Sptf => self.min_index(|p| {
+                let o = overlapped && p.arrived_ns < now_ns;
+                (self.positioning_ns(now_ns, p, o), p.arrived_ns)
+            }),
+            Scheduler::Elevator => {
+                let ahead = |p: &Pending, up: bool| {
+                    if up {
+                        p.cyl >= cur
+                    } else {
+                        p.cyl <= cur
+                    }
+                };
+                if !self.pending.iter().any(|p| ahead(p, self.sweep_up)) {
+                    self.sweep_up = !self.sweep_up;
+                }
+                let up = self.sweep_up;
+                self.min_index(|p| {
+                    let dist = if ahead(p, up) {
+                        p.cyl.abs_diff(cur) as u64
+                    } else {
+                        u64::MAX
+                    };
+                    (dist, p.arrived_ns)
+                })
+            }
+        }
+    }
+
+    fn min_index(&self, key: impl Fn(&Pending) -> (u64, u64)) -> usize {
+        let mut best = 0;
+        let mut best_key = (u64::MAX, u64::MAX);
+        for (i, p) in self.pending.iter().enumerate() {
+            let k = key(p);
+            if k < best_key {
+                best_key = k;
+                best = i;
+            }
+        }
+        best
+    }
+}
+
+fn check_params(p: &HddParams) -> Result<(), String> {
+    let positive = [
+        ("capacity_gb", p.capacity_gb),
+        ("media_rate_outer_mbps", p.media_rate_outer_mbps),
+        ("media_rate_inner_mbps", p.media_rate_inner_mbps),
+        ("interface_mbps", p.interface_mbps),
+    ];
+    for (key, v) in positive {
+        if !(v > 0.0 && v.is_finite()) {
+            return Err(format!("{key} must be a positive number; got {v}"));
+        }
+    }
+    let non_negative = [
+        ("head_switch_ms", p.head_switch_ms),
+        ("write_settle_ms", p.write_settle_ms),
+        ("command_overhead_ms", p.command_overhead_ms),
+        ("max_queue_age_ms", p.max_queue_age_ms),
+    ];
+    for (key, v) in non_negative {
+        if !(v >= 0.0 && v.is_finite()) {
+            return Err(format!("{key} must be zero or more; got {v}"));
+        }
+    }
+    if !(1000..=30000).contains(&p.rpm) {
+        return Err(format!("rpm must be between 1000 and 30000; got {}", p.rpm));
+    }
+    if p.media_rate_inner_mbps > p.media_rate_outer_mbps {
+        return Err(format!(
+            "media_rate_inner_mbps ({}) must not exceed media_rate_outer_mbps ({})",
+            p.media_rate_inner_mbps, p.media_rate_outer_mbps
+        ));
+    }
+    if !(1..=64).contains(&p.heads) {
+        return Err(format!("heads must be 1..=64; got {}", p.heads));
+    }
+    if !(1..=256).contains(&p.zones) {
+        return Err(format!("zones must be 1..=256; got {}", p.zones));
+    }
+    if !(1..=256).contains(&p.queue_depth) {
+        return Err(format!(
+            "queue_depth must be 1..=256; got {}",
+            p.queue_depth
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "hdd_tests.rs"]
+mod tests;

@@ -1,0 +1,292 @@
+use super::*;
+use crate::device::models::builtin_model;
+use crate::device::DiskModel;
+use crate::rng::Rng;
+
+fn params(name: &str) -> HddParams {
+    match builtin_model(name) {
+        Some(DiskModel::Hdd(p)) => p,
+        _ => panic!("{name} is not a built-in HDD"),
+    }
+}
+
+/// Drives the disk directly: keeps `depth` commands queued, each a `sectors` read at an
+/// address from `next`; returns completed commands per second over `n` commands.
+fn closed_loop(
+    disk: &mut Hdd,
+    depth: usize,
+    n: u64,
+    mut next: impl FnMut() -> u64,
+    sectors: u32,
+) -> f64 {
+    let mut now = 0u64;
+    let mut op = 0u32;
+    for _ in 0..depth {
+        disk.enqueue(now, op, next(), sectors, false);
+        op += 1;
+    }
+    for _ in 0..n {
+        let (_, access) = disk.start_next(now).expect("work queued");
+        now += access.total_ns();
+        disk.finish(now);
+        disk.enqueue(now, op, next(), sectors, false);
+        op += 1;
+    }
+    n as f64 / (now as f64 / 1e9)
+}
+
+fn random_in(rng: &mut Rng, lo: u64, hi: u64, align: u64) -> u64 {
+    lo + rng.below((hi - lo) / align) * align
+}
+
+#[test]
+fn seek_curve_meets_the_data_sheet_points() {
+    let p = params("hdd-10k");
+    let d = Hdd::new(&p, 0).unwrap();
+    let full = d.cylinders() - 1;
+    let ms = |ns: u64| ns as f64 / 1e6;
+    assert!((ms(d.seek_ns(1)) - p.seek_track_to_track_ms).abs() < 0.01);
+    assert!((ms(d.seek_ns(full)) - p.seek_full_stroke_ms).abs() < 0.01);
+    assert_eq!(d.seek_ns(0), 0);
+    // Mean over uniformly random start and end cylinders equals the average seek.
+    let mut rng = Rng::from_seed(11);
+    let n = 200_000;
+    let total: u64 = (0..n)
+        .map(|_| {
+            let a = rng.below(full as u64 + 1) as u32;
+            let b = rng.below(full as u64 + 1) as u32;
+            d.seek_ns(a.abs_diff(b))
+        })
+        .sum();
+    let mean = ms(total / n);
+    assert!(
+        (mean - p.seek_avg_ms).abs() / p.seek_avg_ms < 0.01,
+        "mean seek {mean}"
+    );
+    // Monotonic.
+    let mut last = 0;
+    for dist in (0..=full).step_by(97) {
+        let t = d.seek_ns(dist);
+        assert!(t >= last);
+        last = t;
+    }
+}
+
+#[test]
+fn random_reads_at_depth_one_match_the_analytic_service_time() {
+    for name in ["hdd-10k", "hdd-15k", "hdd-7k2"] {
+        let p = params(name);
+        let mut d = Hdd::new(&p, 12345).unwrap();
+        let cap = d.capacity_sectors();
+        let mut rng = Rng::from_seed(5);
+        let iops = closed_loop(
+            &mut d,
+            1,
+            20_000,
+            || random_in(&mut rng, 0, cap - 16, 16),
+            16,
+        );
+        let rev_ms = 60_000.0 / p.rpm as f64;
+        let mean_rate = (p.media_rate_outer_mbps + p.media_rate_inner_mbps) / 2.0;
+        let transfer_ms = 8192.0 / (mean_rate * 1e3);
+        let analytic =
+            1000.0 / (p.seek_avg_ms + rev_ms / 2.0 + transfer_ms + p.command_overhead_ms);
+        let err = (iops - analytic).abs() / analytic;
+        assert!(
+            err < 0.05,
+            "{name}: {iops:.1} IOPS vs analytic {analytic:.1} ({:.1}%)",
+            err * 100.0
+        );
+    }
+}
+
+#[test]
+fn reordering_raises_iops_at_depth_32() {
+    let base = params("hdd-10k");
+    let mut results = Vec::new();
+    for sched in [
+        Scheduler::Fifo,
+        Scheduler::Elevator,
+        Scheduler::Sstf,
+        Scheduler::Sptf,
+    ] {
+        let p = HddParams {
+            scheduler: sched,
+            ..base.clone()
+        };
+        let mut d = Hdd::new(&p, 7).unwrap();
+        let cap = d.capacity_sectors();
+        let mut rng = Rng::from_seed(9);
+        results.push(closed_loop(
+            &mut d,
+            32,
+            20_000,
+            || random_in(&mut rng, 0, cap - 16, 16),
+            16,
+        ));
+    }
+    let (fifo, elevator, sstf, sptf) = (results[0], results[1], results[2], results[3]);
+    assert!(elevator > 1.3 * fifo, "elevator {elevator} fifo {fifo}");
+    assert!(sstf > 1.3 * fifo, "sstf {sstf} fifo {fifo}");
+    assert!(sptf > sstf, "sptf {sptf} sstf {sstf}");
+    assert!(sptf > 2.0 * fifo, "sptf {sptf} fifo {fifo}");
+    let mut d1 = Hdd::new(&base, 7).unwrap();
+    let cap = d1.capacity_sectors();
+    let mut rng = Rng::from_seed(9);
+    let qd1 = closed_loop(
+        &mut d1,
+        1,
+        20_000,
+        || random_in(&mut rng, 0, cap - 16, 16),
+        16,
+    );
+    assert!(sptf > 2.0 * qd1, "qd32 sptf {sptf} vs qd1 {qd1}");
+}
+
+#[test]
+fn short_stroke_and_sequential_are_faster_than_full_random() {
+    let p = params("hdd-10k");
+    let cap = Hdd::new(&p, 0).unwrap().capacity_sectors();
+    let mut rng = Rng::from_seed(3);
+    let full = closed_loop(
+        &mut Hdd::new(&p, 0).unwrap(),
+        1,
+        10_000,
+        || random_in(&mut rng, 0, cap - 16, 16),
+        16,
+    );
+    let short = closed_loop(
+        &mut Hdd::new(&p, 0).unwrap(),
+        1,
+        10_000,
+        || random_in(&mut rng, 0, cap / 20, 16),
+        16,
+    );
+    let mut next = 0u64;
+    let seq = closed_loop(
+        &mut Hdd::new(&p, 0).unwrap(),
+        1,
+        10_000,
+        || {
+            next += 16;
+            next
+        },
+        16,
+    );
+    assert!(short > 1.2 * full, "short-stroked {short} vs full {full}");
+    assert!(seq > 10.0 * full, "sequential {seq} vs random {full}");
+}
+
+#[test]
+fn sequential_reads_stream_near_the_zone_media_rate() {
+    let p = params("hdd-10k");
+    let mut d = Hdd::new(&p, 0).unwrap();
+    let mut next = 0u64;
+    let sectors = 128; // 64 KiB
+    let iops = closed_loop(
+        &mut d,
+        1,
+        4_000,
+        || {
+            next += 128;
+            next
+        },
+        sectors,
+    );
+    let mbps = iops * 65536.0 / 1e6;
+    let outer = d.media_rate_bps(0) / 1e6;
+    assert!(
+        mbps > 0.85 * outer && mbps <= outer * 1.01,
+        "{mbps} MB/s vs media {outer} MB/s"
+    );
+    // Inner zones are slower.
+    let inner_start = d.capacity_sectors() - 200_000;
+    let mut d2 = Hdd::new(&p, 0).unwrap();
+    let mut at = inner_start;
+    let inner = closed_loop(
+        &mut d2,
+        1,
+        1_000,
+        || {
+            at += 128;
+            at.min(d2_cap(&p) - 128)
+        },
+        sectors,
+    );
+    assert!(
+        inner * 65536.0 / 1e6 < 0.7 * mbps,
+        "inner {} outer {mbps}",
+        inner * 65536.0 / 1e6
+    );
+}
+
+fn d2_cap(p: &HddParams) -> u64 {
+    Hdd::new(p, 0).unwrap().capacity_sectors()
+}
+
+#[test]
+fn queued_sequential_writes_do_not_lose_a_revolution_each() {
+    let p = params("hdd-10k");
+    let mut d = Hdd::new(&p, 0).unwrap();
+    let mut now = 0u64;
+    let mut lba = 0u64;
+    for op in 0..4u32 {
+        d.enqueue(now, op, lba, 128, true);
+        lba += 128;
+    }
+    let mut total = 0u64;
+    for op in 4..1000u32 {
+        let (_, a) = d.start_next(now).unwrap();
+        now += a.total_ns();
+        total += 128;
+        d.finish(now);
+        d.enqueue(now, op, lba, 128, true);
+        lba += 128;
+    }
+    let mbps = total as f64 * 512.0 / (now as f64 / 1e3);
+    assert!(
+        mbps > 0.8 * d.media_rate_bps(0) / 1e6,
+        "queued sequential writes {mbps} MB/s"
+    );
+}
+
+#[test]
+fn locate_is_monotonic_in_cylinder_and_in_range() {
+    let d = Hdd::new(&params("hdd-7k2"), 0).unwrap();
+    let cap = d.capacity_sectors();
+    let mut last = 0;
+    for i in 0..10_000u64 {
+        let lba = i * (cap / 10_000);
+        let pos = d.locate(lba);
+        assert!(pos.cyl >= last && pos.cyl < d.cylinders());
+        assert!(pos.sector < pos.spt && pos.head < 8);
+        last = pos.cyl;
+    }
+}
+
+#[test]
+fn bad_parameters_name_the_key() {
+    let base = params("hdd-10k");
+    let bad = HddParams {
+        seek_avg_ms: 20.0,
+        ..base.clone()
+    };
+    assert!(Hdd::new(&bad, 0).unwrap_err().contains("seek_avg_ms"));
+    let bad = HddParams {
+        rpm: 10,
+        ..base.clone()
+    };
+    assert!(Hdd::new(&bad, 0).unwrap_err().contains("rpm"));
+    let bad = HddParams {
+        media_rate_inner_mbps: 200.0,
+        ..base.clone()
+    };
+    assert!(Hdd::new(&bad, 0)
+        .unwrap_err()
+        .contains("media_rate_inner_mbps"));
+    let bad = HddParams {
+        capacity_gb: -1.0,
+        ..base
+    };
+    assert!(Hdd::new(&bad, 0).unwrap_err().contains("capacity_gb"));
+}

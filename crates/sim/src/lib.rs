@@ -1,0 +1,65 @@
+//! storlab-sim: a deterministic discrete-event simulator of storage arrays.
+//!
+//! It owns the models of disks (HDD mechanics, SSD parallelism), RAID layouts and their
+//! per-request disk-operation plans, controller caches (read cache with prefetch, write-back
+//! cache with destage), host links, and synthetic workloads, and it reports in the common
+//! result schema. It must never touch the OS clock, the file system or any global random
+//! source: callers pass configuration text in and get results out, and the same inputs and
+//! seed always give the same bytes of output. (clippy.toml forbids the clock and thread_rng.)
+
+pub mod cache;
+pub mod config;
+pub mod device;
+pub mod engine;
+pub mod metrics;
+pub mod model;
+pub mod raid;
+pub mod rng;
+pub mod slab;
+
+use storlab_core::profile::IOGEN_MATRIX;
+use storlab_core::result::Run;
+
+pub use config::{
+    parse_array, parse_workload, profile_workload, ConfigError, SystemSpec, WorkloadSpec,
+};
+pub use model::{Model, RunOptions};
+
+/// Simulates `workload` on `system`.
+pub fn simulate(
+    system: &SystemSpec,
+    workload: &WorkloadSpec,
+    opts: RunOptions,
+) -> Result<Run, ConfigError> {
+    check_fits(system, workload)?;
+    let model = Model::new(system, workload, opts)
+        .map_err(|e| ConfigError::invalid(&system.file, "disk_models", e))?;
+    Ok(model.run())
+}
+
+/// Runs every profile of the IOgen matrix on `system`, one run each.
+pub fn simulate_matrix(system: &SystemSpec, opts: RunOptions) -> Result<Vec<Run>, ConfigError> {
+    IOGEN_MATRIX
+        .iter()
+        .map(|name| simulate(system, &profile_workload(name, system)?, opts))
+        .collect()
+}
+
+/// A write larger than the whole write cache could never be admitted.
+fn check_fits(system: &SystemSpec, workload: &WorkloadSpec) -> Result<(), ConfigError> {
+    let nvs_bytes = system.controllers.write_cache_pages * config::resolve::PAGE_SECTORS * 512;
+    for (i, s) in workload.streams.iter().enumerate() {
+        let max = s.profile.max_block_bytes();
+        if s.profile.read_pct < 100.0 && max > nvs_bytes / 2 {
+            return Err(ConfigError::invalid(
+                &workload.name,
+                format!("streams[{i}].block_sizes"),
+                format!(
+                    "a {max}-byte write needs more than half of the {nvs_bytes}-byte write cache of {}",
+                    system.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}

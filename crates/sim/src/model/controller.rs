@@ -1,0 +1,310 @@
+//! Controller: read cache with sequential detection and prefetch, write-back cache (NVS) with
+//! watermark destage in address order, write-through, and the NVS-full wait.
+
+use super::{AreqKind, Model, NvsWaiter, SeqStream, SEQ_SLOTS};
+use crate::cache::page_key;
+use crate::config::resolve::PAGE_SECTORS;
+use crate::config::WritePolicy;
+
+/// Longest destage run: 1 MiB, rounded down to whole stripes (at least one stripe).
+const DESTAGE_RUN_SECTORS: u64 = 2048;
+
+impl Model {
+    /// A read piece of host request `h`: hit, wait for fetches in flight, or fetch.
+    pub(super) fn read_piece(&mut self, h: u32, g: u32, lba: u64, sectors: u64, t_cpu: u64) {
+        let grp = &mut self.groups[g as usize];
+        grp.stats.host_reads += 1;
+        if !grp.read_cache {
+            self.start_fetch(g, lba, sectors, Some(h), false);
+            return;
+        }
+        let seg = self.spec.controllers.segment_sectors;
+        let (s0, s1) = (lba / seg, (lba + sectors - 1) / seg);
+        let ctrl = grp.ctrl as usize;
+        let mut waits: [u32; 4] = [u32::MAX; 4];
+        let mut n_waits = 0usize;
+        let mut absent: Option<(u64, u64)> = None;
+        for s in s0..=s1 {
+            let key = page_key(g, s);
+            if self.ctrls[ctrl].cache.touch(key) || self.dirty_covers(g, s * seg, seg) {
+                continue;
+            }
+            match self.ctrls[ctrl].inflight.get(&key) {
+                Some(&f) if n_waits < waits.len() => {
+                    if !waits[..n_waits].contains(&f) {
+                        waits[n_waits] = f;
+                        n_waits += 1;
+                    }
+                }
+                _ => absent = Some(absent.map_or((s, s), |(a, _)| (a, s))),
+            }
+        }
+        if n_waits == 0 && absent.is_none() {
+            self.groups[g as usize].stats.read_hits += 1;
+            self.piece_done(h, t_cpu);
+        } else {
+            let extra = n_waits as u32 + absent.is_some() as u32 - 1;
+            self.hosts.get_mut(h).pending += extra;
+            for &f in &waits[..n_waits] {
+                if let AreqKind::Fetch { waiters, .. } = &mut self.areqs.get_mut(f).kind {
+                    waiters.push(h);
+                }
+            }
+            if let Some((a, b)) = absent {
+                self.start_fetch(g, a * seg, (b - a + 1) * seg, Some(h), true);
+            }
+        }
+        self.detect_sequential(g, lba, sectors);
+    }
+
+    /// True when every write-cache page of [lba, lba+sectors) is dirty (readable from NVS).
+    fn dirty_covers(&self, g: u32, lba: u64, sectors: u64) -> bool {
+        let dirty = &self.groups[g as usize].dirty;
+        if dirty.is_empty() {
+            return false;
+        }
+        (lba / PAGE_SECTORS..(lba + sectors).div_ceil(PAGE_SECTORS)).all(|p| dirty.contains(p))
+    }
+
+    /// Starts an array read; with `cache`, its segments are marked in flight and cached on
+    /// completion.
+    fn start_fetch(&mut self, g: u32, lba: u64, sectors: u64, waiter: Option<u32>, cache: bool) {
+        let cap = self.groups[g as usize].layout.capacity_sectors();
+        let sectors = sectors.min(cap - lba);
+        let id = self.issue_read(
+            g,
+            lba,
+            sectors,
+            AreqKind::Fetch {
+                lba,
+                sectors,
+                waiters: waiter.into_iter().collect(),
+                cache,
+            },
+        );
+        if cache {
+            let seg = self.spec.controllers.segment_sectors;
+            let ctrl = self.groups[g as usize].ctrl as usize;
+            for s in lba / seg..(lba + sectors).div_ceil(seg) {
+                self.ctrls[ctrl].inflight.insert(page_key(g, s), id);
+            }
+        }
+    }
+
+    /// A fetch completed: cache its segments and release the readers waiting for it.
+    pub(super) fn fetch_done(
+        &mut self,
+        id: u32,
+        g: u32,
+        lba: u64,
+        sectors: u64,
+        waiters: Vec<u32>,
+        cache: bool,
+    ) {
+        if cache {
+            let seg = self.spec.controllers.segment_sectors;
+            let c = &mut self.ctrls[self.groups[g as usize].ctrl as usize];
+            for s in lba / seg..(lba + sectors).div_ceil(seg) {
+                let key = page_key(g, s);
+                if c.inflight.get(&key) == Some(&id) {
+                    c.inflight.remove(&key);
+                }
+                c.cache.insert(key);
+            }
+        }
+        for h in waiters {
+            self.piece_done(h, self.now);
+        }
+    }
+
+    /// Tracks up to `SEQ_SLOTS` sequential readers per group and prefetches ahead of them.
+    fn detect_sequential(&mut self, g: u32, lba: u64, sectors: u64) {
+        let c = &self.spec.controllers;
+        let (trigger, prefetch, seg) =
+            (c.sequential_trigger, c.prefetch_sectors, c.segment_sectors);
+        if trigger == 0 || prefetch == 0 {
+            return;
+        }
+        let grp = &mut self.groups[g as usize];
+        let end = lba + sectors;
+        let slot = match grp.seq.iter().position(|s| s.next_lba == lba && s.run > 0) {
+            Some(i) => {
+                grp.seq[i].run += 1;
+                i
+            }
+            None => {
+                let i = grp.seq_victim;
+                grp.seq_victim = (i + 1) % SEQ_SLOTS;
+                grp.seq[i] = SeqStream {
+                    next_lba: 0,
+                    run: 1,
+                    prefetched_to: end,
+                };
+                i
+            }
+        };
+        let s = &mut grp.seq[slot];
+        s.next_lba = end;
+        if s.run < trigger {
+            return;
+        }
+        let ahead = prefetch.max(2 * sectors);
+        let cap = grp.layout.capacity_sectors();
+        let from = s.prefetched_to.max(end) / seg * seg;
+        if from >= cap || from.saturating_sub(end) >= ahead / 2 {
+            return;
+        }
+        let to = (end + ahead).div_ceil(seg) * seg;
+        let to = to.min(cap);
+        s.prefetched_to = to;
+        let ctrl = grp.ctrl as usize;
+        let mut first = from;
+        while first < to && self.segment_known(ctrl, g, first / seg) {
+            first += seg;
+        }
+        if first < to {
+            self.start_fetch(g, first, to - first, None, true);
+        }
+    }
+
+    fn segment_known(&self, ctrl: usize, g: u32, s: u64) -> bool {
+        let key = page_key(g, s);
+        self.ctrls[ctrl].cache.contains(key) || self.ctrls[ctrl].inflight.contains_key(&key)
+    }
+
+    /// A write piece: into NVS (maybe waiting for space), or through to the disks.
+    pub(super) fn write_piece(&mut self, h: u32, g: u32, lba: u64, sectors: u64, t_cpu: u64) {
+        let grp = &mut self.groups[g as usize];
+        grp.stats.host_writes += 1;
+        let write_back =
+            grp.write_cache && self.spec.controllers.write_policy == WritePolicy::WriteBack;
+        if !write_back {
+            self.issue_write(g, lba, sectors, AreqKind::WriteThrough { host: h });
+            return;
+        }
+        let ctrl = grp.ctrl as usize;
+        if !self.ctrls[ctrl].waiters.is_empty() || !self.nvs_fits(g, lba, sectors) {
+            self.groups[g as usize].stats.nvs_delayed += 1;
+            self.ctrls[ctrl].waiters.push_back(NvsWaiter {
+                host: h,
+                group: g,
+                lba,
+                sectors,
+                since_ns: t_cpu,
+            });
+            return;
+        }
+        self.accept_write(h, g, lba, sectors, t_cpu);
+    }
+
+    fn new_pages(&self, g: u32, lba: u64, sectors: u64) -> u64 {
+        let dirty = &self.groups[g as usize].dirty;
+        (lba / PAGE_SECTORS..(lba + sectors).div_ceil(PAGE_SECTORS))
+            .filter(|&p| !dirty.contains(p))
+            .count() as u64
+    }
+
+    fn nvs_fits(&self, g: u32, lba: u64, sectors: u64) -> bool {
+        let c = &self.ctrls[self.groups[g as usize].ctrl as usize];
+        c.dirty_pages + self.new_pages(g, lba, sectors) <= self.spec.controllers.write_cache_pages
+    }
+
+    /// Marks the pages dirty and acknowledges after the mirror copy.
+    fn accept_write(&mut self, h: u32, g: u32, lba: u64, sectors: u64, ready_ns: u64) {
+        let ctrl = self.groups[g as usize].ctrl as usize;
+        let mut added = 0;
+        for p in lba / PAGE_SECTORS..(lba + sectors).div_ceil(PAGE_SECTORS) {
+            added += self.groups[g as usize].dirty.write(p) as u64;
+        }
+        let cs = &self.spec.controllers;
+        let c = &mut self.ctrls[ctrl];
+        c.dirty_pages += added;
+        let mut ack = ready_ns;
+        if cs.mirror_writes {
+            let start = ready_ns.max(c.mirror_free_ns);
+            c.mirror_free_ns = start + (sectors as f64 * 512.0 * cs.mirror_ns_per_byte) as u64;
+            ack = c.mirror_free_ns + cs.mirror_latency_ns;
+        }
+        self.piece_done(h, ack);
+        self.pump_destage(ctrl);
+    }
+
+    /// Admits NVS waiters in arrival order while they fit.
+    fn admit_waiters(&mut self, ctrl: usize) {
+        while let Some(w) = self.ctrls[ctrl].waiters.front() {
+            if !self.nvs_fits(w.group, w.lba, w.sectors) {
+                break;
+            }
+            let Some(w) = self.ctrls[ctrl].waiters.pop_front() else {
+                break;
+            };
+            let waited = self.now.saturating_sub(w.since_ns);
+            self.groups[w.group as usize].stats.nvs_delay_ns += waited;
+            self.accept_write(w.host, w.group, w.lba, w.sectors, self.now.max(w.since_ns));
+        }
+    }
+
+    /// Starts destage at the high watermark and keeps it going down to the low watermark,
+    /// sweeping each group's dirty pages in address order, one stripe-bounded run at a time.
+    pub(super) fn pump_destage(&mut self, ctrl: usize) {
+        let cs = &self.spec.controllers;
+        let (high, low) = (cs.destage_high_pages, cs.destage_low_pages);
+        let c = &mut self.ctrls[ctrl];
+        if !c.destage_active && (c.dirty_pages >= high || !c.waiters.is_empty()) {
+            c.destage_active = true;
+        }
+        let mut idle_groups = 0;
+        while self.ctrls[ctrl].destage_active
+            && (self.ctrls[ctrl].dirty_pages - self.ctrls[ctrl].destaging_pages > low
+                || !self.ctrls[ctrl].waiters.is_empty())
+            && idle_groups < self.ctrls[ctrl].groups.len()
+        {
+            let c = &mut self.ctrls[ctrl];
+            let g = c.groups[c.next_group];
+            c.next_group = (c.next_group + 1) % c.groups.len();
+            if !self.destage_one(g) {
+                idle_groups += 1;
+            } else {
+                idle_groups = 0;
+            }
+        }
+    }
+
+    /// Issues one destage run for group `g` if it has dirty pages and queue room.
+    fn destage_one(&mut self, g: u32) -> bool {
+        let grp = &mut self.groups[g as usize];
+        if grp.destage_ops_inflight >= grp.destage_ops_limit {
+            return false;
+        }
+        // Runs end on stripe boundaries (parity is computed per stripe) and span whole stripes
+        // up to DESTAGE_RUN_SECTORS, so sequential data leaves the cache in large writes.
+        let stripe = grp.layout.full_stripe_sectors().max(PAGE_SECTORS);
+        let run_pages = stripe * (DESTAGE_RUN_SECTORS / stripe).max(1) / PAGE_SECTORS;
+        let Some((first, pages)) = grp.dirty.take_run(grp.destage_cursor, run_pages) else {
+            return false;
+        };
+        grp.destage_cursor = first + pages;
+        self.ctrls[grp.ctrl as usize].destaging_pages += pages;
+        let kind = AreqKind::Destage {
+            first_page: first,
+            pages,
+        };
+        self.issue_write(g, first * PAGE_SECTORS, pages * PAGE_SECTORS, kind);
+        true
+    }
+
+    /// A destage completed: free its pages, admit waiting writes, keep destaging.
+    pub(super) fn destage_done(&mut self, g: u32, first_page: u64, pages: u64) {
+        let grp = &mut self.groups[g as usize];
+        let freed = grp.dirty.destaged(first_page, pages);
+        let ctrl = grp.ctrl as usize;
+        let c = &mut self.ctrls[ctrl];
+        c.dirty_pages -= freed;
+        c.destaging_pages -= pages;
+        if c.dirty_pages <= self.spec.controllers.destage_low_pages && c.waiters.is_empty() {
+            c.destage_active = false;
+        }
+        self.admit_waiters(ctrl);
+        self.pump_destage(ctrl);
+    }
+}

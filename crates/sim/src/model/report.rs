@@ -1,0 +1,147 @@
+//! Turns the counters of a finished run into the result schema.
+
+use storlab_core::result::{
+    ArrayMetrics, DeviceMetrics, Metrics, Run, SimInfo, StripeWrites, Target, TargetKind, Workload,
+    WorkloadKind,
+};
+
+use super::Model;
+use crate::device::Mechanism;
+use crate::metrics::{round3, round4, INTERVAL_NS};
+
+fn per_s(count: u64, secs: f64) -> f64 {
+    round3(count as f64 / secs)
+}
+
+fn mean_ms(total_ns: u64, count: u64) -> f64 {
+    if count == 0 {
+        0.0
+    } else {
+        round4(total_ns as f64 / count as f64 / 1e6)
+    }
+}
+
+fn pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        round3(100.0 * part as f64 / whole as f64)
+    }
+}
+
+impl Model {
+    pub(super) fn into_run(mut self) -> Run {
+        let now = self.now;
+        for d in &mut self.devices {
+            d.close_stats(now);
+        }
+        let window_ns = self.opts.duration_ns;
+        let secs = window_ns as f64 / 1e9;
+        let h = &self.host;
+        let metrics = Metrics {
+            iops: per_s(h.all.count(), secs),
+            read_iops: per_s(h.read.count(), secs),
+            write_iops: per_s(h.write.count(), secs),
+            mbps: round3((h.read_bytes + h.write_bytes) as f64 / 1e6 / secs),
+            read_mbps: round3(h.read_bytes as f64 / 1e6 / secs),
+            write_mbps: round3(h.write_bytes as f64 / 1e6 / secs),
+            latency_ms: h.all.summary_ms(),
+            read_latency_ms: (!h.read.is_empty()).then(|| h.read.summary_ms()),
+            write_latency_ms: (!h.write.is_empty()).then(|| h.write.summary_ms()),
+            ios: h.all.count(),
+        };
+        let devices = self
+            .devices
+            .iter()
+            .map(|d| device_metrics(d, window_ns))
+            .collect();
+        let arrays = self
+            .spec
+            .groups
+            .iter()
+            .zip(&self.groups)
+            .map(|(spec, g)| {
+                let s = &g.stats;
+                let parity = spec.layout.level().name().starts_with("raid5")
+                    || spec.layout.level().name().starts_with("raid6");
+                ArrayMetrics {
+                    name: spec.name.clone(),
+                    level: spec.layout.level().name().to_string(),
+                    read_iops: per_s(s.read_ops, secs),
+                    destage_iops: per_s(s.destage_ops, secs),
+                    read_delay_ms: mean_ms(s.read_delay_ns, s.read_ops),
+                    destage_delay_ms: mean_ms(s.destage_delay_ns, s.destage_ops),
+                    cache_read_hit_pct: pct(s.read_hits, s.host_reads),
+                    nvs_full_delay_pct: pct(s.nvs_delayed, s.host_writes),
+                    stripe_writes: parity.then(|| StripeWrites {
+                        full_stripe: per_s(s.full_stripe, secs),
+                        read_modify_write: per_s(s.read_modify_write, secs),
+                        reconstruct_write: per_s(s.reconstruct_write, secs),
+                    }),
+                }
+            })
+            .collect();
+        let intervals = window_ns.div_ceil(INTERVAL_NS) as usize;
+        let mut warnings = Vec::new();
+        if intervals < 5 {
+            warnings.push(format!(
+                "only {intervals} one-second samples in the measured window: raise --duration"
+            ));
+        }
+        if h.all.count() < 1000 {
+            warnings.push(format!(
+                "only {} I/Os measured: raise --duration for stable figures",
+                h.all.count()
+            ));
+        }
+        Run {
+            target: Target {
+                name: self.spec.name.clone(),
+                kind: TargetKind::Sim,
+                config: Some(self.spec.file.clone()),
+                description: (!self.spec.description.is_empty())
+                    .then(|| self.spec.description.clone()),
+            },
+            workload: Workload {
+                name: self.workload_name.clone(),
+                kind: WorkloadKind::Io,
+                duration_s: secs,
+                warmup_s: self.opts.warmup_ns as f64 / 1e9,
+                parameters: serde_json::to_value(
+                    self.streams.iter().map(|s| &s.profile).collect::<Vec<_>>(),
+                )
+                .unwrap_or_default(),
+            },
+            metrics,
+            devices,
+            arrays,
+            series: self.host.series(intervals),
+            sim: Some(SimInfo {
+                seed: self.opts.seed,
+                events: self.queue.processed(),
+                host_ios: self.host_completed,
+                wall_s: 0.0,
+            }),
+            warnings,
+        }
+    }
+}
+
+fn device_metrics(d: &crate::device::Device, window_ns: u64) -> DeviceMetrics {
+    let secs = window_ns as f64 / 1e9;
+    let s = &d.stats;
+    let ops = s.reads + s.writes;
+    let _ = matches!(d.mechanism(), Mechanism::Hdd(_));
+    DeviceMetrics {
+        name: d.name.clone(),
+        model: Some(d.model.clone()),
+        iops: per_s(ops, secs),
+        read_iops: per_s(s.reads, secs),
+        write_iops: per_s(s.writes, secs),
+        mbps: round3(s.sectors as f64 * 512.0 / 1e6 / secs),
+        util_pct: round3(100.0 * s.busy_ns as f64 / window_ns as f64),
+        await_ms: mean_ms(s.await_ns, ops),
+        service_ms: Some(mean_ms(s.service_ns, s.started)),
+        queue_len: Some(round3(s.queue_area as f64 / window_ns as f64)),
+    }
+}
