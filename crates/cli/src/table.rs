@@ -237,6 +237,6 @@ mod tests {
     #[test]
     fn columns_align() {
         let t = render(&["a", "bb"], &[vec!["long".into(), "1".into()]]);
-        assert_eq!(t, "  a      bb\n  long    1\n");
+        assert_eq!(t, "  a     bb\n  long   1\n");
     }
 }

@@ -1,11 +1,11 @@
 //! Controller caches: an LRU read cache of fixed-size segments, and the dirty-page table of the
 //! battery-backed write cache (NVS).
 //!
-//! Both are keyed by a 64-bit page key (group index in the top 16 bits, page number below).
+//! The read cache is keyed by a 64-bit page key (group index in the top 16 bits, page number below).
 //! Memory is bounded by the configured cache sizes, never by the run length. Nothing here
 //! iterates a hash map, so hash order cannot leak into results.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Multiplicative hasher for u64 keys (keys are dense integers; no DoS concern in a simulator).
@@ -148,51 +148,139 @@ impl LruCache {
     }
 }
 
-/// State of one dirty page.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DirtyPage {
-    /// A destage of this page is in flight.
-    pub destaging: bool,
-    /// Written again while being destaged: stays dirty afterwards.
-    pub redirtied: bool,
-}
+const DESTAGING: u8 = 1;
+const REDIRTIED: u8 = 2;
 
-/// Dirty pages of one RAID group, ordered by page number so destage can sweep in address order.
-#[derive(Clone, Debug, Default)]
+/// Dirty pages of one RAID group, findable in address order so destage can sweep.
+///
+/// Membership is a sparse bitmap (a hash map from 64-page word to its bits) with two dense
+/// summary levels above it (one bit per non-empty word, one bit per non-empty summary word),
+/// so "next dirty page at or after X" costs a few bit scans, and marking a page dirty costs
+/// one hash lookup. Pages being destaged, and pages written again meanwhile, are flagged in a
+/// small side table (bounded by the destage queue).
+#[derive(Clone, Debug)]
 pub struct DirtyPages {
-    pages: BTreeMap<u64, DirtyPage>,
+    words: KeyMap<u64>,
+    level1: Vec<u64>,
+    level2: Vec<u64>,
+    flags: KeyMap<u8>,
+    count: usize,
 }
 
 impl DirtyPages {
+    /// An empty table for a group of `capacity_pages` pages.
+    pub fn new(capacity_pages: u64) -> DirtyPages {
+        let words = capacity_pages.div_ceil(64);
+        let l1 = words.div_ceil(64) as usize;
+        DirtyPages {
+            words: KeyMap::default(),
+            level1: vec![0; l1],
+            level2: vec![0; l1.div_ceil(64)],
+            flags: KeyMap::default(),
+            count: 0,
+        }
+    }
+
     /// Dirty pages held (destaging ones included).
     pub fn len(&self) -> usize {
-        self.pages.len()
+        self.count
     }
 
     /// True when nothing is dirty.
     pub fn is_empty(&self) -> bool {
-        self.pages.is_empty()
+        self.count == 0
     }
 
     /// True when `page` is dirty.
+    #[inline]
     pub fn contains(&self, page: u64) -> bool {
-        self.pages.contains_key(&page)
+        self.words
+            .get(&(page >> 6))
+            .is_some_and(|w| w & (1 << (page & 63)) != 0)
     }
 
     /// Marks `page` dirty; returns true when it takes a new page of cache.
+    #[inline]
     pub fn write(&mut self, page: u64) -> bool {
-        match self.pages.get_mut(&page) {
-            Some(p) => {
-                if p.destaging {
-                    p.redirtied = true;
-                }
-                false
+        let w = page >> 6;
+        let bit = 1u64 << (page & 63);
+        let word = self.words.entry(w).or_insert(0);
+        if *word & bit != 0 {
+            if let Some(f) = self.flags.get_mut(&page) {
+                *f |= REDIRTIED;
             }
-            None => {
-                self.pages.insert(page, DirtyPage::default());
-                true
+            return false;
+        }
+        if *word == 0 {
+            self.level1[(w >> 6) as usize] |= 1 << (w & 63);
+            self.level2[(w >> 12) as usize] |= 1 << ((w >> 6) & 63);
+        }
+        *word |= bit;
+        self.count += 1;
+        true
+    }
+
+    fn clear(&mut self, page: u64) {
+        let w = page >> 6;
+        let Some(word) = self.words.get_mut(&w) else {
+            panic!("page {page} is not dirty");
+        };
+        *word &= !(1u64 << (page & 63));
+        self.count -= 1;
+        if *word == 0 {
+            self.words.remove(&w);
+            let l1 = &mut self.level1[(w >> 6) as usize];
+            *l1 &= !(1u64 << (w & 63));
+            if *l1 == 0 {
+                self.level2[(w >> 12) as usize] &= !(1u64 << ((w >> 6) & 63));
             }
         }
+    }
+
+    /// First dirty page at or after `from`.
+    fn next_dirty(&self, from: u64) -> Option<u64> {
+        let w = from >> 6;
+        if let Some(word) = self.words.get(&w) {
+            let rest = word & (!0u64 << (from & 63));
+            if rest != 0 {
+                return Some((w << 6) | rest.trailing_zeros() as u64);
+            }
+        }
+        let w = self.next_word(w + 1)?;
+        let word = self.words.get(&w).copied().unwrap_or(0);
+        debug_assert!(word != 0, "summary bit set for an empty word");
+        Some((w << 6) | word.trailing_zeros() as u64)
+    }
+
+    /// First non-empty word index at or after `from`.
+    fn next_word(&self, from: u64) -> Option<u64> {
+        let i1 = (from >> 6) as usize;
+        let bits = *self.level1.get(i1)? & (!0u64 << (from & 63));
+        if bits != 0 {
+            return Some(((i1 as u64) << 6) | bits.trailing_zeros() as u64);
+        }
+        let start = i1 as u64 + 1;
+        let mut i2 = (start >> 6) as usize;
+        let mut mask = !0u64 << (start & 63);
+        while i2 < self.level2.len() {
+            let bits = self.level2[i2] & mask;
+            if bits != 0 {
+                let l1 = ((i2 as u64) << 6) | bits.trailing_zeros() as u64;
+                let word_bits = self.level1[l1 as usize];
+                return Some((l1 << 6) | word_bits.trailing_zeros() as u64);
+            }
+            i2 += 1;
+            mask = !0;
+        }
+        None
+    }
+
+    fn first_idle_from(&self, from: u64) -> Option<u64> {
+        let mut p = self.next_dirty(from)?;
+        while self.flags.contains_key(&p) {
+            p = self.next_dirty(p + 1)?;
+        }
+        Some(p)
     }
 
     /// The next run of dirty pages not being destaged, starting at the first such page at or
@@ -204,35 +292,25 @@ impl DirtyPages {
             .or_else(|| self.first_idle_from(0))?;
         let limit = (first / boundary + 1) * boundary;
         let mut count = 0u64;
-        for (&p, state) in self.pages.range_mut(first..limit) {
-            if p != first + count || state.destaging {
-                break;
-            }
-            state.destaging = true;
+        while first + count < limit
+            && self.contains(first + count)
+            && !self.flags.contains_key(&(first + count))
+        {
+            self.flags.insert(first + count, DESTAGING);
             count += 1;
         }
         Some((first, count))
     }
 
-    fn first_idle_from(&self, from: u64) -> Option<u64> {
-        self.pages
-            .range(from..)
-            .find(|(_, s)| !s.destaging)
-            .map(|(&p, _)| p)
-    }
-
-    /// A destage of [first, first+count) completed; returns the pages freed.
+    /// A destage of [first, first+count) completed; returns the pages freed. Pages written
+    /// again during the destage stay dirty.
     pub fn destaged(&mut self, first: u64, count: u64) -> u64 {
         let mut freed = 0;
         for p in first..first + count {
-            let Some(state) = self.pages.get_mut(&p) else {
-                panic!("destaged page {p} is not in the dirty table");
-            };
-            debug_assert!(state.destaging);
-            if state.redirtied {
-                *state = DirtyPage::default();
-            } else {
-                self.pages.remove(&p);
+            let flags = self.flags.remove(&p).unwrap_or(0);
+            debug_assert!(flags & DESTAGING != 0, "page {p} was not being destaged");
+            if flags & REDIRTIED == 0 {
+                self.clear(p);
                 freed += 1;
             }
         }
@@ -293,7 +371,7 @@ mod tests {
 
     #[test]
     fn dirty_runs_sweep_in_order_and_respect_boundaries() {
-        let mut d = DirtyPages::default();
+        let mut d = DirtyPages::new(1 << 20);
         for p in [3, 4, 5, 6, 9, 17] {
             assert!(d.write(p));
         }
@@ -311,12 +389,46 @@ mod tests {
 
     #[test]
     fn dirty_run_stops_at_boundary_and_wraps() {
-        let mut d = DirtyPages::default();
+        let mut d = DirtyPages::new(1 << 20);
         for p in 6..12 {
             d.write(p);
         }
         assert_eq!(d.take_run(7, 8), Some((7, 1)));
         assert_eq!(d.take_run(100, 8), Some((6, 1)));
         assert_eq!(d.take_run(0, 8), Some((8, 4)));
+    }
+
+    #[test]
+    fn dirty_pages_match_a_sorted_set_model() {
+        use std::collections::BTreeSet;
+        let cap = 1 << 22;
+        let mut d = DirtyPages::new(cap);
+        let mut model = BTreeSet::new();
+        let mut x = 99u64;
+        let mut cursor = 0;
+        for i in 0..50_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let p = (x >> 20) % cap;
+            assert_eq!(d.write(p), model.insert(p));
+            if i % 3 == 0 {
+                let want = model
+                    .range(cursor..)
+                    .next()
+                    .or(model.iter().next())
+                    .copied();
+                let got = d.take_run(cursor, 16);
+                assert_eq!(got.map(|g| g.0), want);
+                if let Some((first, n)) = got {
+                    for q in first..first + n {
+                        assert!(model.remove(&q));
+                    }
+                    assert_eq!(d.destaged(first, n), n);
+                    cursor = first + n;
+                }
+            }
+            assert_eq!(d.len(), model.len());
+        }
     }
 }

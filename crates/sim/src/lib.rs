@@ -48,6 +48,11 @@ pub fn simulate_matrix(system: &SystemSpec, opts: RunOptions) -> Result<Vec<Run>
 /// A write larger than the whole write cache could never be admitted.
 fn check_fits(system: &SystemSpec, workload: &WorkloadSpec) -> Result<(), ConfigError> {
     let nvs_bytes = system.controllers.write_cache_pages * config::resolve::PAGE_SECTORS * 512;
+    let write_back = system.controllers.write_policy == config::WritePolicy::WriteBack
+        && system.groups.iter().any(|g| g.write_cache);
+    if !write_back {
+        return Ok(());
+    }
     for (i, s) in workload.streams.iter().enumerate() {
         let max = s.profile.max_block_bytes();
         if s.profile.read_pct < 100.0 && max > nvs_bytes / 2 {

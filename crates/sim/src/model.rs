@@ -26,6 +26,7 @@ use std::collections::VecDeque;
 use storlab_core::IoProfile;
 
 use crate::cache::{DirtyPages, KeyMap, LruCache};
+use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{MirrorRead, SystemSpec, WorkloadSpec};
 use crate::device::{Command, Device, Mechanism};
 use crate::engine::{Event, EventQueue, SimTime};
@@ -227,7 +228,7 @@ impl Model {
                 write_cache: g.write_cache,
                 mirror_read: g.mirror_read,
                 round_robin: 0,
-                dirty: DirtyPages::default(),
+                dirty: DirtyPages::new(g.layout.capacity_sectors().div_ceil(PAGE_SECTORS)),
                 destage_cursor: 0,
                 destage_ops_inflight: 0,
                 destage_ops_limit: c.destage_queue_per_disk * g.layout.disks(),

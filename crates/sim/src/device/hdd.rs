@@ -105,13 +105,17 @@ pub struct Position {
     pub spt: u32,
 }
 
-/// Seek curve `a + b*sqrt(d) + c*d` in nanoseconds.
-#[derive(Clone, Copy, Debug)]
+/// Seek curve `a + b*sqrt(d) + c*d` in nanoseconds, with the first `SHORT_SEEKS` distances
+/// tabulated.
+#[derive(Clone, Debug)]
 struct SeekCurve {
     a: f64,
     b: f64,
     c: f64,
+    short: Vec<u32>,
 }
+
+const SHORT_SEEKS: u32 = 2048;
 
 impl SeekCurve {
     /// Solves the three coefficients from the data-sheet times (ms) and the stroke in cylinders.
@@ -149,16 +153,33 @@ impl SeekCurve {
             a: a * ms,
             b: b * ms,
             c: c * ms,
-        })
+            short: Vec::new(),
+        }
+        .with_table())
     }
 
     #[inline]
     fn time_ns(&self, dist: u32) -> u64 {
+        if let Some(&t) = self.short.get(dist as usize) {
+            return t as u64;
+        }
+        self.formula_ns(dist)
+    }
+
+    fn formula_ns(&self, dist: u32) -> u64 {
         if dist == 0 {
             return 0;
         }
         let d = dist as f64;
         (self.a + self.b * d.sqrt() + self.c * d) as u64
+    }
+
+    /// Tabulates the short seeks that dominate sorted and queued workloads.
+    fn with_table(mut self) -> SeekCurve {
+        self.short = (0..SHORT_SEEKS)
+            .map(|d| self.formula_ns(d) as u32)
+            .collect();
+        self
     }
 }
 
@@ -175,7 +196,8 @@ struct Pending {
     lba: u64,
     sectors: u32,
     write: bool,
-    cyl: u32,
+    pos: Position,
+    angle_ns: u64,
     arrived_ns: u64,
 }
 
@@ -205,6 +227,8 @@ struct ReadAhead {
     from: u64,
     fill_lba: u64,
     fill_time_ns: u64,
+    /// Media time per sector where the buffer fills.
+    ns_per_sector: f64,
 }
 
 /// A hard disk drive with its queue.
@@ -364,13 +388,15 @@ impl Hdd {
     /// Queues a command. The caller keeps `outstanding() < queue_depth()`.
     pub fn enqueue(&mut self, now_ns: u64, op: u32, lba: u64, sectors: u32, write: bool) {
         debug_assert!(self.outstanding() < self.queue_depth);
-        let cyl = self.locate(lba).cyl;
+        let pos = self.locate(lba);
+        let angle_ns = self.angle_ns(&pos);
         self.pending.push(Pending {
             op,
             lba,
             sectors,
             write,
-            cyl,
+            pos,
+            angle_ns,
             arrived_ns: now_ns,
         });
     }
@@ -397,8 +423,7 @@ impl Hdd {
     }
 
     fn ra_available_end(&self, ra: &ReadAhead, now_ns: u64) -> u64 {
-        let filled = ((now_ns.saturating_sub(ra.fill_time_ns)) as f64
-            / self.media_ns_per_sector(ra.fill_lba)) as u64;
+        let filled = ((now_ns.saturating_sub(ra.fill_time_ns)) as f64 / ra.ns_per_sector) as u64;
         (ra.fill_lba + filled)
             .min(ra.from + self.readahead_sectors)
             .min(self.capacity_sectors)
@@ -416,17 +441,6 @@ impl Hdd {
         }
         let avail = self.ra_available_end(ra, now_ns);
         (p.lba <= avail).then_some(avail)
-    }
-
-    fn positioning_ns(&self, now_ns: u64, p: &Pending, overlapped: bool) -> u64 {
-        if self.ra_hit(p, now_ns).is_some() {
-            return 0;
-        }
-        let pos = self.locate(p.lba);
-        let overhead = if overlapped { 0 } else { self.overhead_ns };
-        let seek = self.seek_between(pos.cyl, pos.head, p.write);
-        let at = now_ns + overhead + seek;
-        overhead + seek + self.rotational_wait_ns(at, &pos)
     }
 
     #[inline]
@@ -459,10 +473,11 @@ impl Hdd {
         (self.sector_ns(pos.sector as u64, pos.spt) + track * self.skew_ns) % self.rev_ns
     }
 
+    /// Time from `at_ns` until the spindle reaches `angle_ns`.
     #[inline]
-    fn rotational_wait_ns(&self, at_ns: u64, pos: &Position) -> u64 {
+    fn wait_for_angle_ns(&self, at_ns: u64, angle_ns: u64) -> u64 {
         let angle = (at_ns + self.phase_ns) % self.rev_ns;
-        (self.angle_ns(pos) + self.rev_ns - angle) % self.rev_ns
+        (angle_ns + self.rev_ns - angle) % self.rev_ns
     }
 
     /// Media time to transfer `sectors` from `pos`, with a skew per track boundary crossed.
@@ -498,14 +513,15 @@ impl Hdd {
                 from: end,
                 fill_lba: avail.max(end),
                 fill_time_ns: now_ns + a.total_ns(),
+                ns_per_sector: self.media_ns_per_sector(avail.max(end)),
             });
             self.move_head_to(end.saturating_sub(1));
             return a;
         }
-        let pos = self.locate(p.lba);
+        let pos = p.pos;
         let overhead_ns = if overlapped { 0 } else { self.overhead_ns };
         let seek_ns = self.seek_between(pos.cyl, pos.head, p.write);
-        let rotate_ns = self.rotational_wait_ns(now_ns + overhead_ns + seek_ns, &pos);
+        let rotate_ns = self.wait_for_angle_ns(now_ns + overhead_ns + seek_ns, p.angle_ns);
         let transfer_ns = self.transfer_ns(&pos, p.sectors as u64);
         let a = Access {
             overhead_ns,
@@ -513,10 +529,11 @@ impl Hdd {
             rotate_ns,
             transfer_ns,
         };
-        self.readahead = (!p.write && self.readahead_sectors > 0).then_some(ReadAhead {
+        self.readahead = (!p.write && self.readahead_sectors > 0).then(|| ReadAhead {
             from: end,
             fill_lba: end,
             fill_time_ns: now_ns + a.total_ns(),
+            ns_per_sector: self.media_ns_per_sector(end),
         });
         self.move_head_to(end.saturating_sub(1));
         a
@@ -541,17 +558,14 @@ impl Hdd {
         let cur = self.cur_cyl;
         match self.scheduler {
             Scheduler::Fifo => oldest,
-            Scheduler::Sstf => self.min_index(|p| (p.cyl.abs_diff(cur) as u64, p.arrived_ns)),
-            Scheduler::Sptf => self.min_index(|p| {
-                let o = overlapped && p.arrived_ns < now_ns;
-                (self.positioning_ns(now_ns, p, o), p.arrived_ns)
-            }),
+            Scheduler::Sstf => self.min_index(|p| (p.pos.cyl.abs_diff(cur) as u64, p.arrived_ns)),
+            Scheduler::Sptf => self.pick_sptf(now_ns, overlapped),
             Scheduler::Elevator => {
                 let ahead = |p: &Pending, up: bool| {
                     if up {
-                        p.cyl >= cur
+                        p.pos.cyl >= cur
                     } else {
-                        p.cyl <= cur
+                        p.pos.cyl <= cur
                     }
                 };
                 if !self.pending.iter().any(|p| ahead(p, self.sweep_up)) {
@@ -560,7 +574,7 @@ impl Hdd {
                 let up = self.sweep_up;
                 self.min_index(|p| {
                     let dist = if ahead(p, up) {
-                        p.cyl.abs_diff(cur) as u64
+                        p.pos.cyl.abs_diff(cur) as u64
                     } else {
                         u64::MAX
                     };
@@ -568,6 +582,43 @@ impl Hdd {
                 })
             }
         }
+    }
+
+    /// Shortest positioning time first: the hot loop of a busy array, so the spindle angle
+    /// is computed once and each candidate costs one seek-curve lookup and no division.
+    fn pick_sptf(&self, now_ns: u64, overlapped: bool) -> usize {
+        let rev = self.rev_ns;
+        let now_angle = (now_ns + self.phase_ns) % rev;
+        let mut best = 0;
+        let mut best_key = (u64::MAX, u64::MAX);
+        for (i, p) in self.pending.iter().enumerate() {
+            let t = if self.readahead.is_some() && self.ra_hit(p, now_ns).is_some() {
+                0
+            } else {
+                let overhead = if overlapped && p.arrived_ns < now_ns {
+                    0
+                } else {
+                    self.overhead_ns
+                };
+                let lead = overhead + self.seek_between(p.pos.cyl, p.pos.head, p.write);
+                let mut at = now_angle + lead;
+                while at >= rev {
+                    at -= rev;
+                }
+                let wait = if p.angle_ns >= at {
+                    p.angle_ns - at
+                } else {
+                    p.angle_ns + rev - at
+                };
+                lead + wait
+            };
+            let key = (t, p.arrived_ns);
+            if key < best_key {
+                best_key = key;
+                best = i;
+            }
+        }
+        best
     }
 
     fn min_index(&self, key: impl Fn(&Pending) -> (u64, u64)) -> usize {
