@@ -142,7 +142,7 @@ pub fn single(run: &Run) -> String {
 fn disk_summary(run: &Run) -> String {
     let mut rows = Vec::new();
     for a in &run.arrays {
-        let prefix = format!("{}.", a.name);
+        let prefix = format!("{}.d", a.name);
         let disks: Vec<_> = run
             .devices
             .iter()

@@ -51,8 +51,8 @@ fn main() {
     for profile in ["randread-8k", "randwrite-8k"] {
         // Warm the allocator and caches once, then measure D and 2D.
         timed(&system, profile, 10);
-        let (w1, ios1, ev1) = timed(&system, profile, 300);
-        let (w2, ios2, _) = timed(&system, profile, 600);
+        let (w1, ios1, ev1) = timed(&system, profile, 600);
+        let (w2, ios2, _) = timed(&system, profile, 1200);
         let ios_per_s = ios1 as f64 / w1;
         println!(
             "{profile:>13}: {:>10.0} host I/Os/s, {:>11.0} events/s, {:.2} events per I/O; 2x duration -> {:.2}x wall",
@@ -63,13 +63,13 @@ fn main() {
         );
         profiles.push(json!({
             "profile": profile,
-            "simulated_s": 300,
+            "simulated_s": 600,
             "host_ios": ios1,
             "events": ev1,
             "wall_s": w1,
             "host_ios_per_wall_s": ios_per_s,
             "events_per_wall_s": ev1 as f64 / w1,
-            "doubled": {"simulated_s": 600, "host_ios": ios2, "wall_s": w2, "wall_ratio": w2 / w1},
+            "doubled": {"simulated_s": 1200, "host_ios": ios2, "wall_s": w2, "wall_ratio": w2 / w1},
             "goal_host_ios_per_s": 3_000_000,
             "minimum_host_ios_per_s": 1_000_000,
         }));

@@ -148,22 +148,32 @@ impl LruCache {
     }
 }
 
-const DESTAGING: u8 = 1;
-const REDIRTIED: u8 = 2;
+/// Dirty, destaging and written-again bits of 64 consecutive pages.
+#[derive(Clone, Copy, Debug, Default)]
+struct Word {
+    dirty: u64,
+    destaging: u64,
+    redirtied: u64,
+}
+
+/// Bits `lo..hi` (hi <= 64) of a word.
+#[inline]
+fn bits(lo: u64, hi: u64) -> u64 {
+    debug_assert!(lo < hi && hi <= 64);
+    (!0u64 >> (64 - (hi - lo))) << lo
+}
 
 /// Dirty pages of one RAID group, findable in address order so destage can sweep.
 ///
-/// Membership is a sparse bitmap (a hash map from 64-page word to its bits) with two dense
-/// summary levels above it (one bit per non-empty word, one bit per non-empty summary word),
-/// so "next dirty page at or after X" costs a few bit scans, and marking a page dirty costs
-/// one hash lookup. Pages being destaged, and pages written again meanwhile, are flagged in a
-/// small side table (bounded by the destage queue).
+/// A sparse bitmap: a hash map from 64-page word to the word's dirty, destaging and
+/// written-again bits, with two dense summary levels above it (one bit per non-empty word,
+/// one bit per non-empty summary word). "Next dirty page at or after X" costs a few bit scans
+/// and marking a run of pages dirty one hash lookup per 64 pages.
 #[derive(Clone, Debug)]
 pub struct DirtyPages {
-    words: KeyMap<u64>,
+    words: KeyMap<Word>,
     level1: Vec<u64>,
     level2: Vec<u64>,
-    flags: KeyMap<u8>,
     count: usize,
 }
 
@@ -176,7 +186,6 @@ impl DirtyPages {
             words: KeyMap::default(),
             level1: vec![0; l1],
             level2: vec![0; l1.div_ceil(64)],
-            flags: KeyMap::default(),
             count: 0,
         }
     }
@@ -196,78 +205,101 @@ impl DirtyPages {
     pub fn contains(&self, page: u64) -> bool {
         self.words
             .get(&(page >> 6))
-            .is_some_and(|w| w & (1 << (page & 63)) != 0)
+            .is_some_and(|w| w.dirty & (1 << (page & 63)) != 0)
     }
 
-    /// Marks `page` dirty; returns true when it takes a new page of cache.
+    /// Calls `f(word index, mask)` for each word overlapping pages [first, end).
     #[inline]
-    pub fn write(&mut self, page: u64) -> bool {
-        let w = page >> 6;
-        let bit = 1u64 << (page & 63);
-        let word = self.words.entry(w).or_insert(0);
-        if *word & bit != 0 {
-            if let Some(f) = self.flags.get_mut(&page) {
-                *f |= REDIRTIED;
-            }
-            return false;
+    fn for_words(first: u64, end: u64, mut f: impl FnMut(u64, u64)) {
+        let mut p = first;
+        while p < end {
+            let w = p >> 6;
+            let hi = end.min((w + 1) << 6);
+            f(w, bits(p & 63, hi - (w << 6)));
+            p = hi;
         }
-        if *word == 0 {
+    }
+
+    /// True when every page of [first, end) is dirty.
+    pub fn covers(&self, first: u64, end: u64) -> bool {
+        let mut all = true;
+        Self::for_words(first, end, |w, mask| {
+            all &= self.words.get(&w).is_some_and(|x| x.dirty & mask == mask);
+        });
+        all
+    }
+
+    /// Pages of [first, end) that are not dirty (what writing them would add).
+    pub fn count_clean(&self, first: u64, end: u64) -> u64 {
+        let mut clean = 0;
+        Self::for_words(first, end, |w, mask| {
+            let dirty = self.words.get(&w).map_or(0, |x| x.dirty);
+            clean += (mask & !dirty).count_ones() as u64;
+        });
+        clean
+    }
+
+    /// Marks pages [first, end) dirty; returns how many were not dirty before. Pages being
+    /// destaged are flagged so they stay dirty after their destage.
+    pub fn write(&mut self, first: u64, end: u64) -> u64 {
+        let mut added = 0;
+        let (level1, level2) = (&mut self.level1, &mut self.level2);
+        let words = &mut self.words;
+        Self::for_words(first, end, |w, mask| {
+            let word = words.entry(w).or_default();
+            if word.dirty == 0 {
+                level1[(w >> 6) as usize] |= 1 << (w & 63);
+                level2[(w >> 12) as usize] |= 1 << ((w >> 6) & 63);
+            }
+            word.redirtied |= mask & word.destaging;
+            added += (mask & !word.dirty).count_ones() as u64;
+            word.dirty |= mask;
+        });
+        self.count += added as usize;
+        added
+    }
+
+    /// Like [`DirtyPages::write`], but only when at most `budget` pages would be added;
+    /// returns None (and changes nothing) otherwise. One lookup when the range is in one word.
+    pub fn write_within(&mut self, first: u64, end: u64, budget: u64) -> Option<u64> {
+        let w = first >> 6;
+        if (end - 1) >> 6 != w {
+            return (self.count_clean(first, end) <= budget).then(|| self.write(first, end));
+        }
+        let mask = bits(first & 63, end - (w << 6));
+        let word = self.words.entry(w).or_default();
+        let added = (mask & !word.dirty).count_ones() as u64;
+        if added > budget {
+            if word.dirty == 0 {
+                self.words.remove(&w);
+            }
+            return None;
+        }
+        if word.dirty == 0 {
             self.level1[(w >> 6) as usize] |= 1 << (w & 63);
             self.level2[(w >> 12) as usize] |= 1 << ((w >> 6) & 63);
         }
-        *word |= bit;
-        self.count += 1;
-        true
-    }
-
-    fn clear(&mut self, page: u64) {
-        let w = page >> 6;
-        let Some(word) = self.words.get_mut(&w) else {
-            panic!("page {page} is not dirty");
-        };
-        *word &= !(1u64 << (page & 63));
-        self.count -= 1;
-        if *word == 0 {
-            self.words.remove(&w);
-            let l1 = &mut self.level1[(w >> 6) as usize];
-            *l1 &= !(1u64 << (w & 63));
-            if *l1 == 0 {
-                self.level2[(w >> 12) as usize] &= !(1u64 << ((w >> 6) & 63));
-            }
-        }
-    }
-
-    /// First dirty page at or after `from`.
-    fn next_dirty(&self, from: u64) -> Option<u64> {
-        let w = from >> 6;
-        if let Some(word) = self.words.get(&w) {
-            let rest = word & (!0u64 << (from & 63));
-            if rest != 0 {
-                return Some((w << 6) | rest.trailing_zeros() as u64);
-            }
-        }
-        let w = self.next_word(w + 1)?;
-        let word = self.words.get(&w).copied().unwrap_or(0);
-        debug_assert!(word != 0, "summary bit set for an empty word");
-        Some((w << 6) | word.trailing_zeros() as u64)
+        word.redirtied |= mask & word.destaging;
+        word.dirty |= mask;
+        self.count += added as usize;
+        Some(added)
     }
 
     /// First non-empty word index at or after `from`.
     fn next_word(&self, from: u64) -> Option<u64> {
         let i1 = (from >> 6) as usize;
-        let bits = *self.level1.get(i1)? & (!0u64 << (from & 63));
-        if bits != 0 {
-            return Some(((i1 as u64) << 6) | bits.trailing_zeros() as u64);
+        let here = *self.level1.get(i1)? & (!0u64 << (from & 63));
+        if here != 0 {
+            return Some(((i1 as u64) << 6) | here.trailing_zeros() as u64);
         }
         let start = i1 as u64 + 1;
         let mut i2 = (start >> 6) as usize;
         let mut mask = !0u64 << (start & 63);
         while i2 < self.level2.len() {
-            let bits = self.level2[i2] & mask;
-            if bits != 0 {
-                let l1 = ((i2 as u64) << 6) | bits.trailing_zeros() as u64;
-                let word_bits = self.level1[l1 as usize];
-                return Some((l1 << 6) | word_bits.trailing_zeros() as u64);
+            let b = self.level2[i2] & mask;
+            if b != 0 {
+                let l1 = ((i2 as u64) << 6) | b.trailing_zeros() as u64;
+                return Some((l1 << 6) | self.level1[l1 as usize].trailing_zeros() as u64);
             }
             i2 += 1;
             mask = !0;
@@ -275,12 +307,20 @@ impl DirtyPages {
         None
     }
 
+    /// First page at or after `from` that is dirty and not being destaged.
     fn first_idle_from(&self, from: u64) -> Option<u64> {
-        let mut p = self.next_dirty(from)?;
-        while self.flags.contains_key(&p) {
-            p = self.next_dirty(p + 1)?;
+        let mut w = from >> 6;
+        let mut mask = !0u64 << (from & 63);
+        loop {
+            if let Some(x) = self.words.get(&w) {
+                let idle = x.dirty & !x.destaging & mask;
+                if idle != 0 {
+                    return Some((w << 6) | idle.trailing_zeros() as u64);
+                }
+            }
+            w = self.next_word(w + 1)?;
+            mask = !0;
         }
-        Some(p)
     }
 
     /// The next run of dirty pages not being destaged, starting at the first such page at or
@@ -291,29 +331,55 @@ impl DirtyPages {
             .first_idle_from(cursor)
             .or_else(|| self.first_idle_from(0))?;
         let limit = (first / boundary + 1) * boundary;
-        let mut count = 0u64;
-        while first + count < limit
-            && self.contains(first + count)
-            && !self.flags.contains_key(&(first + count))
-        {
-            self.flags.insert(first + count, DESTAGING);
-            count += 1;
+        let mut p = first;
+        while p < limit {
+            let w = p >> 6;
+            let Some(word) = self.words.get_mut(&w) else {
+                break;
+            };
+            let lo = p & 63;
+            let hi = limit.min((w + 1) << 6) - (w << 6);
+            // Consecutive idle pages from p, within this word and the limit.
+            let idle = (word.dirty & !word.destaging & bits(lo, hi)) >> lo;
+            let n = (!idle).trailing_zeros() as u64;
+            if n == 0 {
+                break;
+            }
+            word.destaging |= bits(lo, lo + n);
+            p += n;
+            if lo + n < 64 {
+                break;
+            }
         }
-        Some((first, count))
+        Some((first, p - first))
     }
 
     /// A destage of [first, first+count) completed; returns the pages freed. Pages written
     /// again during the destage stay dirty.
     pub fn destaged(&mut self, first: u64, count: u64) -> u64 {
         let mut freed = 0;
-        for p in first..first + count {
-            let flags = self.flags.remove(&p).unwrap_or(0);
-            debug_assert!(flags & DESTAGING != 0, "page {p} was not being destaged");
-            if flags & REDIRTIED == 0 {
-                self.clear(p);
-                freed += 1;
+        let (level1, level2) = (&mut self.level1, &mut self.level2);
+        let words = &mut self.words;
+        Self::for_words(first, first + count, |w, mask| {
+            let Some(word) = words.get_mut(&w) else {
+                panic!("destaged word {w} is not in the dirty table");
+            };
+            debug_assert_eq!(word.destaging & mask, mask, "pages were not being destaged");
+            let free = mask & !word.redirtied;
+            word.dirty &= !free;
+            word.destaging &= !mask;
+            word.redirtied &= !mask;
+            freed += free.count_ones() as u64;
+            if word.dirty == 0 {
+                words.remove(&w);
+                let l1 = &mut level1[(w >> 6) as usize];
+                *l1 &= !(1u64 << (w & 63));
+                if *l1 == 0 {
+                    level2[(w >> 12) as usize] &= !(1u64 << ((w >> 6) & 63));
+                }
             }
-        }
+        });
+        self.count -= freed as usize;
         freed
     }
 }
@@ -373,15 +439,15 @@ mod tests {
     fn dirty_runs_sweep_in_order_and_respect_boundaries() {
         let mut d = DirtyPages::new(1 << 20);
         for p in [3, 4, 5, 6, 9, 17] {
-            assert!(d.write(p));
+            assert_eq!(d.write(p, p + 1), 1);
         }
-        assert!(!d.write(4));
+        assert_eq!(d.write(4, 5), 0);
         assert_eq!(d.take_run(0, 8), Some((3, 4)));
         assert_eq!(d.take_run(0, 8), Some((9, 1)));
         assert_eq!(d.take_run(10, 8), Some((17, 1)));
         assert_eq!(d.take_run(0, 8), None);
         // Page 5 is rewritten during its destage: it stays dirty.
-        assert!(!d.write(5));
+        assert_eq!(d.write(5, 6), 0);
         assert_eq!(d.destaged(3, 4), 3);
         assert!(d.contains(5) && !d.contains(3));
         assert_eq!(d.take_run(0, 8), Some((5, 1)));
@@ -391,7 +457,7 @@ mod tests {
     fn dirty_run_stops_at_boundary_and_wraps() {
         let mut d = DirtyPages::new(1 << 20);
         for p in 6..12 {
-            d.write(p);
+            d.write(p, p + 1);
         }
         assert_eq!(d.take_run(7, 8), Some((7, 1)));
         assert_eq!(d.take_run(100, 8), Some((6, 1)));
@@ -411,7 +477,7 @@ mod tests {
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             let p = (x >> 20) % cap;
-            assert_eq!(d.write(p), model.insert(p));
+            assert_eq!(d.write(p, p + 1) == 1, model.insert(p));
             if i % 3 == 0 {
                 let want = model
                     .range(cursor..)

@@ -182,6 +182,8 @@ pub struct Model {
     host_completed_measured: u64,
     read_scratch: Vec<ReadExtent>,
     write_scratch: WritePlan,
+    /// Emptied phase-2 vectors, reused so a read-modify-write allocates nothing.
+    vec_pool: Vec<Vec<DiskIo>>,
 }
 
 impl Model {
@@ -211,13 +213,12 @@ impl Model {
         let mut spindles = Rng::derive(opts.seed, Purpose::Spindle, 0);
         for (gi, g) in spec.groups.iter().enumerate() {
             let first_disk = devices.len() as u32;
-            for d in 0..g.layout.disks() {
+            let members = (0..g.layout.disks()).map(|d| format!("{}.d{d}", g.name));
+            // Hot spares: idle until a rebuild, reported like any device.
+            let spares = (0..g.spares).map(|s| format!("{}.spare{s}", g.name));
+            for name in members.chain(spares) {
                 let mech = Mechanism::new(&g.model, spindles.next_u64())?;
-                devices.push(Device::new(
-                    format!("{}.d{d}", g.name),
-                    g.model_name.clone(),
-                    mech,
-                ));
+                devices.push(Device::new(name, g.model_name.clone(), mech));
             }
             ctrls[g.controller as usize].groups.push(gi as u32);
             groups.push(GroupRt {
@@ -259,6 +260,7 @@ impl Model {
             host_completed_measured: 0,
             read_scratch: Vec::new(),
             write_scratch: WritePlan::default(),
+            vec_pool: Vec::new(),
         };
         model.build_jobs(workload);
         Ok(model)

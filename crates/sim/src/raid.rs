@@ -55,6 +55,14 @@
 //! are counted in [`WritePlan`]. The write plan's reads (phase 1) must all
 //! complete before its writes (phase 2) are issued.
 //!
+//! # Degraded mode
+//!
+//! With a [`FailedDisks`] set, [`Layout::plan_read_degraded`],
+//! [`Layout::plan_write_degraded`] and [`Layout::plan_rebuild`] plan around
+//! the failed members, reconstructing from mirrors or parity, and return
+//! [`DataLoss`] for data no survivor can supply; [`Layout::survives`] says
+//! whether every block is still readable.
+//!
 //! # Out-of-range requests
 //!
 //! Requests beyond [`Layout::capacity_sectors`] are a caller bug (the engine
@@ -66,11 +74,26 @@ use std::fmt;
 
 // Explicit paths (relative to this file's directory) resolve the same whether
 // this file is reached as `mod raid;` or through a `#[path]` attribute.
+#[path = "raid/degraded.rs"]
+mod degraded;
+#[cfg(test)]
+#[path = "raid/degraded_props.rs"]
+mod degraded_props;
+#[cfg(test)]
+#[path = "raid/degraded_tests.rs"]
+mod degraded_tests;
+#[path = "raid/failed.rs"]
+mod failed;
 #[path = "raid/plan.rs"]
 mod plan;
 #[cfg(test)]
+#[path = "raid/test_util.rs"]
+mod test_util;
+#[cfg(test)]
 #[path = "raid/tests.rs"]
 mod tests;
+
+pub use failed::{DataLoss, DiskIndexTooLarge, FailedDisks, LostAt};
 
 /// RAID level of an array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -533,9 +533,9 @@ impl Hdd {
             from: end,
             fill_lba: end,
             fill_time_ns: now_ns + a.total_ns(),
-            ns_per_sector: self.media_ns_per_sector(end),
+            ns_per_sector: self.rev_ns as f64 / pos.spt as f64,
         });
-        self.move_head_to(end.saturating_sub(1));
+        self.move_head_after(&pos, p.lba, p.sectors as u64);
         a
     }
 
@@ -543,6 +543,17 @@ impl Hdd {
         let pos = self.locate(lba.min(self.capacity_sectors.saturating_sub(1)));
         self.cur_cyl = pos.cyl;
         self.cur_head = pos.head;
+    }
+
+    /// Head position after a transfer of `sectors` from `pos`: the same track when the
+    /// transfer ends on it (the common case, no lookup), else found by address.
+    fn move_head_after(&mut self, pos: &Position, lba: u64, sectors: u64) {
+        if pos.sector as u64 + sectors <= pos.spt as u64 {
+            self.cur_cyl = pos.cyl;
+            self.cur_head = pos.head;
+        } else {
+            self.move_head_to(lba + sectors - 1);
+        }
     }
 
     fn pick(&mut self, now_ns: u64) -> usize {
@@ -589,10 +600,15 @@ impl Hdd {
     fn pick_sptf(&self, now_ns: u64, overlapped: bool) -> usize {
         let rev = self.rev_ns;
         let now_angle = (now_ns + self.phase_ns) % rev;
+        // The read-ahead window [from, avail] is the same for every candidate.
+        let (ra_from, ra_avail) = match &self.readahead {
+            Some(ra) => (ra.from, self.ra_available_end(ra, now_ns)),
+            None => (1, 0),
+        };
         let mut best = 0;
         let mut best_key = (u64::MAX, u64::MAX);
         for (i, p) in self.pending.iter().enumerate() {
-            let t = if self.readahead.is_some() && self.ra_hit(p, now_ns).is_some() {
+            let t = if !p.write && p.lba >= ra_from && p.lba <= ra_avail {
                 0
             } else {
                 let overhead = if overlapped && p.arrived_ns < now_ns {

@@ -43,7 +43,9 @@ impl Model {
         let (first, phase2) = if plan.reads.is_empty() {
             (&plan.writes, Vec::new())
         } else {
-            (&plan.reads, plan.writes.clone())
+            let mut writes = self.vec_pool.pop().unwrap_or_default();
+            writes.extend_from_slice(&plan.writes);
+            (&plan.reads, writes)
         };
         let id = self.areqs.insert(ArrayReq {
             group: g,
@@ -141,12 +143,14 @@ impl Model {
             if areq.phase2.is_empty() {
                 self.complete_areq(op.areq);
             } else {
-                let writes = std::mem::take(&mut areq.phase2);
+                let mut writes = std::mem::take(&mut areq.phase2);
                 areq.pending = writes.len() as u32;
                 let g = areq.group;
-                for io in writes {
+                for &io in &writes {
                     self.submit_disk_op(op.areq, g, io, true, op.destage);
                 }
+                writes.clear();
+                self.vec_pool.push(writes);
             }
         }
         if op.destage {

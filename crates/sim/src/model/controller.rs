@@ -60,10 +60,8 @@ impl Model {
     /// True when every write-cache page of [lba, lba+sectors) is dirty (readable from NVS).
     fn dirty_covers(&self, g: u32, lba: u64, sectors: u64) -> bool {
         let dirty = &self.groups[g as usize].dirty;
-        if dirty.is_empty() {
-            return false;
-        }
-        (lba / PAGE_SECTORS..(lba + sectors).div_ceil(PAGE_SECTORS)).all(|p| dirty.contains(p))
+        !dirty.is_empty()
+            && dirty.covers(lba / PAGE_SECTORS, (lba + sectors).div_ceil(PAGE_SECTORS))
     }
 
     /// Starts an array read; with `cache`, its segments are marked in flight and cached on
@@ -183,39 +181,28 @@ impl Model {
             return;
         }
         let ctrl = grp.ctrl as usize;
-        if !self.ctrls[ctrl].waiters.is_empty() || !self.nvs_fits(g, lba, sectors) {
-            self.groups[g as usize].stats.nvs_delayed += 1;
-            self.ctrls[ctrl].waiters.push_back(NvsWaiter {
-                host: h,
-                group: g,
-                lba,
-                sectors,
-                since_ns: t_cpu,
-            });
+        if self.ctrls[ctrl].waiters.is_empty() && self.try_accept(h, g, lba, sectors, t_cpu) {
             return;
         }
-        self.accept_write(h, g, lba, sectors, t_cpu);
+        self.groups[g as usize].stats.nvs_delayed += 1;
+        self.ctrls[ctrl].waiters.push_back(NvsWaiter {
+            host: h,
+            group: g,
+            lba,
+            sectors,
+            since_ns: t_cpu,
+        });
     }
 
-    fn new_pages(&self, g: u32, lba: u64, sectors: u64) -> u64 {
-        let dirty = &self.groups[g as usize].dirty;
-        (lba / PAGE_SECTORS..(lba + sectors).div_ceil(PAGE_SECTORS))
-            .filter(|&p| !dirty.contains(p))
-            .count() as u64
-    }
-
-    fn nvs_fits(&self, g: u32, lba: u64, sectors: u64) -> bool {
-        let c = &self.ctrls[self.groups[g as usize].ctrl as usize];
-        c.dirty_pages + self.new_pages(g, lba, sectors) <= self.spec.controllers.write_cache_pages
-    }
-
-    /// Marks the pages dirty and acknowledges after the mirror copy.
-    fn accept_write(&mut self, h: u32, g: u32, lba: u64, sectors: u64, ready_ns: u64) {
+    /// Marks the pages dirty and acknowledges after the mirror copy, if the write cache has
+    /// room for the pages the write adds; false (nothing changed) when it has not.
+    fn try_accept(&mut self, h: u32, g: u32, lba: u64, sectors: u64, ready_ns: u64) -> bool {
         let ctrl = self.groups[g as usize].ctrl as usize;
-        let mut added = 0;
-        for p in lba / PAGE_SECTORS..(lba + sectors).div_ceil(PAGE_SECTORS) {
-            added += self.groups[g as usize].dirty.write(p) as u64;
-        }
+        let room = self.spec.controllers.write_cache_pages - self.ctrls[ctrl].dirty_pages;
+        let pages = (lba / PAGE_SECTORS, (lba + sectors).div_ceil(PAGE_SECTORS));
+        let Some(added) = self.groups[g as usize].dirty.write_within(pages.0, pages.1, room) else {
+            return false;
+        };
         let cs = &self.spec.controllers;
         let c = &mut self.ctrls[ctrl];
         c.dirty_pages += added;
@@ -227,20 +214,18 @@ impl Model {
         }
         self.piece_done(h, ack);
         self.pump_destage(ctrl);
+        true
     }
 
     /// Admits NVS waiters in arrival order while they fit.
     fn admit_waiters(&mut self, ctrl: usize) {
         while let Some(w) = self.ctrls[ctrl].waiters.front() {
-            if !self.nvs_fits(w.group, w.lba, w.sectors) {
+            let (host, group, lba, sectors, since) = (w.host, w.group, w.lba, w.sectors, w.since_ns);
+            if !self.try_accept(host, group, lba, sectors, self.now.max(since)) {
                 break;
             }
-            let Some(w) = self.ctrls[ctrl].waiters.pop_front() else {
-                break;
-            };
-            let waited = self.now.saturating_sub(w.since_ns);
-            self.groups[w.group as usize].stats.nvs_delay_ns += waited;
-            self.accept_write(w.host, w.group, w.lba, w.sectors, self.now.max(w.since_ns));
+            self.ctrls[ctrl].waiters.pop_front();
+            self.groups[group as usize].stats.nvs_delay_ns += self.now.saturating_sub(since);
         }
     }
 

@@ -9,7 +9,7 @@ impl Layout {
     /// same data. Existing contents of `out` are kept and never merged into.
     pub fn plan_read(&self, lba: u64, sectors: u64, out: &mut Vec<ReadExtent>) {
         let from = out.len();
-        self.for_each_piece(lba, sectors, |loc, len| {
+        for (_, loc, len) in self.pieces(lba, sectors) {
             let [a, b] = loc.copies;
             let io = DiskIo {
                 disk: a.disk,
@@ -22,7 +22,7 @@ impl Layout {
                 sectors: len,
             });
             push_read(out, from, ReadExtent { io, mirror });
-        });
+        }
     }
 
     /// Plans a write of `[lba, lba + sectors)` into `plan` (cleared first):
@@ -37,34 +37,64 @@ impl Layout {
                     self.plan_parity_write(lba, end, plan);
                 }
             }
-            _ => self.for_each_piece(lba, sectors, |loc, len| {
-                for c in loc.as_slice() {
-                    let io = DiskIo {
-                        disk: c.disk,
-                        disk_lba: c.disk_lba,
-                        sectors: len,
-                    };
-                    push_merged(&mut plan.writes, io);
+            _ => {
+                for (_, loc, len) in self.pieces(lba, sectors) {
+                    for c in loc.as_slice() {
+                        let io = DiskIo {
+                            disk: c.disk,
+                            disk_lba: c.disk_lba,
+                            sectors: len,
+                        };
+                        push_merged(&mut plan.writes, io);
+                    }
                 }
-            }),
+            }
         }
     }
 
-    /// Calls `f(location of first sector, length)` for each piece of the
-    /// request that stays inside one unit (JBOD: inside one member), in
-    /// logical order.
-    fn for_each_piece(&self, lba: u64, sectors: u64, mut f: impl FnMut(Located, u64)) {
+    /// The pieces of the request that stay inside one unit (JBOD: inside
+    /// one member), in logical order: `(first lba, its location, length)`.
+    pub(super) fn pieces(
+        &self,
+        lba: u64,
+        sectors: u64,
+    ) -> impl Iterator<Item = (u64, Located, u64)> + '_ {
         let end = self.request_end(lba, sectors);
         let mut pos = lba;
-        while pos < end {
+        std::iter::from_fn(move || {
+            if pos >= end {
+                return None;
+            }
             let room = match self.level {
                 RaidLevel::Jbod => self.usable - pos % self.usable,
                 _ => self.unit - pos % self.unit,
             };
             let len = room.min(end - pos);
-            f(self.locate(pos), len);
+            let piece = (pos, self.locate(pos), len);
             pos += len;
-        }
+            Some(piece)
+        })
+    }
+
+    /// The stripes touched by the non-empty, in-range RAID 5/6 request
+    /// `[lba, end)`, in order.
+    pub(super) fn stripes(&self, lba: u64, end: u64) -> impl Iterator<Item = Stripe<'_>> + '_ {
+        let unit = self.unit;
+        let stripe_len = u64::from(self.data_disks()) * unit;
+        (lba / stripe_len..=(end - 1) / stripe_len).map(move |s| {
+            let start = s * stripe_len;
+            // Stripe-relative logical range touched: [lo, hi), non-empty.
+            let lo = lba.max(start) - start;
+            let hi = end.min(start + stripe_len) - start;
+            Stripe {
+                layout: self,
+                s,
+                first: lo / unit,
+                last: (hi - 1) / unit,
+                first_lo: lo % unit,
+                last_hi: hi - (hi - 1) / unit * unit,
+            }
+        })
     }
 
     /// RAID 5/6 write of the non-empty, in-range `[lba, end)`.
@@ -72,21 +102,8 @@ impl Layout {
         let unit = self.unit;
         let k = u64::from(self.data_disks());
         let m = self.level.parity_count();
-        let stripe_len = k * unit;
-        for s in lba / stripe_len..=(end - 1) / stripe_len {
-            let start = s * stripe_len;
-            // Stripe-relative logical range touched: [lo, hi), non-empty.
-            let lo = lba.max(start) - start;
-            let hi = end.min(start + stripe_len) - start;
-            let st = Stripe {
-                layout: self,
-                s,
-                first: lo / unit,
-                last: (hi - 1) / unit,
-                first_lo: lo % unit,
-                last_hi: hi - (hi - 1) / unit * unit,
-            };
-            if lo == 0 && hi == stripe_len {
+        for st in self.stripes(lba, end) {
+            if st.is_full() {
                 for i in 0..k {
                     push_merged(&mut plan.writes, st.data_io(i, 0, unit));
                 }
@@ -94,16 +111,9 @@ impl Layout {
                 plan.full_stripe = plan.full_stripe.saturating_add(1);
                 continue;
             }
-            let w = st.last - st.first + 1;
-            // Parity span [a, b): union of the touched in-unit ranges.
-            let (a, b) = if w == 1 {
-                (st.first_lo, st.last_hi)
-            } else {
-                (0, unit)
-            };
-            // Reconstruct-write needs every touched unit to cover [a, b).
-            let rcw_allowed = w == 1 || (st.first_lo == 0 && st.last_hi == unit);
-            if rcw_allowed && k + m < 2 * w + 2 * m {
+            let w = st.touched_units();
+            let (a, b) = st.span();
+            if st.rcw_allowed() && k + m < 2 * w + 2 * m {
                 for i in (0..st.first).chain(st.last + 1..k) {
                     push_merged(&mut plan.reads, st.data_io(i, a, b));
                 }
@@ -128,18 +138,46 @@ impl Layout {
 /// The part of one RAID 5/6 stripe touched by a write: data units
 /// `first..=last`, from offset `first_lo` in the first to `last_hi` in the
 /// last.
-struct Stripe<'a> {
-    layout: &'a Layout,
-    s: u64,
-    first: u64,
-    last: u64,
-    first_lo: u64,
-    last_hi: u64,
+pub(super) struct Stripe<'a> {
+    pub(super) layout: &'a Layout,
+    pub(super) s: u64,
+    pub(super) first: u64,
+    pub(super) last: u64,
+    pub(super) first_lo: u64,
+    pub(super) last_hi: u64,
 }
 
 impl Stripe<'_> {
+    /// Whether every data unit is entirely written.
+    pub(super) fn is_full(&self) -> bool {
+        let k = u64::from(self.layout.data_disks());
+        let unit = self.layout.unit;
+        self.first == 0 && self.first_lo == 0 && self.last == k - 1 && self.last_hi == unit
+    }
+
+    /// Number of touched data units (`w`).
+    pub(super) fn touched_units(&self) -> u64 {
+        self.last - self.first + 1
+    }
+
+    /// Parity span `[a, b)`: the touched in-unit range of a one-unit write,
+    /// else the hull of the touched ranges, `[0, unit)`.
+    pub(super) fn span(&self) -> (u64, u64) {
+        if self.first == self.last {
+            (self.first_lo, self.last_hi)
+        } else {
+            (0, self.layout.unit)
+        }
+    }
+
+    /// Whether every touched unit covers the whole span (reconstruct-write
+    /// needs it).
+    pub(super) fn rcw_allowed(&self) -> bool {
+        self.first == self.last || (self.first_lo == 0 && self.last_hi == self.layout.unit)
+    }
+
     /// In-unit range `[lo, hi)` written in touched data unit `i`.
-    fn touched(&self, i: u64) -> (u64, u64) {
+    pub(super) fn touched(&self, i: u64) -> (u64, u64) {
         let lo = if i == self.first { self.first_lo } else { 0 };
         let hi = if i == self.last {
             self.last_hi
@@ -150,19 +188,19 @@ impl Stripe<'_> {
     }
 
     /// In-unit range `[lo, hi)` of data unit `i`.
-    fn data_io(&self, i: u64, lo: u64, hi: u64) -> DiskIo {
+    pub(super) fn data_io(&self, i: u64, lo: u64, hi: u64) -> DiskIo {
         self.io(self.layout.data_disk(self.s, i), lo, hi)
     }
 
     /// Pushes the in-unit range `[lo, hi)` of each parity unit (P, then Q).
-    fn parity(&self, lo: u64, hi: u64, v: &mut Vec<DiskIo>) {
+    pub(super) fn parity(&self, lo: u64, hi: u64, v: &mut Vec<DiskIo>) {
         let p = self.layout.parity_disk(self.s);
         for j in 0..self.layout.level.parity_count() {
             push_merged(v, self.io((p + j) % self.layout.n(), lo, hi));
         }
     }
 
-    fn io(&self, disk: u64, lo: u64, hi: u64) -> DiskIo {
+    pub(super) fn io(&self, disk: u64, lo: u64, hi: u64) -> DiskIo {
         DiskIo {
             disk: super::disk_id(disk),
             disk_lba: self.s * self.layout.unit + lo,
@@ -175,7 +213,7 @@ impl Stripe<'_> {
 /// starts where it ends. Every mapping keeps a disk's addresses increasing
 /// with the logical address, so the latest operation on a disk is the only
 /// candidate for merging.
-fn push_merged(v: &mut Vec<DiskIo>, io: DiskIo) {
+pub(super) fn push_merged(v: &mut Vec<DiskIo>, io: DiskIo) {
     if let Some(prev) = v.iter_mut().rev().find(|p| p.disk == io.disk) {
         if prev.disk_lba + prev.sectors == io.disk_lba {
             prev.sectors += io.sectors;
@@ -187,7 +225,7 @@ fn push_merged(v: &mut Vec<DiskIo>, io: DiskIo) {
 
 /// [`push_merged`] for read extents appended after `out[..from]`; the mirror
 /// copy is extended along with the primary.
-fn push_read(out: &mut Vec<ReadExtent>, from: usize, ext: ReadExtent) {
+pub(super) fn push_read(out: &mut Vec<ReadExtent>, from: usize, ext: ReadExtent) {
     // `from` is `out.len()` at the start of `plan_read`, so in bounds.
     if let Some(prev) = out[from..]
         .iter_mut()

@@ -7,6 +7,7 @@ mod caches;
 mod determinism;
 mod raid_ops;
 mod reference_case1;
+mod workloads;
 
 use storlab_core::result::Run;
 use storlab_sim::{
