@@ -111,6 +111,13 @@ pub struct Metrics {
     pub write_latency_ms: Option<LatencySummaryMs>,
     /// I/Os completed in the measured window.
     pub ios: u64,
+    /// I/Os that failed (no path, lost data) in the measured window.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub io_errors: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 /// Per physical (or block) device figures, iostat-style.
@@ -193,6 +200,56 @@ pub struct SeriesPoint {
     pub latency_ms_mean: f64,
 }
 
+/// Per host path figures.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PathMetrics {
+    /// Path name.
+    pub name: String,
+    /// I/Os per second carried.
+    pub iops: f64,
+    /// MB/s carried.
+    pub mbps: f64,
+    /// Failed by the end of the run.
+    pub failed: bool,
+}
+
+/// Something that happened during a run (failures, rebuilds, data loss).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SimEvent {
+    /// Simulated seconds since the start (warm-up included).
+    pub t_s: f64,
+    /// `failure`, `failover`, `rebuild_start`, `rebuild_done`, `data_loss`, `no_spare`.
+    pub kind: String,
+    /// What it happened to.
+    pub target: String,
+    /// Plain-words detail.
+    pub detail: String,
+}
+
+/// A rebuild onto a spare and what foreground I/O saw around it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RebuildMetrics {
+    /// Group and member rebuilt (`r5-0.d3`).
+    pub member: String,
+    /// Spare device written.
+    pub spare: String,
+    /// Start, simulated seconds.
+    pub start_s: f64,
+    /// End, simulated seconds; absent when the run ended first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_s: Option<f64>,
+    /// Duration (so far, if unfinished), seconds.
+    pub duration_s: f64,
+    /// Data rebuilt, MB.
+    pub rebuilt_mb: f64,
+    /// Host latency before the first failure.
+    pub latency_ms_before: LatencySummaryMs,
+    /// Host latency while degraded or rebuilding.
+    pub latency_ms_during: LatencySummaryMs,
+    /// Host latency after every rebuild finished.
+    pub latency_ms_after: LatencySummaryMs,
+}
+
 /// Simulator bookkeeping.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SimInfo {
@@ -224,6 +281,15 @@ pub struct Run {
     /// Per-interval series.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub series: Vec<SeriesPoint>,
+    /// Per host path figures (simulated arrays).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<PathMetrics>,
+    /// Failures, failovers, rebuilds, data loss.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<SimEvent>,
+    /// Rebuilds onto spares.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rebuilds: Vec<RebuildMetrics>,
     /// Simulator bookkeeping (simulated runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sim: Option<SimInfo>,

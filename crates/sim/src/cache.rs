@@ -285,6 +285,32 @@ impl DirtyPages {
         Some(added)
     }
 
+    /// Drops every dirty page that is not being destaged (its data is lost); returns how many.
+    /// Order-independent, so iterating the map here cannot leak hash order into results.
+    pub fn drop_idle(&mut self) -> u64 {
+        let mut dropped = 0u64;
+        let mut emptied = Vec::new();
+        for (&w, word) in self.words.iter_mut() {
+            let idle = word.dirty & !word.destaging;
+            dropped += idle.count_ones() as u64;
+            word.dirty &= !idle;
+            word.redirtied &= word.dirty;
+            if word.dirty == 0 {
+                emptied.push(w);
+            }
+        }
+        for w in emptied {
+            self.words.remove(&w);
+            let l1 = &mut self.level1[(w >> 6) as usize];
+            *l1 &= !(1u64 << (w & 63));
+            if *l1 == 0 {
+                self.level2[(w >> 12) as usize] &= !(1u64 << ((w >> 6) & 63));
+            }
+        }
+        self.count -= dropped as usize;
+        dropped
+    }
+
     /// First non-empty word index at or after `from`.
     fn next_word(&self, from: u64) -> Option<u64> {
         let i1 = (from >> 6) as usize;

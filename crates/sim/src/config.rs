@@ -4,7 +4,10 @@
 //! The simulator never reads files: callers pass the text and the file name, which every
 //! error message carries along with the offending key. Unknown keys are errors.
 
+mod failures;
+pub mod host;
 pub mod resolve;
+pub mod virtual_disks;
 mod workload;
 
 use std::collections::BTreeMap;
@@ -12,7 +15,14 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use storlab_core::{ByteSize, TimeSpan};
 
-pub use resolve::{ControllerSpec, GroupSpec, HostSpec, MirrorRead, SystemSpec, WritePolicy};
+pub use host::{
+    FailureSpec, FailureTarget, HostScheduler, LunSpec, MultipathPolicy, PathSpec, RebuildSpec,
+    VolumeSpec,
+};
+pub use resolve::{
+    parse_failure_arg, ControllerSpec, GroupSpec, HostSpec, MirrorRead, SystemSpec, WritePolicy,
+};
+pub use virtual_disks::DiskGroupSpec;
 pub use workload::{StreamSpec, WorkloadSpec};
 
 /// Bad input: a configuration that cannot be simulated. Recoverable: report and exit 2.
@@ -58,6 +68,14 @@ pub struct HostFile {
     pub link_mbps: f64,
     /// Fixed latency per I/O on a link (protocol and switch).
     pub link_latency: TimeSpan,
+    /// Explicit paths; when given, `links`, `link_mbps` and `link_latency` are not used.
+    pub paths: Vec<host::PathFile>,
+    /// `round-robin`, `preferred` (per-LUN path to the owning controller, failover) or `single`.
+    pub multipath: host::MultipathPolicy,
+    /// Host I/Os outstanding per LUN (0 = no limit); more wait in the host queue.
+    pub queue_depth_per_lun: u32,
+    /// Order of the host queue: `none` (FIFO) or `deadline` (by address, 500 ms deadline).
+    pub scheduler: host::HostScheduler,
 }
 
 impl Default for HostFile {
@@ -66,6 +84,10 @@ impl Default for HostFile {
             links: 2,
             link_mbps: 400.0,
             link_latency: TimeSpan(20_000),
+            paths: Vec::new(),
+            multipath: host::MultipathPolicy::RoundRobin,
+            queue_depth_per_lun: 0,
+            scheduler: host::HostScheduler::None,
         }
     }
 }
@@ -185,8 +207,27 @@ pub struct ArrayFile {
     /// Controllers.
     #[serde(default)]
     pub controllers: ControllersFile,
-    /// RAID groups, each presented to the host as one LUN, in volume order.
+    /// RAID groups; each is one LUN unless `luns` carve it.
+    #[serde(default)]
     pub raid_groups: Vec<RaidGroupFile>,
+    /// Disk groups of a virtualized array.
+    #[serde(default)]
+    pub disk_groups: Vec<virtual_disks::DiskGroupFile>,
+    /// Virtual disks striped over a whole disk group.
+    #[serde(default)]
+    pub virtual_disks: Vec<virtual_disks::VirtualDiskFile>,
+    /// LUNs carved from groups (groups not named here are one LUN each).
+    #[serde(default)]
+    pub luns: Vec<host::LunFile>,
+    /// Host volumes over LUNs.
+    #[serde(default)]
+    pub volumes: Vec<host::VolumeFile>,
+    /// Failure events.
+    #[serde(default)]
+    pub failures: Vec<host::FailureFile>,
+    /// Rebuild policy.
+    #[serde(default)]
+    pub rebuild: host::RebuildFile,
     /// User-defined disk models (tables with `kind` or `base` plus parameters).
     #[serde(default)]
     pub disk_models: BTreeMap<String, toml::Table>,
@@ -201,7 +242,7 @@ pub fn parse_array(text: &str, file: &str) -> Result<SystemSpec, ConfigError> {
     resolve::resolve(raw, file)
 }
 
-pub use workload::{parse_workload, profile_workload};
+pub use workload::{parse_workload, profile_workload, resolve_target};
 
 /// Lays `overrides` over `base` (keys of `overrides` win); used for `base = "..."` entries.
 pub(crate) fn merge_tables(mut base: toml::Table, overrides: toml::Table) -> toml::Table {

@@ -39,6 +39,12 @@ pub enum Event {
     HostDone(u32),
     /// End of the warm-up: statistics restart.
     WarmupEnd,
+    /// The failure event with this index happens.
+    Failure(u32),
+    /// A rebuild task may issue its next chunk (rate limit reached).
+    RebuildTick(u32),
+    /// The trace replayer issues its next record.
+    TraceNext,
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -16,25 +16,42 @@ pub mod model;
 pub mod raid;
 pub mod rng;
 pub mod slab;
+pub mod trace;
+pub mod volume;
 
 use storlab_core::profile::IOGEN_MATRIX;
 use storlab_core::result::Run;
 
 pub use config::{
-    parse_array, parse_workload, profile_workload, ConfigError, SystemSpec, WorkloadSpec,
+    parse_array, parse_failure_arg, parse_workload, profile_workload, ConfigError, FailureSpec,
+    SystemSpec, WorkloadSpec,
 };
-pub use model::{Model, RunOptions};
+pub use model::{Model, RunOptions, TraceMode, TraceSource};
 
-/// Simulates `workload` on `system`.
+/// Simulates `workload` on `system`, with the failure events of the array file.
 pub fn simulate(
     system: &SystemSpec,
     workload: &WorkloadSpec,
     opts: RunOptions,
 ) -> Result<Run, ConfigError> {
+    simulate_with(system, workload, &system.failures, None, opts)
+}
+
+/// Simulates `workload` (and an optional trace replay) on `system` with the given failures.
+pub fn simulate_with(
+    system: &SystemSpec,
+    workload: &WorkloadSpec,
+    failures: &[FailureSpec],
+    trace: Option<TraceSource>,
+    opts: RunOptions,
+) -> Result<Run, ConfigError> {
     check_fits(system, workload)?;
-    let model = Model::new(system, workload, opts)
+    let mut model = Model::new(system, workload, failures, opts)
         .map_err(|e| ConfigError::invalid(&system.file, "disk_models", e))?;
-    Ok(model.run())
+    if let Some(t) = trace {
+        model = model.with_trace(t);
+    }
+    model.run()
 }
 
 /// Runs every profile of the IOgen matrix on `system`, one run each.

@@ -119,6 +119,10 @@ pub struct GroupStats {
     pub read_modify_write: u64,
     /// Stripe updates by reconstruct-write.
     pub reconstruct_write: u64,
+    /// Dirty pages that could not be destaged (data lost).
+    pub lost_pages: u64,
+    /// Disk operations of rebuilds.
+    pub rebuild_ops: u64,
 }
 
 /// Rounds to 3 decimals (stable, compact JSON).

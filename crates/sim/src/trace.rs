@@ -40,8 +40,8 @@
 //! `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`. Timestamp is a Windows
 //! filetime (100 ns ticks since 1601; `time_ns` is `(ticks - first ticks) * 100`); Type is
 //! `Read` or `Write` in any case; Offset and Size are in bytes; ResponseTime is ignored and
-//! may be absent. The device is `{Hostname}_{DiskNumber}`, e.g. `hm_0`. A header line
-//! starting with the field `Timestamp` is skipped.
+//! may be absent. The device is `{Hostname}_{DiskNumber}` with the disk number in plain
+//! decimal, e.g. `hm_0`. A header line starting with the field `Timestamp` is skipped.
 //!
 //! # blkparse (`blkparse`): default text output of `blkparse`
 //!
@@ -57,7 +57,8 @@
 //!
 //! # fio iolog (`fio`), versions 2 and 3
 //!
-//! The first line must be `fio version 2 iolog` or `fio version 3 iolog`. Version 2 lines
+//! The first non-blank, non-comment line must be `fio version 2 iolog` or
+//! `fio version 3 iolog` (until it is found, each line is an error). Version 2 lines
 //! are `filename action [offset length]`; version 3 lines have a leading timestamp:
 //! `timestamp filename action [offset length]`. Actions are add, open, close, read, write,
 //! sync, datasync, sync_file_range, trim and wait. Only read and write give records

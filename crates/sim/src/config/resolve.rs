@@ -2,7 +2,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{merge_tables, ArrayFile, ConfigError, RaidGroupFile};
+use super::host::{
+    self, FailureSpec, HostScheduler, LunSpec, MultipathPolicy, PathSpec, RebuildSpec, VolumeSpec,
+};
+use super::virtual_disks::{self, DiskGroupSpec};
+use super::{failures, merge_tables, ArrayFile, ConfigError, RaidGroupFile};
+
+pub use super::failures::parse_failure_arg;
 use crate::device::models::{builtin_model, BUILTIN_MODELS};
 use crate::device::{DiskModel, Mechanism};
 use crate::raid::{Layout, RaidLevel};
@@ -31,15 +37,17 @@ pub enum MirrorRead {
     Primary,
 }
 
-/// Host links, resolved.
+/// Host side, resolved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostSpec {
-    /// Number of links.
-    pub links: u32,
-    /// Nanoseconds per byte on one link.
-    pub link_ns_per_byte: f64,
-    /// Fixed latency per I/O.
-    pub link_latency_ns: u64,
+    /// Paths between host and array.
+    pub paths: Vec<PathSpec>,
+    /// Multipath policy.
+    pub multipath: MultipathPolicy,
+    /// Host I/Os outstanding per LUN (0 = no limit).
+    pub queue_depth_per_lun: u32,
+    /// Host queue order.
+    pub scheduler: HostScheduler,
 }
 
 /// Controller settings, resolved into sectors and nanoseconds.
@@ -99,6 +107,10 @@ pub struct GroupSpec {
     pub write_cache: bool,
     /// Mirror read policy.
     pub mirror_read: MirrorRead,
+    /// Disk group whose disks a virtual disk shares (None: the group owns its disks).
+    pub disk_group: Option<u32>,
+    /// Where the group's space starts on each of its disks.
+    pub disk_offset_sectors: u64,
 }
 
 /// A whole storage system, validated.
@@ -110,12 +122,22 @@ pub struct SystemSpec {
     pub description: String,
     /// File it came from.
     pub file: String,
-    /// Host links.
+    /// Host paths and queueing.
     pub host: HostSpec,
     /// Controllers.
     pub controllers: ControllerSpec,
-    /// RAID groups in volume order.
+    /// RAID groups, then virtual disks.
     pub groups: Vec<GroupSpec>,
+    /// Disk groups of virtual disks.
+    pub disk_groups: Vec<DiskGroupSpec>,
+    /// LUNs (explicit ones first, then one per uncarved group).
+    pub luns: Vec<LunSpec>,
+    /// Host volumes.
+    pub volumes: Vec<VolumeSpec>,
+    /// Failure events from the file (the CLI may add more).
+    pub failures: Vec<FailureSpec>,
+    /// Rebuild policy.
+    pub rebuild: RebuildSpec,
 }
 
 impl SystemSpec {
@@ -124,42 +146,138 @@ impl SystemSpec {
         self.groups.iter().position(|g| g.name == name)
     }
 
-    /// Member disks over all groups (spares excluded).
+    /// Member disks over all groups and disk groups (spares excluded).
     pub fn member_disks(&self) -> u32 {
-        self.groups.iter().map(|g| g.layout.disks()).sum()
+        let own: u32 = self
+            .groups
+            .iter()
+            .filter(|g| g.disk_group.is_none())
+            .map(|g| g.layout.disks())
+            .sum();
+        own + self.disk_groups.iter().map(|d| d.disks).sum::<u32>()
+    }
+
+    /// Index of the LUN called `name`.
+    pub fn lun_index(&self, name: &str) -> Option<usize> {
+        self.luns.iter().position(|l| l.name == name)
+    }
+
+    /// Index of the volume called `name`.
+    pub fn volume_index(&self, name: &str) -> Option<usize> {
+        self.volumes.iter().position(|v| v.name == name)
     }
 }
 
 pub(super) fn resolve(raw: ArrayFile, file: &str) -> Result<SystemSpec, ConfigError> {
-    let bad = |key: &str, reason: String| ConfigError::invalid(file, key, reason);
-    let h = &raw.host;
-    if h.links == 0 || h.links > 64 {
-        return Err(bad(
-            "host.links",
-            format!("must be 1..=64; got {}", h.links),
-        ));
-    }
-    positive(file, "host.link_mbps", h.link_mbps)?;
-    let host = HostSpec {
-        links: h.links,
-        link_ns_per_byte: 1e3 / h.link_mbps,
-        link_latency_ns: h.link_latency.0,
-    };
     let controllers = resolve_controllers(&raw, file)?;
-    if raw.raid_groups.is_empty() {
-        return Err(bad(
+    let host = resolve_host(&raw, controllers.count, file)?;
+    let mut groups = resolve_raid_groups(&raw, &controllers, file)?;
+    let model_of = |name: &str, key: &str| resolve_model(&raw, name, file, key);
+    let (disk_groups, virtual_groups) = virtual_disks::resolve_virtual_disks(
+        &raw.disk_groups,
+        &raw.virtual_disks,
+        controllers.count,
+        groups.len(),
+        file,
+        &model_of,
+    )?;
+    groups.extend(virtual_groups);
+    if groups.is_empty() {
+        return Err(ConfigError::invalid(
+            file,
             "raid_groups",
-            "at least one RAID group is needed".into(),
+            "at least one RAID group or virtual disk is needed",
         ));
     }
+    let mut names: Vec<&str> = groups
+        .iter()
+        .map(|g| g.name.as_str())
+        .chain(disk_groups.iter().map(|d| d.name.as_str()))
+        .collect();
+    names.sort_unstable();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(ConfigError::invalid(
+            file,
+            "raid_groups",
+            format!("two groups are named {:?}", w[0]),
+        ));
+    }
+    let luns = host::resolve_luns(&raw.luns, &groups, file)?;
+    let volumes = host::resolve_volumes(&raw.volumes, &luns, file)?;
+    if let Some(v) = volumes
+        .iter()
+        .find(|v| luns.iter().any(|l| l.name == v.name))
+    {
+        return Err(ConfigError::invalid(
+            file,
+            "volumes",
+            format!("volume {:?} has the name of a LUN", v.name),
+        ));
+    }
+    let mut spec = SystemSpec {
+        name: raw.name.clone(),
+        description: raw.description.clone(),
+        file: file.to_string(),
+        host,
+        controllers,
+        groups,
+        disk_groups,
+        luns,
+        volumes,
+        failures: Vec::new(),
+        rebuild: host::resolve_rebuild(&raw.rebuild, file)?,
+    };
+    for (i, f) in raw.failures.iter().enumerate() {
+        let failure = failures::resolve_failure_file(f, &spec, file, &format!("failures[{i}]"))?;
+        spec.failures.push(failure);
+    }
+    Ok(spec)
+}
+
+fn resolve_host(raw: &ArrayFile, controllers: u32, file: &str) -> Result<HostSpec, ConfigError> {
+    let h = &raw.host;
+    let paths = if h.paths.is_empty() {
+        if h.links == 0 || h.links > 64 {
+            return Err(ConfigError::invalid(
+                file,
+                "host.links",
+                format!("must be 1..=64; got {}", h.links),
+            ));
+        }
+        positive(file, "host.link_mbps", h.link_mbps)?;
+        (0..h.links)
+            .map(|i| PathSpec {
+                name: format!("p{i}"),
+                ns_per_byte: 1e3 / h.link_mbps,
+                latency_ns: h.link_latency.0,
+                controller: Some(i % controllers),
+            })
+            .collect()
+    } else {
+        host::resolve_paths(&h.paths, controllers, file)?
+    };
+    Ok(HostSpec {
+        paths,
+        multipath: h.multipath,
+        queue_depth_per_lun: h.queue_depth_per_lun,
+        scheduler: h.scheduler,
+    })
+}
+
+fn resolve_raid_groups(
+    raw: &ArrayFile,
+    controllers: &ControllerSpec,
+    file: &str,
+) -> Result<Vec<GroupSpec>, ConfigError> {
     let mut groups = Vec::new();
     for (i, g) in raw.raid_groups.iter().enumerate() {
         let key = |k: &str| format!("raid_groups[{i}].{k}");
-        let model = resolve_model(&raw, &g.disk_model, file, &key("disk_model"))?;
+        let model = resolve_model(raw, &g.disk_model, file, &key("disk_model"))?;
         let layout = resolve_layout(g, &model, file, &key)?;
         if g.count == 0 || g.count > 4096 {
-            return Err(bad(
-                &key("count"),
+            return Err(ConfigError::invalid(
+                file,
+                key("count"),
                 format!("must be 1..=4096; got {}", g.count),
             ));
         }
@@ -172,8 +290,9 @@ pub(super) fn resolve(raw: ArrayFile, file: &str) -> Result<SystemSpec, ConfigEr
             let index = groups.len() as u32;
             let controller = g.controller.unwrap_or(index % controllers.count);
             if controller >= controllers.count {
-                return Err(bad(
-                    &key("controller"),
+                return Err(ConfigError::invalid(
+                    file,
+                    key("controller"),
                     format!(
                         "must name one of the {} controllers (0..={}); got {controller}",
                         controllers.count,
@@ -191,25 +310,12 @@ pub(super) fn resolve(raw: ArrayFile, file: &str) -> Result<SystemSpec, ConfigEr
                 read_cache: g.read_cache,
                 write_cache: g.write_cache,
                 mirror_read: g.mirror_read,
+                disk_group: None,
+                disk_offset_sectors: 0,
             });
         }
     }
-    let mut names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
-    names.sort_unstable();
-    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(bad(
-            "raid_groups",
-            format!("two groups are named {:?}", w[0]),
-        ));
-    }
-    Ok(SystemSpec {
-        name: raw.name,
-        description: raw.description,
-        file: file.to_string(),
-        host,
-        controllers,
-        groups,
-    })
+    Ok(groups)
 }
 
 fn positive(file: &str, key: &str, v: f64) -> Result<(), ConfigError> {

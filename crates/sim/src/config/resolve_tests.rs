@@ -177,10 +177,10 @@ fn workload_streams_resolve_targets_and_overrides() {
     let spec = parse_workload(w, "w.toml", &s).unwrap();
     assert_eq!(spec.name, "mix");
     assert_eq!(spec.streams.len(), 2);
-    assert_eq!(spec.streams[0].targets, vec![1]);
+    assert_eq!(spec.streams[0].luns, vec![1]);
     assert_eq!(spec.streams[0].profile.iodepth, 3);
     assert_eq!(spec.streams[0].profile.read_pct, 60.0);
-    assert_eq!(spec.streams[1].targets, vec![0, 1]);
+    assert_eq!(spec.streams[1].luns, vec![0, 1]);
     let err = profile_workload("randread-9k", &s).unwrap_err().to_string();
     assert!(
         err.contains("randread-9k") && err.contains("randread-8k"),

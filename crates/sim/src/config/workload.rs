@@ -17,15 +17,31 @@ use storlab_core::IoProfile;
 
 use super::{merge_tables, ConfigError, SystemSpec};
 
-/// One stream: a profile over a volume that concatenates the target groups.
+/// One stream: a profile over a target (a host volume, or LUNs concatenated).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StreamSpec {
     /// What the stream issues.
     pub profile: IoProfile,
-    /// Group indices of the volume, in order.
-    pub targets: Vec<u32>,
-    /// Target group names (for reports).
+    /// Host volume index, when the target is a configured volume.
+    pub volume: Option<u32>,
+    /// Otherwise the LUN indices concatenated, in order.
+    pub luns: Vec<u32>,
+    /// Target as named (for reports).
     pub target_names: Vec<String>,
+}
+
+impl StreamSpec {
+    /// Capacity of the target in bytes.
+    pub fn target_bytes(&self, system: &SystemSpec) -> u64 {
+        match self.volume {
+            Some(v) => system.volumes[v as usize].volume.capacity_sectors() * 512,
+            None => self
+                .luns
+                .iter()
+                .map(|&l| system.luns[l as usize].sectors * 512)
+                .sum(),
+        }
+    }
 }
 
 /// A workload: concurrent streams.
@@ -60,9 +76,62 @@ pub fn profile_workload(name: &str, system: &SystemSpec) -> Result<WorkloadSpec,
 fn stream_over_all(profile: IoProfile, system: &SystemSpec) -> StreamSpec {
     StreamSpec {
         profile,
-        targets: (0..system.groups.len() as u32).collect(),
-        target_names: system.groups.iter().map(|g| g.name.clone()).collect(),
+        volume: None,
+        luns: (0..system.luns.len() as u32).collect(),
+        target_names: vec!["all".into()],
     }
+}
+
+/// Resolves target names: a volume (alone), or LUN and group names (their LUNs, concatenated).
+pub fn resolve_target(
+    profile: IoProfile,
+    names: &[String],
+    system: &SystemSpec,
+) -> Result<StreamSpec, String> {
+    if names.len() == 1 && names[0] == "all" {
+        return Ok(stream_over_all(profile, system));
+    }
+    if let [one] = names {
+        if let Some(v) = system.volume_index(one) {
+            return Ok(StreamSpec {
+                profile,
+                volume: Some(v as u32),
+                luns: Vec::new(),
+                target_names: names.to_vec(),
+            });
+        }
+    }
+    let mut luns = Vec::new();
+    for n in names {
+        if let Some(l) = system.lun_index(n) {
+            luns.push(l as u32);
+        } else if let Some(g) = system.group_index(n) {
+            luns.extend(
+                system
+                    .luns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.group == g as u32)
+                    .map(|(i, _)| i as u32),
+            );
+        } else {
+            let mut known: Vec<&str> = system.volumes.iter().map(|v| v.name.as_str()).collect();
+            known.extend(system.luns.iter().map(|l| l.name.as_str()));
+            return Err(format!(
+                "no volume, LUN or group named {n:?} (a volume must be the only target); known: {}",
+                known.join(", ")
+            ));
+        }
+    }
+    if luns.is_empty() {
+        return Err("names no LUN".into());
+    }
+    Ok(StreamSpec {
+        profile,
+        volume: None,
+        luns,
+        target_names: names.to_vec(),
+    })
 }
 
 /// Parses a workload file against `system` (targets must name its groups).
@@ -153,45 +222,19 @@ fn parse_stream(
         .validate()
         .map_err(|e| ConfigError::invalid(file, format!("{key}.{}", e.key), e.reason))?;
     let names: Vec<String> = match target {
-        None => return Ok(stream_over_all(profile, system)),
-        Some(toml::Value::String(s)) if s == "all" => return Ok(stream_over_all(profile, system)),
+        None => vec!["all".to_string()],
         Some(toml::Value::String(s)) => vec![s],
-        Some(toml::Value::Array(a)) => a
-            .iter()
-            .map(|v| v.as_str().unwrap_or_default().to_string())
-            .collect(),
+        Some(toml::Value::Array(a)) => a.iter().map(|v| v.as_str().unwrap_or_default().to_string()).collect(),
         Some(other) => {
             return Err(ConfigError::invalid(
                 file,
                 format!("{key}.target"),
-                format!("must be \"all\", a group name or a list of names; got {other}"),
+                format!("must be \"all\", a volume, LUN or group name, or a list of LUN and group names; got {other}"),
             ))
         }
     };
-    let mut targets = Vec::new();
-    for n in &names {
-        let idx = system.group_index(n).ok_or_else(|| {
-            let known: Vec<&str> = system.groups.iter().map(|g| g.name.as_str()).collect();
-            ConfigError::invalid(
-                file,
-                format!("{key}.target"),
-                format!("no RAID group named {n:?}; groups: {}", known.join(", ")),
-            )
-        })?;
-        targets.push(idx as u32);
-    }
-    if targets.is_empty() {
-        return Err(ConfigError::invalid(
-            file,
-            format!("{key}.target"),
-            "names no group",
-        ));
-    }
-    Ok(StreamSpec {
-        profile,
-        targets,
-        target_names: names,
-    })
+    resolve_target(profile, &names, system)
+        .map_err(|e| ConfigError::invalid(file, format!("{key}.target"), e))
 }
 
 /// The stream's region must lie inside its volume.
@@ -201,11 +244,7 @@ fn check_region(
     file: &str,
     key: &str,
 ) -> Result<(), ConfigError> {
-    let volume_bytes: u64 = s
-        .targets
-        .iter()
-        .map(|&g| system.groups[g as usize].layout.capacity_sectors() * 512)
-        .sum();
+    let volume_bytes = s.target_bytes(system);
     let p = &s.profile;
     let end = p.region_offset.0 + p.region_size.map_or(p.max_block_bytes(), |r| r.0);
     if end > volume_bytes {

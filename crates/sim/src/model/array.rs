@@ -1,49 +1,99 @@
-//! Array requests: a RAID group's plan of disk operations, issued in phases (reads before the
-//! writes that depend on them), and completion back to the controller.
+//! Array requests: a RAID group's plan of disk operations (degraded when members have
+//! failed), issued in phases (reads before the writes that depend on them), mapped to the
+//! group's devices, and completion back to the controller or the rebuild.
 
-use super::{AreqKind, ArrayReq, DiskOp, Model};
+use super::state::{AreqKind, ArrayReq, DiskOp, OpClass};
+use super::Model;
 use crate::config::MirrorRead;
 use crate::device::Command;
 use crate::engine::{Event, SimTime};
-use crate::raid::{DiskIo, ReadExtent};
+use crate::raid::{DiskIo, ReadExtent, WritePlan};
 
 impl Model {
-    /// Plans and issues an array read; returns the array request id.
-    pub(super) fn issue_read(&mut self, g: u32, lba: u64, sectors: u64, kind: AreqKind) -> u32 {
-        let mut extents = std::mem::take(&mut self.read_scratch);
+    /// Plans and issues an array read; None when the data is lost.
+    pub(super) fn issue_read(
+        &mut self,
+        g: u32,
+        lba: u64,
+        sectors: u64,
+        kind: AreqKind,
+    ) -> Option<u32> {
+        let mut extents = std::mem::take(&mut self.scratch.reads);
         extents.clear();
-        self.groups[g as usize]
-            .layout
-            .plan_read(lba, sectors, &mut extents);
-        let id = self.areqs.insert(ArrayReq {
-            group: g,
-            kind,
-            pending: extents.len() as u32,
-            phase2: Vec::new(),
+        let grp = &self.groups[g as usize];
+        let planned = if grp.failed.is_empty() {
+            grp.layout.plan_read(lba, sectors, &mut extents);
+            true
+        } else {
+            grp.layout
+                .plan_read_degraded(lba, sectors, &grp.failed, &mut extents)
+                .is_ok()
+        };
+        let id = planned.then(|| {
+            let id = self.areqs.insert(ArrayReq {
+                group: g,
+                kind,
+                pending: extents.len() as u32,
+                phase2: Vec::new(),
+            });
+            for e in &extents {
+                let io = self.choose_copy(g, e);
+                self.submit_disk_op(id, g, io, false, OpClass::Foreground, None);
+            }
+            id
         });
-        for e in &extents {
-            let io = self.choose_copy(g, e);
-            self.submit_disk_op(id, g, io, false, false);
-        }
-        self.read_scratch = extents;
+        self.scratch.reads = extents;
         id
     }
 
-    /// Plans and issues an array write (destage or write-through); returns its id.
-    pub(super) fn issue_write(&mut self, g: u32, lba: u64, sectors: u64, kind: AreqKind) -> u32 {
-        let mut plan = std::mem::take(&mut self.write_scratch);
-        self.groups[g as usize]
-            .layout
-            .plan_write(lba, sectors, &mut plan);
-        let grp = &mut self.groups[g as usize];
-        grp.stats.full_stripe += plan.full_stripe as u64;
-        grp.stats.read_modify_write += plan.read_modify_write as u64;
-        grp.stats.reconstruct_write += plan.reconstruct_write as u64;
-        let destage = matches!(kind, AreqKind::Destage { .. });
+    /// Plans and issues an array write (destage or write-through); None when the layout can
+    /// no longer store the data.
+    pub(super) fn issue_write(
+        &mut self,
+        g: u32,
+        lba: u64,
+        sectors: u64,
+        kind: AreqKind,
+    ) -> Option<u32> {
+        let mut plan = std::mem::take(&mut self.scratch.write);
+        let grp = &self.groups[g as usize];
+        let planned = if grp.failed.is_empty() {
+            grp.layout.plan_write(lba, sectors, &mut plan);
+            true
+        } else {
+            grp.layout
+                .plan_write_degraded(lba, sectors, &grp.failed, &mut plan)
+                .is_ok()
+        };
+        let class = match kind {
+            AreqKind::Destage { .. } => OpClass::Destage,
+            _ => OpClass::Foreground,
+        };
+        let id = planned.then(|| {
+            let grp = &mut self.groups[g as usize];
+            grp.stats.full_stripe += plan.full_stripe as u64;
+            grp.stats.read_modify_write += plan.read_modify_write as u64;
+            grp.stats.reconstruct_write += plan.reconstruct_write as u64;
+            self.issue_plan(g, &plan, kind, class, None)
+        });
+        self.scratch.write = plan;
+        id
+    }
+
+    /// Issues a two-phase plan (its reads, then its writes). `spare` redirects the writes to
+    /// a spare device (rebuild).
+    pub(super) fn issue_plan(
+        &mut self,
+        g: u32,
+        plan: &WritePlan,
+        kind: AreqKind,
+        class: OpClass,
+        spare: Option<u32>,
+    ) -> u32 {
         let (first, phase2) = if plan.reads.is_empty() {
             (&plan.writes, Vec::new())
         } else {
-            let mut writes = self.vec_pool.pop().unwrap_or_default();
+            let mut writes = self.scratch.vec_pool.pop().unwrap_or_default();
             writes.extend_from_slice(&plan.writes);
             (&plan.reads, writes)
         };
@@ -55,9 +105,15 @@ impl Model {
         });
         let first_is_write = plan.reads.is_empty();
         for &io in first.iter() {
-            self.submit_disk_op(id, g, io, first_is_write, destage);
+            self.submit_disk_op(
+                id,
+                g,
+                io,
+                first_is_write,
+                class,
+                spare.filter(|_| first_is_write),
+            );
         }
-        self.write_scratch = plan;
         id
     }
 
@@ -77,9 +133,8 @@ impl Model {
                 }
             }
             MirrorRead::ShortestQueue => {
-                let base = grp.first_disk as usize;
-                let a = self.devices[base + e.io.disk as usize].load();
-                let b = self.devices[base + mirror.disk as usize].load();
+                let a = self.devices[grp.members[e.io.disk as usize] as usize].load();
+                let b = self.devices[grp.members[mirror.disk as usize] as usize].load();
                 if b < a {
                     mirror
                 } else {
@@ -89,23 +144,32 @@ impl Model {
         }
     }
 
-    fn submit_disk_op(&mut self, areq: u32, g: u32, io: DiskIo, write: bool, destage: bool) {
-        let disk = self.groups[g as usize].first_disk + io.disk;
+    fn submit_disk_op(
+        &mut self,
+        areq: u32,
+        g: u32,
+        io: DiskIo,
+        write: bool,
+        class: OpClass,
+        device: Option<u32>,
+    ) {
+        let grp = &mut self.groups[g as usize];
+        let disk = device.unwrap_or(grp.members[io.disk as usize]);
+        if class == OpClass::Destage {
+            grp.destage_ops_inflight += 1;
+        }
         let cmd = Command {
             op: 0,
-            lba: io.disk_lba,
+            lba: grp.disk_offset + io.disk_lba,
             sectors: io.sectors as u32,
             write,
         };
-        if destage {
-            self.groups[g as usize].destage_ops_inflight += 1;
-        }
         let id = self.ops.insert(DiskOp {
             areq,
             disk,
             cmd,
             arrived_ns: self.now,
-            destage,
+            class,
         });
         let op = self.ops.get_mut(id);
         op.cmd.op = id;
@@ -126,13 +190,18 @@ impl Model {
         let areq = self.areqs.get_mut(op.areq);
         let grp = &mut self.groups[areq.group as usize];
         let took = self.now - op.arrived_ns;
-        if op.destage {
-            grp.stats.destage_ops += 1;
-            grp.stats.destage_delay_ns += took;
-            grp.destage_ops_inflight -= 1;
-        } else if !op.cmd.write {
-            grp.stats.read_ops += 1;
-            grp.stats.read_delay_ns += took;
+        match op.class {
+            OpClass::Destage => {
+                grp.stats.destage_ops += 1;
+                grp.stats.destage_delay_ns += took;
+                grp.destage_ops_inflight -= 1;
+            }
+            OpClass::Rebuild => grp.stats.rebuild_ops += 1,
+            OpClass::Foreground if !op.cmd.write => {
+                grp.stats.read_ops += 1;
+                grp.stats.read_delay_ns += took;
+            }
+            OpClass::Foreground => {}
         }
         let ctrl = grp.ctrl as usize;
         areq.pending = areq
@@ -146,14 +215,18 @@ impl Model {
                 let mut writes = std::mem::take(&mut areq.phase2);
                 areq.pending = writes.len() as u32;
                 let g = areq.group;
+                let spare = match areq.kind {
+                    AreqKind::Rebuild { task } => Some(self.rebuilds[task as usize].spare),
+                    _ => None,
+                };
                 for &io in &writes {
-                    self.submit_disk_op(op.areq, g, io, true, op.destage);
+                    self.submit_disk_op(op.areq, g, io, true, op.class, spare);
                 }
                 writes.clear();
-                self.vec_pool.push(writes);
+                self.scratch.vec_pool.push(writes);
             }
         }
-        if op.destage {
+        if op.class == OpClass::Destage {
             self.pump_destage(ctrl);
         }
     }
@@ -161,16 +234,12 @@ impl Model {
     fn complete_areq(&mut self, id: u32) {
         let areq = self.areqs.remove(id);
         match areq.kind {
-            AreqKind::Fetch {
-                lba,
-                sectors,
-                waiters,
-                cache,
-            } => self.fetch_done(id, areq.group, lba, sectors, waiters, cache),
+            kind @ AreqKind::Fetch { .. } => self.fetch_done(id, areq.group, kind),
             AreqKind::Destage { first_page, pages } => {
                 self.destage_done(areq.group, first_page, pages)
             }
-            AreqKind::WriteThrough { host } => self.piece_done(host, self.now),
+            AreqKind::WriteThrough { piece } => self.piece_done(piece, self.now, false),
+            AreqKind::Rebuild { task } => self.rebuild_chunk_done(task),
         }
     }
 }

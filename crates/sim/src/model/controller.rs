@@ -1,7 +1,8 @@
 //! Controller: read cache with sequential detection and prefetch, write-back cache (NVS) with
 //! watermark destage in address order, write-through, and the NVS-full wait.
 
-use super::{AreqKind, Model, NvsWaiter, SeqStream, SEQ_SLOTS};
+use super::state::{AreqKind, NvsWaiter, SeqStream, SEQ_SLOTS};
+use super::Model;
 use crate::cache::page_key;
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::WritePolicy;
@@ -10,12 +11,13 @@ use crate::config::WritePolicy;
 const DESTAGE_RUN_SECTORS: u64 = 2048;
 
 impl Model {
-    /// A read piece of host request `h`: hit, wait for fetches in flight, or fetch.
-    pub(super) fn read_piece(&mut self, h: u32, g: u32, lba: u64, sectors: u64, t_cpu: u64) {
+    /// A read piece: hit, wait for fetches in flight, or fetch.
+    pub(super) fn read_piece(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, t_cpu: u64) {
         let grp = &mut self.groups[g as usize];
         grp.stats.host_reads += 1;
         if !grp.read_cache {
-            self.start_fetch(g, lba, sectors, Some(h), false);
+            self.pieces.get_mut(pid).waits = 1;
+            self.start_fetch(g, lba, sectors, Some(pid), false);
             return;
         }
         let seg = self.spec.controllers.segment_sectors;
@@ -41,20 +43,30 @@ impl Model {
         }
         if n_waits == 0 && absent.is_none() {
             self.groups[g as usize].stats.read_hits += 1;
-            self.piece_done(h, t_cpu);
+            self.piece_done(pid, t_cpu, false);
         } else {
-            let extra = n_waits as u32 + absent.is_some() as u32 - 1;
-            self.hosts.get_mut(h).pending += extra;
+            self.pieces.get_mut(pid).waits = n_waits as u32 + absent.is_some() as u32;
             for &f in &waits[..n_waits] {
                 if let AreqKind::Fetch { waiters, .. } = &mut self.areqs.get_mut(f).kind {
-                    waiters.push(h);
+                    waiters.push(pid);
                 }
             }
             if let Some((a, b)) = absent {
-                self.start_fetch(g, a * seg, (b - a + 1) * seg, Some(h), true);
+                self.start_fetch(g, a * seg, (b - a + 1) * seg, Some(pid), true);
             }
         }
         self.detect_sequential(g, lba, sectors);
+    }
+
+    /// One fetch a piece waited for ended.
+    fn fetch_waiter_done(&mut self, pid: u32, error: bool) {
+        let p = self.pieces.get_mut(pid);
+        p.waits -= 1;
+        p.error |= error;
+        if p.waits == 0 {
+            let error = p.error;
+            self.piece_done(pid, self.now, error);
+        }
     }
 
     /// True when every write-cache page of [lba, lba+sectors) is dirty (readable from NVS).
@@ -65,53 +77,61 @@ impl Model {
     }
 
     /// Starts an array read; with `cache`, its segments are marked in flight and cached on
-    /// completion.
+    /// completion. A read of lost data fails its waiter at once.
     fn start_fetch(&mut self, g: u32, lba: u64, sectors: u64, waiter: Option<u32>, cache: bool) {
         let cap = self.groups[g as usize].layout.capacity_sectors();
         let sectors = sectors.min(cap - lba);
-        let id = self.issue_read(
-            g,
+        let ctrl = self.groups[g as usize].ctrl;
+        let kind = AreqKind::Fetch {
             lba,
             sectors,
-            AreqKind::Fetch {
-                lba,
-                sectors,
-                waiters: waiter.into_iter().collect(),
-                cache,
-            },
-        );
+            waiters: waiter.into_iter().collect(),
+            cache,
+            ctrl,
+        };
+        let Some(id) = self.issue_read(g, lba, sectors, kind) else {
+            if let Some(pid) = waiter {
+                self.fetch_waiter_done(pid, true);
+            }
+            return;
+        };
         if cache {
             let seg = self.spec.controllers.segment_sectors;
-            let ctrl = self.groups[g as usize].ctrl as usize;
             for s in lba / seg..(lba + sectors).div_ceil(seg) {
-                self.ctrls[ctrl].inflight.insert(page_key(g, s), id);
+                self.ctrls[ctrl as usize]
+                    .inflight
+                    .insert(page_key(g, s), id);
             }
         }
     }
 
     /// A fetch completed: cache its segments and release the readers waiting for it.
-    pub(super) fn fetch_done(
-        &mut self,
-        id: u32,
-        g: u32,
-        lba: u64,
-        sectors: u64,
-        waiters: Vec<u32>,
-        cache: bool,
-    ) {
+    pub(super) fn fetch_done(&mut self, id: u32, g: u32, kind: AreqKind) {
+        let AreqKind::Fetch {
+            lba,
+            sectors,
+            waiters,
+            cache,
+            ctrl,
+        } = kind
+        else {
+            unreachable!("fetch_done on a non-fetch request");
+        };
         if cache {
             let seg = self.spec.controllers.segment_sectors;
-            let c = &mut self.ctrls[self.groups[g as usize].ctrl as usize];
+            let c = &mut self.ctrls[ctrl as usize];
             for s in lba / seg..(lba + sectors).div_ceil(seg) {
                 let key = page_key(g, s);
                 if c.inflight.get(&key) == Some(&id) {
                     c.inflight.remove(&key);
                 }
-                c.cache.insert(key);
+                if !c.failed {
+                    c.cache.insert(key);
+                }
             }
         }
-        for h in waiters {
-            self.piece_done(h, self.now);
+        for pid in waiters {
+            self.fetch_waiter_done(pid, false);
         }
     }
 
@@ -171,22 +191,27 @@ impl Model {
     }
 
     /// A write piece: into NVS (maybe waiting for space), or through to the disks.
-    pub(super) fn write_piece(&mut self, h: u32, g: u32, lba: u64, sectors: u64, t_cpu: u64) {
+    pub(super) fn write_piece(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, t_cpu: u64) {
         let grp = &mut self.groups[g as usize];
         grp.stats.host_writes += 1;
         let write_back =
             grp.write_cache && self.spec.controllers.write_policy == WritePolicy::WriteBack;
         if !write_back {
-            self.issue_write(g, lba, sectors, AreqKind::WriteThrough { host: h });
+            if self
+                .issue_write(g, lba, sectors, AreqKind::WriteThrough { piece: pid })
+                .is_none()
+            {
+                self.piece_done(pid, self.now, true);
+            }
             return;
         }
         let ctrl = grp.ctrl as usize;
-        if self.ctrls[ctrl].waiters.is_empty() && self.try_accept(h, g, lba, sectors, t_cpu) {
+        if self.ctrls[ctrl].waiters.is_empty() && self.try_accept(pid, g, lba, sectors, t_cpu) {
             return;
         }
         self.groups[g as usize].stats.nvs_delayed += 1;
         self.ctrls[ctrl].waiters.push_back(NvsWaiter {
-            host: h,
+            piece: pid,
             group: g,
             lba,
             sectors,
@@ -196,11 +221,14 @@ impl Model {
 
     /// Marks the pages dirty and acknowledges after the mirror copy, if the write cache has
     /// room for the pages the write adds; false (nothing changed) when it has not.
-    fn try_accept(&mut self, h: u32, g: u32, lba: u64, sectors: u64, ready_ns: u64) -> bool {
+    fn try_accept(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, ready_ns: u64) -> bool {
         let ctrl = self.groups[g as usize].ctrl as usize;
         let room = self.spec.controllers.write_cache_pages - self.ctrls[ctrl].dirty_pages;
         let pages = (lba / PAGE_SECTORS, (lba + sectors).div_ceil(PAGE_SECTORS));
-        let Some(added) = self.groups[g as usize].dirty.write_within(pages.0, pages.1, room) else {
+        let Some(added) = self.groups[g as usize]
+            .dirty
+            .write_within(pages.0, pages.1, room)
+        else {
             return false;
         };
         let cs = &self.spec.controllers;
@@ -212,7 +240,7 @@ impl Model {
             c.mirror_free_ns = start + (sectors as f64 * 512.0 * cs.mirror_ns_per_byte) as u64;
             ack = c.mirror_free_ns + cs.mirror_latency_ns;
         }
-        self.piece_done(h, ack);
+        self.piece_done(pid, ack, false);
         self.pump_destage(ctrl);
         true
     }
@@ -220,8 +248,9 @@ impl Model {
     /// Admits NVS waiters in arrival order while they fit.
     fn admit_waiters(&mut self, ctrl: usize) {
         while let Some(w) = self.ctrls[ctrl].waiters.front() {
-            let (host, group, lba, sectors, since) = (w.host, w.group, w.lba, w.sectors, w.since_ns);
-            if !self.try_accept(host, group, lba, sectors, self.now.max(since)) {
+            let (pid, group, lba, sectors, since) =
+                (w.piece, w.group, w.lba, w.sectors, w.since_ns);
+            if !self.try_accept(pid, group, lba, sectors, self.now.max(since)) {
                 break;
             }
             self.ctrls[ctrl].waiters.pop_front();
@@ -274,12 +303,20 @@ impl Model {
             first_page: first,
             pages,
         };
-        self.issue_write(g, first * PAGE_SECTORS, pages * PAGE_SECTORS, kind);
+        if self
+            .issue_write(g, first * PAGE_SECTORS, pages * PAGE_SECTORS, kind)
+            .is_none()
+        {
+            // The stripe's data can no longer be written (too many failed disks): the dirty
+            // pages are lost. Counted, and dropped so the cache does not fill with them.
+            self.groups[g as usize].stats.lost_pages += pages;
+            self.release_destaged(g, first, pages);
+        }
         true
     }
 
-    /// A destage completed: free its pages, admit waiting writes, keep destaging.
-    pub(super) fn destage_done(&mut self, g: u32, first_page: u64, pages: u64) {
+    /// Frees a destaged run's pages (pages written again meanwhile stay dirty).
+    fn release_destaged(&mut self, g: u32, first_page: u64, pages: u64) -> usize {
         let grp = &mut self.groups[g as usize];
         let freed = grp.dirty.destaged(first_page, pages);
         let ctrl = grp.ctrl as usize;
@@ -289,6 +326,12 @@ impl Model {
         if c.dirty_pages <= self.spec.controllers.destage_low_pages && c.waiters.is_empty() {
             c.destage_active = false;
         }
+        ctrl
+    }
+
+    /// A destage completed: free its pages, admit waiting writes, keep destaging.
+    pub(super) fn destage_done(&mut self, g: u32, first_page: u64, pages: u64) {
+        let ctrl = self.release_destaged(g, first_page, pages);
         self.admit_waiters(ctrl);
         self.pump_destage(ctrl);
     }

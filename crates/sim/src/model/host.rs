@@ -1,23 +1,26 @@
-//! Host side: jobs that issue I/O (closed or open loop), volumes split into group pieces, and
-//! completion back at the host.
+//! Host side: jobs that issue I/O (closed or open loop), target volumes mapped to LUN pieces,
+//! copy choice for mirrored reads, per-LUN host queues, paths, and completion at the host.
 
 use storlab_core::AccessPattern;
 
-use super::{HostReq, Job, Model, StreamRt};
-use crate::config::WorkloadSpec;
+use super::state::*;
+use super::Model;
+use crate::config::{HostScheduler, MultipathPolicy, WorkloadSpec};
 use crate::engine::{Event, SimTime};
 use crate::rng::{Purpose, Rng};
 
+/// A host request that cannot be served (no path, data lost) fails after this long, like a
+/// SCSI command timing out; it also keeps a closed loop from spinning.
+const IO_ERROR_NS: u64 = 1_000_000_000;
+/// Deadline scheduler: a queued piece older than this is served first.
+const DEADLINE_NS: u64 = 500_000_000;
+
 impl Model {
-    pub(super) fn build_jobs(&mut self, workload: &WorkloadSpec) {
+    pub(super) fn build_jobs(&mut self, workload: &WorkloadSpec) -> Result<(), String> {
         for (si, s) in workload.streams.iter().enumerate() {
             let p = &s.profile;
-            let mut parts = Vec::new();
-            let mut volume = 0u64;
-            for &g in &s.targets {
-                parts.push((g, volume));
-                volume += self.groups[g as usize].layout.capacity_sectors();
-            }
+            let target = self.add_target(s.volume, &s.luns)?;
+            let volume = self.targets[target as usize].volume.capacity_sectors();
             let total_weight: f64 = p.block_sizes.iter().map(|b| b.weight).sum();
             let mut cum = 0.0;
             let sizes = p
@@ -30,15 +33,6 @@ impl Model {
                 .collect();
             let region_start = p.region_offset.0 / 512;
             let region_sectors = p.region_size.map_or(volume - region_start, |r| r.0 / 512);
-            let stream = StreamRt {
-                profile: p.clone(),
-                parts,
-                volume_sectors: volume,
-                sizes,
-                read_frac: p.read_pct / 100.0,
-                region_start,
-                region_sectors,
-            };
             let max_block = p.max_block_bytes() / 512;
             let share = (region_sectors / p.jobs as u64) / max_block * max_block;
             for j in 0..p.jobs {
@@ -55,8 +49,16 @@ impl Model {
                     think_ns: p.think_time.0,
                 });
             }
-            self.streams.push(stream);
+            self.streams.push(StreamRt {
+                profile: p.clone(),
+                target,
+                sizes,
+                read_frac: p.read_pct / 100.0,
+                region_start,
+                region_sectors,
+            });
         }
+        Ok(())
     }
 
     pub(super) fn start_jobs(&mut self) {
@@ -68,10 +70,11 @@ impl Model {
             } else {
                 let depth = self.streams[job.stream as usize].profile.iodepth;
                 for _ in 0..depth {
-                    self.issue_io(j);
+                    self.issue_job_io(j);
                 }
             }
         }
+        self.start_trace();
     }
 
     pub(super) fn on_job_issue(&mut self, j: u32) {
@@ -81,11 +84,11 @@ impl Model {
             self.queue
                 .schedule(SimTime(self.now + gap.max(1)), Event::JobIssue(j));
         }
-        self.issue_io(j);
+        self.issue_job_io(j);
     }
 
     /// Picks size, direction and address for job `j` and sends the I/O down.
-    fn issue_io(&mut self, j: u32) {
+    fn issue_job_io(&mut self, j: u32) {
         let job = &mut self.jobs[j as usize];
         let s = &self.streams[job.stream as usize];
         let sectors = if s.sizes.len() == 1 {
@@ -100,8 +103,7 @@ impl Model {
         let write = s.read_frac < 1.0 && job.rng.unit_f64() >= s.read_frac;
         let lba = match s.profile.pattern {
             AccessPattern::Random => {
-                let blocks = s.region_sectors / sectors;
-                s.region_start + job.rng.below(blocks) * sectors
+                s.region_start + job.rng.below(s.region_sectors / sectors) * sectors
             }
             AccessPattern::Sequential => {
                 if job.cursor + sectors > job.hi {
@@ -112,56 +114,143 @@ impl Model {
                 at
             }
         };
-        debug_assert!(lba + sectors <= s.volume_sectors);
+        let target = s.target;
+        self.issue_host(Issuer::Job(j), target, lba, sectors, write, self.now);
+    }
+
+    /// Issues a host request on `target`; `start_ns` is when it was meant to start.
+    pub(super) fn issue_host(
+        &mut self,
+        issuer: Issuer,
+        target: u32,
+        lba: u64,
+        sectors: u64,
+        write: bool,
+        start_ns: u64,
+    ) {
         let h = self.hosts.insert(HostReq {
-            job: j,
+            issuer,
             write,
             bytes: sectors * 512,
-            start_ns: self.now,
+            start_ns,
             pending: 1,
             ready_ns: self.now,
+            path: 0,
+            error: false,
         });
         self.host_issued += 1;
+        let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
+        pieces.clear();
+        let t = &self.targets[target as usize];
+        t.volume.map(lba, sectors, &mut pieces);
+        let first_lun = pieces.first().map_or(0, |p| t.luns[p.member as usize]);
+        let Some(path) = self.pick_path(first_lun) else {
+            self.fail_host(h);
+            self.scratch.vol_pieces = pieces;
+            return;
+        };
+        self.hosts.get_mut(h).path = path;
         let arrive = if write {
-            let t = self.link_transfer(self.now, sectors * 512);
-            self.hosts.get_mut(h).ready_ns = t;
-            t
+            self.path_transfer(path, self.now, sectors * 512)
         } else {
             self.now
         };
-        self.split_into_pieces(h, job_stream(&self.jobs, j), lba, sectors, arrive, write);
-        self.piece_done(h, self.now);
+        self.hosts.get_mut(h).ready_ns = arrive;
+        let mut i = 0;
+        while i < pieces.len() {
+            let extent = pieces[i].extent;
+            let end = pieces[i..]
+                .iter()
+                .position(|p| p.extent != extent)
+                .map_or(pieces.len(), |n| i + n);
+            if write {
+                let mut written = false;
+                for p in &pieces[i..end] {
+                    let lun = self.targets[target as usize].luns[p.member as usize];
+                    if !self.luns[lun as usize].failed {
+                        self.add_piece(h, lun, p.member_lba, p.sectors, true, arrive);
+                        written = true;
+                    }
+                }
+                if !written {
+                    self.hosts.get_mut(h).error = true;
+                }
+            } else if let Some(k) = self.choose_read_copy(target, &pieces[i..end]) {
+                let lun = self.targets[target as usize].luns[pieces[i + k].member as usize];
+                self.add_piece(
+                    h,
+                    lun,
+                    pieces[i + k].member_lba,
+                    pieces[i + k].sectors,
+                    false,
+                    arrive,
+                );
+            } else {
+                self.hosts.get_mut(h).error = true;
+            }
+            i = end;
+        }
+        self.scratch.vol_pieces = pieces;
+        if self.hosts.get(h).pending == 1 && self.hosts.get(h).error {
+            self.hosts.get_mut(h).pending = 0;
+            self.fail_host(h);
+            return;
+        }
+        self.host_part_done(h, self.now);
     }
 
-    fn split_into_pieces(
-        &mut self,
-        h: u32,
-        stream: u32,
-        lba: u64,
-        sectors: u64,
-        arrive: u64,
-        write: bool,
-    ) {
-        let mut at = lba;
-        let end = lba + sectors;
-        while at < end {
-            let parts = &self.streams[stream as usize].parts;
-            let i = parts.partition_point(|&(_, start)| start <= at) - 1;
-            let (g, start) = parts[i];
-            let part_end = parts
-                .get(i + 1)
-                .map_or(self.streams[stream as usize].volume_sectors, |p| p.1);
-            let piece_end = end.min(part_end);
-            self.hosts.get_mut(h).pending += 1;
-            let glba = at - start;
-            let n = piece_end - at;
-            let t_cpu = self.controller_time(self.groups[g as usize].ctrl, arrive);
-            if write {
-                self.write_piece(h, g, glba, n, t_cpu);
-            } else {
-                self.read_piece(h, g, glba, n, t_cpu);
+    /// Copy to read: the preferred failure group's while it is healthy, else the first
+    /// healthy copy (primary first).
+    fn choose_read_copy(&self, target: u32, copies: &[crate::volume::VolPiece]) -> Option<usize> {
+        let t = &self.targets[target as usize];
+        let healthy =
+            |p: &crate::volume::VolPiece| !self.luns[t.luns[p.member as usize] as usize].failed;
+        if let Some(pg) = t.preferred_group {
+            if let Some(k) = copies
+                .iter()
+                .position(|p| t.volume.failure_group(p.member) == Some(pg) && healthy(p))
+            {
+                return Some(k);
             }
-            at = piece_end;
+        }
+        copies.iter().position(healthy)
+    }
+
+    fn add_piece(&mut self, h: u32, lun: u32, lba: u64, sectors: u64, write: bool, arrive: u64) {
+        self.hosts.get_mut(h).pending += 1;
+        let pid = self.pieces.insert(Piece {
+            host: h,
+            lun,
+            lba,
+            sectors,
+            write,
+            arrive_ns: arrive,
+            queued_ns: self.now,
+            waits: 0,
+            error: false,
+        });
+        let limit = self.spec.host.queue_depth_per_lun;
+        let l = &mut self.luns[lun as usize];
+        if limit > 0 && l.outstanding >= limit {
+            l.queue.push_back(pid);
+        } else {
+            self.dispatch_piece(pid);
+        }
+    }
+
+    /// Sends a piece to its group's controller.
+    fn dispatch_piece(&mut self, pid: u32) {
+        let p = self.pieces.get(pid);
+        let (lun, lba, sectors, write, arrive) =
+            (p.lun, p.lba, p.sectors, p.write, p.arrive_ns.max(self.now));
+        let l = &mut self.luns[lun as usize];
+        l.outstanding += 1;
+        let (g, glba) = (l.group, l.offset + lba);
+        let t_cpu = self.controller_time(self.groups[g as usize].ctrl, arrive);
+        if write {
+            self.write_piece(pid, g, glba, sectors, t_cpu);
+        } else {
+            self.read_piece(pid, g, glba, sectors, t_cpu);
         }
     }
 
@@ -172,50 +261,134 @@ impl Model {
         c.cpu_free_ns
     }
 
-    /// One piece of host request `h` is ready at `ready_ns` (data in cache / write accepted).
-    pub(super) fn piece_done(&mut self, h: u32, ready_ns: u64) {
+    /// A piece is ready at `ready_ns` (data in cache, write accepted) or failed.
+    pub(super) fn piece_done(&mut self, pid: u32, ready_ns: u64, error: bool) {
+        let p = self.pieces.remove(pid);
+        let l = &mut self.luns[p.lun as usize];
+        l.outstanding -= 1;
+        if let Some(next) = self.next_queued(p.lun) {
+            self.dispatch_piece(next);
+        }
+        if error {
+            self.hosts.get_mut(p.host).error = true;
+        }
+        self.host_part_done(p.host, ready_ns);
+    }
+
+    fn next_queued(&mut self, lun: u32) -> Option<u32> {
+        let q = &mut self.luns[lun as usize].queue;
+        let i = match self.spec.host.scheduler {
+            HostScheduler::None => 0,
+            HostScheduler::Deadline => {
+                let pieces = &self.pieces;
+                let now = self.now;
+                let expired = q
+                    .iter()
+                    .position(|&p| now - pieces.get(p).queued_ns > DEADLINE_NS);
+                expired.or_else(|| (0..q.len()).min_by_key(|&i| pieces.get(q[i]).lba))?
+            }
+        };
+        q.remove(i)
+    }
+
+    fn host_part_done(&mut self, h: u32, ready_ns: u64) {
         let req = self.hosts.get_mut(h);
         req.ready_ns = req.ready_ns.max(ready_ns);
         req.pending -= 1;
         if req.pending > 0 {
             return;
         }
-        let (write, bytes, ready) = (req.write, req.bytes, req.ready_ns);
+        if req.error {
+            self.fail_host(h);
+            return;
+        }
+        let (write, bytes, ready, path) = (req.write, req.bytes, req.ready_ns, req.path);
         let delivered = if write {
             ready
         } else {
-            self.link_transfer(ready, bytes)
+            self.path_transfer(path, ready, bytes)
         };
-        let done = delivered.max(self.now) + self.spec.host.link_latency_ns;
+        let done = delivered.max(self.now) + self.paths[path as usize].latency_ns;
         self.queue.schedule(SimTime(done), Event::HostDone(h));
+    }
+
+    fn fail_host(&mut self, h: u32) {
+        self.hosts.get_mut(h).error = true;
+        self.queue
+            .schedule(SimTime(self.now + IO_ERROR_NS), Event::HostDone(h));
+    }
+
+    /// The path for a request whose first piece is on `lun`, by the multipath policy.
+    fn pick_path(&mut self, lun: u32) -> Option<u32> {
+        let n = self.paths.len();
+        match self.spec.host.multipath {
+            MultipathPolicy::Single => (!self.paths[0].failed).then_some(0),
+            MultipathPolicy::RoundRobin => {
+                for _ in 0..n {
+                    let i = self.next_path;
+                    self.next_path = (i + 1) % n;
+                    if !self.paths[i].failed {
+                        return Some(i as u32);
+                    }
+                }
+                None
+            }
+            MultipathPolicy::Preferred => {
+                let ctrl = self.groups[self.luns[lun as usize].group as usize].ctrl;
+                let ok = |p: &PathRt| !p.failed;
+                let to_owner = (0..n)
+                    .filter(|&i| ok(&self.paths[i]) && self.paths[i].controller == Some(ctrl));
+                let candidates: Vec<usize> = to_owner.collect();
+                // The LUN's preferred path among those reaching its controller, else any.
+                let pick = if candidates.is_empty() {
+                    (0..n).find(|&i| ok(&self.paths[i]))?
+                } else {
+                    candidates[lun as usize % candidates.len()]
+                };
+                Some(pick as u32)
+            }
+        }
+    }
+
+    /// Reserves `path` for `bytes` from `ready_ns`; returns when the transfer ends.
+    pub(super) fn path_transfer(&mut self, path: u32, ready_ns: u64, bytes: u64) -> u64 {
+        let p = &mut self.paths[path as usize];
+        let start = ready_ns.max(p.free_ns);
+        p.free_ns = start + (bytes as f64 * p.ns_per_byte) as u64;
+        p.ios += 1;
+        p.bytes += bytes;
+        p.free_ns
     }
 
     pub(super) fn on_host_done(&mut self, h: u32) {
         let req = self.hosts.remove(h);
         self.host_completed += 1;
-        if self.now >= self.opts.warmup_ns {
-            self.host_completed_measured += 1;
-            self.host
-                .record(self.now, req.write, req.bytes, self.now - req.start_ns);
-        }
-        let job = &self.jobs[req.job as usize];
-        if job.mean_interarrival_ns > 0.0 {
-            return;
-        }
-        if job.think_ns > 0 {
-            self.queue
-                .schedule(SimTime(self.now + job.think_ns), Event::JobIssue(req.job));
+        let latency = self.now - req.start_ns;
+        if req.error {
+            if self.now >= self.opts.warmup_ns {
+                self.io_errors += 1;
+            }
         } else {
-            self.issue_io(req.job);
+            if self.now >= self.opts.warmup_ns {
+                self.host.record(self.now, req.write, req.bytes, latency);
+            }
+            let phase = self.phase();
+            self.phase_latency[phase].record(latency);
+        }
+        match req.issuer {
+            Issuer::Trace => self.trace_request_done(),
+            Issuer::Job(j) => {
+                let job = &self.jobs[j as usize];
+                if job.mean_interarrival_ns > 0.0 {
+                    return;
+                }
+                if job.think_ns > 0 {
+                    self.queue
+                        .schedule(SimTime(self.now + job.think_ns), Event::JobIssue(j));
+                } else {
+                    self.issue_job_io(j);
+                }
+            }
         }
     }
-}
-
-fn job_stream(jobs: &[Job], j: u32) -> u32 {
-    jobs[j as usize].stream
-}
-
-#[allow(dead_code)]
-fn _assert_stream_fields(s: &StreamRt) -> u64 {
-    s.volume_sectors
 }

@@ -1,13 +1,13 @@
 //! Turns the counters of a finished run into the result schema.
 
 use storlab_core::result::{
-    ArrayMetrics, DeviceMetrics, Metrics, Run, SimInfo, StripeWrites, Target, TargetKind, Workload,
-    WorkloadKind,
+    ArrayMetrics, DeviceMetrics, Metrics, PathMetrics, RebuildMetrics, Run, SimInfo, StripeWrites,
+    Target, TargetKind, Workload, WorkloadKind,
 };
 
 use super::Model;
-use crate::device::Mechanism;
 use crate::metrics::{round3, round4, INTERVAL_NS};
+use crate::raid::RaidLevel;
 
 fn per_s(count: u64, secs: f64) -> f64 {
     round3(count as f64 / secs)
@@ -49,6 +49,7 @@ impl Model {
             read_latency_ms: (!h.read.is_empty()).then(|| h.read.summary_ms()),
             write_latency_ms: (!h.write.is_empty()).then(|| h.write.summary_ms()),
             ios: h.all.count(),
+            io_errors: self.io_errors,
         };
         let devices = self
             .devices
@@ -62,8 +63,7 @@ impl Model {
             .zip(&self.groups)
             .map(|(spec, g)| {
                 let s = &g.stats;
-                let parity = spec.layout.level().name().starts_with("raid5")
-                    || spec.layout.level().name().starts_with("raid6");
+                let parity = matches!(spec.layout.level(), RaidLevel::Raid5 | RaidLevel::Raid6);
                 ArrayMetrics {
                     name: spec.name.clone(),
                     level: spec.layout.level().name().to_string(),
@@ -116,6 +116,21 @@ impl Model {
             devices,
             arrays,
             series: self.host.series(intervals),
+            paths: self
+                .spec
+                .host
+                .paths
+                .iter()
+                .zip(&self.paths)
+                .map(|(spec, p)| PathMetrics {
+                    name: spec.name.clone(),
+                    iops: per_s(p.ios, secs),
+                    mbps: round3(p.bytes as f64 / 1e6 / secs),
+                    failed: p.failed,
+                })
+                .collect(),
+            events: std::mem::take(&mut self.log),
+            rebuilds: self.rebuild_metrics(),
             sim: Some(SimInfo {
                 seed: self.opts.seed,
                 events: self.queue.processed(),
@@ -127,11 +142,33 @@ impl Model {
     }
 }
 
+impl Model {
+    fn rebuild_metrics(&self) -> Vec<RebuildMetrics> {
+        let summary = |h: &storlab_core::LatencyHistogram| h.summary_ms();
+        self.rebuilds
+            .iter()
+            .map(|r| {
+                let end = r.finished_ns.unwrap_or(self.now);
+                RebuildMetrics {
+                    member: r.label.clone(),
+                    spare: self.devices[r.spare as usize].name.clone(),
+                    start_s: r.started_ns as f64 / 1e9,
+                    end_s: r.finished_ns.map(|t| t as f64 / 1e9),
+                    duration_s: round3(end.saturating_sub(r.started_ns) as f64 / 1e9),
+                    rebuilt_mb: round3(r.bytes as f64 / 1e6),
+                    latency_ms_before: summary(&self.phase_latency[0]),
+                    latency_ms_during: summary(&self.phase_latency[1]),
+                    latency_ms_after: summary(&self.phase_latency[2]),
+                }
+            })
+            .collect()
+    }
+}
+
 fn device_metrics(d: &crate::device::Device, window_ns: u64) -> DeviceMetrics {
     let secs = window_ns as f64 / 1e9;
     let s = &d.stats;
     let ops = s.reads + s.writes;
-    let _ = matches!(d.mechanism(), Mechanism::Hdd(_));
     DeviceMetrics {
         name: d.name.clone(),
         model: Some(d.model.clone()),

@@ -20,16 +20,24 @@ spares = 1
 #[test]
 fn open_loop_achieves_the_requested_rate_and_counts_from_intended_start() {
     let s = system(ARRAY);
-    let w = "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"data\"\nrate_iops = 400\njobs = 4\n";
+    let w =
+        "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"data\"\nrate_iops = 400\njobs = 4\n";
     let run = run_workload(&s, w, opts(60, 5, 1));
     let iops = run.metrics.iops;
-    assert!((iops - 400.0).abs() / 400.0 < 0.03, "open loop {iops} IO/s for 400 requested");
+    assert!(
+        (iops - 400.0).abs() / 400.0 < 0.03,
+        "open loop {iops} IO/s for 400 requested"
+    );
     // Overload: arrivals beyond what 5 disks serve; latency grows with the backlog instead
     // of being hidden by a closed loop.
     let w = "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"data\"\nrate_iops = 5000\n";
     let over = run_workload(&s, w, opts(10, 0, 1));
     assert!(over.metrics.iops < 3000.0, "{}", over.metrics.iops);
-    assert!(over.metrics.latency_ms.max > 1000.0, "backlog latency {}", over.metrics.latency_ms.max);
+    assert!(
+        over.metrics.latency_ms.max > 1000.0,
+        "backlog latency {}",
+        over.metrics.latency_ms.max
+    );
 }
 
 #[test]
@@ -39,7 +47,11 @@ fn think_time_paces_a_closed_loop_job() {
     let run = run_workload(&s, w, opts(30, 10, 1));
     let lat = run.metrics.latency_ms.mean;
     let expect = 1000.0 / (10.0 + lat);
-    assert!((run.metrics.iops - expect).abs() / expect < 0.02, "{} vs {expect}", run.metrics.iops);
+    assert!(
+        (run.metrics.iops - expect).abs() / expect < 0.02,
+        "{} vs {expect}",
+        run.metrics.iops
+    );
 }
 
 #[test]
@@ -49,7 +61,10 @@ fn block_size_mix_and_read_share_follow_the_profile() {
     let read_share = run.metrics.read_iops / run.metrics.iops;
     assert!((read_share - 0.60).abs() < 0.02, "read share {read_share}");
     let mean_kib = run.metrics.mbps * 1e6 / run.metrics.iops / 1024.0;
-    assert!((mean_kib - 5.5).abs() < 0.3, "mean block {mean_kib} KiB (75% 2k + 25% 16k = 5.5k)");
+    assert!(
+        (mean_kib - 5.5).abs() < 0.3,
+        "mean block {mean_kib} KiB (75% 2k + 25% 16k = 5.5k)"
+    );
 }
 
 #[test]
@@ -57,15 +72,31 @@ fn streams_on_different_luns_stay_on_their_luns() {
     let s = system(ARRAY);
     let w = "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"data\"\n[[streams]]\nprofile = \"redo\"\ntarget = \"log\"\n";
     let run = run_workload(&s, w, opts(10, 2, 1));
-    let data_writes: f64 = run.devices.iter().filter(|d| d.name.starts_with("data.")).map(|d| d.write_iops).sum();
-    let log_reads: f64 = run.devices.iter().filter(|d| d.name.starts_with("log.")).map(|d| d.read_iops).sum();
+    let data_writes: f64 = run
+        .devices
+        .iter()
+        .filter(|d| d.name.starts_with("data."))
+        .map(|d| d.write_iops)
+        .sum();
+    let log_reads: f64 = run
+        .devices
+        .iter()
+        .filter(|d| d.name.starts_with("log."))
+        .map(|d| d.read_iops)
+        .sum();
     assert_eq!(data_writes, 0.0);
     assert_eq!(log_reads, 0.0);
     assert!(run.metrics.read_iops > 100.0 && run.metrics.write_iops > 100.0);
-    assert!(run.devices.iter().any(|d| d.name == "log.spare0" && d.iops == 0.0));
+    assert!(run
+        .devices
+        .iter()
+        .any(|d| d.name == "log.spare0" && d.iops == 0.0));
     assert_eq!(run.series.len(), 10);
     let total: f64 = run.series.iter().map(|p| p.iops).sum();
-    assert_eq!(total as u64, run.metrics.ios, "the series adds up to the total");
+    assert_eq!(
+        total as u64, run.metrics.ios,
+        "the series adds up to the total"
+    );
 }
 
 #[test]

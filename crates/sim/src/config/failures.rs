@@ -1,0 +1,141 @@
+//! Failure events: from `[[failures]]` tables and from `--fail TARGET@TIME` on the command line.
+//!
+//! Targets: a disk by device name (`r5-0.d3`, or `dg1.d17` for a disk of a disk group),
+//! `path:NAME`, `controller:N`, `failure_group:VOLUME.GROUP`.
+
+use storlab_core::TimeSpan;
+
+use super::host::{FailureFile, FailureSpec, FailureTarget};
+use super::{ConfigError, SystemSpec};
+
+/// Parses `TARGET@TIME` (e.g. `r5-0.d3@30s`, `path:p1@10s`, `controller:1@1m`).
+pub fn parse_failure_arg(arg: &str, system: &SystemSpec) -> Result<FailureSpec, ConfigError> {
+    let bad = |reason: String| ConfigError::invalid("--fail", arg, reason);
+    let (target, at) = arg
+        .rsplit_once('@')
+        .ok_or_else(|| bad("use TARGET@TIME, e.g. r5-0.d3@30s, path:p0@10s, controller:1@20s, failure_group:data.ssd@15s".into()))?;
+    let at: TimeSpan = at
+        .parse()
+        .map_err(|e: storlab_core::UnitError| bad(e.to_string()))?;
+    let (kind, value) = target.split_once(':').unwrap_or(("disk", target));
+    let target = resolve_target(kind, value, system).map_err(bad)?;
+    Ok(FailureSpec {
+        at_ns: at.0,
+        target,
+        label: target_label(kind, value),
+    })
+}
+
+/// Resolves one `[[failures]]` table.
+pub(super) fn resolve_failure_file(
+    f: &FailureFile,
+    system: &SystemSpec,
+    file: &str,
+    key: &str,
+) -> Result<FailureSpec, ConfigError> {
+    let controller = f.controller.map(|c| c.to_string());
+    let given: Vec<(&str, &str)> = [
+        ("disk", f.disk.as_deref()),
+        ("path", f.path.as_deref()),
+        ("controller", controller.as_deref()),
+        ("failure_group", f.failure_group.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.map(|v| (k, v)))
+    .collect();
+    let [(kind, value)] = given[..] else {
+        return Err(ConfigError::invalid(
+            file,
+            key,
+            "name exactly one of disk, path, controller, failure_group",
+        ));
+    };
+    let target = resolve_target(kind, value, system)
+        .map_err(|reason| ConfigError::invalid(file, format!("{key}.{kind}"), reason))?;
+    Ok(FailureSpec {
+        at_ns: f.at.0,
+        target,
+        label: target_label(kind, value),
+    })
+}
+
+fn target_label(kind: &str, value: &str) -> String {
+    if kind == "disk" {
+        value.to_string()
+    } else {
+        format!("{kind}:{value}")
+    }
+}
+
+fn resolve_target(kind: &str, value: &str, system: &SystemSpec) -> Result<FailureTarget, String> {
+    match kind {
+        "disk" => disk_target(value, system),
+        "path" => system
+            .host
+            .paths
+            .iter()
+            .position(|p| p.name == value)
+            .map(|i| FailureTarget::Path(i as u32))
+            .ok_or_else(|| {
+                let names: Vec<&str> = system.host.paths.iter().map(|p| p.name.as_str()).collect();
+                format!("no path named {value:?} (paths: {})", names.join(", "))
+            }),
+        "controller" => {
+            let c: u32 = value.parse().map_err(|_| format!("controller must be a number; got {value:?}"))?;
+            if c >= system.controllers.count {
+                return Err(format!("no controller {c}; the array has {}", system.controllers.count));
+            }
+            Ok(FailureTarget::Controller(c))
+        }
+        "failure_group" | "fg" => {
+            let (vol, fg) = value.split_once('.').ok_or_else(|| format!("use VOLUME.GROUP; got {value:?}"))?;
+            let v = system.volume_index(vol).ok_or_else(|| format!("no volume named {vol:?}"))?;
+            let g = system.volumes[v]
+                .failure_groups
+                .iter()
+                .position(|n| n == fg)
+                .ok_or_else(|| format!("volume {vol} has no failure group {fg:?}"))?;
+            Ok(FailureTarget::FailureGroup {
+                volume: v as u32,
+                group: g as u32,
+            })
+        }
+        other => Err(format!("unknown failure target {other:?}; use a disk name, path:NAME, controller:N or failure_group:VOLUME.GROUP")),
+    }
+}
+
+fn disk_target(value: &str, system: &SystemSpec) -> Result<FailureTarget, String> {
+    let unknown = || {
+        format!(
+            "no disk named {value:?}; disks are named GROUP.dN (e.g. {}.d0)",
+            system.groups[0].name
+        )
+    };
+    let (owner, index) = value.rsplit_once(".d").ok_or_else(unknown)?;
+    let index: u32 = index.parse().map_err(|_| unknown())?;
+    let mut members = Vec::new();
+    if let Some(g) = system
+        .group_index(owner)
+        .filter(|&g| system.groups[g].disk_group.is_none())
+    {
+        if index < system.groups[g].layout.disks() {
+            members.push((g as u32, index));
+        }
+    } else if let Some(dg) = system.disk_groups.iter().position(|d| d.name == owner) {
+        for (g, spec) in system.groups.iter().enumerate() {
+            if spec.disk_group == Some(dg as u32) && index < spec.layout.disks() {
+                members.push((g as u32, index));
+            }
+        }
+        if index >= system.disk_groups[dg].disks {
+            return Err(unknown());
+        }
+    }
+    if members.is_empty() && !system.disk_groups.iter().any(|d| d.name == owner) {
+        return Err(unknown());
+    }
+    Ok(FailureTarget::Disk {
+        device: value.to_string(),
+        members,
+    })
+}

@@ -1,0 +1,220 @@
+//! Runtime state of the simulated system: groups, controllers, paths, LUNs, volumes, jobs and
+//! the requests in flight.
+
+use std::collections::VecDeque;
+
+use storlab_core::IoProfile;
+
+use crate::cache::{DirtyPages, KeyMap, LruCache};
+use crate::config::MirrorRead;
+use crate::device::Command;
+use crate::metrics::GroupStats;
+use crate::raid::{DiskIo, FailedDisks, Layout};
+use crate::rng::Rng;
+use crate::volume::{VolPiece, Volume};
+
+/// Sequential-reader slot of a group's prefetch detector.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct SeqStream {
+    pub next_lba: u64,
+    pub run: u32,
+    pub prefetched_to: u64,
+}
+
+pub(super) const SEQ_SLOTS: usize = 8;
+
+/// A RAID group or virtual disk.
+pub(super) struct GroupRt {
+    pub layout: Layout,
+    /// Device index of each member (a spare replaces a member after its rebuild).
+    pub members: Vec<u32>,
+    /// Where the group's space starts on each member.
+    pub disk_offset: u64,
+    pub failed: FailedDisks,
+    /// Index into `Model::spare_pools`.
+    pub spare_pool: u32,
+    pub ctrl: u32,
+    pub read_cache: bool,
+    pub write_cache: bool,
+    pub mirror_read: MirrorRead,
+    pub round_robin: u32,
+    pub dirty: DirtyPages,
+    pub destage_cursor: u64,
+    pub destage_ops_inflight: u32,
+    pub destage_ops_limit: u32,
+    pub seq: [SeqStream; SEQ_SLOTS],
+    pub seq_victim: usize,
+    pub stats: GroupStats,
+}
+
+/// A write waiting for room in the write cache.
+pub(super) struct NvsWaiter {
+    pub piece: u32,
+    pub group: u32,
+    pub lba: u64,
+    pub sectors: u64,
+    pub since_ns: u64,
+}
+
+pub(super) struct CtrlRt {
+    pub cache: LruCache,
+    pub inflight: KeyMap<u32>,
+    pub dirty_pages: u64,
+    pub destaging_pages: u64,
+    pub destage_active: bool,
+    pub waiters: VecDeque<NvsWaiter>,
+    pub cpu_free_ns: u64,
+    pub mirror_free_ns: u64,
+    pub groups: Vec<u32>,
+    pub next_group: usize,
+    pub failed: bool,
+}
+
+pub(super) struct PathRt {
+    pub free_ns: u64,
+    pub ns_per_byte: f64,
+    pub latency_ns: u64,
+    pub controller: Option<u32>,
+    pub failed: bool,
+    pub ios: u64,
+    pub bytes: u64,
+}
+
+/// A LUN with its host-side queue.
+pub(super) struct LunRt {
+    pub group: u32,
+    pub offset: u64,
+    pub failed: bool,
+    pub outstanding: u32,
+    pub queue: VecDeque<u32>,
+}
+
+/// What a stream (or a trace device) addresses.
+pub(super) struct TargetRt {
+    pub volume: Volume,
+    /// LUN index of each volume member.
+    pub luns: Vec<u32>,
+    /// Failure group to read from while it is healthy (ASM preferred read).
+    pub preferred_group: Option<u32>,
+}
+
+pub(super) struct StreamRt {
+    pub profile: IoProfile,
+    pub target: u32,
+    /// Block sizes in sectors with cumulative probabilities.
+    pub sizes: Vec<(u64, f64)>,
+    pub read_frac: f64,
+    pub region_start: u64,
+    pub region_sectors: u64,
+}
+
+pub(super) struct Job {
+    pub stream: u32,
+    pub rng: Rng,
+    pub arrivals: Rng,
+    pub lo: u64,
+    pub hi: u64,
+    pub cursor: u64,
+    pub mean_interarrival_ns: f64,
+    pub think_ns: u64,
+}
+
+/// Who issued a host request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Issuer {
+    Job(u32),
+    Trace,
+}
+
+pub(super) struct HostReq {
+    pub issuer: Issuer,
+    pub write: bool,
+    pub bytes: u64,
+    pub start_ns: u64,
+    pub pending: u32,
+    pub ready_ns: u64,
+    pub path: u32,
+    pub error: bool,
+}
+
+/// One host request's share on one LUN.
+pub(super) struct Piece {
+    pub host: u32,
+    pub lun: u32,
+    pub lba: u64,
+    pub sectors: u64,
+    pub write: bool,
+    pub arrive_ns: u64,
+    pub queued_ns: u64,
+    /// Fetches the piece still waits for.
+    pub waits: u32,
+    /// A fetch it waited for failed (data lost).
+    pub error: bool,
+}
+
+pub(super) enum AreqKind {
+    Fetch {
+        lba: u64,
+        sectors: u64,
+        waiters: Vec<u32>,
+        cache: bool,
+        ctrl: u32,
+    },
+    Destage {
+        first_page: u64,
+        pages: u64,
+    },
+    WriteThrough {
+        piece: u32,
+    },
+    Rebuild {
+        task: u32,
+    },
+}
+
+/// Traffic class of a disk operation, for the group statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum OpClass {
+    Foreground,
+    Destage,
+    Rebuild,
+}
+
+pub(super) struct ArrayReq {
+    pub group: u32,
+    pub kind: AreqKind,
+    pub pending: u32,
+    pub phase2: Vec<DiskIo>,
+}
+
+pub(super) struct DiskOp {
+    pub areq: u32,
+    pub disk: u32,
+    pub cmd: Command,
+    pub arrived_ns: u64,
+    pub class: OpClass,
+}
+
+/// Rebuild of one group member onto a spare device.
+pub(super) struct RebuildTask {
+    pub group: u32,
+    pub member: u32,
+    pub spare: u32,
+    pub label: String,
+    pub next_lba: u64,
+    pub end_lba: u64,
+    pub inflight: u32,
+    pub started_ns: u64,
+    pub finished_ns: Option<u64>,
+    pub bytes: u64,
+    pub failed: bool,
+}
+
+/// Scratch buffers reused across requests so the hot path allocates nothing.
+#[derive(Default)]
+pub(super) struct Scratch {
+    pub vol_pieces: Vec<VolPiece>,
+    pub reads: Vec<crate::raid::ReadExtent>,
+    pub write: crate::raid::WritePlan,
+    pub vec_pool: Vec<Vec<DiskIo>>,
+}

@@ -1,0 +1,216 @@
+//! Trace replay: block-trace records issued as host I/O, open loop at their timestamps (with
+//! a speed factor) or closed loop with a fixed number outstanding. Records are pulled one at a
+//! time from the reader, so memory does not grow with the trace.
+//!
+//! Each trace device maps to a target (a volume or a LUN): by the caller's map, else the
+//! n-th device seen goes to the n-th target (volumes if the array has any, else LUNs),
+//! wrapping around. Addresses beyond the target wrap around its capacity.
+
+use std::io::BufRead;
+
+use super::state::Issuer;
+use super::Model;
+use crate::config::{resolve_target, ConfigError};
+use crate::engine::{Event, SimTime};
+use crate::trace::{TraceError, TraceReader, TraceRecord};
+
+/// How records are issued.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TraceMode {
+    /// At their timestamps divided by `speed` (2.0 = twice as fast).
+    OpenLoop {
+        /// Speed factor.
+        speed: f64,
+    },
+    /// As fast as `outstanding` I/Os in flight allow.
+    ClosedLoop {
+        /// I/Os kept in flight.
+        outstanding: u32,
+    },
+}
+
+/// A stream of trace records with its device names.
+pub trait TraceFeed {
+    /// The next record, an error for a malformed line, or None at the end.
+    fn next_record(&mut self) -> Option<Result<TraceRecord, TraceError>>;
+    /// Name of device `index` (seen already).
+    fn device_name(&self, index: u32) -> String;
+}
+
+impl<R: BufRead> TraceFeed for TraceReader<R> {
+    fn next_record(&mut self) -> Option<Result<TraceRecord, TraceError>> {
+        self.next()
+    }
+    fn device_name(&self, index: u32) -> String {
+        self.devices()
+            .get(index as usize)
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// A trace to replay, as handed to [`Model::with_trace`].
+pub struct TraceSource {
+    /// The records.
+    pub feed: Box<dyn TraceFeed>,
+    /// File name for messages.
+    pub file: String,
+    /// Open or closed loop.
+    pub mode: TraceMode,
+    /// Device name -> volume, LUN or group name.
+    pub map: Vec<(String, String)>,
+}
+
+pub(super) struct TraceRt {
+    feed: Box<dyn TraceFeed>,
+    file: String,
+    mode: TraceMode,
+    map: Vec<(String, String)>,
+    /// Target of each trace device index, resolved on first use.
+    device_target: Vec<Option<u32>>,
+    default_targets: Vec<String>,
+    next: Option<TraceRecord>,
+    pub error: Option<ConfigError>,
+}
+
+impl Model {
+    /// Replays `source` (in addition to any workload streams).
+    pub fn with_trace(mut self, source: TraceSource) -> Model {
+        let default_targets = if self.spec.volumes.is_empty() {
+            self.spec.luns.iter().map(|l| l.name.clone()).collect()
+        } else {
+            self.spec.volumes.iter().map(|v| v.name.clone()).collect()
+        };
+        self.trace = Some(Box::new(TraceRt {
+            feed: source.feed,
+            file: source.file,
+            mode: source.mode,
+            map: source.map,
+            device_target: Vec::new(),
+            default_targets,
+            next: None,
+            error: None,
+        }));
+        self
+    }
+
+    pub(super) fn start_trace(&mut self) {
+        let Some(t) = self.trace.as_ref() else { return };
+        match t.mode {
+            TraceMode::OpenLoop { .. } => {
+                if let Some(at) = self.fetch_record() {
+                    self.queue.schedule(SimTime(at), Event::TraceNext);
+                }
+            }
+            TraceMode::ClosedLoop { outstanding } => {
+                for _ in 0..outstanding {
+                    if self.fetch_record().is_none() {
+                        break;
+                    }
+                    self.issue_record(self.now);
+                }
+            }
+        }
+    }
+
+    /// Reads the next record into `next`; returns its due time (open loop).
+    fn fetch_record(&mut self) -> Option<u64> {
+        let t = self.trace.as_mut()?;
+        match t.feed.next_record()? {
+            Ok(r) => {
+                let speed = match t.mode {
+                    TraceMode::OpenLoop { speed } => speed,
+                    TraceMode::ClosedLoop { .. } => 1.0,
+                };
+                t.next = Some(r);
+                Some((r.time_ns as f64 / speed) as u64)
+            }
+            Err(e) => {
+                t.error = Some(ConfigError::invalid(
+                    &t.file,
+                    format!("line {}", e.line),
+                    e.reason,
+                ));
+                None
+            }
+        }
+    }
+
+    pub(super) fn on_trace_next(&mut self) {
+        self.issue_record(self.now);
+        if let Some(at) = self.fetch_record() {
+            self.queue
+                .schedule(SimTime(at.max(self.now)), Event::TraceNext);
+        }
+    }
+
+    pub(super) fn trace_request_done(&mut self) {
+        if matches!(
+            self.trace.as_ref().map(|t| t.mode),
+            Some(TraceMode::ClosedLoop { .. })
+        ) && self.fetch_record().is_some()
+        {
+            self.issue_record(self.now);
+        }
+    }
+
+    /// Issues the fetched record; `start_ns` is when it was due.
+    fn issue_record(&mut self, start_ns: u64) {
+        let Some(r) = self.trace.as_mut().and_then(|t| t.next.take()) else {
+            return;
+        };
+        let Some(target) = self.trace_target(r.device) else {
+            return;
+        };
+        let cap = self.targets[target as usize].volume.capacity_sectors();
+        let sectors = (r.bytes as u64).div_ceil(512).clamp(1, cap);
+        let lba = (r.offset_bytes / 512) % (cap - sectors + 1);
+        self.issue_host(Issuer::Trace, target, lba, sectors, r.write, start_ns);
+    }
+
+    /// The target of trace device `device`, resolved and cached on first use.
+    fn trace_target(&mut self, device: u32) -> Option<u32> {
+        let t = self.trace.as_mut()?;
+        if let Some(Some(target)) = t.device_target.get(device as usize) {
+            return Some(*target);
+        }
+        let name = t.feed.device_name(device);
+        let mapped = t
+            .map
+            .iter()
+            .find(|(d, _)| *d == name)
+            .map(|(_, v)| v.clone());
+        let target_name = mapped.unwrap_or_else(|| {
+            t.default_targets[device as usize % t.default_targets.len()].clone()
+        });
+        let file = t.file.clone();
+        let spec = match resolve_target(
+            Default::default(),
+            std::slice::from_ref(&target_name),
+            &self.spec,
+        ) {
+            Ok(s) => s,
+            Err(e) => {
+                if let Some(t) = self.trace.as_mut() {
+                    t.error = Some(ConfigError::invalid(&file, format!("device {name}"), e));
+                }
+                return None;
+            }
+        };
+        let target = match self.add_target(spec.volume, &spec.luns) {
+            Ok(t) => t,
+            Err(e) => {
+                if let Some(t) = self.trace.as_mut() {
+                    t.error = Some(ConfigError::invalid(&file, format!("device {name}"), e));
+                }
+                return None;
+            }
+        };
+        let t = self.trace.as_mut()?;
+        if t.device_target.len() <= device as usize {
+            t.device_target.resize(device as usize + 1, None);
+        }
+        t.device_target[device as usize] = Some(target);
+        Some(target)
+    }
+}
