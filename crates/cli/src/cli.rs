@@ -50,6 +50,26 @@ pub struct SimArgs {
     /// Write the results (storlab.results/1) to this file.
     #[arg(long, value_name = "OUT")]
     pub json: Option<PathBuf>,
+    /// Fail a component at a simulated time (repeatable): a disk (r5-0.d3@30s), a path
+    /// (path:p0@10s), a controller (controller:1@20s), an ASM failure group
+    /// (failure_group:data.ssd@15s).
+    #[arg(long = "fail", value_name = "TARGET@TIME")]
+    pub fail: Vec<String>,
+    /// Replay a block trace (SPC, MSR Cambridge, blkparse text or fio iolog).
+    #[arg(long, value_name = "TRACE", conflicts_with_all = ["profile", "matrix"])]
+    pub trace: Option<PathBuf>,
+    /// Trace format; detected from the first lines when omitted.
+    #[arg(long, value_name = "FORMAT", value_parser = ["spc", "msr", "blkparse", "fio"], requires = "trace")]
+    pub trace_format: Option<String>,
+    /// Open-loop replay speed (2 = twice as fast as recorded).
+    #[arg(long, value_name = "FACTOR", default_value_t = 1.0, requires = "trace")]
+    pub trace_speed: f64,
+    /// Closed-loop replay with this many I/Os outstanding instead of the timestamps.
+    #[arg(long, value_name = "N", requires = "trace")]
+    pub trace_outstanding: Option<u32>,
+    /// Map a trace device to a volume, LUN or group (repeatable), e.g. asu0=data.
+    #[arg(long, value_name = "DEVICE=TARGET", requires = "trace")]
+    pub trace_map: Vec<String>,
 }
 
 /// Options of `storlab demo`.

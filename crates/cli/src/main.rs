@@ -7,6 +7,7 @@ mod error;
 mod output;
 mod sim_cmd;
 mod table;
+mod trace_cmd;
 
 use std::process::ExitCode;
 

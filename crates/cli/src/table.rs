@@ -124,6 +124,7 @@ pub fn single(run: &Run) -> String {
         &groups,
     );
     out += &disk_summary(run);
+    out += &host_side(run);
     if let Some(s) = &run.sim {
         out += &format!(
             "  sim: {} events, {} host I/Os, {} s wall\n",
@@ -134,6 +135,62 @@ pub fn single(run: &Run) -> String {
     }
     for w in &run.warnings {
         out += &format!("  warning: {w}\n");
+    }
+    out
+}
+
+/// Paths, failure events and rebuilds, when there is something to say.
+fn host_side(run: &Run) -> String {
+    let mut out = String::new();
+    if run.paths.len() > 1 || run.paths.iter().any(|p| p.failed) {
+        let rows: Vec<Vec<String>> = run
+            .paths
+            .iter()
+            .map(|p| {
+                let state = if p.failed { "failed" } else { "ok" };
+                vec![p.name.clone(), num(p.iops, 0), num(p.mbps, 1), state.into()]
+            })
+            .collect();
+        out += &render(&["path", "IO/s", "MB/s", "state"], &rows);
+    }
+    if run.metrics.io_errors > 0 {
+        out += &format!("  I/O errors: {}\n", num(run.metrics.io_errors as f64, 0));
+    }
+    for e in &run.events {
+        out += &format!(
+            "  event at {:.1} s: {} {}: {}\n",
+            e.t_s, e.kind, e.target, e.detail
+        );
+    }
+    if !run.rebuilds.is_empty() {
+        let rows: Vec<Vec<String>> = run
+            .rebuilds
+            .iter()
+            .map(|r| {
+                vec![
+                    r.member.clone(),
+                    r.spare.clone(),
+                    r.end_s
+                        .map_or("running".into(), |_| format!("{:.1}", r.duration_s)),
+                    num(r.rebuilt_mb, 0),
+                    num(r.latency_ms_before.mean, 2),
+                    num(r.latency_ms_during.mean, 2),
+                    num(r.latency_ms_after.mean, 2),
+                ]
+            })
+            .collect();
+        out += &render(
+            &[
+                "rebuild",
+                "spare",
+                "took s",
+                "MB",
+                "ms before",
+                "ms during",
+                "ms after",
+            ],
+            &rows,
+        );
     }
     out
 }

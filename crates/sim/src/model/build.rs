@@ -152,6 +152,7 @@ impl Model {
                 failed: false,
                 outstanding: 0,
                 queue: VecDeque::new(),
+                last_lba: 0,
             })
             .collect();
         let mut model = Model {

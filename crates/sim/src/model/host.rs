@@ -276,19 +276,28 @@ impl Model {
     }
 
     fn next_queued(&mut self, lun: u32) -> Option<u32> {
-        let q = &mut self.luns[lun as usize].queue;
+        let l = &self.luns[lun as usize];
+        let q = &l.queue;
         let i = match self.spec.host.scheduler {
             HostScheduler::None => 0,
             HostScheduler::Deadline => {
+                // Expired first, else the next address at or after the last one sent (a
+                // one-way sweep that wraps), as Linux's deadline scheduler dispatches in order.
                 let pieces = &self.pieces;
-                let now = self.now;
+                let (now, from) = (self.now, l.last_lba);
                 let expired = q
                     .iter()
                     .position(|&p| now - pieces.get(p).queued_ns > DEADLINE_NS);
-                expired.or_else(|| (0..q.len()).min_by_key(|&i| pieces.get(q[i]).lba))?
+                let key = |i: usize| {
+                    let lba = pieces.get(q[i]).lba;
+                    (lba < from, lba)
+                };
+                expired.or_else(|| (0..q.len()).min_by_key(|&i| key(i)))?
             }
         };
-        q.remove(i)
+        let pid = self.luns[lun as usize].queue.remove(i)?;
+        self.luns[lun as usize].last_lba = self.pieces.get(pid).lba;
+        Some(pid)
     }
 
     fn host_part_done(&mut self, h: u32, ready_ns: u64) {

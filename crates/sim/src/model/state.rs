@@ -87,6 +87,8 @@ pub(super) struct LunRt {
     pub failed: bool,
     pub outstanding: u32,
     pub queue: VecDeque<u32>,
+    /// Address of the last piece sent down (deadline scheduler's sweep position).
+    pub last_lba: u64,
 }
 
 /// What a stream (or a trace device) addresses.

@@ -5,6 +5,8 @@
 mod analytic;
 mod caches;
 mod determinism;
+mod failures;
+mod host_layer;
 mod raid_ops;
 mod reference_case1;
 mod workloads;
@@ -16,6 +18,11 @@ use storlab_sim::{
 
 pub const MIDRANGE_RAID5: &str = include_str!("../../../../examples/arrays/midrange-raid5.toml");
 pub const MIDRANGE_RAID10: &str = include_str!("../../../../examples/arrays/midrange-raid10.toml");
+pub const ENTERPRISE_RAID5: &str =
+    include_str!("../../../../examples/arrays/enterprise-raid5.toml");
+pub const EVAGROUP_VRAID5: &str = include_str!("../../../../examples/arrays/evagroup-vraid5.toml");
+pub const ASM_PRFG: &str = include_str!("../../../../examples/arrays/asm-prfg.toml");
+pub const ASM_NOPRFG: &str = include_str!("../../../../examples/arrays/asm-noprfg.toml");
 
 pub fn system(text: &str) -> SystemSpec {
     parse_array(text, "test.toml").unwrap_or_else(|e| panic!("{e}"))
