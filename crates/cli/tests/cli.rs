@@ -222,3 +222,165 @@ fn workload_region_beyond_the_lun_exits_2() {
         .stderr(predicate::str::contains("streams[0].region_size"))
         .stderr(predicate::str::contains("beyond"));
 }
+
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/../sim/tests/fixtures/traces/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn traces_replay_with_detected_formats() {
+    for (file, format) in [
+        ("spc.csv", "spc"),
+        ("msr.csv", "msr"),
+        ("blkparse.txt", "blkparse"),
+        ("fio-v3.log", "fio"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("t.json");
+        storlab()
+            .args([
+                "sim",
+                "--array",
+                &example("midrange-raid5.toml"),
+                "--trace",
+                &fixture(file),
+            ])
+            .args([
+                "--trace-outstanding",
+                "4",
+                "--duration",
+                "30s",
+                "--warmup",
+                "0",
+                "--json",
+            ])
+            .arg(&out)
+            .assert()
+            .success();
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let ios = v["runs"][0]["sim"]["host_ios"].as_u64().unwrap();
+        assert!(ios >= 20, "{file}: {ios} I/Os replayed");
+        // Naming the format explicitly gives the same run.
+        let out2 = dir.path().join("t2.json");
+        storlab()
+            .args([
+                "sim",
+                "--array",
+                &example("midrange-raid5.toml"),
+                "--trace",
+                &fixture(file),
+            ])
+            .args([
+                "--trace-format",
+                format,
+                "--trace-outstanding",
+                "4",
+                "--duration",
+                "30s",
+                "--warmup",
+                "0",
+                "--json",
+            ])
+            .arg(&out2)
+            .assert()
+            .success();
+        let w: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out2).unwrap()).unwrap();
+        assert_eq!(
+            w["runs"][0]["sim"]["host_ios"],
+            v["runs"][0]["sim"]["host_ios"]
+        );
+    }
+}
+
+#[test]
+fn malformed_traces_exit_2_with_file_and_line() {
+    for file in [
+        "spc-bad.csv",
+        "msr-bad.csv",
+        "blkparse-bad.txt",
+        "fio-bad.log",
+    ] {
+        let format = match file {
+            "spc-bad.csv" => "spc",
+            "msr-bad.csv" => "msr",
+            "blkparse-bad.txt" => "blkparse",
+            _ => "fio",
+        };
+        storlab()
+            .args([
+                "sim",
+                "--array",
+                &example("midrange-raid5.toml"),
+                "--trace",
+                &fixture(file),
+            ])
+            .args([
+                "--trace-format",
+                format,
+                "--trace-outstanding",
+                "1",
+                "--duration",
+                "60s",
+            ])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(file))
+            .stderr(predicate::str::contains("line "));
+    }
+}
+
+#[test]
+fn failures_on_the_command_line_are_reported_and_validated() {
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("midrange-raid5.toml"),
+            "--profile",
+            "randread-8k",
+        ])
+        .args([
+            "--duration",
+            "5s",
+            "--warmup",
+            "0",
+            "--fail",
+            "r5-1.d2@2s",
+            "--fail",
+            "path:p0@3s",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("failure r5-1.d2"))
+        .stdout(predicate::str::contains("failure path:p0"));
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("midrange-raid5.toml"),
+            "--profile",
+            "randread-8k",
+        ])
+        .args(["--fail", "r5-9.d2@2s"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--fail"))
+        .stderr(predicate::str::contains("r5-9.d2"));
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("midrange-raid5.toml"),
+            "--profile",
+            "randread-8k",
+        ])
+        .args(["--fail", "controller:7@2s"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no controller 7"));
+}

@@ -6,6 +6,10 @@
 //! iterates a hash map, so hash order cannot leak into results.
 
 use std::collections::HashMap;
+
+mod dirty;
+mod wordmap;
+pub use dirty::DirtyPages;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Multiplicative hasher for u64 keys (keys are dense integers; no DoS concern in a simulator).
@@ -25,10 +29,17 @@ impl Hasher for KeyHasher {
     fn write_u64(&mut self, v: u64) {
         self.0 = (v ^ (v >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
+    #[inline]
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
 }
 
 /// A hash map with the fast key hasher.
 pub type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+
+/// A hash map of u32 keys with the fast key hasher (smaller buckets, better cache use).
+pub type KeyMap32<V> = HashMap<u32, V, BuildHasherDefault<KeyHasher>>;
 
 /// Page key: group in the top 16 bits, page number below.
 #[inline]
@@ -145,268 +156,6 @@ impl LruCache {
         if self.tail == NIL {
             self.tail = i;
         }
-    }
-}
-
-/// Dirty, destaging and written-again bits of 64 consecutive pages.
-#[derive(Clone, Copy, Debug, Default)]
-struct Word {
-    dirty: u64,
-    destaging: u64,
-    redirtied: u64,
-}
-
-/// Bits `lo..hi` (hi <= 64) of a word.
-#[inline]
-fn bits(lo: u64, hi: u64) -> u64 {
-    debug_assert!(lo < hi && hi <= 64);
-    (!0u64 >> (64 - (hi - lo))) << lo
-}
-
-/// Dirty pages of one RAID group, findable in address order so destage can sweep.
-///
-/// A sparse bitmap: a hash map from 64-page word to the word's dirty, destaging and
-/// written-again bits, with two dense summary levels above it (one bit per non-empty word,
-/// one bit per non-empty summary word). "Next dirty page at or after X" costs a few bit scans
-/// and marking a run of pages dirty one hash lookup per 64 pages.
-#[derive(Clone, Debug)]
-pub struct DirtyPages {
-    words: KeyMap<Word>,
-    level1: Vec<u64>,
-    level2: Vec<u64>,
-    count: usize,
-}
-
-impl DirtyPages {
-    /// An empty table for a group of `capacity_pages` pages.
-    pub fn new(capacity_pages: u64) -> DirtyPages {
-        let words = capacity_pages.div_ceil(64);
-        let l1 = words.div_ceil(64) as usize;
-        DirtyPages {
-            words: KeyMap::default(),
-            level1: vec![0; l1],
-            level2: vec![0; l1.div_ceil(64)],
-            count: 0,
-        }
-    }
-
-    /// Dirty pages held (destaging ones included).
-    pub fn len(&self) -> usize {
-        self.count
-    }
-
-    /// True when nothing is dirty.
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
-    /// True when `page` is dirty.
-    #[inline]
-    pub fn contains(&self, page: u64) -> bool {
-        self.words
-            .get(&(page >> 6))
-            .is_some_and(|w| w.dirty & (1 << (page & 63)) != 0)
-    }
-
-    /// Calls `f(word index, mask)` for each word overlapping pages [first, end).
-    #[inline]
-    fn for_words(first: u64, end: u64, mut f: impl FnMut(u64, u64)) {
-        let mut p = first;
-        while p < end {
-            let w = p >> 6;
-            let hi = end.min((w + 1) << 6);
-            f(w, bits(p & 63, hi - (w << 6)));
-            p = hi;
-        }
-    }
-
-    /// True when every page of [first, end) is dirty.
-    pub fn covers(&self, first: u64, end: u64) -> bool {
-        let mut all = true;
-        Self::for_words(first, end, |w, mask| {
-            all &= self.words.get(&w).is_some_and(|x| x.dirty & mask == mask);
-        });
-        all
-    }
-
-    /// Pages of [first, end) that are not dirty (what writing them would add).
-    pub fn count_clean(&self, first: u64, end: u64) -> u64 {
-        let mut clean = 0;
-        Self::for_words(first, end, |w, mask| {
-            let dirty = self.words.get(&w).map_or(0, |x| x.dirty);
-            clean += (mask & !dirty).count_ones() as u64;
-        });
-        clean
-    }
-
-    /// Marks pages [first, end) dirty; returns how many were not dirty before. Pages being
-    /// destaged are flagged so they stay dirty after their destage.
-    pub fn write(&mut self, first: u64, end: u64) -> u64 {
-        let mut added = 0;
-        let (level1, level2) = (&mut self.level1, &mut self.level2);
-        let words = &mut self.words;
-        Self::for_words(first, end, |w, mask| {
-            let word = words.entry(w).or_default();
-            if word.dirty == 0 {
-                level1[(w >> 6) as usize] |= 1 << (w & 63);
-                level2[(w >> 12) as usize] |= 1 << ((w >> 6) & 63);
-            }
-            word.redirtied |= mask & word.destaging;
-            added += (mask & !word.dirty).count_ones() as u64;
-            word.dirty |= mask;
-        });
-        self.count += added as usize;
-        added
-    }
-
-    /// Like [`DirtyPages::write`], but only when at most `budget` pages would be added;
-    /// returns None (and changes nothing) otherwise. One lookup when the range is in one word.
-    pub fn write_within(&mut self, first: u64, end: u64, budget: u64) -> Option<u64> {
-        let w = first >> 6;
-        if (end - 1) >> 6 != w {
-            return (self.count_clean(first, end) <= budget).then(|| self.write(first, end));
-        }
-        let mask = bits(first & 63, end - (w << 6));
-        let word = self.words.entry(w).or_default();
-        let added = (mask & !word.dirty).count_ones() as u64;
-        if added > budget {
-            if word.dirty == 0 {
-                self.words.remove(&w);
-            }
-            return None;
-        }
-        if word.dirty == 0 {
-            self.level1[(w >> 6) as usize] |= 1 << (w & 63);
-            self.level2[(w >> 12) as usize] |= 1 << ((w >> 6) & 63);
-        }
-        word.redirtied |= mask & word.destaging;
-        word.dirty |= mask;
-        self.count += added as usize;
-        Some(added)
-    }
-
-    /// Drops every dirty page that is not being destaged (its data is lost); returns how many.
-    /// Order-independent, so iterating the map here cannot leak hash order into results.
-    pub fn drop_idle(&mut self) -> u64 {
-        let mut dropped = 0u64;
-        let mut emptied = Vec::new();
-        for (&w, word) in self.words.iter_mut() {
-            let idle = word.dirty & !word.destaging;
-            dropped += idle.count_ones() as u64;
-            word.dirty &= !idle;
-            word.redirtied &= word.dirty;
-            if word.dirty == 0 {
-                emptied.push(w);
-            }
-        }
-        for w in emptied {
-            self.words.remove(&w);
-            let l1 = &mut self.level1[(w >> 6) as usize];
-            *l1 &= !(1u64 << (w & 63));
-            if *l1 == 0 {
-                self.level2[(w >> 12) as usize] &= !(1u64 << ((w >> 6) & 63));
-            }
-        }
-        self.count -= dropped as usize;
-        dropped
-    }
-
-    /// First non-empty word index at or after `from`.
-    fn next_word(&self, from: u64) -> Option<u64> {
-        let i1 = (from >> 6) as usize;
-        let here = *self.level1.get(i1)? & (!0u64 << (from & 63));
-        if here != 0 {
-            return Some(((i1 as u64) << 6) | here.trailing_zeros() as u64);
-        }
-        let start = i1 as u64 + 1;
-        let mut i2 = (start >> 6) as usize;
-        let mut mask = !0u64 << (start & 63);
-        while i2 < self.level2.len() {
-            let b = self.level2[i2] & mask;
-            if b != 0 {
-                let l1 = ((i2 as u64) << 6) | b.trailing_zeros() as u64;
-                return Some((l1 << 6) | self.level1[l1 as usize].trailing_zeros() as u64);
-            }
-            i2 += 1;
-            mask = !0;
-        }
-        None
-    }
-
-    /// First page at or after `from` that is dirty and not being destaged.
-    fn first_idle_from(&self, from: u64) -> Option<u64> {
-        let mut w = from >> 6;
-        let mut mask = !0u64 << (from & 63);
-        loop {
-            if let Some(x) = self.words.get(&w) {
-                let idle = x.dirty & !x.destaging & mask;
-                if idle != 0 {
-                    return Some((w << 6) | idle.trailing_zeros() as u64);
-                }
-            }
-            w = self.next_word(w + 1)?;
-            mask = !0;
-        }
-    }
-
-    /// The next run of dirty pages not being destaged, starting at the first such page at or
-    /// after `cursor` (wrapping to the start), not crossing `boundary`-page-aligned limits.
-    /// Marks the run as destaging and returns (first page, page count).
-    pub fn take_run(&mut self, cursor: u64, boundary: u64) -> Option<(u64, u64)> {
-        let first = self
-            .first_idle_from(cursor)
-            .or_else(|| self.first_idle_from(0))?;
-        let limit = (first / boundary + 1) * boundary;
-        let mut p = first;
-        while p < limit {
-            let w = p >> 6;
-            let Some(word) = self.words.get_mut(&w) else {
-                break;
-            };
-            let lo = p & 63;
-            let hi = limit.min((w + 1) << 6) - (w << 6);
-            // Consecutive idle pages from p, within this word and the limit.
-            let idle = (word.dirty & !word.destaging & bits(lo, hi)) >> lo;
-            let n = (!idle).trailing_zeros() as u64;
-            if n == 0 {
-                break;
-            }
-            word.destaging |= bits(lo, lo + n);
-            p += n;
-            if lo + n < 64 {
-                break;
-            }
-        }
-        Some((first, p - first))
-    }
-
-    /// A destage of [first, first+count) completed; returns the pages freed. Pages written
-    /// again during the destage stay dirty.
-    pub fn destaged(&mut self, first: u64, count: u64) -> u64 {
-        let mut freed = 0;
-        let (level1, level2) = (&mut self.level1, &mut self.level2);
-        let words = &mut self.words;
-        Self::for_words(first, first + count, |w, mask| {
-            let Some(word) = words.get_mut(&w) else {
-                panic!("destaged word {w} is not in the dirty table");
-            };
-            debug_assert_eq!(word.destaging & mask, mask, "pages were not being destaged");
-            let free = mask & !word.redirtied;
-            word.dirty &= !free;
-            word.destaging &= !mask;
-            word.redirtied &= !mask;
-            freed += free.count_ones() as u64;
-            if word.dirty == 0 {
-                words.remove(&w);
-                let l1 = &mut level1[(w >> 6) as usize];
-                *l1 &= !(1u64 << (w & 63));
-                if *l1 == 0 {
-                    level2[(w >> 12) as usize] &= !(1u64 << ((w >> 6) & 63));
-                }
-            }
-        });
-        self.count -= freed as usize;
-        freed
     }
 }
 

@@ -1,0 +1,300 @@
+//! The dirty-page table of one RAID group's write cache, findable in address order.
+//!
+//! Membership is a sparse bitmap: a hash map from 64-page word (u32 index) to its dirty bits,
+//! with two dense summary levels above it (one bit per non-empty word, one bit per non-empty
+//! summary word), so "next dirty page at or after X" is a few bit scans and marking a page
+//! dirty one lookup. Words with pages being destaged keep their destaging and written-again
+//! bits in a second, small map (bounded by the destage queue), which keeps the big map at 16
+//! bytes an entry and inside the processor caches for longer.
+
+use super::wordmap::WordMap;
+use super::KeyMap32;
+
+/// Destaging and written-again bits of a word with a destage in flight.
+#[derive(Clone, Copy, Debug, Default)]
+struct Busy {
+    destaging: u64,
+    redirtied: u64,
+}
+
+/// Bits `lo..hi` (hi <= 64) of a word.
+#[inline]
+fn bits(lo: u64, hi: u64) -> u64 {
+    debug_assert!(lo < hi && hi <= 64);
+    (!0u64 >> (64 - (hi - lo))) << lo
+}
+
+/// Dirty pages of one RAID group.
+#[derive(Clone, Debug)]
+pub struct DirtyPages {
+    words: WordMap,
+    busy: KeyMap32<Busy>,
+    level1: Vec<u64>,
+    level2: Vec<u64>,
+    count: usize,
+}
+
+impl DirtyPages {
+    /// An empty table for a group of `capacity_pages` pages (at most 2^38).
+    pub fn new(capacity_pages: u64) -> DirtyPages {
+        assert!(
+            capacity_pages <= 1 << 38,
+            "a group of {capacity_pages} pages is too large"
+        );
+        let words = capacity_pages.div_ceil(64);
+        let l1 = words.div_ceil(64) as usize;
+        DirtyPages {
+            words: WordMap::default(),
+            busy: KeyMap32::default(),
+            level1: vec![0; l1],
+            level2: vec![0; l1.div_ceil(64)],
+            count: 0,
+        }
+    }
+
+    /// Dirty pages held (destaging ones included).
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// True when nothing is dirty.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    #[inline]
+    fn dirty_word(&self, w: u64) -> u64 {
+        self.words.get(w as u32)
+    }
+
+    /// True when `page` is dirty.
+    #[inline]
+    pub fn contains(&self, page: u64) -> bool {
+        self.dirty_word(page >> 6) & (1 << (page & 63)) != 0
+    }
+
+    /// Calls `f(word index, mask)` for each word overlapping pages [first, end).
+    #[inline]
+    fn for_words(first: u64, end: u64, mut f: impl FnMut(u64, u64)) {
+        let mut p = first;
+        while p < end {
+            let w = p >> 6;
+            let hi = end.min((w + 1) << 6);
+            f(w, bits(p & 63, hi - (w << 6)));
+            p = hi;
+        }
+    }
+
+    /// True when every page of [first, end) is dirty.
+    pub fn covers(&self, first: u64, end: u64) -> bool {
+        let mut all = true;
+        Self::for_words(first, end, |w, mask| {
+            all &= self.dirty_word(w) & mask == mask
+        });
+        all
+    }
+
+    /// Pages of [first, end) that are not dirty (what writing them would add).
+    pub fn count_clean(&self, first: u64, end: u64) -> u64 {
+        let mut clean = 0;
+        Self::for_words(first, end, |w, mask| {
+            clean += (mask & !self.dirty_word(w)).count_ones() as u64
+        });
+        clean
+    }
+
+    fn mark_summary(level1: &mut [u64], level2: &mut [u64], w: u64) {
+        level1[(w >> 6) as usize] |= 1 << (w & 63);
+        level2[(w >> 12) as usize] |= 1 << ((w >> 6) & 63);
+    }
+
+    fn clear_summary(level1: &mut [u64], level2: &mut [u64], w: u64) {
+        let l1 = &mut level1[(w >> 6) as usize];
+        *l1 &= !(1u64 << (w & 63));
+        if *l1 == 0 {
+            level2[(w >> 12) as usize] &= !(1u64 << ((w >> 6) & 63));
+        }
+    }
+
+    /// Sets `mask` of word `w` dirty; returns the pages added. Pages being destaged are
+    /// flagged so they stay dirty after their destage.
+    #[inline]
+    fn write_word(&mut self, w: u64, mask: u64) -> u64 {
+        let word = self.words.get(w as u32);
+        if word == 0 {
+            Self::mark_summary(&mut self.level1, &mut self.level2, w);
+        }
+        self.words.set(w as u32, word | mask);
+        let again = mask & word;
+        if again != 0 && !self.busy.is_empty() {
+            if let Some(b) = self.busy.get_mut(&(w as u32)) {
+                b.redirtied |= again & b.destaging;
+            }
+        }
+        (mask & !word).count_ones() as u64
+    }
+
+    /// Marks pages [first, end) dirty; returns how many were not dirty before.
+    pub fn write(&mut self, first: u64, end: u64) -> u64 {
+        let mut added = 0;
+        let mut p = first;
+        while p < end {
+            let w = p >> 6;
+            let hi = end.min((w + 1) << 6);
+            added += self.write_word(w, bits(p & 63, hi - (w << 6)));
+            p = hi;
+        }
+        self.count += added as usize;
+        added
+    }
+
+    /// Like [`DirtyPages::write`], but only when at most `budget` pages would be added;
+    /// returns None (and changes nothing) otherwise.
+    pub fn write_within(&mut self, first: u64, end: u64, budget: u64) -> Option<u64> {
+        let w = first >> 6;
+        if (end - 1) >> 6 == w {
+            // One word: one lookup to decide and update.
+            let mask = bits(first & 63, end - (w << 6));
+            let word = self.words.get(w as u32);
+            if (mask & !word).count_ones() as u64 > budget {
+                return None;
+            }
+            let added = self.write_word(w, mask);
+            self.count += added as usize;
+            return Some(added);
+        }
+        (self.count_clean(first, end) <= budget).then(|| self.write(first, end))
+    }
+
+    /// First non-empty word index at or after `from`.
+    fn next_word(&self, from: u64) -> Option<u64> {
+        let i1 = (from >> 6) as usize;
+        let here = *self.level1.get(i1)? & (!0u64 << (from & 63));
+        if here != 0 {
+            return Some(((i1 as u64) << 6) | here.trailing_zeros() as u64);
+        }
+        let start = i1 as u64 + 1;
+        let mut i2 = (start >> 6) as usize;
+        let mut mask = !0u64 << (start & 63);
+        while i2 < self.level2.len() {
+            let b = self.level2[i2] & mask;
+            if b != 0 {
+                let l1 = ((i2 as u64) << 6) | b.trailing_zeros() as u64;
+                return Some((l1 << 6) | self.level1[l1 as usize].trailing_zeros() as u64);
+            }
+            i2 += 1;
+            mask = !0;
+        }
+        None
+    }
+
+    /// Dirty pages of word `w` that are not being destaged.
+    #[inline]
+    fn idle_bits(&self, w: u64) -> u64 {
+        let dirty = self.dirty_word(w);
+        if dirty == 0 || self.busy.is_empty() {
+            return dirty;
+        }
+        dirty & !self.busy.get(&(w as u32)).map_or(0, |b| b.destaging)
+    }
+
+    /// First page at or after `from` that is dirty and not being destaged.
+    fn first_idle_from(&self, from: u64) -> Option<u64> {
+        let mut w = from >> 6;
+        let mut mask = !0u64 << (from & 63);
+        loop {
+            let idle = self.idle_bits(w) & mask;
+            if idle != 0 {
+                return Some((w << 6) | idle.trailing_zeros() as u64);
+            }
+            w = self.next_word(w + 1)?;
+            mask = !0;
+        }
+    }
+
+    /// The next run of dirty pages not being destaged, starting at the first such page at or
+    /// after `cursor` (wrapping to the start), not crossing `boundary`-page-aligned limits.
+    /// Marks the run as destaging and returns (first page, page count).
+    pub fn take_run(&mut self, cursor: u64, boundary: u64) -> Option<(u64, u64)> {
+        let first = self
+            .first_idle_from(cursor)
+            .or_else(|| self.first_idle_from(0))?;
+        let limit = (first / boundary + 1) * boundary;
+        let mut p = first;
+        while p < limit {
+            let w = p >> 6;
+            let lo = p & 63;
+            let hi = limit.min((w + 1) << 6) - (w << 6);
+            // Consecutive idle pages from p, within this word and the limit.
+            let idle = (self.idle_bits(w) & bits(lo, hi)) >> lo;
+            let n = (!idle).trailing_zeros() as u64;
+            if n == 0 {
+                break;
+            }
+            self.busy.entry(w as u32).or_default().destaging |= bits(lo, lo + n);
+            p += n;
+            if lo + n < 64 {
+                break;
+            }
+        }
+        Some((first, p - first))
+    }
+
+    /// A destage of [first, first+count) completed; returns the pages freed. Pages written
+    /// again during the destage stay dirty.
+    pub fn destaged(&mut self, first: u64, count: u64) -> u64 {
+        let mut freed = 0;
+        let mut p = first;
+        let end = first + count;
+        while p < end {
+            let w = p >> 6;
+            let hi = end.min((w + 1) << 6);
+            let mask = bits(p & 63, hi - (w << 6));
+            p = hi;
+            let key = w as u32;
+            let Some(b) = self.busy.get_mut(&key) else {
+                panic!("destaged word {w} has no destage in flight");
+            };
+            debug_assert_eq!(b.destaging & mask, mask, "pages were not being destaged");
+            let free = mask & !b.redirtied;
+            b.destaging &= !mask;
+            b.redirtied &= !mask;
+            if b.destaging == 0 {
+                self.busy.remove(&key);
+            }
+            let word = self.words.get(key);
+            assert!(
+                word & mask == mask,
+                "destaged pages of word {w} are not dirty"
+            );
+            self.words.set(key, word & !free);
+            freed += free.count_ones() as u64;
+            if word & !free == 0 {
+                Self::clear_summary(&mut self.level1, &mut self.level2, w);
+            }
+        }
+        self.count -= freed as usize;
+        freed
+    }
+
+    /// Drops every dirty page that is not being destaged (its data is lost); returns how many.
+    /// Order-independent, so iterating the map here cannot leak hash order into results.
+    pub fn drop_idle(&mut self) -> u64 {
+        let mut dropped = 0u64;
+        let entries: Vec<(u32, u64)> = self.words.entries().collect();
+        for (w, word) in entries {
+            let b = self.busy.get(&w).copied().unwrap_or_default();
+            let idle = word & !b.destaging;
+            dropped += idle.count_ones() as u64;
+            self.words.set(w, word & !idle);
+            if word & !idle == 0 {
+                Self::clear_summary(&mut self.level1, &mut self.level2, w as u64);
+            }
+        }
+        for b in self.busy.values_mut() {
+            b.redirtied &= b.destaging;
+        }
+        self.count -= dropped as usize;
+        dropped
+    }
+}

@@ -1,0 +1,169 @@
+//! An open-addressing map from u32 word index to a non-zero u64 bit word: linear probing,
+//! Fibonacci hashing, backward-shift deletion, at most half full. One cache line per lookup
+//! (key and value share a slot), which matters because the dirty-page table is probed at
+//! random for every host write.
+
+const EMPTY: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    key: u32,
+    bits: u64,
+}
+
+const FREE: Slot = Slot {
+    key: EMPTY,
+    bits: 0,
+};
+
+/// Map u32 -> u64 where a missing key reads as 0 and storing 0 removes the key.
+#[derive(Clone, Debug)]
+pub struct WordMap {
+    slots: Vec<Slot>,
+    len: usize,
+    shift: u32,
+}
+
+impl Default for WordMap {
+    fn default() -> Self {
+        WordMap {
+            slots: vec![FREE; 16],
+            len: 0,
+            shift: 64 - 4,
+        }
+    }
+}
+
+impl WordMap {
+    #[inline]
+    fn home(&self, key: u32) -> usize {
+        ((key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    #[inline]
+    fn find(&self, key: u32) -> (usize, bool) {
+        debug_assert!(key != EMPTY);
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key);
+        loop {
+            let s = self.slots[i];
+            if s.key == key {
+                return (i, true);
+            }
+            if s.key == EMPTY {
+                return (i, false);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The bits of `key` (0 when absent).
+    #[inline]
+    pub fn get(&self, key: u32) -> u64 {
+        let (i, found) = self.find(key);
+        if found {
+            self.slots[i].bits
+        } else {
+            0
+        }
+    }
+
+    /// Sets the bits of `key`; 0 removes it. Returns the previous bits.
+    #[inline]
+    pub fn set(&mut self, key: u32, bits: u64) -> u64 {
+        let (i, found) = self.find(key);
+        if found {
+            let old = self.slots[i].bits;
+            if bits == 0 {
+                self.remove_at(i);
+            } else {
+                self.slots[i].bits = bits;
+            }
+            return old;
+        }
+        if bits != 0 {
+            self.slots[i] = Slot { key, bits };
+            self.len += 1;
+            if self.len * 2 > self.slots.len() {
+                self.grow();
+            }
+        }
+        0
+    }
+
+    fn remove_at(&mut self, mut hole: usize) {
+        let mask = self.slots.len() - 1;
+        self.slots[hole] = FREE;
+        self.len -= 1;
+        let mut i = (hole + 1) & mask;
+        while self.slots[i].key != EMPTY {
+            let home = self.home(self.slots[i].key);
+            // Move the entry back into the hole unless its home lies cyclically in (hole, i].
+            let stays = if hole <= i {
+                hole < home && home <= i
+            } else {
+                hole < home || home <= i
+            };
+            if !stays {
+                self.slots[hole] = self.slots[i];
+                self.slots[i] = FREE;
+                hole = i;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::replace(&mut self.slots, vec![FREE; 0]);
+        self.slots = vec![FREE; old.len() * 2];
+        self.shift -= 1;
+        self.len = 0;
+        for s in old.into_iter().filter(|s| s.key != EMPTY) {
+            self.set(s.key, s.bits);
+        }
+    }
+
+    /// Every (key, bits) entry, in slot order (callers must not depend on the order).
+    pub fn entries(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        self.slots
+            .iter()
+            .filter(|s| s.key != EMPTY)
+            .map(|s| (s.key, s.bits))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn matches_a_hash_map_under_random_updates() {
+        let mut m = WordMap::default();
+        let mut model: HashMap<u32, u64> = HashMap::new();
+        let mut x = 7u64;
+        for _ in 0..200_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let key = ((x >> 33) % 5000) as u32;
+            let bits = if (x >> 20) % 3 == 0 { 0 } else { x >> 40 };
+            let old = m.set(key, bits);
+            let model_old = if bits == 0 {
+                model.remove(&key)
+            } else {
+                model.insert(key, bits)
+            };
+            assert_eq!(old, model_old.unwrap_or(0));
+            assert_eq!(m.len, model.len());
+        }
+        for k in 0..5000u32 {
+            assert_eq!(m.get(k), model.get(&k).copied().unwrap_or(0));
+        }
+        let mut listed: Vec<(u32, u64)> = m.entries().collect();
+        listed.sort_unstable();
+        let mut expected: Vec<(u32, u64)> = model.into_iter().collect();
+        expected.sort_unstable();
+        assert_eq!(listed, expected);
+    }
+}
