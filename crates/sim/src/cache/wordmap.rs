@@ -147,7 +147,11 @@ mod tests {
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             let key = ((x >> 33) % 5000) as u32;
-            let bits = if (x >> 20) % 3 == 0 { 0 } else { x >> 40 };
+            let bits = if (x >> 20).is_multiple_of(3) {
+                0
+            } else {
+                x >> 40
+            };
             let old = m.set(key, bits);
             let model_old = if bits == 0 {
                 model.remove(&key)
