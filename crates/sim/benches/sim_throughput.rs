@@ -2,21 +2,38 @@
 //! thread, events per second, scaling with simulated duration, and peak memory for one
 //! simulated hour of `oltp-60-40`. Writes target/bench/sim.json.
 //!
-//! Goals (issue 2): at least 1,000,000 host I/Os per second (goal 3,000,000) for randread-8k
-//! and randwrite-8k on midrange-raid5.toml; doubling the simulated duration at most doubles
-//! the wall time (+10%); peak memory for one simulated hour of oltp-60-40 under 200 MiB.
+//! Goals: at least 1,000,000 host I/Os per second (goal 3,000,000) for randread-8k and
+//! randwrite-8k on midrange-raid5.toml, and with the host layer (a stripe over the 7 arrays of
+//! enterprise-raid5.toml); doubling the simulated duration at most doubles the wall time
+//! (+10%); peak memory for one simulated hour of oltp-60-40 under 200 MiB; trace parsing at
+//! least 2,000,000 lines per second.
 
 #![allow(clippy::disallowed_methods)] // a benchmark measures wall time by definition
 
 use std::time::Instant;
 
 use serde_json::json;
-use storlab_sim::{parse_array, profile_workload, simulate, RunOptions, SystemSpec};
+use storlab_sim::trace::{TraceFormat, TraceReader};
+use storlab_sim::{parse_array, parse_workload, profile_workload, simulate, RunOptions, SystemSpec};
 
 const RAID5: &str = include_str!("../../../examples/arrays/midrange-raid5.toml");
+const ENTERPRISE: &str = include_str!("../../../examples/arrays/enterprise-raid5.toml");
+
+/// The enterprise array with one host volume striped over all seven arrays.
+fn spread_system() -> SystemSpec {
+    let text = format!(
+        "{ENTERPRISE}\n[[volumes]]\nname = \"all7\"\nkind = \"stripe\"\nstripe = \"1m\"\nluns = [\"data-0\", \"data-1\", \"data-2\", \"data-3\", \"data-4\", \"data-5\", \"log\"]\n"
+    );
+    parse_array(&text, "enterprise-raid5.toml + all7").expect("spread array")
+}
 
 fn timed(system: &SystemSpec, profile: &str, secs: u64) -> (f64, u64, u64) {
-    let w = profile_workload(profile, system).expect("profile");
+    let w = if system.volume_index("all7").is_some() {
+        let text = format!("[[streams]]\nprofile = \"{profile}\"\ntarget = \"all7\"\n");
+        parse_workload(&text, "bench", system).expect("workload")
+    } else {
+        profile_workload(profile, system).expect("profile")
+    };
     let opts = RunOptions {
         duration_ns: secs * 1_000_000_000,
         warmup_ns: 0,
@@ -40,6 +57,30 @@ fn peak_rss_kib() -> Option<u64> {
         .ok()
 }
 
+/// Lines per second parsing generated SPC and MSR traces held in memory.
+fn trace_speed() -> serde_json::Value {
+    let n = 3_000_000u64;
+    let mut spc = String::new();
+    let mut msr = String::new();
+    for i in 0..n {
+        let lba = (i * 7919) % 100_000_000;
+        spc.push_str(&format!("{},{lba},8192,{},{}.{:06}\n", i % 4, if i % 3 == 0 { "w" } else { "r" }, i / 1000, i % 1000));
+        msr.push_str(&format!("{},hm,{},{},{},8192,1000\n", 128_166_372_000_000_000u64 + i * 100, i % 2, if i % 3 == 0 { "Write" } else { "Read" }, lba * 512));
+    }
+    let mut out = serde_json::Map::new();
+    for (name, text, format) in [("spc", &spc, TraceFormat::Spc), ("msr", &msr, TraceFormat::Msr)] {
+        let t = Instant::now();
+        let reader = TraceReader::new(text.as_bytes(), format, name);
+        let records = reader.filter(|r| r.is_ok()).count() as u64;
+        let secs = t.elapsed().as_secs_f64();
+        assert_eq!(records, n, "{name}: every generated line parses");
+        let rate = n as f64 / secs;
+        println!("{name:>38} trace parsing: {rate:>10.0} lines/s (goal 2,000,000)");
+        out.insert(name.into(), json!({"lines": n, "wall_s": secs, "lines_per_s": rate, "goal_lines_per_s": 2_000_000}));
+    }
+    serde_json::Value::Object(out)
+}
+
 fn main() {
     let system = parse_array(RAID5, "midrange-raid5.toml").expect("example array");
     if std::env::args().any(|a| a == "--memory-child") {
@@ -48,20 +89,28 @@ fn main() {
         return;
     }
     let mut profiles = Vec::new();
-    for profile in ["randread-8k", "randwrite-8k"] {
+    let spread = spread_system();
+    let cases = [
+        ("midrange-raid5", &system, "randread-8k"),
+        ("midrange-raid5", &system, "randwrite-8k"),
+        ("enterprise-raid5 stripe over 7 arrays", &spread, "randread-8k"),
+        ("enterprise-raid5 stripe over 7 arrays", &spread, "randwrite-8k"),
+    ];
+    for (array, sys, profile) in cases {
         // Warm the allocator and caches once, then measure D and 2D.
-        timed(&system, profile, 10);
-        let (w1, ios1, ev1) = timed(&system, profile, 600);
-        let (w2, ios2, _) = timed(&system, profile, 1200);
+        timed(sys, profile, 10);
+        let (w1, ios1, ev1) = timed(sys, profile, 600);
+        let (w2, ios2, _) = timed(sys, profile, 1200);
         let ios_per_s = ios1 as f64 / w1;
         println!(
-            "{profile:>13}: {:>10.0} host I/Os/s, {:>11.0} events/s, {:.2} events per I/O; 2x duration -> {:.2}x wall",
+            "{array:>38} {profile:>13}: {:>10.0} host I/Os/s, {:>11.0} events/s, {:.2} events per I/O; 2x duration -> {:.2}x wall",
             ios_per_s,
             ev1 as f64 / w1,
             ev1 as f64 / ios1 as f64,
             w2 / w1
         );
         profiles.push(json!({
+            "array": array,
             "profile": profile,
             "simulated_s": 600,
             "host_ios": ios1,
@@ -88,7 +137,9 @@ fn main() {
         "   oltp-60-40: one simulated hour, {ios} host I/Os in {wall:.1} s, peak RSS {:.1} MiB (limit 200)",
         rss_kib as f64 / 1024.0
     );
+    let traces = trace_speed();
     let report = json!({
+        "trace_parsing": traces,
         "benchmark": "storlab-sim throughput",
         "array": "examples/arrays/midrange-raid5.toml",
         "storlab_version": env!("CARGO_PKG_VERSION"),
