@@ -14,7 +14,9 @@ use std::time::Instant;
 
 use serde_json::json;
 use storlab_sim::trace::{TraceFormat, TraceReader};
-use storlab_sim::{parse_array, parse_workload, profile_workload, simulate, RunOptions, SystemSpec};
+use storlab_sim::{
+    parse_array, parse_workload, profile_workload, simulate, RunOptions, SystemSpec,
+};
 
 const RAID5: &str = include_str!("../../../examples/arrays/midrange-raid5.toml");
 const ENTERPRISE: &str = include_str!("../../../examples/arrays/enterprise-raid5.toml");
@@ -64,11 +66,26 @@ fn trace_speed() -> serde_json::Value {
     let mut msr = String::new();
     for i in 0..n {
         let lba = (i * 7919) % 100_000_000;
-        spc.push_str(&format!("{},{lba},8192,{},{}.{:06}\n", i % 4, if i % 3 == 0 { "w" } else { "r" }, i / 1000, i % 1000));
-        msr.push_str(&format!("{},hm,{},{},{},8192,1000\n", 128_166_372_000_000_000u64 + i * 100, i % 2, if i % 3 == 0 { "Write" } else { "Read" }, lba * 512));
+        spc.push_str(&format!(
+            "{},{lba},8192,{},{}.{:06}\n",
+            i % 4,
+            if i % 3 == 0 { "w" } else { "r" },
+            i / 1000,
+            i % 1000
+        ));
+        msr.push_str(&format!(
+            "{},hm,{},{},{},8192,1000\n",
+            128_166_372_000_000_000u64 + i * 100,
+            i % 2,
+            if i % 3 == 0 { "Write" } else { "Read" },
+            lba * 512
+        ));
     }
     let mut out = serde_json::Map::new();
-    for (name, text, format) in [("spc", &spc, TraceFormat::Spc), ("msr", &msr, TraceFormat::Msr)] {
+    for (name, text, format) in [
+        ("spc", &spc, TraceFormat::Spc),
+        ("msr", &msr, TraceFormat::Msr),
+    ] {
         let t = Instant::now();
         let reader = TraceReader::new(text.as_bytes(), format, name);
         let records = reader.filter(|r| r.is_ok()).count() as u64;
@@ -76,7 +93,10 @@ fn trace_speed() -> serde_json::Value {
         assert_eq!(records, n, "{name}: every generated line parses");
         let rate = n as f64 / secs;
         println!("{name:>38} trace parsing: {rate:>10.0} lines/s (goal 2,000,000)");
-        out.insert(name.into(), json!({"lines": n, "wall_s": secs, "lines_per_s": rate, "goal_lines_per_s": 2_000_000}));
+        out.insert(
+            name.into(),
+            json!({"lines": n, "wall_s": secs, "lines_per_s": rate, "goal_lines_per_s": 2_000_000}),
+        );
     }
     serde_json::Value::Object(out)
 }
@@ -93,8 +113,16 @@ fn main() {
     let cases = [
         ("midrange-raid5", &system, "randread-8k"),
         ("midrange-raid5", &system, "randwrite-8k"),
-        ("enterprise-raid5 stripe over 7 arrays", &spread, "randread-8k"),
-        ("enterprise-raid5 stripe over 7 arrays", &spread, "randwrite-8k"),
+        (
+            "enterprise-raid5 stripe over 7 arrays",
+            &spread,
+            "randread-8k",
+        ),
+        (
+            "enterprise-raid5 stripe over 7 arrays",
+            &spread,
+            "randwrite-8k",
+        ),
     ];
     for (array, sys, profile) in cases {
         // Warm the allocator and caches once, then measure D and 2D.
