@@ -8,6 +8,8 @@
 pub mod histogram;
 pub mod profile;
 pub mod result;
+pub mod rng;
+pub mod stream;
 pub mod units;
 
 pub use histogram::{LatencyHistogram, LatencySummaryMs};

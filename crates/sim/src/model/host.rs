@@ -1,7 +1,7 @@
 //! Host side: jobs that issue I/O (closed or open loop), target volumes mapped to LUN pieces,
 //! copy choice for mirrored reads, per-LUN host queues, paths, and completion at the host.
 
-use storlab_core::AccessPattern;
+use storlab_core::stream::JobStream;
 
 use super::state::*;
 use super::Model;
@@ -21,30 +21,12 @@ impl Model {
             let p = &s.profile;
             let target = self.add_target(s.volume, &s.luns)?;
             let volume = self.targets[target as usize].volume.capacity_sectors();
-            let total_weight: f64 = p.block_sizes.iter().map(|b| b.weight).sum();
-            let mut cum = 0.0;
-            let sizes = p
-                .block_sizes
-                .iter()
-                .map(|b| {
-                    cum += b.weight / total_weight;
-                    (b.size.0 / 512, cum)
-                })
-                .collect();
-            let region_start = p.region_offset.0 / 512;
-            let region_sectors = p.region_size.map_or(volume - region_start, |r| r.0 / 512);
-            let max_block = p.max_block_bytes() / 512;
-            let share = (region_sectors / p.jobs as u64) / max_block * max_block;
             for j in 0..p.jobs {
                 let index = ((si as u64) << 32) | j as u64;
-                let lo = region_start + j as u64 * share;
                 self.jobs.push(Job {
                     stream: si as u32,
-                    rng: Rng::derive(self.opts.seed, Purpose::Job, index),
+                    ios: JobStream::new(p, si as u32, j, volume, self.opts.seed),
                     arrivals: Rng::derive(self.opts.seed, Purpose::Arrival, index),
-                    lo,
-                    hi: lo + share,
-                    cursor: lo,
                     mean_interarrival_ns: p.rate_iops.map_or(0.0, |r| 1e9 * p.jobs as f64 / r),
                     think_ns: p.think_time.0,
                 });
@@ -52,10 +34,6 @@ impl Model {
             self.streams.push(StreamRt {
                 profile: p.clone(),
                 target,
-                sizes,
-                read_frac: p.read_pct / 100.0,
-                region_start,
-                region_sectors,
             });
         }
         Ok(())
@@ -87,35 +65,19 @@ impl Model {
         self.issue_job_io(j);
     }
 
-    /// Picks size, direction and address for job `j` and sends the I/O down.
+    /// Draws job `j`'s next I/O and sends it down.
     fn issue_job_io(&mut self, j: u32) {
         let job = &mut self.jobs[j as usize];
-        let s = &self.streams[job.stream as usize];
-        let sectors = if s.sizes.len() == 1 {
-            s.sizes[0].0
-        } else {
-            let u = job.rng.unit_f64();
-            s.sizes
-                .iter()
-                .find(|(_, c)| u < *c)
-                .map_or(s.sizes[s.sizes.len() - 1].0, |(n, _)| *n)
-        };
-        let write = s.read_frac < 1.0 && job.rng.unit_f64() >= s.read_frac;
-        let lba = match s.profile.pattern {
-            AccessPattern::Random => {
-                s.region_start + job.rng.below(s.region_sectors / sectors) * sectors
-            }
-            AccessPattern::Sequential => {
-                if job.cursor + sectors > job.hi {
-                    job.cursor = job.lo;
-                }
-                let at = job.cursor;
-                job.cursor += sectors;
-                at
-            }
-        };
-        let target = s.target;
-        self.issue_host(Issuer::Job(j), target, lba, sectors, write, self.now);
+        let io = job.ios.next_io();
+        let target = self.streams[job.stream as usize].target;
+        self.issue_host(
+            Issuer::Job(j),
+            target,
+            io.lba,
+            io.sectors,
+            io.write,
+            self.now,
+        );
     }
 
     /// Issues a host request on `target`; `start_ns` is when it was meant to start.

@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 
+use storlab_core::stream::JobStream;
 use storlab_core::IoProfile;
 
 use crate::cache::{DirtyPages, KeyMap, LruCache};
@@ -103,20 +104,12 @@ pub(super) struct TargetRt {
 pub(super) struct StreamRt {
     pub profile: IoProfile,
     pub target: u32,
-    /// Block sizes in sectors with cumulative probabilities.
-    pub sizes: Vec<(u64, f64)>,
-    pub read_frac: f64,
-    pub region_start: u64,
-    pub region_sectors: u64,
 }
 
 pub(super) struct Job {
     pub stream: u32,
-    pub rng: Rng,
+    pub ios: JobStream,
     pub arrivals: Rng,
-    pub lo: u64,
-    pub hi: u64,
-    pub cursor: u64,
     pub mean_interarrival_ns: f64,
     pub think_ns: u64,
 }
