@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use storlab_core::TimeSpan;
+use storlab_core::{ByteSize, TimeSpan};
 
 use crate::error::CliError;
 
@@ -19,8 +19,69 @@ pub struct Cli {
 pub enum Command {
     /// Simulate an array: one profile, a workload file, or the whole IOgen matrix.
     Sim(SimArgs),
+    /// Real I/O: a profile on a file, a directory of files, or a block device.
+    Io(IoArgs),
     /// The main job: compare the example arrays side by side (simulated IOgen matrix).
     Demo(DemoArgs),
+}
+
+/// Options of `storlab io`.
+#[derive(Debug, Args)]
+pub struct IoArgs {
+    /// File (created if missing), directory (one file per job) or block device.
+    #[arg(long, value_name = "PATH")]
+    pub target: PathBuf,
+    /// Built-in I/O profile (randread-8k, randwrite-8k, seqread-1m, oltp-60-40, redo, ...).
+    #[arg(long, value_name = "NAME", default_value = "randread-8k")]
+    pub profile: String,
+    /// Size of the file (of each file of a directory); for a device, how much to use.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub size: Option<ByteSize>,
+    /// psync (one thread per outstanding I/O) or io_uring (one ring per job).
+    #[arg(long, value_name = "ENGINE", default_value = "psync", value_parser = ["psync", "io_uring"])]
+    pub engine: String,
+    /// Outstanding I/Os per job.
+    #[arg(long, value_name = "N")]
+    pub iodepth: Option<u32>,
+    /// Jobs.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<u32>,
+    /// Block size (replaces the profile's block-size mix).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub bs: Option<ByteSize>,
+    /// Access pattern and direction: read, write, randread, randwrite, rw (50/50 sequential), randrw.
+    #[arg(long, value_name = "RW", value_parser = ["read", "write", "randread", "randwrite", "rw", "randrw"])]
+    pub rw: Option<String>,
+    /// Open loop: total arrival rate; latency counts from each I/O's intended start.
+    #[arg(long, value_name = "IOPS")]
+    pub rate_iops: Option<f64>,
+    /// Measured time after the warm-up.
+    #[arg(long, default_value = "30s", value_parser = parse_span)]
+    pub duration: TimeSpan,
+    /// Warm-up excluded from the measurement (0 for none).
+    #[arg(long, default_value = "5s", value_parser = parse_span_or_zero)]
+    pub warmup: TimeSpan,
+    /// Use the page cache instead of O_DIRECT.
+    #[arg(long)]
+    pub buffered: bool,
+    /// How synchronous writes are made durable: dsync (O_DSYNC) or fdatasync.
+    #[arg(long, value_name = "MODE", default_value = "dsync", value_parser = ["dsync", "fdatasync"])]
+    pub sync: String,
+    /// Keep the files storlab created.
+    #[arg(long)]
+    pub keep: bool,
+    /// Write an existing file storlab did not create.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Write this block device even though it holds a file system or partition table.
+    #[arg(long, value_name = "DEVICE")]
+    pub force_destroy: Option<PathBuf>,
+    /// Seed of the address streams.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the results (storlab.results/1) to this file.
+    #[arg(long, value_name = "OUT")]
+    pub json: Option<PathBuf>,
 }
 
 /// Options of `storlab sim`.
@@ -89,6 +150,16 @@ pub struct DemoArgs {
     pub seed: u64,
 }
 
+fn parse_size(s: &str) -> Result<ByteSize, String> {
+    let b: ByteSize = s
+        .parse()
+        .map_err(|e: storlab_core::UnitError| e.to_string())?;
+    if b.0 == 0 {
+        return Err("must be more than zero".into());
+    }
+    Ok(b)
+}
+
 fn parse_span_or_zero(s: &str) -> Result<TimeSpan, String> {
     s.parse()
         .map_err(|e: storlab_core::UnitError| e.to_string())
@@ -106,6 +177,7 @@ fn parse_span(s: &str) -> Result<TimeSpan, String> {
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Sim(a) => crate::sim_cmd::run(a),
+        Command::Io(a) => crate::io_cmd::run(a),
         Command::Demo(a) => crate::demo::run(a),
     }
 }

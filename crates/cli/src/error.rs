@@ -16,6 +16,15 @@ pub enum CliError {
     Failed(String),
 }
 
+impl From<storlab_io::IoError> for CliError {
+    fn from(e: storlab_io::IoError) -> Self {
+        match e {
+            storlab_io::IoError::BadInput(m) => CliError::BadInput(m),
+            storlab_io::IoError::Failed(m) => CliError::Failed(m),
+        }
+    }
+}
+
 impl CliError {
     /// Process exit code: 2 for bad input, 1 for a failed run.
     pub fn exit_code(&self) -> u8 {

@@ -4,6 +4,7 @@
 mod cli;
 mod demo;
 mod error;
+mod io_cmd;
 mod output;
 mod sim_cmd;
 mod table;

@@ -57,13 +57,18 @@ pub fn num(x: f64, decimals: usize) -> String {
 /// One run in detail: host figures, RAID groups, disks.
 pub fn single(run: &Run) -> String {
     let m = &run.metrics;
+    let seed = run
+        .sim
+        .as_ref()
+        .map_or(String::new(), |s| format!(" | seed {}", s.seed));
+    let partial = if run.partial {
+        " | PARTIAL (interrupted)"
+    } else {
+        ""
+    };
     let mut out = format!(
-        "{} | {} | {} s measured after {} s warm-up | seed {}\n",
-        run.target.name,
-        run.workload.name,
-        run.workload.duration_s,
-        run.workload.warmup_s,
-        run.sim.as_ref().map_or(0, |s| s.seed)
+        "{} | {} | {} s measured after {} s warm-up{seed}{partial}\n",
+        run.target.name, run.workload.name, run.workload.duration_s, run.workload.warmup_s,
     );
     let l = &m.latency_ms;
     out += &render(
@@ -110,20 +115,22 @@ pub fn single(run: &Run) -> String {
             ]
         })
         .collect();
-    out += &render(
-        &[
-            "group",
-            "level",
-            "disk rd/s",
-            "destage/s",
-            "rd delay ms",
-            "destage ms",
-            "hit %",
-            "NVS full %",
-        ],
-        &groups,
-    );
-    out += &disk_summary(run);
+    if !groups.is_empty() {
+        out += &render(
+            &[
+                "group",
+                "level",
+                "disk rd/s",
+                "destage/s",
+                "rd delay ms",
+                "destage ms",
+                "hit %",
+                "NVS full %",
+            ],
+            &groups,
+        );
+        out += &disk_summary(run);
+    }
     out += &host_side(run);
     if let Some(s) = &run.sim {
         out += &format!(
@@ -190,6 +197,65 @@ fn host_side(run: &Run) -> String {
                 "ms after",
             ],
             &rows,
+        );
+    }
+    out
+}
+
+/// The device view (iostat -x, min/avg/max) and the tool's own cost of a real run.
+pub fn real_io(run: &Run) -> String {
+    let mut out = String::new();
+    let mut rows = Vec::new();
+    for d in &run.iostat {
+        let f = |g: &dyn Fn(&storlab_core::result::IostatFigures) -> f64, dec: usize| {
+            format!(
+                "{}/{}/{}",
+                num(g(&d.min), dec),
+                num(g(&d.avg), dec),
+                num(g(&d.max), dec)
+            )
+        };
+        rows.push(vec![
+            d.device.clone(),
+            f(&|x| x.r_s, 0),
+            f(&|x| x.w_s, 0),
+            f(&|x| x.rmb_s, 1),
+            f(&|x| x.wmb_s, 1),
+            f(&|x| x.r_await_ms, 2),
+            f(&|x| x.w_await_ms, 2),
+            f(&|x| x.aqu_sz, 1),
+            f(&|x| x.util_pct, 0),
+        ]);
+    }
+    if !rows.is_empty() {
+        out += &render(
+            &[
+                "device min/avg/max",
+                "r/s",
+                "w/s",
+                "rMB/s",
+                "wMB/s",
+                "r_await",
+                "w_await",
+                "aqu-sz",
+                "%util",
+            ],
+            &rows,
+        );
+    }
+    if let Some(t) = &run.tool {
+        out += &format!(
+            "  storlab: {} engine, {} ns CPU per I/O{}{}\n",
+            t.engine,
+            num(t.cpu_ns_per_io, 0),
+            t.ios_per_syscall
+                .map_or(String::new(), |x| format!(", {x:.1} I/Os per system call")),
+            t.requested_iops.map_or(String::new(), |r| format!(
+                ", {} of {} IO/s requested, {} late",
+                num(t.achieved_iops, 0),
+                num(r, 0),
+                t.late_ios
+            )),
         );
     }
     out

@@ -6,6 +6,7 @@
 //! It performs no I/O of its own and knows nothing about how a workload is executed.
 
 pub mod histogram;
+pub mod host_stats;
 pub mod profile;
 pub mod result;
 pub mod rng;

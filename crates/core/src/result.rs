@@ -250,6 +250,63 @@ pub struct RebuildMetrics {
     pub latency_ms_after: LatencySummaryMs,
 }
 
+/// iostat -x figures of one block device for one interval (or averaged).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct IostatFigures {
+    /// Reads per second.
+    pub r_s: f64,
+    /// Writes per second.
+    pub w_s: f64,
+    /// Read MB/s.
+    pub rmb_s: f64,
+    /// Write MB/s.
+    pub wmb_s: f64,
+    /// Mean read time, ms.
+    pub r_await_ms: f64,
+    /// Mean write time, ms.
+    pub w_await_ms: f64,
+    /// Average queue size.
+    pub aqu_sz: f64,
+    /// Busy time, percent.
+    pub util_pct: f64,
+}
+
+/// A block device under a real target, sampled every second from /proc/diskstats.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceIostat {
+    /// Device name (`vda`, `dm-0`).
+    pub device: String,
+    /// One-second samples taken.
+    pub samples: u32,
+    /// Lowest of each figure over the samples.
+    pub min: IostatFigures,
+    /// Mean of each figure over the samples.
+    pub avg: IostatFigures,
+    /// Highest of each figure over the samples.
+    pub max: IostatFigures,
+}
+
+/// What running the workload cost storlab itself (real runs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolCost {
+    /// Engine (`psync`, `io_uring`).
+    pub engine: String,
+    /// CPU time of the storlab process (user + system) per I/O, ns.
+    pub cpu_ns_per_io: f64,
+    /// CPU seconds used, user + system.
+    pub cpu_s: f64,
+    /// I/Os per system call that submitted or reaped them (io_uring).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ios_per_syscall: Option<f64>,
+    /// Requested rate (open loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_iops: Option<f64>,
+    /// Achieved rate.
+    pub achieved_iops: f64,
+    /// Open loop: I/Os issued after their intended start (no free slot or thread in time).
+    pub late_ios: u64,
+}
+
 /// Simulator bookkeeping.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SimInfo {
@@ -290,9 +347,18 @@ pub struct Run {
     /// Rebuilds onto spares.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rebuilds: Vec<RebuildMetrics>,
+    /// iostat view of the devices under a real target.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iostat: Vec<DeviceIostat>,
+    /// The tool's own cost (real runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<ToolCost>,
     /// Simulator bookkeeping (simulated runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sim: Option<SimInfo>,
+    /// True when the run was interrupted and holds the results gathered so far.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
     /// Warnings about the run ("only 3 samples: raise --duration").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,

@@ -10,40 +10,53 @@ const MD_MAGIC: u32 = 0xa92b_4efc;
 /// ZFS uberblock magic, stored in the byte order of the host that wrote it.
 const ZFS_UB_MAGIC: u64 = 0x00ba_b10c;
 
-/// Reads `len` bytes at `off`; `None` if the image ends before that.
-fn read_at<D: Read + Seek>(dev: &mut D, off: u64, len: usize) -> io::Result<Option<Vec<u8>>> {
-    dev.seek(SeekFrom::Start(off))?;
-    let mut buf = vec![0u8; len];
-    match dev.read_exact(&mut buf) {
-        Ok(()) => Ok(Some(buf)),
-        Err(e) if e.kind() == ErrorKind::UnexpectedEof => Ok(None),
-        Err(e) => Err(e),
-    }
+/// A device being probed, with its size known so that no read seeks past the
+/// end (block devices refuse that with EINVAL).
+struct Probe<'a, D> {
+    dev: &'a mut D,
+    size: u64,
 }
 
-/// True if the bytes at `off` equal `magic`.
-fn has<D: Read + Seek>(dev: &mut D, off: u64, magic: &[u8]) -> io::Result<bool> {
-    Ok(read_at(dev, off, magic.len())?.is_some_and(|b| b == magic))
+impl<D: Read + Seek> Probe<'_, D> {
+    /// Reads `len` bytes at `off`; `None` if the device ends before that.
+    fn read_at(&mut self, off: u64, len: usize) -> io::Result<Option<Vec<u8>>> {
+        if off.saturating_add(len as u64) > self.size {
+            return Ok(None);
+        }
+        self.dev.seek(SeekFrom::Start(off))?;
+        let mut buf = vec![0u8; len];
+        match self.dev.read_exact(&mut buf) {
+            Ok(()) => Ok(Some(buf)),
+            Err(e) if e.kind() == ErrorKind::UnexpectedEof => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// True if the bytes at `off` equal `magic`.
+    fn has(&mut self, off: u64, magic: &[u8]) -> io::Result<bool> {
+        Ok(self.read_at(off, magic.len())?.is_some_and(|b| b == magic))
+    }
+
+    /// mdraid 1.x superblock at `off`: magic, then major_version == 1.
+    fn md_v1_at(&mut self, off: u64) -> io::Result<bool> {
+        let sb = self.read_at(off, 8)?;
+        Ok(sb.is_some_and(|b| u32_le(&b, 0) == MD_MAGIC && u32_le(&b, 4) == 1))
+    }
+
+    /// mdraid 0.90 superblock at `off`: magic in either byte order (0.90 is
+    /// host-endian), then major_version == 0.
+    fn md_v090_at(&mut self, off: u64) -> io::Result<bool> {
+        Ok(self.read_at(off, 8)?.is_some_and(|b| {
+            let (m, v) = (u32_le(&b, 0), u32_le(&b, 4));
+            (m == MD_MAGIC || m.swap_bytes() == MD_MAGIC) && v == 0
+        }))
+    }
 }
 
 fn u32_le(b: &[u8], at: usize) -> u32 {
     let mut w = [0u8; 4];
     w.copy_from_slice(&b[at..at + 4]);
     u32::from_le_bytes(w)
-}
-
-/// mdraid 1.x superblock at `off`: magic, then major_version == 1.
-fn md_v1_at<D: Read + Seek>(dev: &mut D, off: u64) -> io::Result<bool> {
-    Ok(read_at(dev, off, 8)?.is_some_and(|b| u32_le(&b, 0) == MD_MAGIC && u32_le(&b, 4) == 1))
-}
-
-/// mdraid 0.90 superblock at `off`: magic in either byte order, then
-/// major_version == 0 in the same order.
-fn md_v090_at<D: Read + Seek>(dev: &mut D, off: u64) -> io::Result<bool> {
-    Ok(read_at(dev, off, 8)?.is_some_and(|b| {
-        let (m, v) = (u32_le(&b, 0), u32_le(&b, 4));
-        (m == MD_MAGIC || m.swap_bytes() == MD_MAGIC) && v == 0
-    }))
 }
 
 /// What is on a block device, by signature (None = nothing recognised).
@@ -53,71 +66,68 @@ fn md_v090_at<D: Read + Seek>(dev: &mut D, off: u64) -> io::Result<bool> {
 /// "gpt partition table", "dos partition table". Only signatures at fixed
 /// offsets with enough magic (or extra sanity checks) to be unambiguous are
 /// tested; a short image simply fails the checks that lie beyond its end.
-pub fn detect_signature(
-    dev: &mut (impl Read + Seek),
-) -> io::Result<Option<&'static str>> {
+pub fn detect_signature(dev: &mut (impl Read + Seek)) -> io::Result<Option<&'static str>> {
     let size = dev.seek(SeekFrom::End(0))?;
+    let mut p = Probe { dev, size };
 
     // Containers and volume managers first: they are what a user most likely
     // cares about, and their members may also carry a stale file system.
-    if has(dev, 0, b"LUKS\xba\xbe")? {
+    if p.has(0, b"LUKS\xba\xbe")? {
         return Ok(Some("luks"));
     }
     // LVM2 label: "LABELONE" at the start of one of the first four sectors,
     // label type "LVM2 001" 24 bytes further.
     for sector in 0..4u64 {
-        if has(dev, sector * 512, b"LABELONE")? && has(dev, sector * 512 + 24, b"LVM2 001")? {
+        if p.has(sector * 512, b"LABELONE")? && p.has(sector * 512 + 24, b"LVM2 001")? {
             return Ok(Some("LVM2"));
         }
     }
     // mdraid 1.1 (offset 0), 1.2 (4 KiB), 1.0 (end - 8 KiB, 4 KiB aligned),
     // 0.90 (last 64 KiB-aligned 64 KiB block).
-    if md_v1_at(dev, 0)? || md_v1_at(dev, 4 * KIB)? {
+    if p.md_v1_at(0)? || p.md_v1_at(4 * KIB)? {
         return Ok(Some("mdraid"));
     }
-    if size >= 8 * KIB && md_v1_at(dev, (size - 8 * KIB) & !(4 * KIB - 1))? {
+    if size >= 8 * KIB && p.md_v1_at((size - 8 * KIB) & !(4 * KIB - 1))? {
         return Ok(Some("mdraid"));
     }
-    if size >= 128 * KIB && md_v090_at(dev, (size & !(64 * KIB - 1)) - 64 * KIB)? {
+    if size >= 128 * KIB && p.md_v090_at((size & !(64 * KIB - 1)) - 64 * KIB)? {
         return Ok(Some("mdraid"));
     }
 
     // File systems.
-    if has(dev, 0, b"XFSB")? {
+    if p.has(0, b"XFSB")? {
         return Ok(Some("xfs"));
     }
     // ext2/3/4: superblock at 1 KiB, magic 0xEF53 at +0x38; the two-byte
     // magic is backed by s_log_block_size (+0x18) being at most 6 (64 KiB).
-    if let Some(sb) = read_at(dev, KIB, 0x3a)? {
+    if let Some(sb) = p.read_at(KIB, 0x3a)? {
         if sb[0x38..0x3a] == [0x53, 0xef] && u32_le(&sb, 0x18) <= 6 {
             return Ok(Some("ext2/3/4"));
         }
     }
-    if has(dev, 64 * KIB + 0x40, b"_BHRfS_M")? {
+    if p.has(64 * KIB + 0x40, b"_BHRfS_M")? {
         return Ok(Some("btrfs"));
     }
-    if has(dev, KIB, &0xf2f5_2010u32.to_le_bytes())? {
+    if p.has(KIB, &0xf2f5_2010u32.to_le_bytes())? {
         return Ok(Some("f2fs"));
     }
-    if has(dev, 3, b"NTFS    ")? {
+    if p.has(3, b"NTFS    ")? {
         return Ok(Some("ntfs"));
     }
-    if has(dev, 3, b"EXFAT   ")? {
+    if p.has(3, b"EXFAT   ")? {
         return Ok(Some("exfat"));
     }
-    let boot_sig = has(dev, 510, &[0x55, 0xaa])?;
+    let boot_sig = p.has(510, &[0x55, 0xaa])?;
     if boot_sig
-        && (has(dev, 0x36, b"FAT12   ")?
-            || has(dev, 0x36, b"FAT16   ")?
-            || has(dev, 0x52, b"FAT32   ")?)
+        && (p.has(0x36, b"FAT12   ")? || p.has(0x36, b"FAT16   ")? || p.has(0x52, b"FAT32   ")?)
     {
         return Ok(Some("vfat"));
     }
-    if has(dev, 32 * KIB + 1, b"CD001")? {
+    if p.has(32 * KIB + 1, b"CD001")? {
         return Ok(Some("iso9660"));
     }
     // ZFS: uberblock ring at 128 KiB into vdev label L0, 1 KiB slots.
-    if let Some(ring) = read_at(dev, 128 * KIB, 128 * KIB as usize)? {
+    if let Some(ring) = p.read_at(128 * KIB, 128 * KIB as usize)? {
         let found = ring.chunks_exact(KIB as usize).any(|slot| {
             let mut w = [0u8; 8];
             w.copy_from_slice(&slot[..8]);
@@ -130,8 +140,13 @@ pub fn detect_signature(
     // Swap (and hibernation images in swap): magic in the last 10 bytes of
     // the first page, for every page size Linux supports.
     for page in [4, 8, 16, 32, 64].map(|k| k * KIB) {
-        for magic in [&b"SWAPSPACE2"[..], b"SWAP-SPACE", b"S1SUSPEND\0", b"S2SUSPEND\0"] {
-            if has(dev, page - 10, magic)? {
+        for magic in [
+            &b"SWAPSPACE2"[..],
+            b"SWAP-SPACE",
+            b"S1SUSPEND\0",
+            b"S2SUSPEND\0",
+        ] {
+            if p.has(page - 10, magic)? {
                 return Ok(Some("swap"));
             }
         }
@@ -139,11 +154,11 @@ pub fn detect_signature(
 
     // Partition tables: GPT header at LBA 1 (512- or 4096-byte sectors),
     // then a DOS MBR whose four entries all have a valid boot flag.
-    if has(dev, 512, b"EFI PART")? || has(dev, 4096, b"EFI PART")? {
+    if p.has(512, b"EFI PART")? || p.has(4096, b"EFI PART")? {
         return Ok(Some("gpt partition table"));
     }
     if boot_sig {
-        if let Some(table) = read_at(dev, 446, 64)? {
+        if let Some(table) = p.read_at(446, 64)? {
             if table.chunks_exact(16).all(|e| e[0] == 0 || e[0] == 0x80) {
                 return Ok(Some("dos partition table"));
             }

@@ -131,6 +131,9 @@ impl Model {
                 .collect(),
             events: std::mem::take(&mut self.log),
             rebuilds: self.rebuild_metrics(),
+            iostat: Vec::new(),
+            tool: None,
+            partial: false,
             sim: Some(SimInfo {
                 seed: self.opts.seed,
                 events: self.queue.processed(),

@@ -1,0 +1,69 @@
+//! psync: synchronous pread/pwrite, one I/O at a time per worker thread.
+
+use std::time::Instant;
+
+use super::{Worker, WorkerResult, LATE};
+use crate::buffer::AlignedBuf;
+use crate::signal::stop_requested;
+
+/// Runs one psync worker until the end of the run or a stop request.
+pub(crate) fn run_psync(mut w: Worker) -> WorkerResult {
+    let mut r = w.result();
+    let mut buf = AlignedBuf::new(w.max_bytes, w.pattern_seed);
+    let mut due = w.mean_gap.map(|_| w.next_due(w.start));
+    loop {
+        if stop_requested() {
+            break;
+        }
+        let now = Instant::now();
+        let t0 = match due {
+            Some(d) => {
+                if d >= w.end {
+                    break;
+                }
+                if d > now {
+                    std::thread::sleep(d - now);
+                } else if now - d > LATE {
+                    r.late += 1;
+                }
+                due = Some(w.next_due(d));
+                d
+            }
+            None if now >= w.end => break,
+            None => now,
+        };
+        let io = w.stream.next_io();
+        let (off, len) = ((io.lba * 512) as libc::off_t, (io.sectors * 512) as usize);
+        let ptr = buf.as_mut_ptr() as *mut libc::c_void;
+        // SAFETY: the buffer holds at least max_bytes >= len bytes and outlives the call.
+        let done = unsafe {
+            if io.write {
+                libc::pwrite(w.fd, ptr, len, off)
+            } else {
+                libc::pread(w.fd, ptr, len, off)
+            }
+        };
+        r.syscalls += 1;
+        if done != len as isize {
+            let err = std::io::Error::last_os_error();
+            let op = if io.write { "write" } else { "read" };
+            r.error = Some(format!(
+                "{op} of {len} bytes at offset {off} returned {done}: {err}"
+            ));
+            break;
+        }
+        if io.write && w.fdatasync {
+            // SAFETY: fd is open for the whole run.
+            if unsafe { libc::fdatasync(w.fd) } != 0 {
+                r.error = Some(format!(
+                    "fdatasync failed: {}",
+                    std::io::Error::last_os_error()
+                ));
+                break;
+            }
+            r.syscalls += 1;
+        }
+        w.record(&mut r, io.write, len as u64, t0, Instant::now());
+    }
+    r
+}

@@ -1,0 +1,157 @@
+//! io_uring: one ring per worker, `depth` I/Os in flight, submission and completion batched
+//! in one system call per wait. Synchronous writes with fdatasync are a write linked to a
+//! data-sync fsync; the I/O completes with the fsync.
+
+use std::time::{Duration, Instant};
+
+use io_uring::{opcode, squeue, types, IoUring};
+
+use super::{Worker, WorkerResult, LATE};
+use crate::buffer::AlignedBuf;
+use crate::signal::stop_requested;
+
+#[derive(Clone, Copy)]
+struct Slot {
+    t0: Instant,
+    write: bool,
+    len: u32,
+    /// Completions still expected (2 for a write + fsync).
+    pending: u8,
+}
+
+/// Runs one io_uring worker until the end of the run or a stop request.
+pub(crate) fn run_uring(mut w: Worker) -> WorkerResult {
+    let mut r = w.result();
+    let depth = w.depth.max(1) as usize;
+    let entries = (depth * 2).next_power_of_two() as u32;
+    let mut ring = match IoUring::new(entries) {
+        Ok(ring) => ring,
+        Err(e) => {
+            r.error = Some(format!(
+                "cannot set up io_uring with {entries} entries: {e}"
+            ));
+            return r;
+        }
+    };
+    let mut bufs: Vec<AlignedBuf> = (0..depth)
+        .map(|i| AlignedBuf::new(w.max_bytes, w.pattern_seed ^ i as u64))
+        .collect();
+    let mut slots: Vec<Option<Slot>> = vec![None; depth];
+    let mut free: Vec<usize> = (0..depth).rev().collect();
+    let mut due = w.mean_gap.map(|_| w.next_due(w.start));
+    let mut stopping = false;
+    loop {
+        let now = Instant::now();
+        if stop_requested() || now >= w.end || due.is_some_and(|d| d >= w.end) {
+            stopping = true;
+        }
+        while !stopping && !free.is_empty() {
+            let t0 = match due {
+                Some(d) if d > now => break,
+                Some(d) => {
+                    if now - d > LATE {
+                        r.late += 1;
+                    }
+                    due = Some(w.next_due(d));
+                    d
+                }
+                None => now,
+            };
+            let Some(slot) = free.pop() else { break };
+            let io = w.stream.next_io();
+            let len = (io.sectors * 512) as u32;
+            let fd = types::Fd(w.fd);
+            let ptr = bufs[slot].as_mut_ptr();
+            let rw = if io.write {
+                opcode::Write::new(fd, ptr, len)
+                    .offset(io.lba * 512)
+                    .build()
+            } else {
+                opcode::Read::new(fd, ptr, len).offset(io.lba * 512).build()
+            };
+            let sync = io.write && w.fdatasync;
+            let rw = if sync {
+                rw.flags(squeue::Flags::IO_LINK)
+            } else {
+                rw
+            };
+            // SAFETY: the buffer stays alive and untouched until this slot's completion.
+            unsafe {
+                let mut sq = ring.submission();
+                let _ = sq.push(&rw.user_data(slot as u64));
+                if sync {
+                    let fsync = opcode::Fsync::new(fd)
+                        .flags(types::FsyncFlags::DATASYNC)
+                        .build();
+                    let _ = sq.push(&fsync.user_data(slot as u64));
+                }
+            }
+            slots[slot] = Some(Slot {
+                t0,
+                write: io.write,
+                len,
+                pending: 1 + sync as u8,
+            });
+        }
+        let inflight = depth - free.len();
+        if inflight == 0 {
+            if stopping {
+                break;
+            }
+            if let Some(d) = due {
+                std::thread::sleep(d.saturating_duration_since(Instant::now()));
+            }
+            continue;
+        }
+        let submitted = match due.filter(|_| !free.is_empty() && !stopping) {
+            // Open loop with room: wait for a completion or the next arrival, whichever first.
+            Some(d) => {
+                let wait = d
+                    .saturating_duration_since(Instant::now())
+                    .max(Duration::from_micros(1));
+                let ts = types::Timespec::new()
+                    .sec(wait.as_secs())
+                    .nsec(wait.subsec_nanos());
+                let args = types::SubmitArgs::new().timespec(&ts);
+                ring.submitter().submit_with_args(1, &args)
+            }
+            None => ring.submit_and_wait(1),
+        };
+        r.syscalls += 1;
+        if let Err(e) = submitted {
+            if e.raw_os_error() != Some(libc::ETIME) && e.raw_os_error() != Some(libc::EINTR) {
+                r.error = Some(format!("io_uring submit failed: {e}"));
+                break;
+            }
+        }
+        let done: Vec<(u64, i32)> = ring
+            .completion()
+            .map(|c| (c.user_data(), c.result()))
+            .collect();
+        let t1 = Instant::now();
+        for (data, res) in done {
+            let slot = data as usize;
+            let Some(mut s) = slots[slot] else { continue };
+            // A synced write completes twice: the write (its length), then the fsync (0).
+            let fsync_completion = s.pending == 1 && w.fdatasync && s.write;
+            let ok = res >= 0 && (fsync_completion || res as u32 == s.len);
+            if !ok {
+                let err = std::io::Error::from_raw_os_error(-res.min(0));
+                let op = if s.write { "write" } else { "read" };
+                r.error = Some(format!("{op} of {} bytes returned {res}: {err}", s.len));
+            }
+            s.pending -= 1;
+            if s.pending == 0 {
+                w.record(&mut r, s.write, s.len as u64, s.t0, t1);
+                slots[slot] = None;
+                free.push(slot);
+            } else {
+                slots[slot] = Some(s);
+            }
+        }
+        if r.error.is_some() {
+            stopping = true;
+        }
+    }
+    r
+}

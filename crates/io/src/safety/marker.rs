@@ -1,0 +1,221 @@
+//! The "storlab made this file" marker.
+//!
+//! The data area of a storlab file is all benchmark data, so the marker lives
+//! outside it: an extended attribute `user.storlab` = "1" on the file itself.
+//! Where the file system refuses user xattrs (ENOTSUP/EOPNOTSUPP, or EPERM
+//! where they are not permitted) the marker is a sidecar file
+//! `<name>.storlab` beside it, recording the file's inode number and birth
+//! time, so a stale sidecar does not vouch for a different file later put in
+//! the same place. A file system without birth times leaves the inode number
+//! as the only guard. An existing `<name>.storlab` that is not a storlab
+//! sidecar is never overwritten.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, ErrorKind, Read, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+const SIDECAR_HEADER: &str = "storlab marker v1\n";
+/// Largest sidecar read back; real ones are under 100 bytes.
+const SIDECAR_MAX_BYTES: u64 = 4096;
+
+fn not_regular() -> io::Error {
+    io::Error::new(ErrorKind::InvalidInput, "not a regular file")
+}
+
+/// Opens `path` for reading if it is a regular file (never blocks on a FIFO).
+fn open_regular(path: &Path) -> io::Result<File> {
+    if !fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    Ok(file)
+}
+
+#[cfg(target_os = "linux")]
+mod xattr {
+    use std::ffi::CStr;
+    use std::fs::File;
+    use std::io;
+    use std::os::fd::AsRawFd;
+
+    const NAME: &CStr = c"user.storlab";
+
+    pub fn set(file: &File) -> io::Result<()> {
+        let value = b"1";
+        // SAFETY: the fd is open for the call; NAME is NUL-terminated and
+        // value points to value.len() readable bytes.
+        let rc = unsafe {
+            libc::fsetxattr(
+                file.as_raw_fd(),
+                NAME.as_ptr(),
+                value.as_ptr().cast(),
+                value.len(),
+                0,
+            )
+        };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+
+    /// True if the attribute is present and "1".
+    pub fn get(file: &File) -> io::Result<bool> {
+        let mut buf = [0u8; 8];
+        // SAFETY: the fd is open for the call; buf is writable for buf.len() bytes.
+        let len = unsafe {
+            libc::fgetxattr(
+                file.as_raw_fd(),
+                NAME.as_ptr(),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+            )
+        };
+        match usize::try_from(len) {
+            Ok(len) => Ok(buf.get(..len) == Some(&b"1"[..])),
+            Err(_) => {
+                let e = io::Error::last_os_error();
+                match e.raw_os_error() {
+                    Some(libc::ENODATA) | Some(libc::ERANGE) => Ok(false),
+                    _ => Err(e),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod xattr {
+    use std::fs::File;
+    use std::io;
+
+    pub fn set(_: &File) -> io::Result<()> {
+        Err(io::ErrorKind::Unsupported.into())
+    }
+
+    pub fn get(_: &File) -> io::Result<bool> {
+        Err(io::ErrorKind::Unsupported.into())
+    }
+}
+
+/// True if `e` means "this file system does not take user xattrs".
+fn xattr_unsupported(e: &io::Error) -> bool {
+    let code = e.raw_os_error();
+    e.kind() == ErrorKind::Unsupported
+        || code == Some(libc::ENOTSUP)
+        || code == Some(libc::EOPNOTSUPP)
+        || code == Some(libc::EPERM)
+}
+
+/// `<path>.storlab`.
+pub(crate) fn sidecar_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".storlab");
+    PathBuf::from(name)
+}
+
+/// What a sidecar records about the file it marks.
+fn identity(meta: &fs::Metadata) -> String {
+    let born = meta
+        .created()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok());
+    let born = born.map_or_else(
+        || "-".to_string(),
+        |d| format!("{}.{:09}", d.as_secs(), d.subsec_nanos()),
+    );
+    format!("{SIDECAR_HEADER}ino={} born={born}\n", meta.ino())
+}
+
+/// The contents of `side` if it is a storlab sidecar (a regular file starting with the header).
+fn read_sidecar(side: &Path) -> Option<String> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(side)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(SIDECAR_MAX_BYTES)
+        .read_to_string(&mut text)
+        .ok()?;
+    text.starts_with(SIDECAR_HEADER).then_some(text)
+}
+
+/// Marks `path` with a sidecar file (the fallback when xattrs are unsupported).
+pub(crate) fn mark_sidecar(path: &Path) -> io::Result<()> {
+    let meta = fs::metadata(path)?;
+    let side = sidecar_path(path);
+    if fs::symlink_metadata(&side).is_ok() && read_sidecar(&side).is_none() {
+        let msg = format!(
+            "{} exists and is not a storlab marker; not overwriting it",
+            side.display()
+        );
+        return Err(io::Error::new(ErrorKind::AlreadyExists, msg));
+    }
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&side)?;
+    file.write_all(identity(&meta).as_bytes())?;
+    file.sync_all()
+}
+
+/// True if a sidecar marks `path` as it is now (same inode, same birth time).
+pub(crate) fn sidecar_marks(path: &Path) -> bool {
+    match fs::metadata(path) {
+        Ok(meta) => read_sidecar(&sidecar_path(path)).is_some_and(|t| t == identity(&meta)),
+        Err(_) => false,
+    }
+}
+
+/// Marks a file storlab created: xattr `user.storlab`, else a sidecar.
+pub fn mark_ours(path: &Path) -> io::Result<()> {
+    let file = open_regular(path)?;
+    match xattr::set(&file) {
+        Err(e) if xattr_unsupported(&e) => mark_sidecar(path),
+        other => other,
+    }
+}
+
+/// True if the file carries the xattr marker (`false` if unsupported or unreadable).
+pub(crate) fn has_xattr_mark(path: &Path) -> bool {
+    open_regular(path).is_ok_and(|f| xattr::get(&f).unwrap_or(false))
+}
+
+/// True if storlab created the file (marker present).
+pub fn is_ours(path: &Path) -> bool {
+    has_xattr_mark(path) || sidecar_marks(path)
+}
+
+/// Removes a file storlab created and its marker (sidecar if any); refuses
+/// (`Ok(false)`) if it is not ours. A symbolic link is never ours: storlab
+/// does not create links, and removing one would leave its target behind.
+pub fn remove_ours(path: &Path) -> io::Result<bool> {
+    let is_link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link || !is_ours(path) {
+        return Ok(false);
+    }
+    let sidecar = sidecar_marks(path);
+    fs::remove_file(path)?;
+    if sidecar {
+        match fs::remove_file(sidecar_path(path)) {
+            Err(e) if e.kind() != ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,382 @@
+//! Targets: a regular file (created, preallocated and filled with non-zero data so reads never
+//! hit holes), a directory (one such file per job), or a block device (guarded by the safety
+//! checks). Opens them with O_DIRECT unless told otherwise, and checks alignment and space.
+
+use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::buffer::AlignedBuf;
+use crate::diskstats::{devices_for_path, BlockDevice};
+use crate::error::IoError;
+use crate::options::{IoOptions, SyncMode};
+use crate::safety;
+
+/// What the target path is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    /// One regular file.
+    File,
+    /// A directory: one file per job.
+    Directory,
+    /// A block device.
+    BlockDevice,
+}
+
+/// One open file or device of a target.
+pub struct TargetFile {
+    /// Path.
+    pub path: PathBuf,
+    /// Open handle.
+    pub file: File,
+    /// Usable size in 512-byte sectors.
+    pub sectors: u64,
+    /// storlab created it (and removes it unless `--keep`).
+    pub created: bool,
+}
+
+/// A target ready for I/O.
+pub struct PreparedTarget {
+    /// Kind.
+    pub kind: TargetKind,
+    /// Files (one, or one per job for a directory).
+    pub files: Vec<TargetFile>,
+    /// Block devices underneath, for the iostat view.
+    pub devices: Vec<BlockDevice>,
+    /// Logical block size of the device, bytes.
+    pub logical_block: u64,
+    /// Things the user should know ("no block device under /dev/shm: no device view").
+    pub warnings: Vec<String>,
+}
+
+const DEFAULT_FILE_BYTES: u64 = 1 << 30;
+const FILL_CHUNK: usize = 1 << 20;
+const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+
+fn bad(msg: String) -> IoError {
+    IoError::BadInput(msg)
+}
+
+/// Prepares `opts.target` for the run.
+pub fn prepare(opts: &IoOptions) -> Result<PreparedTarget, IoError> {
+    let path = &opts.target;
+    let writes = opts.profile.read_pct < 100.0;
+    let kind = match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => TargetKind::File,
+        Err(e) => return Err(bad(format!("{}: cannot inspect: {e}", path.display()))),
+        Ok(m) if m.is_dir() => TargetKind::Directory,
+        Ok(m) if m.file_type().is_block_device() => TargetKind::BlockDevice,
+        Ok(m) if m.is_file() => TargetKind::File,
+        Ok(_) => {
+            return Err(bad(format!(
+                "{}: not a regular file, directory or block device",
+                path.display()
+            )))
+        }
+    };
+    let mut warnings = Vec::new();
+    let mut files = Vec::new();
+    match kind {
+        TargetKind::File => files.push(prepare_file(
+            path,
+            opts.size_bytes.unwrap_or(DEFAULT_FILE_BYTES),
+            opts,
+            writes,
+        )?),
+        TargetKind::Directory => {
+            let jobs = opts.profile.jobs.max(1) as u64;
+            let each = opts.size_bytes.unwrap_or(DEFAULT_FILE_BYTES) / jobs;
+            for j in 0..jobs {
+                let p = path.join(format!("storlab-io.{j}.dat"));
+                match prepare_file(&p, each, opts, writes) {
+                    Ok(f) => files.push(f),
+                    Err(e) => {
+                        cleanup(&files, false);
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        TargetKind::BlockDevice => files.push(prepare_device(path, opts, writes)?),
+    }
+    let devices = match devices_for_path(&files[0].path) {
+        Ok(d) => d,
+        Err(e) => {
+            warnings.push(format!("no device view: {e}"));
+            Vec::new()
+        }
+    };
+    let logical_block = devices.first().map_or(512, logical_block_size);
+    let target = PreparedTarget {
+        kind,
+        files,
+        devices,
+        logical_block,
+        warnings,
+    };
+    if let Err(e) = check_fit(&target, opts) {
+        cleanup(&target.files, opts.keep);
+        return Err(e);
+    }
+    Ok(target)
+}
+
+/// Block sizes and region must suit O_DIRECT and fit the target.
+fn check_fit(t: &PreparedTarget, opts: &IoOptions) -> Result<(), IoError> {
+    let p = &opts.profile;
+    if opts.direct {
+        let lbs = t.logical_block;
+        for b in &p.block_sizes {
+            if !b.size.0.is_multiple_of(lbs) {
+                return Err(bad(format!(
+                    "--bs {}: with O_DIRECT every block size must be a multiple of the device's logical block size ({lbs} bytes); use a multiple or --buffered",
+                    b.size
+                )));
+            }
+        }
+        if !p.region_offset.0.is_multiple_of(lbs) {
+            return Err(bad(format!(
+                "region offset {} is not a multiple of the logical block size ({lbs})",
+                p.region_offset
+            )));
+        }
+    }
+    let smallest = t.files.iter().map(|f| f.sectors * 512).min().unwrap_or(0);
+    let end = p.region_offset.0 + p.region_size.map_or(p.max_block_bytes(), |r| r.0);
+    if end > smallest {
+        return Err(bad(format!(
+            "the profile's region ends at byte {end}, beyond the target's {smallest} bytes; raise --size or shrink the region"
+        )));
+    }
+    if smallest / (p.jobs as u64).max(1) < p.max_block_bytes() {
+        return Err(bad(format!(
+            "{} bytes leave less than one block per job; raise --size",
+            smallest
+        )));
+    }
+    Ok(())
+}
+
+fn open_flags(opts: &IoOptions, writes: bool) -> OpenOptions {
+    let mut o = OpenOptions::new();
+    o.read(true).write(writes);
+    let mut flags = 0;
+    if opts.direct {
+        flags |= libc::O_DIRECT;
+    }
+    if writes && opts.profile.sync_writes && opts.sync == SyncMode::Dsync {
+        flags |= libc::O_DSYNC;
+    }
+    o.custom_flags(flags);
+    o
+}
+
+fn open_target(path: &Path, opts: &IoOptions, writes: bool) -> Result<File, IoError> {
+    open_flags(opts, writes).open(path).map_err(|e| {
+        if e.raw_os_error() == Some(libc::EINVAL) && opts.direct {
+            bad(format!(
+                "{}: the file system does not support O_DIRECT (tmpfs?); use --buffered",
+                path.display()
+            ))
+        } else {
+            bad(format!("{}: cannot open: {e}", path.display()))
+        }
+    })
+}
+
+fn prepare_file(
+    path: &Path,
+    size: u64,
+    opts: &IoOptions,
+    writes: bool,
+) -> Result<TargetFile, IoError> {
+    let size = size / 4096 * 4096;
+    if size == 0 {
+        return Err(bad(format!("--size must be at least 4k; got {size}")));
+    }
+    let exists = path.exists();
+    let ours = exists && safety::is_ours(path);
+    if exists && !ours && !(writes && opts.overwrite) {
+        if writes {
+            safety::check_file_writable(path, false)?;
+        }
+        // Reading a file storlab did not create: use it as it is.
+        let file = open_target(path, opts, false)?;
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        return Ok(TargetFile {
+            path: path.to_path_buf(),
+            file,
+            sectors: len / 512,
+            created: false,
+        });
+    }
+    let have = if exists {
+        std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+    } else {
+        0
+    };
+    if have < size {
+        check_free_space(path, size - have)?;
+        let created = !exists;
+        let f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| bad(format!("{}: cannot create: {e}", path.display())))?;
+        if created {
+            safety::mark_ours(path).map_err(|e| {
+                IoError::Failed(format!("{}: cannot mark as storlab's: {e}", path.display()))
+            })?;
+        }
+        fill(&f, path, have, size, opts.direct).inspect_err(|_| {
+            if created {
+                let _ = safety::remove_ours(path);
+            }
+        })?;
+    }
+    let file = open_target(path, opts, writes)?;
+    Ok(TargetFile {
+        path: path.to_path_buf(),
+        file,
+        sectors: size / 512,
+        created: !exists,
+    })
+}
+
+/// Preallocates and writes non-zero data over [from, to), so reads never hit holes.
+fn fill(f: &File, path: &Path, from: u64, to: u64, direct: bool) -> Result<(), IoError> {
+    let fail =
+        |what: &str, e: std::io::Error| IoError::Failed(format!("{}: {what}: {e}", path.display()));
+    // SAFETY: plain syscall on an open descriptor.
+    if unsafe {
+        libc::fallocate(
+            f.as_raw_fd(),
+            0,
+            from as libc::off_t,
+            (to - from) as libc::off_t,
+        )
+    } != 0
+    {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EOPNOTSUPP) {
+            return Err(fail("cannot preallocate", e));
+        }
+    }
+    let writer = if direct {
+        OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(path)
+            .unwrap_or(f.try_clone().map_err(|e| fail("cannot reopen", e))?)
+    } else {
+        f.try_clone().map_err(|e| fail("cannot reopen", e))?
+    };
+    let buf = AlignedBuf::new(FILL_CHUNK, 0x5709_1ab5);
+    let mut off = from;
+    while off < to {
+        if crate::signal::stop_requested() {
+            return Err(IoError::Failed(
+                "interrupted while filling the target".into(),
+            ));
+        }
+        let n = ((to - off) as usize).min(FILL_CHUNK);
+        // SAFETY: buf holds FILL_CHUNK bytes.
+        let w = unsafe {
+            libc::pwrite(
+                writer.as_raw_fd(),
+                buf.as_slice().as_ptr() as *const libc::c_void,
+                n,
+                off as libc::off_t,
+            )
+        };
+        if w != n as isize {
+            return Err(fail("cannot fill", std::io::Error::last_os_error()));
+        }
+        off += n as u64;
+    }
+    writer.sync_data().map_err(|e| fail("cannot sync", e))?;
+    // Drop the fill from the page cache so buffered runs start cold.
+    // SAFETY: plain syscall on an open descriptor.
+    unsafe { libc::posix_fadvise(writer.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    Ok(())
+}
+
+fn check_free_space(path: &Path, need: u64) -> Result<(), IoError> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
+        .map_err(|_| bad(format!("{}: bad path", dir.display())))?;
+    // SAFETY: statvfs fills the struct for a valid C string.
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        return Err(bad(format!(
+            "{}: cannot check free space: {}",
+            dir.display(),
+            std::io::Error::last_os_error()
+        )));
+    }
+    let free = s.f_bavail as u64 * s.f_frsize as u64;
+    if free < need + need / 50 {
+        return Err(bad(format!(
+            "{}: not enough free space: need {} bytes, {} free; lower --size",
+            dir.display(),
+            need,
+            free
+        )));
+    }
+    Ok(())
+}
+
+fn prepare_device(path: &Path, opts: &IoOptions, writes: bool) -> Result<TargetFile, IoError> {
+    if writes {
+        safety::check_device_writable(path, opts.force_destroy.as_deref())?;
+    }
+    let file = open_target(path, opts, writes)?;
+    let mut bytes: u64 = 0;
+    // SAFETY: BLKGETSIZE64 writes one u64.
+    if unsafe { libc::ioctl(file.as_raw_fd(), BLKGETSIZE64 as _, &mut bytes) } != 0 {
+        return Err(bad(format!(
+            "{}: cannot read the device size: {}",
+            path.display(),
+            std::io::Error::last_os_error()
+        )));
+    }
+    let usable = opts.size_bytes.map_or(bytes, |s| s.min(bytes));
+    Ok(TargetFile {
+        path: path.to_path_buf(),
+        file,
+        sectors: usable / 512,
+        created: false,
+    })
+}
+
+/// Logical block size of a device (its whole disk's for a partition); 512 when unknown.
+fn logical_block_size(dev: &BlockDevice) -> u64 {
+    let base = PathBuf::from(format!("/sys/dev/block/{}:{}", dev.major, dev.minor));
+    [
+        base.join("queue/logical_block_size"),
+        base.join("../queue/logical_block_size"),
+    ]
+    .iter()
+    .find_map(|p| std::fs::read_to_string(p).ok()?.trim().parse().ok())
+    .unwrap_or(512)
+}
+
+/// Removes the files storlab created (unless `keep`); returns what could not be removed.
+pub fn cleanup(files: &[TargetFile], keep: bool) -> Vec<String> {
+    let mut problems = Vec::new();
+    if keep {
+        return problems;
+    }
+    for f in files.iter().filter(|f| f.created) {
+        if let Err(e) = safety::remove_ours(&f.path) {
+            problems.push(format!("{}: could not remove: {e}", f.path.display()));
+        }
+    }
+    problems
+}
