@@ -31,9 +31,10 @@ pub struct IoArgs {
     /// File (created if missing), directory (one file per job) or block device.
     #[arg(long, value_name = "PATH")]
     pub target: PathBuf,
-    /// Built-in I/O profile (randread-8k, randwrite-8k, seqread-1m, oltp-60-40, redo, ...).
-    #[arg(long, value_name = "NAME", default_value = "randread-8k")]
-    pub profile: String,
+    /// Built-in I/O profile (randread-8k, randwrite-8k, seqread-1m, oltp-60-40, redo, ...);
+    /// randread-8k when neither this nor --workload is given.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
     /// Size of the file (of each file of a directory); for a device, how much to use.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub size: Option<ByteSize>,
@@ -82,6 +83,35 @@ pub struct IoArgs {
     /// Write the results (storlab.results/1) to this file.
     #[arg(long, value_name = "OUT")]
     pub json: Option<PathBuf>,
+    /// Several concurrent I/O classes from a file ([[streams]]: profile, overrides, target,
+    /// name, group_commit), instead of --profile.
+    #[arg(long, value_name = "FILE", conflicts_with = "profile")]
+    pub workload: Option<PathBuf>,
+    /// Group commit: N committers share one log writer that batches their records (each
+    /// record one block of the profile, written synchronously).
+    #[arg(long, value_name = "N")]
+    pub group_commit: Option<u32>,
+    /// Stop once the last K one-second samples are within X% of their mean, e.g. 10:5.
+    #[arg(long, value_name = "K:X")]
+    pub steady: Option<String>,
+    /// Write the whole target once before measuring (SSD preconditioning).
+    #[arg(long)]
+    pub precondition: bool,
+    /// Stamp every written block (offset, generation, checksum) and check every read.
+    #[arg(long)]
+    pub verify: bool,
+    /// Sweep the load: outstanding I/Os 1, 2, 4, ... --sweep-max, one run per point.
+    #[arg(long)]
+    pub sweep: bool,
+    /// Highest outstanding I/Os of a sweep.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub sweep_max: u32,
+    /// Sweep arrival rates instead (comma-separated IO/s, e.g. 1000,2000,4000).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub sweep_rates: Vec<f64>,
+    /// Latency ceiling of a sweep: report the most IOPS with p99 under this many ms.
+    #[arg(long, value_name = "MS")]
+    pub max_p99_ms: Option<f64>,
 }
 
 /// Options of `storlab sim`.

@@ -1,19 +1,23 @@
-//! `storlab io`: build the options from the flags (profile plus overrides), run, print, write.
+//! `storlab io`: build the options from the flags (profile plus overrides, or a workload file
+//! of classes), run once or as a load sweep, print, write.
 
 use storlab_core::profile::BUILTIN_PROFILES;
+use storlab_core::result::Run;
 use storlab_core::{AccessPattern, BlockSizeWeight, IoProfile};
-use storlab_io::{run_io, EngineKind, IoOptions, SyncMode};
+use storlab_io::options::parse_classes;
+use storlab_io::sweep::{doubling, run_sweep, LoadPoint};
+use storlab_io::{run_io, EngineKind, IoClass, IoOptions, SteadyState, SyncMode};
 
 use crate::cli::IoArgs;
 use crate::error::CliError;
-use crate::output::write_results;
-use crate::table;
+use crate::output::{read_input, write_results};
+use crate::table::{self, num, render};
 
 fn profile(a: &IoArgs) -> Result<IoProfile, CliError> {
-    let mut p = IoProfile::builtin(&a.profile).ok_or_else(|| {
+    let name = a.profile.as_deref().unwrap_or("randread-8k");
+    let mut p = IoProfile::builtin(name).ok_or_else(|| {
         CliError::BadInput(format!(
-            "--profile: unknown profile {:?}; built-in profiles: {}",
-            a.profile,
+            "--profile: unknown profile {name:?}; built-in profiles: {}",
             BUILTIN_PROFILES.join(", ")
         ))
     })?;
@@ -44,15 +48,53 @@ fn profile(a: &IoArgs) -> Result<IoProfile, CliError> {
     if let Some(r) = a.rate_iops {
         p.rate_iops = Some(r);
     }
+    if a.group_commit.is_some() {
+        p.read_pct = 0.0;
+        p.sync_writes = true;
+    }
     p.validate()
         .map_err(|e| CliError::BadInput(format!("--{}: {}", e.key.replace('_', "-"), e.reason)))?;
     Ok(p)
 }
 
-pub fn run(a: IoArgs) -> Result<(), CliError> {
-    let opts = IoOptions {
-        target: a.target.clone(),
-        profile: profile(&a)?,
+fn steady(s: &str) -> Result<SteadyState, CliError> {
+    let bad = || {
+        CliError::BadInput(format!(
+            "--steady: use K:X (K samples within X%), e.g. 10:5; got {s:?}"
+        ))
+    };
+    let (k, x) = s.split_once(':').ok_or_else(bad)?;
+    let samples: u32 = k.parse().map_err(|_| bad())?;
+    let within_pct: f64 = x.trim_end_matches('%').parse().map_err(|_| bad())?;
+    if samples < 2 || !(within_pct > 0.0 && within_pct < 100.0) {
+        return Err(bad());
+    }
+    Ok(SteadyState {
+        samples,
+        within_pct,
+    })
+}
+
+fn options(a: &IoArgs) -> Result<IoOptions, CliError> {
+    let classes = match &a.workload {
+        Some(path) => parse_classes(&read_input(path)?, &path.display().to_string(), &a.target)?,
+        None => {
+            let p = profile(a)?;
+            vec![IoClass {
+                name: p.name.clone(),
+                target: a.target.clone(),
+                profile: p,
+                group_commit: a.group_commit,
+            }]
+        }
+    };
+    if a.group_commit == Some(0) {
+        return Err(CliError::BadInput(
+            "--group-commit needs at least 1 committer".into(),
+        ));
+    }
+    Ok(IoOptions {
+        classes,
         engine: if a.engine == "io_uring" {
             EngineKind::IoUring
         } else {
@@ -71,13 +113,47 @@ pub fn run(a: IoArgs) -> Result<(), CliError> {
         overwrite: a.overwrite,
         force_destroy: a.force_destroy.clone(),
         seed: a.seed,
+        steady: a.steady.as_deref().map(steady).transpose()?,
+        precondition: a.precondition,
+        verify: a.verify,
+    })
+}
+
+pub fn run(a: IoArgs) -> Result<(), CliError> {
+    let opts = options(&a)?;
+    let runs = if a.sweep || !a.sweep_rates.is_empty() {
+        let points: Vec<LoadPoint> = if a.sweep_rates.is_empty() {
+            doubling(a.sweep_max)
+        } else {
+            a.sweep_rates.iter().map(|&r| LoadPoint::Rate(r)).collect()
+        };
+        let sweep = run_sweep(&opts, &points, a.max_p99_ms)?;
+        print!("{}", sweep_table(&sweep.points, &sweep.runs, sweep.knee));
+        match (a.max_p99_ms, sweep.knee) {
+            (Some(c), Some(k)) => println!(
+                "  knee: {} IO/s at {} with p99 {} ms (ceiling {c} ms)",
+                num(sweep.runs[k].metrics.iops, 0),
+                point_name(&sweep.points[k]),
+                num(sweep.runs[k].metrics.latency_ms.p99, 2)
+            ),
+            (Some(c), None) => println!("  no load point kept p99 under {c} ms"),
+            _ => {}
+        }
+        sweep.runs
+    } else {
+        let run = run_io(&opts)?;
+        print!("{}", table::single(&run));
+        print!("{}", table::real_io(&run));
+        vec![run]
     };
-    let run = run_io(&opts)?;
-    print!("{}", table::single(&run));
-    print!("{}", table::real_io(&run));
-    let partial = run.partial;
+    let partial = runs.iter().any(|r| r.partial);
+    let failed_verify = runs.iter().any(|r| {
+        r.verify
+            .as_ref()
+            .is_some_and(|v| v.corrupt + v.misplaced + v.lost + v.unwritten > 0)
+    });
     if let Some(path) = &a.json {
-        write_results(path, vec![run])?;
+        write_results(path, runs)?;
         println!("results: {}", path.display());
     }
     if partial {
@@ -85,5 +161,45 @@ pub fn run(a: IoArgs) -> Result<(), CliError> {
             "interrupted; partial results written".into(),
         ));
     }
+    if failed_verify {
+        return Err(CliError::Failed(
+            "data verification found bad blocks (see the result)".into(),
+        ));
+    }
     Ok(())
+}
+
+fn point_name(p: &LoadPoint) -> String {
+    match p {
+        LoadPoint::Outstanding(k) => format!("{k} outstanding"),
+        LoadPoint::Rate(r) => format!("{} IO/s offered", num(*r, 0)),
+    }
+}
+
+fn sweep_table(points: &[LoadPoint], runs: &[Run], knee: Option<usize>) -> String {
+    let rows: Vec<Vec<String>> = points
+        .iter()
+        .zip(runs)
+        .enumerate()
+        .map(|(i, (p, r))| {
+            let util = r.devices.first().map_or(0.0, |d| d.util_pct);
+            vec![
+                point_name(p),
+                num(r.metrics.iops, 0),
+                num(r.metrics.mbps, 1),
+                num(r.metrics.latency_ms.mean, 3),
+                num(r.metrics.latency_ms.p99, 3),
+                num(util, 0),
+                if Some(i) == knee {
+                    "<- knee".into()
+                } else {
+                    String::new()
+                },
+            ]
+        })
+        .collect();
+    render(
+        &["load", "IO/s", "MB/s", "mean ms", "p99 ms", "util %", ""],
+        &rows,
+    )
 }

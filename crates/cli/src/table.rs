@@ -243,6 +243,42 @@ pub fn real_io(run: &Run) -> String {
             &rows,
         );
     }
+    for c in &run.classes {
+        let commit = c.commit.as_ref().map_or(String::new(), |k| {
+            format!(
+                ", {} commits/s by {} committers, commit ms mean {} p99 {}, {} commits per log write",
+                num(k.commits_per_s, 0),
+                k.committers,
+                num(k.latency_ms.mean, 3),
+                num(k.latency_ms.p99, 3),
+                num(k.mean_batch, 1)
+            )
+        });
+        out += &format!(
+            "  class {}: {} IO/s, {} MB/s, mean {} ms, p99 {} ms{commit}\n",
+            c.name,
+            num(c.metrics.iops, 0),
+            num(c.metrics.mbps, 1),
+            num(c.metrics.latency_ms.mean, 3),
+            num(c.metrics.latency_ms.p99, 3)
+        );
+    }
+    if let Some(v) = &run.verify {
+        out += &format!(
+            "  verify: {} blocks checked; {} corrupt, {} misplaced, {} lost, {} unwritten sectors\n",
+            num(v.blocks_checked as f64, 0),
+            v.corrupt,
+            v.misplaced,
+            v.lost,
+            v.unwritten
+        );
+        for f in &v.faults {
+            out += &format!(
+                "    {} at byte {} (expected generation {}, found {} for offset {})\n",
+                f.kind, f.offset, f.expected_gen, f.found_gen, f.found_offset
+            );
+        }
+    }
     if let Some(t) = &run.tool {
         out += &format!(
             "  storlab: {} engine, {} ns CPU per I/O{}{}\n",

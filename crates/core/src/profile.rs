@@ -256,6 +256,34 @@ impl IoProfile {
         Ok(())
     }
 
+    /// A profile from a TOML table: an optional `profile = "built-in"` as the base, then any
+    /// profile keys overriding it; validated. Errors name the key (`(key, reason)`; the key is
+    /// empty when the table itself is malformed).
+    pub fn from_table(mut t: toml::Table) -> Result<IoProfile, (String, String)> {
+        let mut base = IoProfile::default();
+        if let Some(p) = t.remove("profile") {
+            let name = p.as_str().unwrap_or_default();
+            base = IoProfile::builtin(name).ok_or_else(|| {
+                let reason = format!(
+                    "unknown profile {name:?}; built-in profiles: {}",
+                    BUILTIN_PROFILES.join(", ")
+                );
+                ("profile".to_string(), reason)
+            })?;
+        }
+        let mut table = toml::Table::try_from(&base).map_err(|e| (String::new(), e.to_string()))?;
+        for (k, v) in t {
+            table.insert(k, v);
+        }
+        let profile: IoProfile = table
+            .try_into()
+            .map_err(|e: toml::de::Error| (String::new(), e.message().to_string()))?;
+        profile
+            .validate()
+            .map_err(|e| (e.key.to_string(), e.reason))?;
+        Ok(profile)
+    }
+
     /// Largest block size of the mix.
     pub fn max_block_bytes(&self) -> u64 {
         self.block_sizes.iter().map(|b| b.size.0).max().unwrap_or(0)

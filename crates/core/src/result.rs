@@ -286,6 +286,66 @@ pub struct DeviceIostat {
     pub max: IostatFigures,
 }
 
+/// One I/O class of a run with several (its own pattern, rate and target).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClassMetrics {
+    /// Class name (the profile's, or the workload file's).
+    pub name: String,
+    /// Target path.
+    pub target: String,
+    /// The class's own throughput and latency.
+    pub metrics: Metrics,
+    /// Group commit figures when the class is a commit path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<CommitMetrics>,
+}
+
+/// A group-commit log: committers waiting for one log writer that batches their records.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CommitMetrics {
+    /// Committing sessions.
+    pub committers: u32,
+    /// Commits per second.
+    pub commits_per_s: f64,
+    /// Commit latency: from asking to commit to the record being durable.
+    pub latency_ms: LatencySummaryMs,
+    /// Mean commits per log write.
+    pub mean_batch: f64,
+}
+
+/// Data verification of a real run (`--verify`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerifyResult {
+    /// Blocks read and checked.
+    pub blocks_checked: u64,
+    /// Sectors whose checksum or magic was wrong (torn or corrupted).
+    pub corrupt: u64,
+    /// Sectors holding another offset's data (misplaced writes).
+    pub misplaced: u64,
+    /// Sectors older than their last completed write (lost writes).
+    pub lost: u64,
+    /// Sectors never written by storlab where its data was expected.
+    pub unwritten: u64,
+    /// The first faults: kind and byte offset.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<VerifyFault>,
+}
+
+/// One verification fault.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerifyFault {
+    /// `corrupt`, `misplaced`, `lost`, `unwritten`.
+    pub kind: String,
+    /// Byte offset of the sector.
+    pub offset: u64,
+    /// Generation expected.
+    pub expected_gen: u64,
+    /// Generation found.
+    pub found_gen: u64,
+    /// Offset the sector's header names.
+    pub found_offset: u64,
+}
+
 /// What running the workload cost storlab itself (real runs).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolCost {
@@ -347,9 +407,15 @@ pub struct Run {
     /// Rebuilds onto spares.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rebuilds: Vec<RebuildMetrics>,
+    /// Per-class figures of a run with several I/O classes or a commit path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<ClassMetrics>,
     /// iostat view of the devices under a real target.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub iostat: Vec<DeviceIostat>,
+    /// Data verification (real runs with `--verify`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyResult>,
     /// The tool's own cost (real runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<ToolCost>,

@@ -21,8 +21,10 @@ mod report;
 pub mod run;
 pub mod safety;
 pub mod signal;
+pub mod sweep;
 pub mod target;
+pub mod verify;
 
 pub use error::IoError;
-pub use options::{EngineKind, IoOptions, SyncMode};
+pub use options::{EngineKind, IoClass, IoOptions, SteadyState, SyncMode};
 pub use run::run_io;

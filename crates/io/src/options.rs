@@ -32,25 +32,46 @@ pub enum SyncMode {
     Fdatasync,
 }
 
+/// One I/O class: a profile on a target, or a group-commit log.
+#[derive(Clone, Debug)]
+pub struct IoClass {
+    /// Name in results.
+    pub name: String,
+    /// File, directory or block device.
+    pub target: PathBuf,
+    /// The profile, with overrides applied.
+    pub profile: IoProfile,
+    /// Group commit: this many committers share one log writer that batches their records
+    /// (each record one block of the profile); None for plain I/O.
+    pub group_commit: Option<u32>,
+}
+
+/// Stop early once throughput is steady.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SteadyState {
+    /// The last this-many one-second samples ...
+    pub samples: u32,
+    /// ... are all within this percentage of their mean.
+    pub within_pct: f64,
+}
+
 /// Everything a run needs, checked.
 #[derive(Clone, Debug)]
 pub struct IoOptions {
-    /// File, directory or block device.
-    pub target: PathBuf,
-    /// The profile, with command-line overrides applied.
-    pub profile: IoProfile,
+    /// The classes that run concurrently (at least one).
+    pub classes: Vec<IoClass>,
     /// Engine.
     pub engine: EngineKind,
-    /// Size of the file (or of each file of a directory target); for a device, how much of it
+    /// Size of each file (of each file of a directory target); for a device, how much of it
     /// to use (None: all).
     pub size_bytes: Option<u64>,
-    /// Measured time after the warm-up.
+    /// Measured time after the warm-up (the longest; steady state may stop it earlier).
     pub duration_ns: u64,
     /// Warm-up excluded from the measurement.
     pub warmup_ns: u64,
     /// O_DIRECT (the default) or buffered.
     pub direct: bool,
-    /// Synchronous write method when the profile asks for synchronous writes.
+    /// Synchronous write method when a profile asks for synchronous writes.
     pub sync: SyncMode,
     /// Keep files storlab created.
     pub keep: bool,
@@ -60,4 +81,115 @@ pub struct IoOptions {
     pub force_destroy: Option<PathBuf>,
     /// Seed of the address streams.
     pub seed: u64,
+    /// Stop when throughput is steady.
+    pub steady: Option<SteadyState>,
+    /// Write every target sequentially once before measuring (SSD preconditioning).
+    pub precondition: bool,
+    /// Stamp every written block and check every read (lost, torn, misplaced writes).
+    pub verify: bool,
+}
+
+impl IoOptions {
+    /// Options for one profile on one target, with the defaults of `storlab io`.
+    pub fn single(target: PathBuf, profile: IoProfile) -> IoOptions {
+        IoOptions {
+            classes: vec![IoClass {
+                name: profile.name.clone(),
+                target,
+                profile,
+                group_commit: None,
+            }],
+            engine: EngineKind::Psync,
+            size_bytes: None,
+            duration_ns: 30_000_000_000,
+            warmup_ns: 5_000_000_000,
+            direct: true,
+            sync: SyncMode::Dsync,
+            keep: false,
+            overwrite: false,
+            force_destroy: None,
+            seed: 1,
+            steady: None,
+            precondition: false,
+            verify: false,
+        }
+    }
+
+    /// The first class's profile (the run's name).
+    pub fn profile(&self) -> &IoProfile {
+        &self.classes[0].profile
+    }
+}
+
+/// Parses an I/O workload file: `[[streams]]` tables, each a profile (an optional built-in
+/// `profile` as the base plus any profile keys), an optional `target` path (default:
+/// `default_target`), an optional `name`, and `group_commit = N` for a commit path.
+pub fn parse_classes(
+    text: &str,
+    file: &str,
+    default_target: &std::path::Path,
+) -> Result<Vec<IoClass>, crate::IoError> {
+    let bad =
+        |key: String, reason: String| crate::IoError::BadInput(format!("{file}: {key}: {reason}"));
+    let mut table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| crate::IoError::BadInput(format!("{file}: {e}")))?;
+    let streams = match table.remove("streams") {
+        Some(toml::Value::Array(a)) if !a.is_empty() => a,
+        _ => {
+            return Err(bad(
+                "streams".into(),
+                "needs at least one [[streams]] table".into(),
+            ))
+        }
+    };
+    if let Some(k) = table.keys().next() {
+        return Err(bad(
+            k.clone(),
+            "unknown key (allowed at top level: streams)".into(),
+        ));
+    }
+    let mut out = Vec::new();
+    for (i, v) in streams.into_iter().enumerate() {
+        let key = format!("streams[{i}]");
+        let toml::Value::Table(mut t) = v else {
+            return Err(bad(key, "must be a table".into()));
+        };
+        let target = match t.remove("target") {
+            None => default_target.to_path_buf(),
+            Some(toml::Value::String(s)) => PathBuf::from(s),
+            Some(other) => {
+                return Err(bad(
+                    format!("{key}.target"),
+                    format!("must be a path; got {other}"),
+                ))
+            }
+        };
+        let name = t.remove("name").and_then(|v| v.as_str().map(String::from));
+        let group_commit = match t.remove("group_commit") {
+            None => None,
+            Some(toml::Value::Integer(n)) if (1..=4096).contains(&n) => Some(n as u32),
+            Some(other) => {
+                return Err(bad(
+                    format!("{key}.group_commit"),
+                    format!("must be 1..=4096 committers; got {other}"),
+                ))
+            }
+        };
+        let profile = IoProfile::from_table(t).map_err(|(k, reason)| {
+            let at = if k.is_empty() {
+                key.clone()
+            } else {
+                format!("{key}.{k}")
+            };
+            bad(at, reason)
+        })?;
+        out.push(IoClass {
+            name: name.unwrap_or_else(|| profile.name.clone()),
+            target,
+            profile,
+            group_commit,
+        });
+    }
+    Ok(out)
 }

@@ -1,20 +1,29 @@
-//! One real I/O run: prepare the target, start the workers, sample the devices every second,
-//! stop at the end (or on Ctrl-C, keeping what was measured), clean up, report.
+//! One real I/O run: prepare the targets, start every class's workers, sample the devices
+//! every second, stop at the end (early when throughput is steady, or on Ctrl-C keeping what
+//! was measured), clean up, report.
 
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use storlab_core::host_stats::HostStats;
 use storlab_core::result::Run;
 use storlab_core::rng::{Purpose, Rng};
 use storlab_core::stream::JobStream;
+use storlab_core::{ByteSize, IoProfile};
 
-use crate::diskstats::DiskSampler;
-use crate::engine::{run_psync, run_uring, Worker, WorkerResult};
+use crate::diskstats::{BlockDevice, DiskSampler};
+use crate::engine::{
+    run_committer, run_log_writer, run_psync, run_uring, CommitLog, Worker, WorkerResult,
+};
 use crate::error::IoError;
-use crate::options::{EngineKind, IoOptions, SyncMode};
-use crate::report::{build_run, Measured};
+use crate::options::{EngineKind, IoClass, IoOptions, SyncMode};
+use crate::report::{build_run, ClassResult, Measured};
 use crate::signal;
-use crate::target::{cleanup, prepare, PreparedTarget};
+use crate::target::{cleanup, open_target, precondition, prepare, PreparedTarget, TargetNeeds};
+use crate::verify::Generations;
 
 /// CPU time (user + system) of this process so far.
 pub(crate) fn cpu_time() -> Duration {
@@ -27,93 +36,290 @@ pub(crate) fn cpu_time() -> Duration {
 
 /// Runs `opts`; the result is marked partial when interrupted.
 pub fn run_io(opts: &IoOptions) -> Result<Run, IoError> {
+    if opts.classes.is_empty() {
+        return Err(IoError::BadInput("no I/O class to run".into()));
+    }
     signal::install();
-    let target = prepare(opts)?;
-    let result = measure(opts, &target);
-    let problems = cleanup(&target.files, opts.keep);
+    let mut targets: BTreeMap<PathBuf, PreparedTarget> = BTreeMap::new();
+    let paths: Vec<PathBuf> = opts.classes.iter().map(|c| c.target.clone()).collect();
+    for path in &paths {
+        if targets.contains_key(path) {
+            continue;
+        }
+        let on_it: Vec<&IoClass> = opts.classes.iter().filter(|c| &c.target == path).collect();
+        let needs = TargetNeeds {
+            writes: on_it
+                .iter()
+                .any(|c| c.profile.read_pct < 100.0 || c.group_commit.is_some()),
+            jobs: on_it.iter().map(|c| c.profile.jobs).max().unwrap_or(1),
+            profiles: on_it.iter().map(|c| &c.profile).collect(),
+        };
+        match prepare(path, &needs, opts) {
+            Ok(t) => {
+                targets.insert(path.clone(), t);
+            }
+            Err(e) => {
+                for t in targets.values() {
+                    cleanup(&t.files, opts.keep);
+                }
+                return Err(e);
+            }
+        }
+    }
+    let result = (|| {
+        if opts.precondition {
+            for t in targets.values() {
+                precondition(t, opts)?;
+            }
+        }
+        measure(opts, &targets)
+    })();
+    let mut problems = Vec::new();
+    for t in targets.values() {
+        problems.extend(cleanup(&t.files, opts.keep));
+    }
     let mut run = result?;
-    run.warnings.extend(target.warnings.iter().cloned());
+    for t in targets.values() {
+        run.warnings.extend(t.warnings.iter().cloned());
+    }
     run.warnings.extend(problems);
     Ok(run)
 }
 
-fn workers(opts: &IoOptions, target: &PreparedTarget, start: Instant) -> Vec<Worker> {
-    let p = &opts.profile;
-    let per_job = match opts.engine {
-        EngineKind::Psync => p.iodepth,
-        EngineKind::IoUring => 1,
-    };
-    let count = p.jobs * per_job;
-    let rate_each = p.rate_iops.map(|r| r / count as f64);
-    let mut out = Vec::new();
-    for j in 0..p.jobs {
-        let file = &target.files[(j as usize).min(target.files.len() - 1)];
-        let one_file_per_job = target.files.len() > 1;
-        for k in 0..per_job {
-            let index = j * per_job + k;
-            // Every worker walks its own slice: of the one file (all workers), or of its
-            // job's file (that job's workers).
-            let mut job_profile = p.clone();
-            job_profile.jobs = if one_file_per_job { per_job } else { count };
-            let job_index = if one_file_per_job { k } else { index };
-            out.push(Worker {
-                fd: std::os::fd::AsRawFd::as_raw_fd(&file.file),
-                stream: JobStream::new(&job_profile, 0, job_index, file.sectors, opts.seed),
-                max_bytes: p.max_block_bytes() as usize,
-                depth: if opts.engine == EngineKind::IoUring {
-                    p.iodepth
-                } else {
-                    1
-                },
-                fdatasync: p.sync_writes && opts.sync == SyncMode::Fdatasync,
-                mean_gap: rate_each.map(|r| Duration::from_secs_f64(1.0 / r)),
-                arrivals: Rng::derive(opts.seed, Purpose::Arrival, index as u64),
-                start,
-                warmup: Duration::from_nanos(opts.warmup_ns),
-                end: start + Duration::from_nanos(opts.warmup_ns + opts.duration_ns),
-                pattern_seed: opts.seed ^ index as u64,
-            });
-        }
-    }
-    out
+/// What every worker of a run shares.
+struct Shared {
+    start: Instant,
+    stop: Arc<AtomicBool>,
+    done: Arc<AtomicU64>,
 }
 
-fn measure(opts: &IoOptions, target: &PreparedTarget) -> Result<Run, IoError> {
-    let start = Instant::now();
+/// A worker, and what it is for: I/O of class `class`, or a committer / log writer.
+enum Task {
+    Io(Worker),
+    Committer(Worker, Arc<CommitLog>, u64, Duration),
+    LogWriter(Worker, Arc<CommitLog>, u32, u64, u64, u64),
+}
+
+fn worker(
+    opts: &IoOptions,
+    sh: &Shared,
+    fd: i32,
+    stream: JobStream,
+    profile: &IoProfile,
+    index: u64,
+    verify: Option<Arc<Generations>>,
+) -> Worker {
+    Worker {
+        fd,
+        stream,
+        max_bytes: profile.max_block_bytes() as usize,
+        depth: if opts.engine == EngineKind::IoUring {
+            profile.iodepth
+        } else {
+            1
+        },
+        fdatasync: profile.sync_writes && opts.sync == SyncMode::Fdatasync,
+        mean_gap: None,
+        arrivals: Rng::derive(opts.seed, Purpose::Arrival, index),
+        start: sh.start,
+        warmup: Duration::from_nanos(opts.warmup_ns),
+        end: sh.start + Duration::from_nanos(opts.warmup_ns + opts.duration_ns),
+        pattern_seed: opts.seed ^ index,
+        stop: sh.stop.clone(),
+        done: sh.done.clone(),
+        verify,
+    }
+}
+
+/// Opens the class's files and builds its workers.
+fn class_tasks(
+    opts: &IoOptions,
+    ci: usize,
+    target: &PreparedTarget,
+    sh: &Shared,
+    files: &mut Vec<File>,
+) -> Result<Vec<Task>, IoError> {
+    let class = &opts.classes[ci];
+    let p = &class.profile;
+    let writes = p.read_pct < 100.0 || class.group_commit.is_some();
+    let mut fds = Vec::new();
+    for tf in &target.files {
+        let f = open_target(&tf.path, opts, writes, p.sync_writes)?;
+        fds.push(std::os::fd::AsRawFd::as_raw_fd(&f));
+        files.push(f);
+    }
+    let base = (ci as u64) << 32;
+    if let Some(committers) = class.group_commit {
+        let log = Arc::new(CommitLog::default());
+        let record = p.max_block_bytes();
+        let sectors = target.files[0].sectors;
+        let lo = p.region_offset.0 / 512;
+        let hi = p
+            .region_size
+            .map_or(sectors, |r| lo + r.0 / 512)
+            .min(sectors);
+        let stream = JobStream::new(p, ci as u32, 0, sectors, opts.seed);
+        let mut tasks = vec![Task::LogWriter(
+            worker(opts, sh, fds[0], stream.clone(), p, base, None),
+            log.clone(),
+            committers,
+            record,
+            lo,
+            hi,
+        )];
+        for k in 0..committers {
+            let w = worker(
+                opts,
+                sh,
+                fds[0],
+                stream.clone(),
+                p,
+                base + 1 + k as u64,
+                None,
+            );
+            tasks.push(Task::Committer(
+                w,
+                log.clone(),
+                record,
+                Duration::from_nanos(p.think_time.0),
+            ));
+        }
+        return Ok(tasks);
+    }
+    let per_job = if opts.engine == EngineKind::Psync {
+        p.iodepth
+    } else {
+        1
+    };
+    let count = p.jobs * per_job;
+    let one_file_per_job = target.files.len() > 1;
+    let verify = opts.verify.then(|| {
+        let smallest = p.block_sizes.iter().map(|b| b.size.0).min().unwrap_or(512);
+        Arc::new(Generations::new(
+            target
+                .files
+                .iter()
+                .map(|f| f.sectors * 512)
+                .max()
+                .unwrap_or(0),
+            smallest,
+        ))
+    });
+    let rate_each = p.rate_iops.map(|r| r / count as f64);
+    let mut tasks = Vec::new();
+    for j in 0..p.jobs {
+        let file = (j as usize).min(target.files.len() - 1);
+        for k in 0..per_job {
+            let index = j * per_job + k;
+            // Every worker walks its own slice: of the one file (all workers) or of its job's
+            // file (that job's workers). Verify mode confines random I/O to the slice too, so
+            // no two workers race on a block.
+            let mut jp = p.clone();
+            jp.jobs = if one_file_per_job { per_job } else { count };
+            let slot = if one_file_per_job { k } else { index };
+            let sectors = target.files[file].sectors;
+            if opts.verify {
+                let region = jp
+                    .region_size
+                    .map_or(sectors * 512 - jp.region_offset.0, |r| r.0);
+                let slice = region / jp.jobs as u64 / 4096 * 4096;
+                jp.region_offset = ByteSize(jp.region_offset.0 + slot as u64 * slice);
+                jp.region_size = Some(ByteSize(slice));
+                jp.jobs = 1;
+            }
+            // In verify mode each worker is the only job of its slice: its own stream id.
+            let stream = if opts.verify {
+                JobStream::new(&jp, ((ci as u32) << 16) | slot, 0, sectors, opts.seed)
+            } else {
+                JobStream::new(&jp, ci as u32, slot, sectors, opts.seed)
+            };
+            let mut w = worker(
+                opts,
+                sh,
+                fds[file],
+                stream,
+                p,
+                base + index as u64,
+                verify.clone(),
+            );
+            w.mean_gap = rate_each.map(|r| Duration::from_secs_f64(1.0 / r));
+            tasks.push(Task::Io(w));
+        }
+    }
+    Ok(tasks)
+}
+
+fn run_task(engine: EngineKind, t: Task) -> WorkerResult {
+    match t {
+        Task::Io(w) if engine == EngineKind::IoUring => run_uring(w),
+        Task::Io(w) => run_psync(w),
+        Task::Committer(w, log, record, think) => run_committer(w, log, record, think),
+        Task::LogWriter(w, log, n, record, lo, hi) => run_log_writer(w, log, n, record, lo, hi),
+    }
+}
+
+fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Result<Run, IoError> {
+    let sh = Shared {
+        start: Instant::now(),
+        stop: Arc::new(AtomicBool::new(false)),
+        done: Arc::new(AtomicU64::new(0)),
+    };
     let cpu0 = cpu_time();
-    let mut sampler = DiskSampler::new(&target.devices).ok();
-    let end = start + Duration::from_nanos(opts.warmup_ns + opts.duration_ns);
-    let measure_from = start + Duration::from_nanos(opts.warmup_ns);
-    let list = workers(opts, target, start);
+    let mut devices: Vec<BlockDevice> = Vec::new();
+    for t in targets.values() {
+        for d in &t.devices {
+            if !devices.contains(d) {
+                devices.push(d.clone());
+            }
+        }
+    }
+    let mut sampler = DiskSampler::new(&devices).ok();
+    let end = sh.start + Duration::from_nanos(opts.warmup_ns + opts.duration_ns);
+    let measure_from = sh.start + Duration::from_nanos(opts.warmup_ns);
+    let mut files = Vec::new();
+    let mut tasks: Vec<(usize, Task)> = Vec::new();
+    for (ci, c) in opts.classes.iter().enumerate() {
+        for t in class_tasks(opts, ci, &targets[&c.target], &sh, &mut files)? {
+            tasks.push((ci, t));
+        }
+    }
     let engine = opts.engine;
-    let results: Vec<WorkerResult> = std::thread::scope(|scope| {
-        let handles: Vec<_> = list
+    let mut steady_at: Option<Instant> = None;
+    let results: Vec<(usize, bool, WorkerResult)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = tasks
             .into_iter()
-            .map(|w| {
-                scope.spawn(move || match engine {
-                    EngineKind::Psync => run_psync(w),
-                    EngineKind::IoUring => run_uring(w),
-                })
+            .map(|(ci, t)| {
+                let committer = matches!(t, Task::Committer(..));
+                (ci, committer, scope.spawn(move || run_task(engine, t)))
             })
             .collect();
-        // Sample the devices once a second from the measured window's start.
         let mut next = measure_from;
         let mut started = false;
+        let mut per_second: Vec<u64> = Vec::new();
+        let mut last_done = 0u64;
         while Instant::now() < end
             && !signal::stop_requested()
-            && !handles.iter().all(|h| h.is_finished())
+            && !handles.iter().all(|h| h.2.is_finished())
         {
             let now = Instant::now();
             if now >= next {
+                let done = sh.done.load(Ordering::Relaxed);
                 if let Some(s) = sampler.as_mut() {
                     if !started {
-                        // Restart the readings at the end of the warm-up.
                         *s = DiskSampler::new(s.devices()).unwrap_or_else(|_| s.clone());
-                        started = true;
                     } else {
                         let _ = s.sample(now.duration_since(measure_from).as_secs_f64());
                     }
                 }
+                if started {
+                    per_second.push(done - last_done);
+                    if steady(opts, &per_second) {
+                        sh.stop.store(true, Ordering::SeqCst);
+                        steady_at = Some(now);
+                    }
+                }
+                started = true;
+                last_done = done;
                 next += Duration::from_secs(1);
             }
             std::thread::sleep(
@@ -124,54 +330,66 @@ fn measure(opts: &IoOptions, target: &PreparedTarget) -> Result<Run, IoError> {
         }
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| failed_worker(opts)))
+            .map(|(ci, committer, h)| (ci, committer, h.join().unwrap_or_else(|_| panicked(opts))))
             .collect()
     });
+    drop(files);
     let stopped = Instant::now();
     if let Some(s) = sampler.as_mut() {
         let _ = s.sample(stopped.duration_since(measure_from).as_secs_f64().max(1e-3));
     }
     let cpu = cpu_time().saturating_sub(cpu0);
-    let mut stats = HostStats::new(opts.warmup_ns);
-    let (mut ios, mut late, mut syscalls, mut errors) = (0, 0, 0, Vec::new());
-    for r in &results {
-        stats.merge(&r.stats);
-        ios += r.ios;
-        late += r.late;
-        syscalls += r.syscalls;
-        errors.extend(r.error.clone());
-    }
-    if let Some(e) = errors.first() {
-        return Err(IoError::Failed(format!("{}: {e}", opts.target.display())));
+    let mut classes: Vec<ClassResult> = opts
+        .classes
+        .iter()
+        .map(|_| ClassResult::new(opts.warmup_ns))
+        .collect();
+    for (ci, committer, r) in &results {
+        if let Some(e) = &r.error {
+            return Err(IoError::Failed(format!(
+                "{}: {e}",
+                opts.classes[*ci].target.display()
+            )));
+        }
+        classes[*ci].add(r, *committer);
     }
     let interrupted = signal::stop_requested();
-    let window = if interrupted {
-        stopped.saturating_duration_since(measure_from)
-    } else {
-        Duration::from_nanos(opts.duration_ns)
+    let window = match (interrupted, steady_at) {
+        (true, _) => stopped.saturating_duration_since(measure_from),
+        (false, Some(t)) => t.saturating_duration_since(measure_from),
+        (false, None) => Duration::from_nanos(opts.duration_ns),
     };
     Ok(build_run(
         opts,
-        target,
+        targets,
         Measured {
-            stats,
+            classes,
             window,
-            ios,
-            late,
-            syscalls,
             cpu,
             iostat: sampler.map(|s| s.summaries()).unwrap_or_default(),
             partial: interrupted,
+            steady: steady_at.is_some(),
         },
     ))
 }
 
-fn failed_worker(opts: &IoOptions) -> WorkerResult {
-    WorkerResult {
-        stats: HostStats::new(opts.warmup_ns),
-        ios: 0,
-        late: 0,
-        syscalls: 0,
-        error: Some("a worker thread panicked".into()),
+/// Steady state: the last K one-second samples all within X% of their mean.
+fn steady(opts: &IoOptions, per_second: &[u64]) -> bool {
+    let Some(s) = opts.steady else { return false };
+    let k = s.samples as usize;
+    if k == 0 || per_second.len() < k {
+        return false;
     }
+    let last = &per_second[per_second.len() - k..];
+    let mean = last.iter().sum::<u64>() as f64 / k as f64;
+    mean > 0.0
+        && last
+            .iter()
+            .all(|&x| (x as f64 - mean).abs() <= mean * s.within_pct / 100.0)
+}
+
+fn panicked(opts: &IoOptions) -> WorkerResult {
+    let mut r = WorkerResult::empty(opts.warmup_ns);
+    r.error = Some("a worker thread panicked".into());
+    r
 }

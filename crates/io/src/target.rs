@@ -24,12 +24,10 @@ pub enum TargetKind {
     BlockDevice,
 }
 
-/// One open file or device of a target.
+/// One file or device of a target.
 pub struct TargetFile {
     /// Path.
     pub path: PathBuf,
-    /// Open handle.
-    pub file: File,
     /// Usable size in 512-byte sectors.
     pub sectors: u64,
     /// storlab created it (and removes it unless `--keep`).
@@ -58,10 +56,23 @@ fn bad(msg: String) -> IoError {
     IoError::BadInput(msg)
 }
 
-/// Prepares `opts.target` for the run.
-pub fn prepare(opts: &IoOptions) -> Result<PreparedTarget, IoError> {
-    let path = &opts.target;
-    let writes = opts.profile.read_pct < 100.0;
+/// What the classes aimed at one target need from it.
+pub struct TargetNeeds<'a> {
+    /// Some class writes.
+    pub writes: bool,
+    /// Files of a directory target (the most jobs of any class).
+    pub jobs: u32,
+    /// The profiles, to check block alignment and regions.
+    pub profiles: Vec<&'a storlab_core::IoProfile>,
+}
+
+/// Prepares `path` for the run.
+pub fn prepare(
+    path: &Path,
+    needs: &TargetNeeds,
+    opts: &IoOptions,
+) -> Result<PreparedTarget, IoError> {
+    let writes = needs.writes;
     let kind = match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => TargetKind::File,
         Err(e) => return Err(bad(format!("{}: cannot inspect: {e}", path.display()))),
@@ -85,7 +96,7 @@ pub fn prepare(opts: &IoOptions) -> Result<PreparedTarget, IoError> {
             writes,
         )?),
         TargetKind::Directory => {
-            let jobs = opts.profile.jobs.max(1) as u64;
+            let jobs = needs.jobs.max(1) as u64;
             let each = opts.size_bytes.unwrap_or(DEFAULT_FILE_BYTES) / jobs;
             for j in 0..jobs {
                 let p = path.join(format!("storlab-io.{j}.dat"));
@@ -115,16 +126,21 @@ pub fn prepare(opts: &IoOptions) -> Result<PreparedTarget, IoError> {
         logical_block,
         warnings,
     };
-    if let Err(e) = check_fit(&target, opts) {
-        cleanup(&target.files, opts.keep);
-        return Err(e);
+    for p in &needs.profiles {
+        if let Err(e) = check_fit(&target, p, opts) {
+            cleanup(&target.files, opts.keep);
+            return Err(e);
+        }
     }
     Ok(target)
 }
 
 /// Block sizes and region must suit O_DIRECT and fit the target.
-fn check_fit(t: &PreparedTarget, opts: &IoOptions) -> Result<(), IoError> {
-    let p = &opts.profile;
+fn check_fit(
+    t: &PreparedTarget,
+    p: &storlab_core::IoProfile,
+    opts: &IoOptions,
+) -> Result<(), IoError> {
     if opts.direct {
         let lbs = t.logical_block;
         for b in &p.block_sizes {
@@ -158,31 +174,40 @@ fn check_fit(t: &PreparedTarget, opts: &IoOptions) -> Result<(), IoError> {
     Ok(())
 }
 
-fn open_flags(opts: &IoOptions, writes: bool) -> OpenOptions {
+fn open_flags(opts: &IoOptions, writes: bool, sync_writes: bool) -> OpenOptions {
     let mut o = OpenOptions::new();
     o.read(true).write(writes);
     let mut flags = 0;
     if opts.direct {
         flags |= libc::O_DIRECT;
     }
-    if writes && opts.profile.sync_writes && opts.sync == SyncMode::Dsync {
+    if writes && sync_writes && opts.sync == SyncMode::Dsync {
         flags |= libc::O_DSYNC;
     }
     o.custom_flags(flags);
     o
 }
 
-fn open_target(path: &Path, opts: &IoOptions, writes: bool) -> Result<File, IoError> {
-    open_flags(opts, writes).open(path).map_err(|e| {
-        if e.raw_os_error() == Some(libc::EINVAL) && opts.direct {
-            bad(format!(
-                "{}: the file system does not support O_DIRECT (tmpfs?); use --buffered",
-                path.display()
-            ))
-        } else {
-            bad(format!("{}: cannot open: {e}", path.display()))
-        }
-    })
+/// Opens a prepared file for one class: O_DIRECT unless buffered, O_DSYNC when the class's
+/// writes are synchronous and the sync mode is dsync.
+pub fn open_target(
+    path: &Path,
+    opts: &IoOptions,
+    writes: bool,
+    sync_writes: bool,
+) -> Result<File, IoError> {
+    open_flags(opts, writes, sync_writes)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::EINVAL) && opts.direct {
+                bad(format!(
+                    "{}: the file system does not support O_DIRECT (tmpfs?); use --buffered",
+                    path.display()
+                ))
+            } else {
+                bad(format!("{}: cannot open: {e}", path.display()))
+            }
+        })
 }
 
 fn prepare_file(
@@ -202,11 +227,10 @@ fn prepare_file(
             safety::check_file_writable(path, false)?;
         }
         // Reading a file storlab did not create: use it as it is.
-        let file = open_target(path, opts, false)?;
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        open_target(path, opts, false, false)?;
+        let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         return Ok(TargetFile {
             path: path.to_path_buf(),
-            file,
             sectors: len / 512,
             created: false,
         });
@@ -231,49 +255,71 @@ fn prepare_file(
                 IoError::Failed(format!("{}: cannot mark as storlab's: {e}", path.display()))
             })?;
         }
-        fill(&f, path, have, size, opts.direct).inspect_err(|_| {
+        fill(&f, path, have, size, opts.direct, true).inspect_err(|_| {
             if created {
                 let _ = safety::remove_ours(path);
             }
         })?;
     }
-    let file = open_target(path, opts, writes)?;
+    // Checks the flags work here (O_DIRECT on this file system) before any worker starts.
+    if let Err(e) = open_target(path, opts, writes, false) {
+        if !exists {
+            let _ = safety::remove_ours(path);
+        }
+        return Err(e);
+    }
     Ok(TargetFile {
         path: path.to_path_buf(),
-        file,
         sectors: size / 512,
         created: !exists,
     })
 }
 
-/// Preallocates and writes non-zero data over [from, to), so reads never hit holes.
-fn fill(f: &File, path: &Path, from: u64, to: u64, direct: bool) -> Result<(), IoError> {
+/// Writes every file of a target sequentially once (SSD preconditioning: every flash page
+/// written before measuring, so a fresh drive's empty-page speed does not flatter it).
+pub fn precondition(t: &PreparedTarget, opts: &IoOptions) -> Result<(), IoError> {
+    for tf in &t.files {
+        let f = open_target(&tf.path, opts, true, false)?;
+        fill(&f, &tf.path, 0, tf.sectors * 512, opts.direct, false)?;
+    }
+    Ok(())
+}
+
+/// Preallocates (when `allocate`) and writes non-zero data over [from, to), so reads never
+/// hit holes.
+fn fill(
+    f: &File,
+    path: &Path,
+    from: u64,
+    to: u64,
+    direct: bool,
+    allocate: bool,
+) -> Result<(), IoError> {
     let fail =
         |what: &str, e: std::io::Error| IoError::Failed(format!("{}: {what}: {e}", path.display()));
-    // SAFETY: plain syscall on an open descriptor.
-    if unsafe {
-        libc::fallocate(
-            f.as_raw_fd(),
-            0,
-            from as libc::off_t,
-            (to - from) as libc::off_t,
-        )
-    } != 0
-    {
+    if allocate {
+        // SAFETY: plain syscall on an open descriptor.
+        let r = unsafe {
+            libc::fallocate(
+                f.as_raw_fd(),
+                0,
+                from as libc::off_t,
+                (to - from) as libc::off_t,
+            )
+        };
         let e = std::io::Error::last_os_error();
-        if e.raw_os_error() != Some(libc::EOPNOTSUPP) {
+        if r != 0 && e.raw_os_error() != Some(libc::EOPNOTSUPP) {
             return Err(fail("cannot preallocate", e));
         }
     }
-    let writer = if direct {
-        OpenOptions::new()
+    let writer = match direct {
+        true => OpenOptions::new()
             .write(true)
             .custom_flags(libc::O_DIRECT)
-            .open(path)
-            .unwrap_or(f.try_clone().map_err(|e| fail("cannot reopen", e))?)
-    } else {
-        f.try_clone().map_err(|e| fail("cannot reopen", e))?
-    };
+            .open(path),
+        false => f.try_clone(),
+    }
+    .map_err(|e| fail("cannot reopen", e))?;
     let buf = AlignedBuf::new(FILL_CHUNK, 0x5709_1ab5);
     let mut off = from;
     while off < to {
@@ -336,7 +382,7 @@ fn prepare_device(path: &Path, opts: &IoOptions, writes: bool) -> Result<TargetF
     if writes {
         safety::check_device_writable(path, opts.force_destroy.as_deref())?;
     }
-    let file = open_target(path, opts, writes)?;
+    let file = open_target(path, opts, writes, false)?;
     let mut bytes: u64 = 0;
     // SAFETY: BLKGETSIZE64 writes one u64.
     if unsafe { libc::ioctl(file.as_raw_fd(), BLKGETSIZE64 as _, &mut bytes) } != 0 {
@@ -349,7 +395,6 @@ fn prepare_device(path: &Path, opts: &IoOptions, writes: bool) -> Result<TargetF
     let usable = opts.size_bytes.map_or(bytes, |s| s.min(bytes));
     Ok(TargetFile {
         path: path.to_path_buf(),
-        file,
         sectors: usable / 512,
         created: false,
     })

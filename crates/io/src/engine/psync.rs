@@ -4,7 +4,6 @@ use std::time::Instant;
 
 use super::{Worker, WorkerResult, LATE};
 use crate::buffer::AlignedBuf;
-use crate::signal::stop_requested;
 
 /// Runs one psync worker until the end of the run or a stop request.
 pub(crate) fn run_psync(mut w: Worker) -> WorkerResult {
@@ -12,7 +11,7 @@ pub(crate) fn run_psync(mut w: Worker) -> WorkerResult {
     let mut buf = AlignedBuf::new(w.max_bytes, w.pattern_seed);
     let mut due = w.mean_gap.map(|_| w.next_due(w.start));
     loop {
-        if stop_requested() {
+        if w.stopping() {
             break;
         }
         let now = Instant::now();
@@ -34,6 +33,14 @@ pub(crate) fn run_psync(mut w: Worker) -> WorkerResult {
         };
         let io = w.stream.next_io();
         let (off, len) = ((io.lba * 512) as libc::off_t, (io.sectors * 512) as usize);
+        let (gen, expected) = if io.write {
+            (
+                w.stamp(&mut buf.as_mut_slice()[..len], off as u64),
+                Vec::new(),
+            )
+        } else {
+            (0, w.expect(off as u64, len as u64))
+        };
         let ptr = buf.as_mut_ptr() as *mut libc::c_void;
         // SAFETY: the buffer holds at least max_bytes >= len bytes and outlives the call.
         let done = unsafe {
@@ -62,6 +69,11 @@ pub(crate) fn run_psync(mut w: Worker) -> WorkerResult {
                 break;
             }
             r.syscalls += 1;
+        }
+        if io.write {
+            w.written(off as u64, len as u64, gen);
+        } else {
+            w.check_read(&mut r, &buf.as_slice()[..len], off as u64, &expected);
         }
         w.record(&mut r, io.write, len as u64, t0, Instant::now());
     }

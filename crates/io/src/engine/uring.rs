@@ -8,13 +8,16 @@ use io_uring::{opcode, squeue, types, IoUring};
 
 use super::{Worker, WorkerResult, LATE};
 use crate::buffer::AlignedBuf;
-use crate::signal::stop_requested;
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Slot {
     t0: Instant,
     write: bool,
     len: u32,
+    off: u64,
+    /// Verify mode: generation written, or expected by a read.
+    gen: u64,
+    expected: Vec<Option<u64>>,
     /// Completions still expected (2 for a write + fsync).
     pending: u8,
 }
@@ -42,7 +45,7 @@ pub(crate) fn run_uring(mut w: Worker) -> WorkerResult {
     let mut stopping = false;
     loop {
         let now = Instant::now();
-        if stop_requested() || now >= w.end || due.is_some_and(|d| d >= w.end) {
+        if w.stopping() || now >= w.end || due.is_some_and(|d| d >= w.end) {
             stopping = true;
         }
         while !stopping && !free.is_empty() {
@@ -58,8 +61,29 @@ pub(crate) fn run_uring(mut w: Worker) -> WorkerResult {
                 None => now,
             };
             let Some(slot) = free.pop() else { break };
-            let io = w.stream.next_io();
+            let mut io = w.stream.next_io();
+            if w.verify.is_some() {
+                // Verify mode: never two I/Os in flight on the same bytes (a read racing a
+                // write would look torn).
+                let overlaps = |io: &storlab_core::stream::NextIo| {
+                    slots.iter().flatten().any(|s| {
+                        io.lba * 512 < s.off + s.len as u64 && s.off < (io.lba + io.sectors) * 512
+                    })
+                };
+                while overlaps(&io) {
+                    io = w.stream.next_io();
+                }
+            }
             let len = (io.sectors * 512) as u32;
+            let off = io.lba * 512;
+            let (gen, expected) = if io.write {
+                (
+                    w.stamp(&mut bufs[slot].as_mut_slice()[..len as usize], off),
+                    Vec::new(),
+                )
+            } else {
+                (0, w.expect(off, len as u64))
+            };
             let fd = types::Fd(w.fd);
             let ptr = bufs[slot].as_mut_ptr();
             let rw = if io.write {
@@ -91,6 +115,9 @@ pub(crate) fn run_uring(mut w: Worker) -> WorkerResult {
                 write: io.write,
                 len,
                 pending: 1 + sync as u8,
+                off,
+                gen,
+                expected,
             });
         }
         let inflight = depth - free.len();
@@ -131,7 +158,9 @@ pub(crate) fn run_uring(mut w: Worker) -> WorkerResult {
         let t1 = Instant::now();
         for (data, res) in done {
             let slot = data as usize;
-            let Some(mut s) = slots[slot] else { continue };
+            let Some(mut s) = slots[slot].take() else {
+                continue;
+            };
             // A synced write completes twice: the write (its length), then the fsync (0).
             let fsync_completion = s.pending == 1 && w.fdatasync && s.write;
             let ok = res >= 0 && (fsync_completion || res as u32 == s.len);
@@ -142,8 +171,17 @@ pub(crate) fn run_uring(mut w: Worker) -> WorkerResult {
             }
             s.pending -= 1;
             if s.pending == 0 {
+                if s.write {
+                    w.written(s.off, s.len as u64, s.gen);
+                } else {
+                    w.check_read(
+                        &mut r,
+                        &bufs[slot].as_slice()[..s.len as usize],
+                        s.off,
+                        &s.expected,
+                    );
+                }
                 w.record(&mut r, s.write, s.len as u64, s.t0, t1);
-                slots[slot] = None;
                 free.push(slot);
             } else {
                 slots[slot] = Some(s);

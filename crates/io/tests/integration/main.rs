@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use storlab_core::profile::BUILTIN_PROFILES;
 use storlab_core::result::Run;
 use storlab_core::IoProfile;
-use storlab_io::{run_io, EngineKind, IoError, IoOptions, SyncMode};
+use storlab_io::{run_io, EngineKind, IoClass, IoError, IoOptions, SteadyState, SyncMode};
 
 /// The tests compare device counters with host counts: one at a time.
 static DEVICE: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -20,20 +20,14 @@ fn scratch() -> tempfile::TempDir {
 }
 
 fn options(target: &Path, profile: &str, secs: u64) -> IoOptions {
-    IoOptions {
-        target: target.to_path_buf(),
-        profile: IoProfile::builtin(profile).expect("profile"),
-        engine: EngineKind::Psync,
-        size_bytes: Some(32 << 20),
-        duration_ns: secs * 1_000_000_000,
-        warmup_ns: 0,
-        direct: true,
-        sync: SyncMode::Dsync,
-        keep: false,
-        overwrite: false,
-        force_destroy: None,
-        seed: 1,
-    }
+    let mut o = IoOptions::single(
+        target.to_path_buf(),
+        IoProfile::builtin(profile).expect("profile"),
+    );
+    o.size_bytes = Some(32 << 20);
+    o.duration_ns = secs * 1_000_000_000;
+    o.warmup_ns = 0;
+    o
 }
 
 fn series_total(run: &Run) -> f64 {
@@ -46,7 +40,7 @@ fn every_profile_runs_and_the_series_adds_up() {
     let dir = scratch();
     for name in BUILTIN_PROFILES {
         let mut o = options(&dir.path().join("f.dat"), name, 1);
-        o.profile.jobs = o.profile.jobs.min(4);
+        o.classes[0].profile.jobs = o.classes[0].profile.jobs.min(4);
         let run = run_io(&o).unwrap_or_else(|e| panic!("{name}: {e}"));
         let p = IoProfile::builtin(name).unwrap();
         assert!(run.metrics.ios > 0, "{name}: no I/O");
@@ -80,8 +74,8 @@ fn io_uring_runs_reads_writes_and_synced_writes() {
         let mut o = options(&dir.path().join("u.dat"), profile, 1);
         o.engine = EngineKind::IoUring;
         o.sync = sync;
-        o.profile.jobs = 1;
-        o.profile.iodepth = o.profile.iodepth.max(4);
+        o.classes[0].profile.jobs = 1;
+        o.classes[0].profile.iodepth = o.classes[0].profile.iodepth.max(4);
         let run = run_io(&o).unwrap_or_else(|e| panic!("{profile}: {e}"));
         assert!(run.metrics.ios > 0, "{profile}");
         let tool = run.tool.expect("tool cost");
@@ -95,9 +89,9 @@ fn the_requested_rate_is_achieved_and_latency_counts_from_the_intended_start() {
     let _serial = serial();
     let dir = scratch();
     let mut o = options(&dir.path().join("r.dat"), "randread-8k", 3);
-    o.profile.rate_iops = Some(400.0);
-    o.profile.jobs = 2;
-    o.profile.iodepth = 2;
+    o.classes[0].profile.rate_iops = Some(400.0);
+    o.classes[0].profile.jobs = 2;
+    o.classes[0].profile.iodepth = 2;
     let run = run_io(&o).unwrap();
     let iops = run.metrics.iops;
     assert!(
@@ -185,4 +179,181 @@ fn bad_input_is_refused_before_any_io() {
         );
         assert!(run.iostat.is_empty());
     }
+}
+
+#[test]
+fn several_classes_run_together_each_with_its_own_latency() {
+    let _serial = serial();
+    let dir = scratch();
+    let mut o = options(&dir.path().join("data.dat"), "randread-8k", 2);
+    o.classes[0].profile.jobs = 4;
+    o.classes[0].profile.iodepth = 1;
+    let mut redo = IoProfile::builtin("redo").unwrap();
+    redo.rate_iops = Some(200.0);
+    o.classes.push(IoClass {
+        name: "log".into(),
+        target: dir.path().join("log.dat"),
+        profile: redo,
+        group_commit: None,
+    });
+    let run = run_io(&o).unwrap();
+    assert_eq!(run.classes.len(), 2);
+    let (data, log) = (&run.classes[0], &run.classes[1]);
+    assert!(data.metrics.read_iops > 0.0 && data.metrics.write_iops == 0.0);
+    assert!(log.metrics.write_iops > 0.0 && log.metrics.read_iops == 0.0);
+    assert!(
+        (log.metrics.iops - 200.0).abs() / 200.0 < 0.05,
+        "log class at its own rate: {}",
+        log.metrics.iops
+    );
+    let total = data.metrics.ios + log.metrics.ios;
+    assert_eq!(total, run.metrics.ios);
+}
+
+#[test]
+fn group_commit_batches_committers_and_reports_commit_latency_apart() {
+    let _serial = serial();
+    let dir = scratch();
+    let mut o = options(&dir.path().join("wal.dat"), "redo", 2);
+    o.classes[0].group_commit = Some(16);
+    let run = run_io(&o).unwrap();
+    let c = run.classes[0].commit.as_ref().expect("commit figures");
+    assert_eq!(c.committers, 16);
+    assert!(
+        c.mean_batch > 1.5,
+        "16 committers share log writes: {} per write",
+        c.mean_batch
+    );
+    let log_writes = run.classes[0].metrics.iops;
+    assert!((c.commits_per_s / log_writes - c.mean_batch).abs() / c.mean_batch < 0.05);
+    // A commit waits for a whole log write (and its queue), so it takes longer than one.
+    assert!(c.latency_ms.mean > run.classes[0].metrics.latency_ms.mean);
+    // One committer: one commit per log write.
+    let mut one = options(&dir.path().join("wal1.dat"), "redo", 1);
+    one.classes[0].group_commit = Some(1);
+    let run = run_io(&one).unwrap();
+    let c = run.classes[0].commit.as_ref().unwrap();
+    assert!((c.mean_batch - 1.0).abs() < 0.01, "{}", c.mean_batch);
+}
+
+/// Writes stamped data over the whole file and keeps it.
+fn stamped_file(dir: &Path) -> PathBuf {
+    let f = dir.join("v.dat");
+    let mut o = options(&f, "seqwrite-8k", 2);
+    o.classes[0].profile.jobs = 1;
+    o.classes[0].profile.iodepth = 1;
+    o.size_bytes = Some(4 << 20);
+    o.verify = true;
+    o.keep = true;
+    let run = run_io(&o).unwrap();
+    assert!(
+        run.verify.unwrap().blocks_checked == 0,
+        "a write pass reads nothing"
+    );
+    f
+}
+
+fn read_pass(f: &Path) -> storlab_core::result::VerifyResult {
+    let mut o = options(f, "seqread-8k", 1);
+    o.classes[0].profile.jobs = 1;
+    o.classes[0].profile.iodepth = 1;
+    o.size_bytes = Some(4 << 20);
+    o.verify = true;
+    o.keep = true;
+    run_io(&o).unwrap().verify.unwrap()
+}
+
+#[test]
+fn verification_catches_corruption_and_misplaced_data() {
+    let _serial = serial();
+    let dir = scratch();
+    let f = stamped_file(dir.path());
+    let clean = read_pass(&f);
+    assert!(clean.blocks_checked > 0);
+    assert_eq!(
+        clean.corrupt + clean.misplaced + clean.lost + clean.unwritten,
+        0
+    );
+    // Flip bytes in one sector between the write and the read pass.
+    let mut data = std::fs::read(&f).unwrap();
+    let at = 1_000_000usize;
+    data[at] ^= 0xff;
+    data[at + 1] ^= 0x55;
+    // Copy one sector onto another place: a misplaced write.
+    let (src, dst) = (8192usize, 2 * 1024 * 1024usize);
+    let sector: Vec<u8> = data[src..src + 512].to_vec();
+    data[dst..dst + 512].copy_from_slice(&sector);
+    std::fs::write(&f, &data).unwrap();
+    // The read pass wraps around the small file, so it meets each bad sector several times:
+    // every fault found is one of the two, and both are found equally often.
+    let bad = read_pass(&f);
+    assert!(bad.corrupt >= 1 && bad.corrupt == bad.misplaced, "{bad:?}");
+    assert_eq!(bad.lost + bad.unwritten, 0);
+    for x in &bad.faults {
+        match x.kind.as_str() {
+            "corrupt" => assert_eq!(x.offset, (at / 512 * 512) as u64),
+            "misplaced" => assert_eq!((x.offset, x.found_offset), (dst as u64, src as u64)),
+            other => panic!("unexpected fault {other}"),
+        }
+    }
+    storlab_io::safety::remove_ours(&f).unwrap();
+}
+
+#[test]
+fn a_steady_run_stops_early() {
+    let _serial = serial();
+    let dir = scratch();
+    let mut o = options(&dir.path().join("st.dat"), "randread-8k", 30);
+    o.classes[0].profile.rate_iops = Some(500.0);
+    o.steady = Some(SteadyState {
+        samples: 3,
+        within_pct: 20.0,
+    });
+    let run = run_io(&o).unwrap();
+    assert!(
+        run.workload.duration_s < 10.0,
+        "stopped after {} s",
+        run.workload.duration_s
+    );
+    assert!(run.warnings.iter().any(|w| w.contains("steady")));
+}
+
+#[test]
+fn a_sweep_raises_the_load_and_finds_the_knee() {
+    let _serial = serial();
+    let dir = scratch();
+    let mut o = options(&dir.path().join("sw.dat"), "randread-8k", 1);
+    o.engine = EngineKind::IoUring;
+    let points = storlab_io::sweep::doubling(8);
+    assert_eq!(points.len(), 4);
+    let sweep = storlab_io::sweep::run_sweep(&o, &points, Some(1000.0)).unwrap();
+    assert_eq!(sweep.runs.len(), 4);
+    assert!(
+        sweep.runs[3].metrics.iops > sweep.runs[0].metrics.iops,
+        "more outstanding, more IOPS"
+    );
+    let knee = sweep.knee.expect("a generous ceiling keeps every point");
+    let best = sweep
+        .runs
+        .iter()
+        .map(|r| r.metrics.iops)
+        .fold(0.0, f64::max);
+    assert_eq!(sweep.runs[knee].metrics.iops, best);
+    let none = storlab_io::sweep::run_sweep(&o, &points[..1], Some(1e-6)).unwrap();
+    assert!(none.knee.is_none());
+    assert!(
+        !dir.path().join("sw.dat").exists(),
+        "the sweep cleans up what it created"
+    );
+}
+
+#[test]
+fn preconditioning_writes_the_target_first() {
+    let _serial = serial();
+    let dir = scratch();
+    let mut o = options(&dir.path().join("pc.dat"), "randread-8k", 1);
+    o.precondition = true;
+    let run = run_io(&o).unwrap();
+    assert!(run.metrics.ios > 0);
+    assert_eq!(run.workload.parameters["precondition"], true);
 }

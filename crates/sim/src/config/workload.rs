@@ -15,7 +15,7 @@ use serde::Serialize;
 use storlab_core::profile::BUILTIN_PROFILES;
 use storlab_core::IoProfile;
 
-use super::{merge_tables, ConfigError, SystemSpec};
+use super::{ConfigError, SystemSpec};
 
 /// One stream: a profile over a target (a host volume, or LUNs concatenated).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -199,28 +199,14 @@ fn parse_stream(
     system: &SystemSpec,
 ) -> Result<StreamSpec, ConfigError> {
     let target = t.remove("target");
-    let mut base = IoProfile::default();
-    if let Some(p) = t.remove("profile") {
-        let name = p.as_str().unwrap_or_default();
-        base = IoProfile::builtin(name).ok_or_else(|| {
-            ConfigError::invalid(
-                file,
-                format!("{key}.profile"),
-                format!(
-                    "unknown profile {name:?}; built-in profiles: {}",
-                    BUILTIN_PROFILES.join(", ")
-                ),
-            )
-        })?;
-    }
-    let base_table =
-        toml::Table::try_from(&base).map_err(|e| ConfigError::invalid(file, key, e.to_string()))?;
-    let profile: IoProfile = merge_tables(base_table, t)
-        .try_into()
-        .map_err(|e: toml::de::Error| ConfigError::invalid(file, key, e.message().to_string()))?;
-    profile
-        .validate()
-        .map_err(|e| ConfigError::invalid(file, format!("{key}.{}", e.key), e.reason))?;
+    let profile = IoProfile::from_table(t).map_err(|(k, reason)| {
+        let at = if k.is_empty() {
+            key.to_string()
+        } else {
+            format!("{key}.{k}")
+        };
+        ConfigError::invalid(file, at, reason)
+    })?;
     let names: Vec<String> = match target {
         None => vec!["all".to_string()],
         Some(toml::Value::String(s)) => vec![s],

@@ -131,8 +131,10 @@ impl Model {
                 .collect(),
             events: std::mem::take(&mut self.log),
             rebuilds: self.rebuild_metrics(),
+            classes: Vec::new(),
             iostat: Vec::new(),
             tool: None,
+            verify: None,
             partial: false,
             sim: Some(SimInfo {
                 seed: self.opts.seed,
