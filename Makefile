@@ -2,24 +2,38 @@
 CARGO ?= cargo
 STORLAB := target/release/storlab
 
-.PHONY: build demo test bench fmt clean
+.PHONY: build demo test bench fmt clean deps
 
 build:
 	$(CARGO) build --release --locked
 
+# System packages the tests need: PostgreSQL server binaries (storlab db starts real
+# clusters). Installed through apt when missing and running as root.
+deps:
+	@if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && ! command -v postgres >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing PostgreSQL server binaries: apt-get install postgresql"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	  else \
+	    echo "PostgreSQL server binaries are missing: run 'sudo apt-get install postgresql' (or put pg_ctl on PATH)"; exit 1; \
+	  fi; \
+	fi
+
 # The main job: build, then run the demo study (a few minutes on 2 cores).
-demo: build
+demo: deps build
 	$(STORLAB) demo --out out/demo
 
 # Every check: formatting, lints (warnings are errors), every test in release mode.
-test:
+test: deps
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	$(CARGO) test --workspace --release --locked
 
-# Throughput and memory benchmarks; writes target/bench/sim.json.
+# Benchmarks: simulator throughput and memory (target/bench/sim.json), storlab io against
+# fio on the same file (target/bench/io.json; installs fio through apt when missing).
 bench: build
 	$(CARGO) bench --locked -p storlab-sim --bench sim_throughput
+	$(CARGO) bench --locked -p storlab-io --bench fio_compare
 
 fmt:
 	$(CARGO) fmt --all

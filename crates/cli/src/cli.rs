@@ -21,8 +21,60 @@ pub enum Command {
     Sim(SimArgs),
     /// Real I/O: a profile on a file, a directory of files, or a block device.
     Io(IoArgs),
+    /// A database workload suite on a real PostgreSQL that storlab starts on your paths.
+    Db(DbArgs),
     /// The main job: compare the example arrays side by side (simulated IOgen matrix).
     Demo(DemoArgs),
+}
+
+/// Options of `storlab db`.
+#[derive(Debug, Args)]
+pub struct DbArgs {
+    /// Suite: dpaws, orabench, oltp.
+    #[arg(long, default_value = "dpaws")]
+    pub suite: String,
+    /// Test of the suite (dpaws: update-row, update-range, select-row, select-range, cycle).
+    #[arg(long, default_value = "update-row")]
+    pub test: String,
+    /// Data directory of the cluster storlab starts (must not exist, or be empty).
+    #[arg(long, value_name = "DIR", required_unless_present = "dsn")]
+    pub data_dir: Option<PathBuf>,
+    /// WAL directory (initdb --waldir), e.g. on another device.
+    #[arg(long, value_name = "DIR", conflicts_with = "dsn")]
+    pub wal_dir: Option<PathBuf>,
+    /// Extra tablespace NAME=DIR (repeatable); the suite's tables go to the first.
+    #[arg(long, value_name = "NAME=DIR", conflicts_with = "dsn")]
+    pub tablespace: Vec<String>,
+    /// Use an existing server instead (libpq key=value string); storlab works in --schema only.
+    #[arg(long, value_name = "DSN")]
+    pub dsn: Option<String>,
+    /// Schema for storlab's objects.
+    #[arg(long, default_value = "storlab")]
+    pub schema: String,
+    /// Concurrent clients (default: the test's, e.g. 80 for DPAWS row tests).
+    #[arg(long, value_name = "N")]
+    pub clients: Option<u32>,
+    /// Rows per table (orabench: rows of the big table; create-table-size: KiB written).
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub scale: u64,
+    /// Measured time per test.
+    #[arg(long, default_value = "60s", value_parser = parse_span)]
+    pub duration: TimeSpan,
+    /// Warm-up per test, excluded (0 for none).
+    #[arg(long, default_value = "10s", value_parser = parse_span_or_zero)]
+    pub warmup: TimeSpan,
+    /// Seed of the clients' random streams.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Server binaries directory (default: found on PATH, pg_config, /usr/lib/postgresql).
+    #[arg(long, value_name = "DIR")]
+    pub pg_bin: Option<PathBuf>,
+    /// Extra server setting NAME=VALUE (repeatable), e.g. shared_buffers=1GB.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub settings: Vec<String>,
+    /// Write the results (storlab.results/1) to this file.
+    #[arg(long, value_name = "OUT")]
+    pub json: Option<PathBuf>,
 }
 
 /// Options of `storlab io`.
@@ -208,6 +260,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Sim(a) => crate::sim_cmd::run(a),
         Command::Io(a) => crate::io_cmd::run(a),
+        Command::Db(a) => crate::db_cmd::run(a),
         Command::Demo(a) => crate::demo::run(a),
     }
 }

@@ -25,6 +25,15 @@ impl From<storlab_io::IoError> for CliError {
     }
 }
 
+impl From<storlab_db::DbError> for CliError {
+    fn from(e: storlab_db::DbError) -> Self {
+        match e {
+            storlab_db::DbError::BadInput(m) => CliError::BadInput(m),
+            storlab_db::DbError::Failed(m) => CliError::Failed(m),
+        }
+    }
+}
+
 impl CliError {
     /// Process exit code: 2 for bad input, 1 for a failed run.
     pub fn exit_code(&self) -> u8 {

@@ -74,6 +74,11 @@ struct FioRun {
     ios: f64,
     lat_mean_ms: f64,
     clat_p99_ms: Option<f64>,
+    /// fio's distributions of I/Os in flight and of completions reaped per call (percent).
+    iodepth_level: Value,
+    iodepth_complete: Value,
+    /// The 1-minute load average just after the run (noise from other work shows here).
+    load_after: Option<f64>,
 }
 
 /// What one storlab run measured.
@@ -86,6 +91,9 @@ struct StorlabRun {
     lat_mean_ms: f64,
     lat_p99_ms: f64,
     partial: bool,
+    /// iostat view of the first device under the file: utilisation and queue length.
+    device: Value,
+    load_after: Option<f64>,
     warnings: Vec<String>,
 }
 
@@ -190,6 +198,16 @@ fn mount_of(path: &Path) -> Value {
     best.map_or(Value::Null, |(_, v)| v)
 }
 
+/// The 1-minute load average.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 fn machine(dir: &Path) -> Value {
     let nproc = command_line("nproc", &[])
         .and_then(|s| s.parse::<u64>().ok())
@@ -215,13 +233,14 @@ fn machine(dir: &Path) -> Value {
 fn write_report(report: &Value) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/bench");
     std::fs::create_dir_all(dir).expect("create target/bench");
-    let path = format!("{dir}/io.json");
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| PathBuf::from(dir));
+    let path = dir.join("io.json");
     std::fs::write(
         &path,
         serde_json::to_string_pretty(report).expect("json") + "\n",
     )
     .expect("write io.json");
-    println!("wrote {path}");
+    println!("wrote {}", path.display());
 }
 
 fn storlab_options(file: &Path, profile: IoProfile, engine: EngineKind) -> IoOptions {
@@ -274,6 +293,11 @@ fn run_storlab(file: &Path, case: &Case, seed: u64) -> Result<StorlabRun, String
         lat_mean_ms: run.metrics.latency_ms.mean,
         lat_p99_ms: run.metrics.latency_ms.p99,
         partial: run.partial,
+        device: run.devices.first().map_or(
+            Value::Null,
+            |d| json!({"name": d.name, "util_pct": d.util_pct, "queue_len": d.queue_len}),
+        ),
+        load_after: load_average(),
         warnings: run.warnings.clone(),
     })
 }
@@ -360,6 +384,15 @@ fn run_fio(args: &[String]) -> Result<FioRun, String> {
         ios,
         lat_mean_ms: field("/jobs/0/read/lat_ns/mean")? / 1e6,
         clat_p99_ms: num(&v, "/jobs/0/read/clat_ns/percentile/99.000000").map(|n| n / 1e6),
+        iodepth_level: v
+            .pointer("/jobs/0/iodepth_level")
+            .cloned()
+            .unwrap_or_default(),
+        iodepth_complete: v
+            .pointer("/jobs/0/iodepth_complete")
+            .cloned()
+            .unwrap_or_default(),
+        load_after: load_average(),
     })
 }
 
@@ -369,6 +402,8 @@ fn fio_json(r: &Result<FioRun, String>) -> Value {
             "iops": f.iops, "cpu_ns_per_io": f.cpu_ns_per_io, "usr_cpu_pct": f.usr_cpu_pct,
             "sys_cpu_pct": f.sys_cpu_pct, "runtime_s": f.runtime_s, "ios": f.ios,
             "lat_mean_ms": f.lat_mean_ms, "clat_p99_ms": f.clat_p99_ms,
+            "iodepth_level_pct": f.iodepth_level, "iodepth_complete_pct": f.iodepth_complete,
+            "load_after": f.load_after,
         }),
         Err(e) => json!({"error": e}),
     }
@@ -379,7 +414,8 @@ fn storlab_json(r: &Result<StorlabRun, String>) -> Value {
         Ok(s) => json!({
             "iops": s.iops, "cpu_ns_per_io": s.cpu_ns_per_io, "cpu_s": s.cpu_s,
             "ios_per_syscall": s.ios_per_syscall, "lat_mean_ms": s.lat_mean_ms,
-            "lat_p99_ms": s.lat_p99_ms, "partial": s.partial, "warnings": s.warnings,
+            "lat_p99_ms": s.lat_p99_ms, "partial": s.partial, "device": s.device,
+            "load_after": s.load_after, "warnings": s.warnings,
         }),
         Err(e) => json!({"error": e}),
     }

@@ -93,6 +93,7 @@ fn metrics(h: &HostStats, secs: f64) -> Metrics {
         write_latency_ms: (!h.write.is_empty()).then(|| h.write.summary_ms()),
         ios: h.all.count(),
         io_errors: 0,
+        ..Metrics::default()
     }
 }
 
@@ -253,6 +254,7 @@ pub(crate) fn build_run(
             })
             .collect(),
         verify: opts.verify.then(|| verify_result(&verify)),
+        db: None,
         tool: Some(ToolCost {
             engine: opts.engine.name().into(),
             cpu_ns_per_io: if ios > 0 {

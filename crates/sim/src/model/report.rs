@@ -50,6 +50,7 @@ impl Model {
             write_latency_ms: (!h.write.is_empty()).then(|| h.write.summary_ms()),
             ios: h.all.count(),
             io_errors: self.io_errors,
+            ..Metrics::default()
         };
         let devices = self
             .devices
@@ -135,6 +136,7 @@ impl Model {
             iostat: Vec::new(),
             tool: None,
             verify: None,
+            db: None,
             partial: false,
             sim: Some(SimInfo {
                 seed: self.opts.seed,

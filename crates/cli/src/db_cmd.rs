@@ -1,0 +1,180 @@
+//! `storlab db`: options from the flags, run the suite, print a compact report, write JSON.
+
+use storlab_core::result::Run;
+use storlab_db::options::Server;
+use storlab_db::{run_db, DbOptions};
+
+use crate::cli::DbArgs;
+use crate::error::CliError;
+use crate::output::write_results;
+use crate::table::{num, render};
+
+fn pair(flag: &str, s: &str) -> Result<(String, String), CliError> {
+    let (a, b) = s
+        .split_once('=')
+        .ok_or_else(|| CliError::BadInput(format!("{flag}: use NAME=VALUE; got {s:?}")))?;
+    if a.is_empty()
+        || !a
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    {
+        return Err(CliError::BadInput(format!("{flag}: bad name {a:?}")));
+    }
+    Ok((a.to_string(), b.to_string()))
+}
+
+pub fn run(a: DbArgs) -> Result<(), CliError> {
+    let server = match (&a.dsn, &a.data_dir) {
+        (Some(dsn), _) => Server::Dsn(dsn.clone()),
+        (None, Some(data)) => Server::Ephemeral {
+            data_dir: data.clone(),
+            wal_dir: a.wal_dir.clone(),
+            tablespaces: a
+                .tablespace
+                .iter()
+                .map(|t| pair("--tablespace", t).map(|(n, p)| (n, p.into())))
+                .collect::<Result<_, _>>()?,
+            pg_bin: a.pg_bin.clone(),
+            settings: a
+                .settings
+                .iter()
+                .map(|s| pair("--set", s))
+                .collect::<Result<_, _>>()?,
+        },
+        (None, None) => {
+            return Err(CliError::BadInput(
+                "storlab db needs --data-dir DIR or --dsn DSN".into(),
+            ))
+        }
+    };
+    if !a
+        .schema
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    {
+        return Err(CliError::BadInput(format!(
+            "--schema: use lower-case letters, digits and _; got {:?}",
+            a.schema
+        )));
+    }
+    let tablespace = match &server {
+        Server::Ephemeral { tablespaces, .. } => tablespaces.first().map(|(n, _)| n.clone()),
+        Server::Dsn(_) => None,
+    };
+    let opts = DbOptions {
+        server,
+        suite: a.suite.clone(),
+        test: a.test.clone(),
+        clients: a.clients,
+        scale: a.scale,
+        duration_ns: a.duration.0,
+        warmup_ns: a.warmup.0,
+        seed: a.seed,
+        schema: a.schema.clone(),
+        tablespace,
+    };
+    let runs = run_db(&opts)?;
+    for r in &runs {
+        print!("{}", report(r));
+    }
+    let partial = runs.iter().any(|r| r.partial);
+    if let Some(path) = &a.json {
+        write_results(path, runs)?;
+        println!("results: {}", path.display());
+    }
+    if partial {
+        return Err(CliError::Failed(
+            "interrupted; partial results written".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The compact statspack of one test.
+fn report(r: &Run) -> String {
+    let m = &r.metrics;
+    let mut out = format!(
+        "{} | {} | {} s measured after {} s warm-up\n",
+        r.target.description.as_deref().unwrap_or(""),
+        r.workload.name,
+        r.workload.duration_s,
+        r.workload.warmup_s
+    );
+    let commit = m.commit_ms.map_or("-".into(), |c| num(c.mean, 3));
+    out += &render(
+        &[
+            "test",
+            "rows/s",
+            "tx/min",
+            "mean ms",
+            "p99 ms",
+            "commit ms",
+            "WAL MB/s",
+        ],
+        &[vec![
+            r.workload.name.clone(),
+            num(m.rows_per_s.unwrap_or(0.0), 0),
+            num(m.tx_per_min.unwrap_or(0.0), 0),
+            num(m.latency_ms.mean, 3),
+            num(m.latency_ms.p99, 3),
+            commit,
+            num(m.wal_mb_per_s.unwrap_or(0.0), 2),
+        ]],
+    );
+    if !m.waits.is_empty() {
+        let rows: Vec<Vec<String>> = m
+            .waits
+            .iter()
+            .map(|w| vec![w.event.clone(), num(w.time_pct, 1), num(w.avg_ms, 2)])
+            .collect();
+        out += &render(&["top wait events", "% time", "avg ms"], &rows);
+    }
+    if let Some(db) = &r.db {
+        let mut rows = Vec::new();
+        for role in &db.roles {
+            for d in &role.devices {
+                rows.push(vec![
+                    format!("{} ({})", role.role, d.device),
+                    num(d.avg.r_s, 0),
+                    num(d.avg.w_s, 0),
+                    num(d.avg.rmb_s, 1),
+                    num(d.avg.wmb_s, 1),
+                    num(d.avg.r_await_ms, 2),
+                    num(d.avg.w_await_ms, 2),
+                    num(d.avg.util_pct, 0),
+                ]);
+            }
+        }
+        if !rows.is_empty() {
+            out += &render(
+                &[
+                    "device by role (avg)",
+                    "r/s",
+                    "w/s",
+                    "rMB/s",
+                    "wMB/s",
+                    "r_await",
+                    "w_await",
+                    "%util",
+                ],
+                &rows,
+            );
+        }
+        out += &format!(
+            "  WAL: {} records, {} full-page images, {} writes, {} syncs; checkpoints {} timed / {} requested\n",
+            num(db.wal.records as f64, 0),
+            num(db.wal.full_page_images as f64, 0),
+            num(db.wal.writes as f64, 0),
+            num(db.wal.syncs as f64, 0),
+            db.checkpoints.timed,
+            db.checkpoints.requested
+        );
+        for n in &db.notes {
+            out += &format!("  note: {n}\n");
+        }
+    }
+    for w in &r.warnings {
+        out += &format!("  warning: {w}\n");
+    }
+    out
+}

@@ -1,0 +1,196 @@
+//! The client driver: one async task and one connection per client, prepared statements,
+//! per-client random streams, latency per statement kind, commit latency, per-second counts.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use storlab_core::host_stats::INTERVAL_NS;
+use storlab_core::rng::{Purpose, Rng};
+use storlab_core::LatencyHistogram;
+use tokio_postgres::{Client, NoTls, Statement};
+
+use crate::error::DbError;
+use crate::suites::{self, Op, TestDef};
+
+/// What one operation did.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Outcome {
+    /// Rows processed.
+    pub rows: u64,
+    /// Time of the COMMIT, when the operation committed explicitly.
+    pub commit_ns: Option<u64>,
+    /// Statement kind for the latency breakdown.
+    pub label: &'static str,
+    /// Nothing left to do (batched delete ran out of rows).
+    pub exhausted: bool,
+    /// Pause before the client's next operation (not counted in its latency).
+    pub think: Duration,
+    /// Bytes written, for tests measured in MB/s.
+    pub bytes: u64,
+}
+
+impl Outcome {
+    pub(crate) fn rows(rows: u64) -> Outcome {
+        Outcome {
+            rows,
+            commit_ns: None,
+            label: "statement",
+            exhausted: false,
+            think: Duration::ZERO,
+            bytes: 0,
+        }
+    }
+}
+
+/// What one client measured in the window.
+#[derive(Default)]
+pub(crate) struct ClientResult {
+    pub latency: BTreeMap<&'static str, LatencyHistogram>,
+    pub all: LatencyHistogram,
+    pub commits: LatencyHistogram,
+    pub rows: u64,
+    pub ops: u64,
+    pub bytes: u64,
+    /// Operations and rows per second of the window.
+    pub per_second: Vec<(u64, u64)>,
+    pub error: Option<String>,
+}
+
+impl ClientResult {
+    pub(crate) fn merge(&mut self, o: &ClientResult) {
+        for (k, h) in &o.latency {
+            self.latency.entry(k).or_default().merge(h);
+        }
+        self.all.merge(&o.all);
+        self.commits.merge(&o.commits);
+        self.rows += o.rows;
+        self.ops += o.ops;
+        self.bytes += o.bytes;
+        if self.per_second.len() < o.per_second.len() {
+            self.per_second.resize(o.per_second.len(), (0, 0));
+        }
+        for (a, b) in self.per_second.iter_mut().zip(&o.per_second) {
+            a.0 += b.0;
+            a.1 += b.1;
+        }
+        if self.error.is_none() {
+            self.error.clone_from(&o.error);
+        }
+    }
+}
+
+/// The run's clock and stop signal, shared by the clients.
+#[derive(Clone)]
+pub(crate) struct Window {
+    pub measure_from: Instant,
+    pub end: Instant,
+    pub stop: Arc<AtomicBool>,
+}
+
+impl Window {
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+            || storlab_io::signal::stop_requested()
+            || Instant::now() >= self.end
+    }
+}
+
+/// Connects a client over `conninfo`; its connection runs on the runtime.
+pub(crate) async fn connect(conninfo: &str) -> Result<Client, DbError> {
+    let (client, connection) = tokio_postgres::connect(conninfo, NoTls).await?;
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    Ok(client)
+}
+
+async fn prepare(c: &Client, op: Op, schema: &str) -> Result<Vec<Statement>, DbError> {
+    match op {
+        Op::DpawsUpdateRow | Op::DpawsUpdateRange | Op::DpawsSelectRow | Op::DpawsSelectRange => {
+            suites::dpaws::prepare(c, op, schema).await
+        }
+        Op::OltpMix => suites::oltp::prepare(c, schema).await,
+        _ => suites::orabench::prepare(c, op, schema).await,
+    }
+}
+
+async fn one_op(
+    c: &Client,
+    op: Op,
+    st: &[Statement],
+    schema: &str,
+    rng: &mut Rng,
+    scale: u64,
+) -> Result<Outcome, DbError> {
+    match op {
+        Op::DpawsUpdateRow | Op::DpawsUpdateRange | Op::DpawsSelectRow | Op::DpawsSelectRange => {
+            suites::dpaws_op(c, op, st, rng, scale).await
+        }
+        Op::OltpMix => suites::oltp_op(c, st, rng, scale).await,
+        _ => suites::orabench_op(c, op, st, schema, rng, scale).await,
+    }
+}
+
+/// One client's loop until the window ends.
+pub(crate) async fn client_loop(
+    conninfo: String,
+    test: TestDef,
+    index: u32,
+    schema: String,
+    scale: u64,
+    seed: u64,
+    w: Window,
+) -> ClientResult {
+    let mut r = ClientResult::default();
+    if let Err(e) = client_body(&conninfo, test, index, &schema, scale, seed, &w, &mut r).await {
+        r.error = Some(e.to_string());
+    }
+    r
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn client_body(
+    conninfo: &str,
+    test: TestDef,
+    index: u32,
+    schema: &str,
+    scale: u64,
+    seed: u64,
+    w: &Window,
+    r: &mut ClientResult,
+) -> Result<(), DbError> {
+    let c = connect(conninfo).await?;
+    let st = prepare(&c, test.op, schema).await?;
+    let mut rng = Rng::derive(seed, Purpose::Job, index as u64);
+    while !w.stopping() {
+        let t0 = Instant::now();
+        let out = one_op(&c, test.op, &st, schema, &mut rng, scale).await?;
+        let t1 = Instant::now();
+        if t1 >= w.measure_from && t1 <= w.end {
+            let ns = t1.duration_since(t0).as_nanos() as u64;
+            r.all.record(ns);
+            r.latency.entry(out.label).or_default().record(ns);
+            if let Some(c) = out.commit_ns {
+                r.commits.record(c);
+            }
+            r.rows += out.rows;
+            r.ops += 1;
+            r.bytes += out.bytes;
+            let i = (t1.duration_since(w.measure_from).as_nanos() as u64 / INTERVAL_NS) as usize;
+            if i >= r.per_second.len() {
+                r.per_second.resize(i + 1, (0, 0));
+            }
+            r.per_second[i].0 += 1;
+            r.per_second[i].1 += out.rows;
+        }
+        if out.exhausted {
+            break;
+        }
+        if !out.think.is_zero() {
+            tokio::time::sleep(out.think).await;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,26 @@
+//! storlab-db: the database workload suite on a real PostgreSQL, with statspack-style
+//! evidence ("OraBench" / "DPAWS" of the classic studies).
+//!
+//! It owns the ephemeral cluster (started on the user's data and WAL paths, on a private
+//! socket, as an unprivileged user, stopped and removed at the end, on Ctrl-C and on panic),
+//! the suites (`dpaws`, `orabench`, `oltp`: schema, load, tests), the async driver (one
+//! connection per client, prepared statements), and the evidence: throughput, latency per
+//! statement, commit latency, sampled wait events, WAL and checkpoint activity, per-statement
+//! block profiles, and the iostat view of the devices under each role (data, WAL,
+//! tablespaces). With `--dsn` it uses an existing server and touches only its own schema.
+
+// Real database runs are measured in wall-clock time by definition.
+#![allow(clippy::disallowed_methods)]
+
+pub mod cluster;
+mod driver;
+pub mod error;
+mod evidence;
+pub mod options;
+mod report;
+pub mod run;
+pub mod suites;
+
+pub use error::DbError;
+pub use options::DbOptions;
+pub use run::run_db;

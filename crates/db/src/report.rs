@@ -1,0 +1,270 @@
+//! Database results in the common schema, and the device view by role.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use storlab_core::host_stats::round3;
+use storlab_core::result::{
+    CheckpointStats, DbEvidence, DeviceIostat, DeviceMetrics, IostatFigures, Metrics, RoleIostat,
+    Run, SeriesPoint, StatementStats, Target, TargetKind, WaitEvent, WalStats, Workload,
+    WorkloadKind,
+};
+use storlab_io::diskstats::{BlockDevice, DiskSampler, IostatSample, IostatSummary};
+
+use crate::driver::ClientResult;
+use crate::options::DbOptions;
+use crate::suites::TestDef;
+
+/// One iostat sampler per database role (data, WAL, tablespaces).
+pub(crate) struct RoleSampler {
+    roles: Vec<(String, PathBuf, Option<DiskSampler>)>,
+}
+
+impl RoleSampler {
+    pub(crate) fn new(
+        roles: &[(String, PathBuf)],
+        resolve: impl Fn(&std::path::Path) -> Option<Vec<BlockDevice>>,
+        sampler: impl Fn(&[BlockDevice]) -> Option<DiskSampler>,
+    ) -> RoleSampler {
+        RoleSampler {
+            roles: roles
+                .iter()
+                .map(|(role, path)| {
+                    (
+                        role.clone(),
+                        path.clone(),
+                        resolve(path).and_then(|d| sampler(&d)),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    /// Starts the readings again (the measured window begins).
+    pub(crate) fn restart(&mut self) {
+        for (_, _, s) in &mut self.roles {
+            if let Some(old) = s.take() {
+                *s = DiskSampler::new(old.devices()).ok();
+            }
+        }
+    }
+
+    pub(crate) fn sample(&mut self, t_s: f64) {
+        for (_, _, s) in &mut self.roles {
+            if let Some(s) = s.as_mut() {
+                let _ = s.sample(t_s);
+            }
+        }
+    }
+
+    pub(crate) fn summaries(&self) -> Vec<(String, PathBuf, Vec<IostatSummary>)> {
+        self.roles
+            .iter()
+            .map(|(r, p, s)| {
+                (
+                    r.clone(),
+                    p.clone(),
+                    s.as_ref().map(|s| s.summaries()).unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// What one test measured.
+pub(crate) struct TestMeasured<'a> {
+    pub opts: &'a DbOptions,
+    pub test: TestDef,
+    pub clients: u32,
+    pub version: &'a str,
+    pub settings: &'a [(String, String)],
+    pub label: &'a str,
+    pub result: ClientResult,
+    pub window: Duration,
+    pub wal_ckpt: (WalStats, CheckpointStats),
+    pub waits: Vec<WaitEvent>,
+    pub statements: Vec<StatementStats>,
+    pub roles: Vec<(String, PathBuf, Vec<IostatSummary>)>,
+    pub partial: bool,
+}
+
+fn figures(s: &IostatSample) -> IostatFigures {
+    IostatFigures {
+        r_s: round3(s.r_s),
+        w_s: round3(s.w_s),
+        rmb_s: round3(s.rmb_s),
+        wmb_s: round3(s.wmb_s),
+        r_await_ms: round3(s.r_await_ms),
+        w_await_ms: round3(s.w_await_ms),
+        aqu_sz: round3(s.aqu_sz),
+        util_pct: round3(s.util_pct),
+    }
+}
+
+fn iostat(d: &IostatSummary) -> DeviceIostat {
+    DeviceIostat {
+        device: d.device.clone(),
+        samples: d.samples,
+        min: figures(&d.min),
+        avg: figures(&d.avg),
+        max: figures(&d.max),
+    }
+}
+
+pub(crate) fn build_run(m: TestMeasured) -> Run {
+    let secs = m.window.as_secs_f64().max(1e-9);
+    let r = &m.result;
+    let (wal, checkpoints) = m.wal_ckpt;
+    let mut notes = Vec::new();
+    // Reads the database asked for that the devices never saw came from the OS page cache.
+    let blocks_read: f64 = m
+        .statements
+        .iter()
+        .map(|s| s.shared_blks_read * s.calls as f64)
+        .sum();
+    let data_read_mb: f64 = m
+        .roles
+        .iter()
+        .filter(|(role, _, _)| role == "data")
+        .flat_map(|(_, _, d)| d.first())
+        .map(|d| d.total.rmb_s * secs)
+        .sum();
+    if blocks_read * 8192.0 / 1e6 > 10.0 && data_read_mb < 0.2 * blocks_read * 8192.0 / 1e6 {
+        notes.push(format!(
+            "the database read {:.0} MB but the data devices only {data_read_mb:.0} MB: most reads came from the OS page cache, not the device",
+            blocks_read * 8192.0 / 1e6
+        ));
+    }
+    if m.partial {
+        notes.push("interrupted: results gathered until the stop".into());
+    }
+    let mut devices: Vec<DeviceMetrics> = Vec::new();
+    let mut roles = Vec::new();
+    for (role, path, sums) in &m.roles {
+        for d in sums {
+            if devices.iter().any(|x| x.name == d.device) {
+                continue;
+            }
+            let t = &d.total;
+            let ops = t.r_s + t.w_s;
+            devices.push(DeviceMetrics {
+                name: d.device.clone(),
+                model: Some(format!("role {role}")),
+                iops: round3(ops),
+                read_iops: round3(t.r_s),
+                write_iops: round3(t.w_s),
+                mbps: round3(t.rmb_s + t.wmb_s),
+                util_pct: round3(t.util_pct),
+                await_ms: if ops > 0.0 {
+                    round3((t.r_await_ms * t.r_s + t.w_await_ms * t.w_s) / ops)
+                } else {
+                    0.0
+                },
+                service_ms: None,
+                queue_len: Some(round3(t.aqu_sz)),
+            });
+        }
+        roles.push(RoleIostat {
+            role: role.clone(),
+            path: path.display().to_string(),
+            devices: sums.iter().map(iostat).collect(),
+        });
+    }
+    let series: Vec<SeriesPoint> = r
+        .per_second
+        .iter()
+        .enumerate()
+        .map(|(i, &(ops, _))| SeriesPoint {
+            t_s: i as f64,
+            iops: ops as f64,
+            ..SeriesPoint::default()
+        })
+        .collect();
+    let mut warnings = notes.clone();
+    if let Some(e) = &r.error {
+        warnings.push(format!("a client failed: {e}"));
+    }
+    let settings: BTreeMap<String, String> = m.settings.iter().cloned().collect();
+    let rows_per_s = r.rows as f64 / secs;
+    let mbps = r.bytes as f64 / 1e6 / secs;
+    Run {
+        target: Target {
+            name: m.label.to_string(),
+            kind: TargetKind::Real,
+            config: None,
+            description: Some(format!("PostgreSQL {}", m.version)),
+        },
+        workload: Workload {
+            name: m.test.name.to_string(),
+            kind: WorkloadKind::Db,
+            duration_s: round3(secs),
+            warmup_s: m.opts.warmup_ns as f64 / 1e9,
+            parameters: serde_json::json!({
+                "suite": m.test.suite, "clients": m.clients, "scale": m.opts.scale,
+                "schema": m.opts.schema, "seed": m.opts.seed, "once": m.test.once,
+                "latency_by_statement_ms": r.latency.iter().map(|(k, h)| (k.to_string(), h.summary_ms())).collect::<BTreeMap<_, _>>(),
+            }),
+        },
+        metrics: Metrics {
+            iops: round3(r.ops as f64 / secs),
+            mbps: round3(mbps),
+            write_mbps: round3(mbps),
+            latency_ms: r.all.summary_ms(),
+            ios: r.ops,
+            rows_per_s: Some(round3(rows_per_s)),
+            tx_per_min: Some(round3(r.ops as f64 / secs * 60.0)),
+            wal_mb_per_s: Some(wal.mb_per_s),
+            commit_ms: (!r.commits.is_empty()).then(|| r.commits.summary_ms()),
+            waits: m.waits,
+            ..Metrics::default()
+        },
+        devices,
+        series,
+        db: Some(DbEvidence {
+            server_version: m.version.to_string(),
+            settings,
+            wal,
+            checkpoints,
+            statements: m.statements,
+            roles,
+            notes,
+        }),
+        partial: m.partial,
+        warnings,
+        ..empty_run()
+    }
+}
+
+fn empty_run() -> Run {
+    Run {
+        target: Target {
+            name: String::new(),
+            kind: TargetKind::Real,
+            config: None,
+            description: None,
+        },
+        workload: Workload {
+            name: String::new(),
+            kind: WorkloadKind::Db,
+            duration_s: 0.0,
+            warmup_s: 0.0,
+            parameters: serde_json::Value::Null,
+        },
+        metrics: Metrics::default(),
+        devices: Vec::new(),
+        arrays: Vec::new(),
+        series: Vec::new(),
+        paths: Vec::new(),
+        events: Vec::new(),
+        rebuilds: Vec::new(),
+        classes: Vec::new(),
+        iostat: Vec::new(),
+        db: None,
+        verify: None,
+        tool: None,
+        partial: false,
+        sim: None,
+        warnings: Vec::new(),
+    }
+}

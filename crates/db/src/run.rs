@@ -1,0 +1,295 @@
+//! One database run: start (or reach) the server, load the suite, run each test with its
+//! clients while sampling waits and devices, gather the evidence, stop and clean up.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use storlab_core::result::Run;
+use storlab_io::diskstats::{devices_for_path, DiskSampler};
+
+use crate::cluster::{find_binaries, Cluster, ClusterSpec};
+use crate::driver::{client_loop, connect, ClientResult, Window};
+use crate::error::DbError;
+use crate::evidence::{reset_statements, sample_waits, statements, Snapshot};
+use crate::options::{DbOptions, Server};
+use crate::report::{build_run, RoleSampler, TestMeasured};
+use crate::suites::{self, orabench, TestDef};
+
+/// The server a run talks to.
+struct Conn {
+    conninfo: String,
+    cluster: Option<Cluster>,
+    /// Role paths for the device view: (role, path).
+    roles: Vec<(String, PathBuf)>,
+    settings: Vec<(String, String)>,
+    label: String,
+}
+
+fn start_server(opts: &DbOptions, max_clients: u32) -> Result<Conn, DbError> {
+    match &opts.server {
+        Server::Dsn(dsn) => Ok(Conn {
+            conninfo: dsn.clone(),
+            cluster: None,
+            roles: Vec::new(),
+            settings: Vec::new(),
+            label: "existing server (--dsn)".into(),
+        }),
+        Server::Ephemeral {
+            data_dir,
+            wal_dir,
+            tablespaces,
+            pg_bin,
+            settings,
+        } => {
+            let bins = find_binaries(pg_bin.as_deref())?;
+            let spec = ClusterSpec {
+                data_dir: data_dir.clone(),
+                wal_dir: wal_dir.clone(),
+                tablespaces: tablespaces.clone(),
+                settings: settings.clone(),
+                max_connections: max_clients + 20,
+            };
+            let cluster = Cluster::start(&bins, &spec)?;
+            let mut roles = vec![("data".to_string(), data_dir.clone())];
+            roles.push((
+                "wal".to_string(),
+                wal_dir.clone().unwrap_or_else(|| data_dir.join("pg_wal")),
+            ));
+            for (name, path) in tablespaces {
+                roles.push((format!("tablespace:{name}"), path.clone()));
+            }
+            Ok(Conn {
+                conninfo: cluster.conninfo("postgres"),
+                settings: cluster.settings_in_effect(),
+                label: data_dir.display().to_string(),
+                cluster: Some(cluster),
+                roles,
+            })
+        }
+    }
+}
+
+/// Runs the suite's tests; one result per test. The cluster is stopped and removed when this
+/// returns, whatever happened.
+pub fn run_db(opts: &DbOptions) -> Result<Vec<Run>, DbError> {
+    let tests = suites::find(&opts.suite, &opts.test).map_err(DbError::BadInput)?;
+    if opts.scale == 0 {
+        return Err(DbError::BadInput("--scale must be at least 1".into()));
+    }
+    storlab_io::signal::install();
+    let max_clients = tests
+        .iter()
+        .map(|t| opts.clients.unwrap_or(t.default_clients))
+        .max()
+        .unwrap_or(1);
+    let conn = start_server(opts, max_clients)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| DbError::Failed(format!("cannot start the async runtime: {e}")))?;
+    let result = rt.block_on(run_tests(opts, &conn, &tests));
+    if let Some(cluster) = conn.cluster {
+        if result.is_err() && !cluster.is_running() {
+            let tail = cluster.log_tail(20);
+            let _ = cluster.stop();
+            return result.map_err(|e| DbError::Failed(format!("{e}\nserver log:\n{tail}")));
+        }
+        cluster.stop()?;
+    }
+    result
+}
+
+async fn run_tests(opts: &DbOptions, conn: &Conn, tests: &[TestDef]) -> Result<Vec<Run>, DbError> {
+    let admin = connect(&conn.conninfo).await?;
+    let version: String = admin.query_one("SHOW server_version", &[]).await?.get(0);
+    admin
+        .batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        .await
+        .map_err(|e| {
+            DbError::BadInput(format!(
+                "pg_stat_statements is needed (shared_preload_libraries): {}",
+                DbError::from(e)
+            ))
+        })?;
+    if let Server::Ephemeral { tablespaces, .. } = &opts.server {
+        for (name, path) in tablespaces {
+            admin
+                .batch_execute(&format!(
+                    "CREATE TABLESPACE {name} LOCATION '{}'",
+                    path.display()
+                ))
+                .await?;
+        }
+    }
+    suites::load(
+        &admin,
+        tests[0].suite,
+        &opts.schema,
+        opts.scale,
+        opts.tablespace.as_deref(),
+    )
+    .await?;
+    admin.batch_execute("CHECKPOINT").await?;
+    let mut runs = Vec::new();
+    for test in tests {
+        if storlab_io::signal::stop_requested() {
+            break;
+        }
+        runs.push(run_test(opts, conn, &admin, *test, &version).await?);
+    }
+    Ok(runs)
+}
+
+async fn run_test(
+    opts: &DbOptions,
+    conn: &Conn,
+    admin: &tokio_postgres::Client,
+    test: TestDef,
+    version: &str,
+) -> Result<Run, DbError> {
+    orabench::setup_test(admin, test.op, &opts.schema, opts.scale).await?;
+    let clients = opts.clients.unwrap_or(test.default_clients);
+    let mut roles = RoleSampler::new(
+        &conn.roles,
+        |p| devices_for_path(p).ok(),
+        |d| DiskSampler::new(d).ok(),
+    );
+    let start = Instant::now();
+    let w = Window {
+        measure_from: start + Duration::from_nanos(opts.warmup_ns),
+        end: start + Duration::from_nanos(opts.warmup_ns + opts.duration_ns),
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    if test.once {
+        return run_once(opts, conn, admin, test, version, roles).await;
+    }
+    let mut handles = Vec::new();
+    for i in 0..clients {
+        handles.push(tokio::spawn(client_loop(
+            conn.conninfo.clone(),
+            test,
+            i,
+            opts.schema.clone(),
+            opts.scale,
+            opts.seed,
+            w.clone(),
+        )));
+    }
+    // Warm-up, then the window: snapshots, waits, devices.
+    tokio::time::sleep_until(w.measure_from.into()).await;
+    let before = Snapshot::take(admin).await?;
+    reset_statements(admin).await?;
+    roles.restart();
+    let sampler_stop = Arc::new(AtomicBool::new(false));
+    let waits = tokio::spawn(sample_waits(
+        connect(&conn.conninfo).await?,
+        sampler_stop.clone(),
+    ));
+    let mut next = w.measure_from + Duration::from_secs(1);
+    while Instant::now() < w.end
+        && !storlab_io::signal::stop_requested()
+        && !handles.iter().all(|h| h.is_finished())
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        if Instant::now() >= next {
+            roles.sample(next.duration_since(w.measure_from).as_secs_f64());
+            next += Duration::from_secs(1);
+        }
+    }
+    w.stop.store(true, Ordering::SeqCst);
+    let mut total = ClientResult::default();
+    for h in handles {
+        match h.await {
+            Ok(r) => total.merge(&r),
+            Err(e) => total
+                .error
+                .get_or_insert(format!("client task failed: {e}"))
+                .push(' '),
+        }
+    }
+    sampler_stop.store(true, Ordering::SeqCst);
+    let stopped = Instant::now();
+    let window = stopped.min(w.end).saturating_duration_since(w.measure_from);
+    roles.sample(window.as_secs_f64().max(1e-3));
+    let after = Snapshot::take(admin).await?;
+    let tally = waits.await.unwrap_or_default();
+    if let Some(e) = total.error.take() {
+        if total.ops == 0 {
+            return Err(DbError::Failed(format!("{}: {e}", test.name)));
+        }
+        total.error = Some(e);
+    }
+    let stmts = statements(admin, 10).await?;
+    Ok(build_run(TestMeasured {
+        opts,
+        test,
+        clients,
+        version,
+        settings: &conn.settings,
+        label: &conn.label,
+        result: total,
+        window,
+        wal_ckpt: before.diff(&after, window.as_secs_f64()),
+        waits: tally.top(5),
+        statements: stmts,
+        roles: roles.summaries(),
+        partial: storlab_io::signal::stop_requested(),
+    }))
+}
+
+async fn run_once(
+    opts: &DbOptions,
+    conn: &Conn,
+    admin: &tokio_postgres::Client,
+    test: TestDef,
+    version: &str,
+    mut roles: RoleSampler,
+) -> Result<Run, DbError> {
+    let before = Snapshot::take(admin).await?;
+    reset_statements(admin).await?;
+    roles.restart();
+    let t0 = Instant::now();
+    let out = orabench::orabench_once(
+        admin,
+        test.op,
+        &opts.schema,
+        opts.scale,
+        opts.tablespace.as_deref(),
+    )
+    .await?;
+    let window = t0.elapsed();
+    roles.sample(window.as_secs_f64().max(1e-3));
+    let after = Snapshot::take(admin).await?;
+    let mut result = ClientResult {
+        rows: out.rows,
+        ops: 1,
+        bytes: out.bytes,
+        per_second: vec![(1, out.rows)],
+        ..ClientResult::default()
+    };
+    result.all.record(window.as_nanos() as u64);
+    result
+        .latency
+        .entry("test")
+        .or_default()
+        .record(window.as_nanos() as u64);
+    let stmts = statements(admin, 10).await?;
+    Ok(build_run(TestMeasured {
+        opts,
+        test,
+        clients: 1,
+        version,
+        settings: &conn.settings,
+        label: &conn.label,
+        result,
+        window,
+        wal_ckpt: before.diff(&after, window.as_secs_f64()),
+        waits: Vec::new(),
+        statements: stmts,
+        roles: roles.summaries(),
+        partial: false,
+    }))
+}

@@ -1,0 +1,288 @@
+//! The database suite against a real PostgreSQL that the tests start (never a mock).
+
+use std::path::{Path, PathBuf};
+
+use storlab_core::result::Run;
+use storlab_db::cluster::{find_binaries, Cluster, ClusterSpec};
+use storlab_db::options::Server;
+use storlab_db::{run_db, DbError, DbOptions};
+
+/// One cluster at a time: the machine has two cores.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn scratch() -> tempfile::TempDir {
+    // /tmp: traversable by the unprivileged server user (target/ may sit under a 0700 home).
+    tempfile::Builder::new()
+        .prefix("storlab-db-test")
+        .tempdir_in("/tmp")
+        .expect("temp dir")
+}
+
+fn options(server: Server, suite: &str, test: &str, scale: u64) -> DbOptions {
+    DbOptions {
+        server,
+        suite: suite.into(),
+        test: test.into(),
+        clients: Some(4),
+        scale,
+        duration_ns: 1_000_000_000,
+        warmup_ns: 0,
+        seed: 1,
+        schema: "storlab".into(),
+        tablespace: None,
+    }
+}
+
+fn start(dir: &Path) -> Cluster {
+    let bins = find_binaries(None).expect("PostgreSQL server binaries (make test installs them)");
+    Cluster::start(
+        &bins,
+        &ClusterSpec {
+            data_dir: dir.join("data"),
+            max_connections: 60,
+            ..ClusterSpec::default()
+        },
+    )
+    .expect("cluster starts")
+}
+
+fn query_i64(conninfo: &str, sql: &str) -> i64 {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (c, conn) = tokio_postgres::connect(conninfo, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(conn);
+        let v: i64 = c.query_one(sql, &[]).await.unwrap().get(0);
+        v
+    })
+}
+
+fn exec(conninfo: &str, sql: &str) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (c, conn) = tokio_postgres::connect(conninfo, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(conn);
+        c.batch_execute(sql).await.unwrap();
+    });
+}
+
+fn one(runs: Vec<Run>) -> Run {
+    assert_eq!(runs.len(), 1);
+    runs.into_iter().next().unwrap()
+}
+
+const DPAWS_VERSIONS: &str = "SELECT (SELECT sum(version) FROM storlab.dpaws_01) + (SELECT sum(version) FROM storlab.dpaws_08) + (SELECT sum(version) FROM storlab.dpaws_15)";
+
+#[test]
+fn every_dpaws_and_oltp_test_runs_and_changes_what_it_says() {
+    let _s = serial();
+    let dir = scratch();
+    let cluster = start(dir.path());
+    let dsn = cluster.conninfo("postgres");
+    // select-row first: it loads the tables, and changes nothing.
+    let mut before = -1;
+    for test in ["select-row", "update-row", "update-range", "select-range"] {
+        let run = one(
+            run_db(&options(Server::Dsn(dsn.clone()), "dpaws", test, 12_000))
+                .unwrap_or_else(|e| panic!("{test}: {e}")),
+        );
+        let m = &run.metrics;
+        assert!(m.rows_per_s.unwrap() > 0.0, "{test}");
+        assert_eq!(run.workload.name, format!("dpaws/{test}"));
+        assert!(!m.waits.is_empty(), "{test}: waits sampled");
+        let after = query_i64(&dsn, &format!("SELECT ({DPAWS_VERSIONS})::bigint"));
+        if test.starts_with("update") {
+            assert!(after > before, "{test}: versions {before} -> {after}");
+            assert!(m.wal_mb_per_s.unwrap() > 0.0, "{test}: WAL written");
+        } else if before >= 0 {
+            assert_eq!(after, before, "{test} changes nothing");
+        } else {
+            assert_eq!(after, 0, "freshly loaded tables");
+        }
+        before = after;
+        if test.ends_with("range") {
+            assert!(
+                m.rows_per_s.unwrap() > 1000.0 * m.iops,
+                "{test}: thousands of rows per statement"
+            );
+        }
+    }
+    assert_eq!(
+        query_i64(&dsn, "SELECT count(*) FROM storlab.dpaws_07"),
+        12_000
+    );
+    let run = one(run_db(&options(Server::Dsn(dsn.clone()), "oltp", "medium", 2_000)).unwrap());
+    assert!(
+        run.metrics.commit_ms.is_some(),
+        "write transactions time their commit"
+    );
+    assert!(query_i64(&dsn, "SELECT count(*) FROM storlab.oltp_hist") > 0);
+    cluster.stop().unwrap();
+}
+
+#[test]
+fn every_orabench_test_runs_and_changes_what_it_says() {
+    let _s = serial();
+    let dir = scratch();
+    let cluster = start(dir.path());
+    let dsn = cluster.conninfo("postgres");
+    let scale = 20_000;
+    for test in storlab_db::suites::TESTS
+        .iter()
+        .find(|(s, _)| *s == "orabench")
+        .unwrap()
+        .1
+    {
+        let run = one(
+            run_db(&options(Server::Dsn(dsn.clone()), "orabench", test, scale))
+                .unwrap_or_else(|e| panic!("{test}: {e}")),
+        );
+        assert!(run.metrics.rows_per_s.unwrap() > 0.0, "{test}");
+        let db = run.db.as_ref().unwrap();
+        match *test {
+            "load-conventional" => {
+                assert!(query_i64(&dsn, "SELECT count(*) FROM storlab.ob_load") > 0);
+                assert!(run.metrics.commit_ms.is_some());
+                assert!(db.wal.bytes > 0);
+            }
+            "load-bulk" => {
+                assert!(query_i64(&dsn, "SELECT count(*) FROM storlab.ob_load") >= 10_000)
+            }
+            "update-random" => assert!(db.wal.records > 0),
+            "insert-select" => assert!(query_i64(&dsn, "SELECT count(*) FROM storlab.ob_copy") > 0),
+            "delete-batched" => {
+                assert!(query_i64(&dsn, "SELECT count(*) FROM storlab.ob_del") < scale as i64)
+            }
+            "create-table-size" => assert!(run.metrics.mbps > 0.0, "MB/s of new table"),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        query_i64(&dsn, "SELECT count(*) FROM storlab.ob_big"),
+        scale as i64
+    );
+    assert_eq!(
+        query_i64(
+            &dsn,
+            "SELECT count(*) FROM pg_inherits WHERE inhparent = 'storlab.ob_big'::regclass"
+        ),
+        32
+    );
+    cluster.stop().unwrap();
+}
+
+fn postgres_running_on(dir: &Path) -> bool {
+    let needle = dir.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc").unwrap().flatten().any(|p| {
+        std::fs::read(p.path().join("cmdline"))
+            .map(|c| {
+                String::from_utf8_lossy(&c).contains(&needle)
+                    && String::from_utf8_lossy(&c).contains("postgres")
+            })
+            .unwrap_or(false)
+    })
+}
+
+#[test]
+fn an_ephemeral_cluster_on_data_and_wal_paths_maps_roles_and_cleans_up() {
+    let _s = serial();
+    let dir = scratch();
+    let (data, wal) = (dir.path().join("data"), dir.path().join("wal"));
+    let server = Server::Ephemeral {
+        data_dir: data.clone(),
+        wal_dir: Some(wal.clone()),
+        tablespaces: vec![("ts1".into(), dir.path().join("ts1"))],
+        pg_bin: None,
+        settings: vec![("shared_buffers".into(), "16MB".into())],
+    };
+    let mut o = options(server, "dpaws", "update-row", 2_000);
+    o.tablespace = Some("ts1".into());
+    let run = one(run_db(&o).unwrap());
+    let db = run.db.as_ref().unwrap();
+    let roles: Vec<&str> = db.roles.iter().map(|r| r.role.as_str()).collect();
+    assert_eq!(roles, ["data", "wal", "tablespace:ts1"]);
+    assert!(
+        db.roles.iter().all(|r| !r.devices.is_empty()),
+        "each role has its devices"
+    );
+    assert_eq!(
+        db.settings.get("shared_buffers").map(String::as_str),
+        Some("16MB")
+    );
+    assert!(db.wal.syncs > 0 && db.wal.bytes > 0);
+    assert!(!db.statements.is_empty() && db.statements[0].calls > 0);
+    assert!(
+        !data.exists() && !wal.exists() && !dir.path().join("ts1").exists(),
+        "everything storlab created is gone"
+    );
+    assert!(!postgres_running_on(&data));
+}
+
+#[test]
+fn dsn_mode_touches_only_its_own_schema() {
+    let _s = serial();
+    let dir = scratch();
+    let cluster = start(dir.path());
+    let dsn = cluster.conninfo("postgres");
+    exec(&dsn, "CREATE TABLE public.precious (id int); INSERT INTO public.precious SELECT generate_series(1, 100);");
+    let mut o = options(Server::Dsn(dsn.clone()), "dpaws", "update-row", 1_000);
+    o.schema = "bench".into();
+    one(run_db(&o).unwrap());
+    assert_eq!(query_i64(&dsn, "SELECT count(*) FROM public.precious"), 100);
+    assert_eq!(
+        query_i64(
+            &dsn,
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'bench'"
+        ),
+        15
+    );
+    assert_eq!(
+        query_i64(
+            &dsn,
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'storlab'"
+        ),
+        0
+    );
+    cluster.stop().unwrap();
+}
+
+#[test]
+fn bad_input_is_refused_and_nothing_is_left_running() {
+    let _s = serial();
+    let dir = scratch();
+    let data: PathBuf = dir.path().join("full");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(data.join("keep.txt"), b"mine").unwrap();
+    let server = Server::Ephemeral {
+        data_dir: data.clone(),
+        wal_dir: None,
+        tablespaces: Vec::new(),
+        pg_bin: None,
+        settings: Vec::new(),
+    };
+    let e = run_db(&options(server, "dpaws", "update-row", 100)).unwrap_err();
+    assert!(matches!(e, DbError::BadInput(_)), "{e}");
+    assert_eq!(std::fs::read(data.join("keep.txt")).unwrap(), b"mine");
+    let e = run_db(&options(
+        Server::Dsn("host=/nonexistent".into()),
+        "tpcc",
+        "x",
+        100,
+    ))
+    .unwrap_err();
+    assert!(e.to_string().contains("dpaws"), "{e}");
+    assert!(!postgres_running_on(&data));
+}
