@@ -9,6 +9,9 @@ use io_uring::{opcode, squeue, types, IoUring};
 use super::{Worker, WorkerResult, LATE};
 use crate::buffer::AlignedBuf;
 
+/// Completions handled before the ring is refilled.
+const REAP_MAX: usize = 4;
+
 #[derive(Clone)]
 struct Slot {
     t0: Instant,
@@ -130,7 +133,11 @@ pub(crate) fn run_uring(mut w: Worker) -> WorkerResult {
             }
             continue;
         }
+        // Completions already waiting: submit without blocking and reap them, so the device
+        // queue is topped up a few I/Os at a time instead of in waves of the whole depth.
+        let ready = !ring.completion().is_empty();
         let submitted = match due.filter(|_| !free.is_empty() && !stopping) {
+            _ if ready => ring.submit(),
             // Open loop with room: wait for a completion or the next arrival, whichever first.
             Some(d) => {
                 let wait = d
@@ -153,6 +160,7 @@ pub(crate) fn run_uring(mut w: Worker) -> WorkerResult {
         }
         let done: Vec<(u64, i32)> = ring
             .completion()
+            .take(REAP_MAX)
             .map(|c| (c.user_data(), c.result()))
             .collect();
         let t1 = Instant::now();
