@@ -285,9 +285,11 @@ fn verification_catches_corruption_and_misplaced_data() {
     data[dst..dst + 512].copy_from_slice(&sector);
     std::fs::write(&f, &data).unwrap();
     // The read pass wraps around the small file, so it meets each bad sector several times:
-    // every fault found is one of the two, and both are found equally often.
+    // every fault found is one of the two, and both are found about equally often (the last
+    // lap may end between them).
     let bad = read_pass(&f);
-    assert!(bad.corrupt >= 1 && bad.corrupt == bad.misplaced, "{bad:?}");
+    assert!(bad.corrupt >= 1 && bad.misplaced >= 1, "{bad:?}");
+    assert!(bad.corrupt.abs_diff(bad.misplaced) <= 1, "{bad:?}");
     assert_eq!(bad.lost + bad.unwritten, 0);
     for x in &bad.faults {
         match x.kind.as_str() {

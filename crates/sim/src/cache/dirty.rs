@@ -32,6 +32,8 @@ pub struct DirtyPages {
     level1: Vec<u64>,
     level2: Vec<u64>,
     count: usize,
+    /// Pages with a destage in flight (the rest of `count` is idle).
+    destaging: usize,
 }
 
 impl DirtyPages {
@@ -49,6 +51,7 @@ impl DirtyPages {
             level1: vec![0; l1],
             level2: vec![0; l1.div_ceil(64)],
             count: 0,
+            destaging: 0,
         }
     }
 
@@ -200,6 +203,10 @@ impl DirtyPages {
 
     /// First page at or after `from` that is dirty and not being destaged.
     fn first_idle_from(&self, from: u64) -> Option<u64> {
+        if self.count == self.destaging {
+            // Everything dirty is already on its way to disk: no scan.
+            return None;
+        }
         let mut w = from >> 6;
         let mut mask = !0u64 << (from & 63);
         loop {
@@ -232,6 +239,7 @@ impl DirtyPages {
                 break;
             }
             self.busy.entry(w as u32).or_default().destaging |= bits(lo, lo + n);
+            self.destaging += n as usize;
             p += n;
             if lo + n < 64 {
                 break;
@@ -243,6 +251,7 @@ impl DirtyPages {
     /// A destage of [first, first+count) completed; returns the pages freed. Pages written
     /// again during the destage stay dirty.
     pub fn destaged(&mut self, first: u64, count: u64) -> u64 {
+        self.destaging -= count as usize;
         let mut freed = 0;
         let mut p = first;
         let end = first + count;
