@@ -54,6 +54,14 @@ impl Mechanism {
         })
     }
 
+    /// A copy for another drive of the same model (HDDs get their own spindle phase).
+    pub fn for_drive(&self, phase_ns: u64) -> Mechanism {
+        match self {
+            Mechanism::Hdd(h) => Mechanism::Hdd(Box::new(h.with_phase(phase_ns))),
+            Mechanism::Ssd(s) => Mechanism::Ssd(s.clone()),
+        }
+    }
+
     fn queue_depth(&self) -> u32 {
         match self {
             Mechanism::Hdd(h) => h.queue_depth(),

@@ -123,11 +123,17 @@ impl DirtyPages {
     /// flagged so they stay dirty after their destage.
     #[inline]
     fn write_word(&mut self, w: u64, mask: u64) -> u64 {
-        let word = self.words.get(w as u32);
+        let (slot, word, found) = self.words.probe(w as u32);
+        self.write_probed(w, mask, slot, word, found)
+    }
+
+    /// [`DirtyPages::write_word`] for a word already probed.
+    #[inline]
+    fn write_probed(&mut self, w: u64, mask: u64, slot: usize, word: u64, found: bool) -> u64 {
         if word == 0 {
             Self::mark_summary(&mut self.level1, &mut self.level2, w);
         }
-        self.words.set(w as u32, word | mask);
+        self.words.set_at(slot, found, w as u32, word | mask);
         let again = mask & word;
         if again != 0 && !self.busy.is_empty() {
             if let Some(b) = self.busy.get_mut(&(w as u32)) {
@@ -158,11 +164,11 @@ impl DirtyPages {
         if (end - 1) >> 6 == w {
             // One word: one lookup to decide and update.
             let mask = bits(first & 63, end - (w << 6));
-            let word = self.words.get(w as u32);
+            let (slot, word, found) = self.words.probe(w as u32);
             if (mask & !word).count_ones() as u64 > budget {
                 return None;
             }
-            let added = self.write_word(w, mask);
+            let added = self.write_probed(w, mask, slot, word, found);
             self.count += added as usize;
             return Some(added);
         }

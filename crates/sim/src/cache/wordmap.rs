@@ -68,6 +68,32 @@ impl WordMap {
         }
     }
 
+    /// Finds `key`: (slot, its bits or 0, found). Pass the slot to [`WordMap::set_at`] to
+    /// update without probing again.
+    #[inline]
+    pub fn probe(&self, key: u32) -> (usize, u64, bool) {
+        let (i, found) = self.find(key);
+        (i, if found { self.slots[i].bits } else { 0 }, found)
+    }
+
+    /// Stores `bits` for `key` at the slot [`WordMap::probe`] returned (no change in between).
+    #[inline]
+    pub fn set_at(&mut self, slot: usize, found: bool, key: u32, bits: u64) {
+        if found {
+            if bits == 0 {
+                self.remove_at(slot);
+            } else {
+                self.slots[slot].bits = bits;
+            }
+        } else if bits != 0 {
+            self.slots[slot] = Slot { key, bits };
+            self.len += 1;
+            if self.len * 2 > self.slots.len() {
+                self.grow();
+            }
+        }
+    }
+
     /// Sets the bits of `key`; 0 removes it. Returns the previous bits.
     #[inline]
     pub fn set(&mut self, key: u32, bits: u64) -> u64 {

@@ -112,7 +112,7 @@ struct SeekCurve {
     a: f64,
     b: f64,
     c: f64,
-    short: Vec<u32>,
+    short: std::sync::Arc<[u32]>,
 }
 
 const SHORT_SEEKS: u32 = 2048;
@@ -153,7 +153,7 @@ impl SeekCurve {
             a: a * ms,
             b: b * ms,
             c: c * ms,
-            short: Vec::new(),
+            short: std::sync::Arc::from(Vec::new()),
         }
         .with_table())
     }
@@ -176,9 +176,10 @@ impl SeekCurve {
 
     /// Tabulates the short seeks that dominate sorted and queued workloads.
     fn with_table(mut self) -> SeekCurve {
-        self.short = (0..SHORT_SEEKS)
+        let table: Vec<u32> = (0..SHORT_SEEKS)
             .map(|d| self.formula_ns(d) as u32)
             .collect();
+        self.short = table.into();
         self
     }
 }
@@ -323,6 +324,14 @@ impl Hdd {
             in_service: None,
             last_done_ns: 0,
         })
+    }
+
+    /// The same drive with another spindle phase; copies share the seek table (one per model,
+    /// so it stays in the processor cache however many drives there are).
+    pub fn with_phase(&self, phase_ns: u64) -> Hdd {
+        let mut d = self.clone();
+        d.phase_ns = phase_ns % d.rev_ns;
+        d
     }
 
     /// Usable sectors.

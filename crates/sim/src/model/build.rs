@@ -33,8 +33,9 @@ fn add_devices(
     let names = (0..disks)
         .map(|d| (format!("{owner}.d{d}"), false))
         .chain((0..spares).map(|s| (format!("{owner}.spare{s}"), true)));
+    let prototype = Mechanism::new(model, 0)?;
     for (name, spare) in names {
-        let mech = Mechanism::new(model, spindles.next_u64())?;
+        let mech = prototype.for_drive(spindles.next_u64());
         let id = devices.len() as u32;
         devices.push(Device::new(name, model_name.to_string(), mech));
         if spare {
