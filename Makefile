@@ -30,10 +30,12 @@ test: deps
 	$(CARGO) test --workspace --release --locked
 
 # Benchmarks: simulator throughput and memory (target/bench/sim.json), storlab io against
-# fio on the same file (target/bench/io.json; installs fio through apt when missing).
-bench: build
+# fio on the same file (target/bench/io.json; installs fio through apt when missing), and
+# storlab db's driver against pgbench on the same server (target/bench/db.json).
+bench: deps build
 	$(CARGO) bench --locked -p storlab-sim --bench sim_throughput
 	$(CARGO) bench --locked -p storlab-io --bench fio_compare
+	$(CARGO) bench --locked -p storlab-db --bench pgbench_compare
 
 fmt:
 	$(CARGO) fmt --all

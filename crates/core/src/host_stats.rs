@@ -85,6 +85,25 @@ impl HostStats {
         }
     }
 
+    /// Throughput and latency over a window of `secs` seconds.
+    pub fn metrics(&self, secs: f64) -> crate::result::Metrics {
+        let secs = secs.max(1e-9);
+        let per_s = |n: u64| round3(n as f64 / secs);
+        crate::result::Metrics {
+            iops: per_s(self.all.count()),
+            read_iops: per_s(self.read.count()),
+            write_iops: per_s(self.write.count()),
+            mbps: round3((self.read_bytes + self.write_bytes) as f64 / 1e6 / secs),
+            read_mbps: round3(self.read_bytes as f64 / 1e6 / secs),
+            write_mbps: round3(self.write_bytes as f64 / 1e6 / secs),
+            latency_ms: self.all.summary_ms(),
+            read_latency_ms: (!self.read.is_empty()).then(|| self.read.summary_ms()),
+            write_latency_ms: (!self.write.is_empty()).then(|| self.write.summary_ms()),
+            ios: self.all.count(),
+            ..crate::result::Metrics::default()
+        }
+    }
+
     /// Per-second series over `intervals` intervals (trailing empty ones included).
     pub fn series(&self, intervals: usize) -> Vec<SeriesPoint> {
         (0..intervals)

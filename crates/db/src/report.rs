@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use storlab_core::host_stats::round3;
 use storlab_core::result::{
-    CheckpointStats, DbEvidence, DeviceIostat, DeviceMetrics, IostatFigures, Metrics, RoleIostat,
-    Run, SeriesPoint, StatementStats, Target, TargetKind, WaitEvent, WalStats, Workload,
-    WorkloadKind,
+    CheckpointStats, DbEvidence, DeviceMetrics, Metrics, RoleIostat, Run, SeriesPoint,
+    StatementStats, Target, TargetKind, WaitEvent, WalStats, Workload, WorkloadKind,
 };
-use storlab_io::diskstats::{BlockDevice, DiskSampler, IostatSample, IostatSummary};
+use storlab_io::diskstats::{BlockDevice, DiskSampler, IostatSummary};
+use storlab_io::iostat_schema::{device_metrics, schema_iostat};
 
 use crate::driver::ClientResult;
 use crate::options::DbOptions;
@@ -89,29 +89,6 @@ pub(crate) struct TestMeasured<'a> {
     pub partial: bool,
 }
 
-fn figures(s: &IostatSample) -> IostatFigures {
-    IostatFigures {
-        r_s: round3(s.r_s),
-        w_s: round3(s.w_s),
-        rmb_s: round3(s.rmb_s),
-        wmb_s: round3(s.wmb_s),
-        r_await_ms: round3(s.r_await_ms),
-        w_await_ms: round3(s.w_await_ms),
-        aqu_sz: round3(s.aqu_sz),
-        util_pct: round3(s.util_pct),
-    }
-}
-
-fn iostat(d: &IostatSummary) -> DeviceIostat {
-    DeviceIostat {
-        device: d.device.clone(),
-        samples: d.samples,
-        min: figures(&d.min),
-        avg: figures(&d.avg),
-        max: figures(&d.max),
-    }
-}
-
 pub(crate) fn build_run(m: TestMeasured) -> Run {
     let secs = m.window.as_secs_f64().max(1e-9);
     let r = &m.result;
@@ -146,29 +123,12 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
             if devices.iter().any(|x| x.name == d.device) {
                 continue;
             }
-            let t = &d.total;
-            let ops = t.r_s + t.w_s;
-            devices.push(DeviceMetrics {
-                name: d.device.clone(),
-                model: Some(format!("role {role}")),
-                iops: round3(ops),
-                read_iops: round3(t.r_s),
-                write_iops: round3(t.w_s),
-                mbps: round3(t.rmb_s + t.wmb_s),
-                util_pct: round3(t.util_pct),
-                await_ms: if ops > 0.0 {
-                    round3((t.r_await_ms * t.r_s + t.w_await_ms * t.w_s) / ops)
-                } else {
-                    0.0
-                },
-                service_ms: None,
-                queue_len: Some(round3(t.aqu_sz)),
-            });
+            devices.push(device_metrics(d, Some(format!("role {role}"))));
         }
         roles.push(RoleIostat {
             role: role.clone(),
             path: path.display().to_string(),
-            devices: sums.iter().map(iostat).collect(),
+            devices: sums.iter().map(schema_iostat).collect(),
         });
     }
     let series: Vec<SeriesPoint> = r

@@ -16,6 +16,7 @@ pub mod buffer;
 pub mod diskstats;
 mod engine;
 pub mod error;
+pub mod iostat_schema;
 pub mod options;
 mod report;
 pub mod run;

@@ -6,12 +6,13 @@ use std::time::Duration;
 
 use storlab_core::host_stats::{round3, HostStats, INTERVAL_NS};
 use storlab_core::result::{
-    ClassMetrics, CommitMetrics, DeviceIostat, DeviceMetrics, IostatFigures, Metrics, Run, Target,
-    TargetKind, ToolCost, VerifyFault, VerifyResult, Workload, WorkloadKind,
+    ClassMetrics, CommitMetrics, Run, Target, TargetKind, ToolCost, VerifyFault, VerifyResult,
+    Workload, WorkloadKind,
 };
 
-use crate::diskstats::{IostatSample, IostatSummary};
+use crate::diskstats::IostatSummary;
 use crate::engine::WorkerResult;
+use crate::iostat_schema::{device_metrics, schema_iostat};
 use crate::options::{EngineKind, IoOptions};
 use crate::target::{PreparedTarget, TargetKind as Kind};
 use crate::verify::{FaultKind, VerifyReport};
@@ -66,58 +67,6 @@ pub(crate) struct Measured {
     pub steady: bool,
 }
 
-fn figures(s: &IostatSample) -> IostatFigures {
-    IostatFigures {
-        r_s: round3(s.r_s),
-        w_s: round3(s.w_s),
-        rmb_s: round3(s.rmb_s),
-        wmb_s: round3(s.wmb_s),
-        r_await_ms: round3(s.r_await_ms),
-        w_await_ms: round3(s.w_await_ms),
-        aqu_sz: round3(s.aqu_sz),
-        util_pct: round3(s.util_pct),
-    }
-}
-
-fn metrics(h: &HostStats, secs: f64) -> Metrics {
-    let per_s = |n: u64| round3(n as f64 / secs);
-    Metrics {
-        iops: per_s(h.all.count()),
-        read_iops: per_s(h.read.count()),
-        write_iops: per_s(h.write.count()),
-        mbps: round3((h.read_bytes + h.write_bytes) as f64 / 1e6 / secs),
-        read_mbps: round3(h.read_bytes as f64 / 1e6 / secs),
-        write_mbps: round3(h.write_bytes as f64 / 1e6 / secs),
-        latency_ms: h.all.summary_ms(),
-        read_latency_ms: (!h.read.is_empty()).then(|| h.read.summary_ms()),
-        write_latency_ms: (!h.write.is_empty()).then(|| h.write.summary_ms()),
-        ios: h.all.count(),
-        io_errors: 0,
-        ..Metrics::default()
-    }
-}
-
-fn device_metrics(d: &IostatSummary) -> DeviceMetrics {
-    let t = &d.total;
-    let ops = t.r_s + t.w_s;
-    DeviceMetrics {
-        name: d.device.clone(),
-        model: None,
-        iops: round3(ops),
-        read_iops: round3(t.r_s),
-        write_iops: round3(t.w_s),
-        mbps: round3(t.rmb_s + t.wmb_s),
-        util_pct: round3(t.util_pct),
-        await_ms: if ops > 0.0 {
-            round3((t.r_await_ms * t.r_s + t.w_await_ms * t.w_s) / ops)
-        } else {
-            0.0
-        },
-        service_ms: None,
-        queue_len: Some(round3(t.aqu_sz)),
-    }
-}
-
 fn verify_result(v: &VerifyReport) -> VerifyResult {
     VerifyResult {
         blocks_checked: v.blocks_checked,
@@ -169,7 +118,7 @@ pub(crate) fn build_run(
                 .map(|(spec, c)| ClassMetrics {
                     name: spec.name.clone(),
                     target: spec.target.display().to_string(),
-                    metrics: metrics(&c.io, secs),
+                    metrics: c.io.metrics(secs),
                     commit: (c.committers > 0).then(|| CommitMetrics {
                         committers: c.committers,
                         commits_per_s: round3(c.commits.all.count() as f64 / secs),
@@ -234,25 +183,15 @@ pub(crate) fn build_run(
                 "steady_stop": m.steady,
             }),
         },
-        metrics: metrics(&all, secs),
-        devices: m.iostat.iter().map(device_metrics).collect(),
+        metrics: all.metrics(secs),
+        devices: m.iostat.iter().map(|d| device_metrics(d, None)).collect(),
         arrays: Vec::new(),
         series: all.series(intervals),
         paths: Vec::new(),
         events: Vec::new(),
         rebuilds: Vec::new(),
         classes,
-        iostat: m
-            .iostat
-            .iter()
-            .map(|d| DeviceIostat {
-                device: d.device.clone(),
-                samples: d.samples,
-                min: figures(&d.min),
-                avg: figures(&d.avg),
-                max: figures(&d.max),
-            })
-            .collect(),
+        iostat: m.iostat.iter().map(schema_iostat).collect(),
         verify: opts.verify.then(|| verify_result(&verify)),
         db: None,
         tool: Some(ToolCost {

@@ -39,18 +39,8 @@ impl Model {
         let secs = window_ns as f64 / 1e9;
         let h = &self.host;
         let metrics = Metrics {
-            iops: per_s(h.all.count(), secs),
-            read_iops: per_s(h.read.count(), secs),
-            write_iops: per_s(h.write.count(), secs),
-            mbps: round3((h.read_bytes + h.write_bytes) as f64 / 1e6 / secs),
-            read_mbps: round3(h.read_bytes as f64 / 1e6 / secs),
-            write_mbps: round3(h.write_bytes as f64 / 1e6 / secs),
-            latency_ms: h.all.summary_ms(),
-            read_latency_ms: (!h.read.is_empty()).then(|| h.read.summary_ms()),
-            write_latency_ms: (!h.write.is_empty()).then(|| h.write.summary_ms()),
-            ios: h.all.count(),
             io_errors: self.io_errors,
-            ..Metrics::default()
+            ..h.metrics(secs)
         };
         let devices = self
             .devices
