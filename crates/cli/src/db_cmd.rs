@@ -173,6 +173,12 @@ fn report(r: &Run) -> String {
             out += &format!("  note: {n}\n");
         }
     }
+    if let Some(t) = &r.tool {
+        out += &format!(
+            "  driver: {} us of client CPU per transaction\n",
+            num(t.cpu_ns_per_io / 1e3, 1)
+        );
+    }
     for w in &r.warnings {
         out += &format!("  warning: {w}\n");
     }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use storlab_core::host_stats::round3;
 use storlab_core::result::{
     CheckpointStats, DbEvidence, DeviceMetrics, Metrics, RoleIostat, Run, SeriesPoint,
-    StatementStats, Target, TargetKind, WaitEvent, WalStats, Workload, WorkloadKind,
+    StatementStats, Target, TargetKind, ToolCost, WaitEvent, WalStats, Workload, WorkloadKind,
 };
 use storlab_io::diskstats::{BlockDevice, DiskSampler, IostatSummary};
 use storlab_io::iostat_schema::{device_metrics, schema_iostat};
@@ -87,6 +87,8 @@ pub(crate) struct TestMeasured<'a> {
     pub statements: Vec<StatementStats>,
     pub roles: Vec<(String, PathBuf, Vec<IostatSummary>)>,
     pub partial: bool,
+    /// CPU the client (this process) used in the window.
+    pub client_cpu: Option<Duration>,
 }
 
 pub(crate) fn build_run(m: TestMeasured) -> Run {
@@ -145,6 +147,23 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
     if let Some(e) = &r.error {
         warnings.push(format!("a client failed: {e}"));
     }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let tool = m.client_cpu.map(|cpu| {
+        let busy = cpu.as_secs_f64() / secs / cores;
+        if busy > 0.9 {
+            warnings.push(format!(
+                "the client machine is saturated (storlab used {:.0}% of its CPUs): the database may be waiting for the driver; run the driver elsewhere or use fewer clients",
+                busy * 100.0
+            ));
+        }
+        ToolCost {
+            engine: "tokio-postgres".into(),
+            cpu_ns_per_io: if r.ops > 0 { round3(cpu.as_nanos() as f64 / r.ops as f64) } else { 0.0 },
+            cpu_s: round3(cpu.as_secs_f64()),
+            achieved_iops: round3(r.ops as f64 / secs),
+            ..ToolCost::default()
+        }
+    });
     let settings: BTreeMap<String, String> = m.settings.iter().cloned().collect();
     let rows_per_s = r.rows as f64 / secs;
     let mbps = r.bytes as f64 / 1e6 / secs;
@@ -191,6 +210,7 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
             notes,
         }),
         partial: m.partial,
+        tool,
         warnings,
         ..empty_run()
     }

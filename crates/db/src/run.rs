@@ -180,6 +180,7 @@ async fn run_test(
     }
     // Warm-up, then the window: snapshots, waits, devices.
     tokio::time::sleep_until(w.measure_from.into()).await;
+    let cpu0 = process_cpu();
     let before = Snapshot::take(admin).await?;
     reset_statements(admin).await?;
     roles.restart();
@@ -212,6 +213,7 @@ async fn run_test(
     }
     sampler_stop.store(true, Ordering::SeqCst);
     let stopped = Instant::now();
+    let cpu = process_cpu().saturating_sub(cpu0);
     let window = stopped.min(w.end).saturating_duration_since(w.measure_from);
     roles.sample(window.as_secs_f64().max(1e-3));
     let after = Snapshot::take(admin).await?;
@@ -237,6 +239,7 @@ async fn run_test(
         statements: stmts,
         roles: roles.summaries(),
         partial: storlab_io::signal::stop_requested(),
+        client_cpu: Some(cpu),
     }))
 }
 
@@ -291,5 +294,15 @@ async fn run_once(
         statements: stmts,
         roles: roles.summaries(),
         partial: false,
+        client_cpu: None,
     }))
+}
+
+/// CPU time (user + system) of this process: the driver's own cost.
+fn process_cpu() -> Duration {
+    // SAFETY: getrusage fills the struct.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
 }

@@ -224,6 +224,8 @@ fn an_ephemeral_cluster_on_data_and_wal_paths_maps_roles_and_cleans_up() {
     );
     assert!(db.wal.syncs > 0 && db.wal.bytes > 0);
     assert!(!db.statements.is_empty() && db.statements[0].calls > 0);
+    let tool = run.tool.as_ref().expect("the driver's own cost");
+    assert!(tool.cpu_ns_per_io > 0.0 && tool.achieved_iops > 0.0);
     assert!(
         !data.exists() && !wal.exists() && !dir.path().join("ts1").exists(),
         "everything storlab created is gone"
