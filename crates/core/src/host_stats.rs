@@ -122,6 +122,7 @@ impl HostStats {
                     } else {
                         round4(s.latency_ns as f64 / n as f64 / 1e6)
                     },
+                    rows_per_s: None,
                 }
             })
             .collect()

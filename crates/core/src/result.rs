@@ -316,6 +316,9 @@ pub struct SeriesPoint {
     pub mbps: f64,
     /// Mean latency of the interval's I/Os, ms.
     pub latency_ms_mean: f64,
+    /// Database runs: rows processed in the interval, per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows_per_s: Option<f64>,
 }
 
 /// Per host path figures.

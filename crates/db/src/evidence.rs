@@ -33,19 +33,24 @@ pub(crate) struct Snapshot {
 }
 
 impl Snapshot {
-    pub(crate) async fn take(c: &Client) -> Result<Snapshot, DbError> {
-        let w = c
-            .query_one(
-                "SELECT wal_records, wal_fpi, wal_bytes::float8, wal_write, wal_sync, wal_write_time, wal_sync_time FROM pg_stat_wal",
-                &[],
-            )
-            .await?;
-        let b = c
-            .query_one(
-                "SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean, buffers_backend FROM pg_stat_bgwriter",
-                &[],
-            )
-            .await?;
+    /// Reads the counters; `version_num` is the server's (`server_version_num`): pg_stat_wal
+    /// exists from 14 (earlier: bytes from the WAL position only), its write and sync
+    /// counters until 17; checkpoints move to pg_stat_checkpointer in 17.
+    pub(crate) async fn take(c: &Client, version_num: i32) -> Result<Snapshot, DbError> {
+        let wal_sql = if version_num >= 180_000 {
+            "SELECT wal_records, wal_fpi, wal_bytes::float8, 0::bigint, 0::bigint, 0::float8, 0::float8 FROM pg_stat_wal"
+        } else if version_num >= 140_000 {
+            "SELECT wal_records, wal_fpi, wal_bytes::float8, wal_write, wal_sync, wal_write_time, wal_sync_time FROM pg_stat_wal"
+        } else {
+            "SELECT 0::bigint, 0::bigint, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8, 0::bigint, 0::bigint, 0::float8, 0::float8"
+        };
+        let ckpt_sql = if version_num >= 170_000 {
+            "SELECT c.num_timed, c.num_requested, c.buffers_written, b.buffers_clean, 0::bigint FROM pg_stat_checkpointer c, pg_stat_bgwriter b"
+        } else {
+            "SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean, buffers_backend FROM pg_stat_bgwriter"
+        };
+        let w = c.query_one(wal_sql, &[]).await?;
+        let b = c.query_one(ckpt_sql, &[]).await?;
         Ok(Snapshot {
             wal_records: w.get(0),
             wal_fpi: w.get(1),

@@ -137,9 +137,10 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
         .per_second
         .iter()
         .enumerate()
-        .map(|(i, &(ops, _))| SeriesPoint {
+        .map(|(i, &(ops, rows))| SeriesPoint {
             t_s: i as f64,
             iops: ops as f64,
+            rows_per_s: Some(rows as f64),
             ..SeriesPoint::default()
         })
         .collect();

@@ -78,6 +78,7 @@ pub fn run_db(opts: &DbOptions) -> Result<Vec<Run>, DbError> {
     if opts.scale == 0 {
         return Err(DbError::BadInput("--scale must be at least 1".into()));
     }
+    check_space(opts, tests[0].suite)?;
     storlab_io::signal::install();
     let max_clients = tests
         .iter()
@@ -105,6 +106,12 @@ pub fn run_db(opts: &DbOptions) -> Result<Vec<Run>, DbError> {
 async fn run_tests(opts: &DbOptions, conn: &Conn, tests: &[TestDef]) -> Result<Vec<Run>, DbError> {
     let admin = connect(&conn.conninfo).await?;
     let version: String = admin.query_one("SHOW server_version", &[]).await?.get(0);
+    let version_num: i32 = admin
+        .query_one("SHOW server_version_num", &[])
+        .await?
+        .get::<_, String>(0)
+        .parse()
+        .map_err(|_| DbError::Failed("cannot read server_version_num".into()))?;
     admin
         .batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         .await
@@ -138,7 +145,7 @@ async fn run_tests(opts: &DbOptions, conn: &Conn, tests: &[TestDef]) -> Result<V
         if storlab_io::signal::stop_requested() {
             break;
         }
-        runs.push(run_test(opts, conn, &admin, *test, &version).await?);
+        runs.push(run_test(opts, conn, &admin, *test, &version, version_num).await?);
     }
     Ok(runs)
 }
@@ -149,6 +156,7 @@ async fn run_test(
     admin: &tokio_postgres::Client,
     test: TestDef,
     version: &str,
+    version_num: i32,
 ) -> Result<Run, DbError> {
     orabench::setup_test(admin, test.op, &opts.schema, opts.scale).await?;
     let clients = opts.clients.unwrap_or(test.default_clients);
@@ -164,7 +172,7 @@ async fn run_test(
         stop: Arc::new(AtomicBool::new(false)),
     };
     if test.once {
-        return run_once(opts, conn, admin, test, version, roles).await;
+        return run_once(opts, conn, admin, test, version, version_num, roles).await;
     }
     let mut handles = Vec::new();
     for i in 0..clients {
@@ -181,7 +189,7 @@ async fn run_test(
     // Warm-up, then the window: snapshots, waits, devices.
     tokio::time::sleep_until(w.measure_from.into()).await;
     let cpu0 = process_cpu();
-    let before = Snapshot::take(admin).await?;
+    let before = Snapshot::take(admin, version_num).await?;
     reset_statements(admin).await?;
     roles.restart();
     let sampler_stop = Arc::new(AtomicBool::new(false));
@@ -216,7 +224,7 @@ async fn run_test(
     let cpu = process_cpu().saturating_sub(cpu0);
     let window = stopped.min(w.end).saturating_duration_since(w.measure_from);
     roles.sample(window.as_secs_f64().max(1e-3));
-    let after = Snapshot::take(admin).await?;
+    let after = Snapshot::take(admin, version_num).await?;
     let tally = waits.await.unwrap_or_default();
     if let Some(e) = total.error.take() {
         if total.ops == 0 {
@@ -249,9 +257,10 @@ async fn run_once(
     admin: &tokio_postgres::Client,
     test: TestDef,
     version: &str,
+    version_num: i32,
     mut roles: RoleSampler,
 ) -> Result<Run, DbError> {
-    let before = Snapshot::take(admin).await?;
+    let before = Snapshot::take(admin, version_num).await?;
     reset_statements(admin).await?;
     roles.restart();
     let t0 = Instant::now();
@@ -265,7 +274,7 @@ async fn run_once(
     .await?;
     let window = t0.elapsed();
     roles.sample(window.as_secs_f64().max(1e-3));
-    let after = Snapshot::take(admin).await?;
+    let after = Snapshot::take(admin, version_num).await?;
     let mut result = ClientResult {
         rows: out.rows,
         ops: 1,
@@ -305,4 +314,52 @@ fn process_cpu() -> Duration {
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
     tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// Bytes a suite's tables and indexes take at `scale` (heap rows with their 24-byte headers
+/// and line pointers, plus the primary-key index), a deliberately generous estimate.
+fn estimated_bytes(suite: &str, scale: u64) -> u64 {
+    let per_row = match suite {
+        // 15 tables, rows of 14..805 bytes (mean ~410) + headers + index entry.
+        "dpaws" => 15 * (410 + 28 + 24),
+        // ~300-byte rows, the copy targets filled by the tests included.
+        "orabench" => 3 * (300 + 28 + 24),
+        _ => 140 + 28 + 24,
+    };
+    scale * per_row
+}
+
+/// Refuses a scale the data directory's file system cannot hold (estimated first).
+fn check_space(opts: &DbOptions, suite: &str) -> Result<(), DbError> {
+    let Server::Ephemeral { data_dir, .. } = &opts.server else {
+        return Ok(());
+    };
+    let mut dir = data_dir.as_path();
+    while !dir.exists() {
+        match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => dir = p,
+            _ => return Ok(()),
+        }
+    }
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+        return Ok(());
+    };
+    // SAFETY: statvfs fills the struct for a valid C string.
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        return Ok(());
+    }
+    let free = s.f_bavail as u64 * s.f_frsize as u64;
+    // Tables, plus WAL and checkpoint headroom.
+    let need = estimated_bytes(suite, opts.scale) * 3 / 2 + (256 << 20);
+    if free < need {
+        return Err(DbError::BadInput(format!(
+            "{}: --scale {} needs about {:.1} GB free for the {suite} tables, WAL and headroom; {:.1} GB free. Lower --scale or use another --data-dir",
+            dir.display(),
+            opts.scale,
+            need as f64 / 1e9,
+            free as f64 / 1e9
+        )));
+    }
+    Ok(())
 }

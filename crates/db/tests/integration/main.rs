@@ -224,6 +224,10 @@ fn an_ephemeral_cluster_on_data_and_wal_paths_maps_roles_and_cleans_up() {
     );
     assert!(db.wal.syncs > 0 && db.wal.bytes > 0);
     assert!(!db.statements.is_empty() && db.statements[0].calls > 0);
+    assert!(
+        run.series.iter().any(|p| p.rows_per_s.unwrap_or(0.0) > 0.0),
+        "rows per second series"
+    );
     let tool = run.tool.as_ref().expect("the driver's own cost");
     assert!(tool.cpu_ns_per_io > 0.0 && tool.achieved_iops > 0.0);
     assert!(
@@ -278,6 +282,22 @@ fn bad_input_is_refused_and_nothing_is_left_running() {
     let e = run_db(&options(server, "dpaws", "update-row", 100)).unwrap_err();
     assert!(matches!(e, DbError::BadInput(_)), "{e}");
     assert_eq!(std::fs::read(data.join("keep.txt")).unwrap(), b"mine");
+    let huge = Server::Ephemeral {
+        data_dir: dir.path().join("huge"),
+        wal_dir: None,
+        tablespaces: Vec::new(),
+        pg_bin: None,
+        settings: Vec::new(),
+    };
+    let e = run_db(&options(huge, "dpaws", "update-row", 1_000_000_000_000)).unwrap_err();
+    assert!(
+        matches!(e, DbError::BadInput(_)) && e.to_string().contains("needs about"),
+        "{e}"
+    );
+    assert!(
+        !dir.path().join("huge").exists(),
+        "refused before anything was created"
+    );
     let e = run_db(&options(
         Server::Dsn("host=/nonexistent".into()),
         "tpcc",
