@@ -28,6 +28,7 @@ test: deps
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	$(CARGO) test --workspace --release --locked
+	$(CARGO) run --release --locked -q -p storlab-cli -- validate --json target/validate.json
 
 # Benchmarks: simulator throughput and memory (target/bench/sim.json), storlab io against
 # fio on the same file (target/bench/io.json; installs fio through apt when missing), and

@@ -25,6 +25,19 @@ pub enum Command {
     Db(DbArgs),
     /// The main job: compare the example arrays side by side (simulated IOgen matrix).
     Demo(DemoArgs),
+    /// Check the simulator against the published reference results (exit 1 when any is off).
+    Validate(ValidateArgs),
+}
+
+/// Options of `storlab validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Directory of reference cases (*.toml); the built-in cases when it does not exist.
+    #[arg(long, value_name = "DIR", default_value = "references")]
+    pub references: PathBuf,
+    /// Also write every simulated run (result schema) to this JSON file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 /// Options of `storlab db`.
@@ -262,5 +275,6 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Io(a) => crate::io_cmd::run(a),
         Command::Db(a) => crate::db_cmd::run(a),
         Command::Demo(a) => crate::demo::run(a),
+        Command::Validate(a) => crate::validate::run(a),
     }
 }

@@ -10,6 +10,7 @@ mod output;
 mod sim_cmd;
 mod table;
 mod trace_cmd;
+mod validate;
 
 use std::process::ExitCode;
 

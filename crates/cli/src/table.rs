@@ -6,6 +6,11 @@ use storlab_core::result::Run;
 
 /// Formats rows under headers: first column left-aligned, the others right-aligned.
 pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
+    render_left(headers, rows, 1)
+}
+
+/// Formats rows under headers: the first `left` columns left-aligned, the others right-aligned.
+pub fn render_left(headers: &[&str], rows: &[Vec<String>], left: usize) -> String {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.len()).collect();
     for r in rows {
         for (w, c) in widths.iter_mut().zip(r) {
@@ -15,7 +20,7 @@ pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
     let line = |cells: &mut dyn Iterator<Item = &str>| {
         let mut s = String::new();
         for (i, (c, w)) in cells.zip(&widths).enumerate() {
-            if i == 0 {
+            if i < left {
                 let _ = write!(s, "  {c:<w$}");
             } else {
                 let _ = write!(s, "  {c:>w$}");
