@@ -9,6 +9,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod dbmodel;
 pub mod device;
 pub mod engine;
 pub mod metrics;

@@ -1,0 +1,146 @@
+//! Schema arithmetic: how many blocks a table and its B-tree index occupy and how deep the
+//! index is, from row sizes, PostgreSQL's page layout and its default fill factors. A point
+//! lookup then costs `btree_levels` index blocks plus one heap block; a range of n rows costs
+//! the descent plus n / rows-per-leaf leaf blocks plus the heap blocks the rows lie in.
+
+/// Page size (bytes).
+pub const BLOCK: u64 = 8192;
+/// Page header (PageHeaderData).
+const PAGE_HEADER: u64 = 24;
+/// Line pointer per item (ItemIdData).
+const LINE_POINTER: u64 = 4;
+/// Heap tuple header (HeapTupleHeaderData, 23 bytes, aligned).
+const HEAP_TUPLE_HEADER: u64 = 24;
+/// Index tuple header (IndexTupleData).
+const INDEX_TUPLE_HEADER: u64 = 8;
+/// B-tree special space (BTPageOpaqueData).
+const BTREE_SPECIAL: u64 = 16;
+/// Default fill factors of B-tree leaf pages and of internal pages (built by CREATE INDEX).
+const BTREE_LEAF_FILL: f64 = 0.90;
+const BTREE_INTERNAL_FILL: f64 = 0.70;
+
+fn maxalign(n: u64) -> u64 {
+    n.div_ceil(8) * 8
+}
+
+/// A table: rows of `row_bytes` of column data, with a heap fill factor (percent) and a
+/// B-tree primary key of `key_bytes`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Table {
+    pub rows: u64,
+    pub row_bytes: u64,
+    pub fillfactor: u32,
+    pub key_bytes: u64,
+}
+
+impl Table {
+    /// Rows per heap block.
+    pub fn rows_per_block(&self) -> u64 {
+        let usable = ((BLOCK - PAGE_HEADER) as f64 * f64::from(self.fillfactor.clamp(10, 100))
+            / 100.0) as u64;
+        (usable / (LINE_POINTER + maxalign(HEAP_TUPLE_HEADER + self.row_bytes))).max(1)
+    }
+
+    /// Heap blocks.
+    pub fn heap_blocks(&self) -> u64 {
+        heap_blocks(self.rows, self.rows_per_block())
+    }
+
+    /// Entries per B-tree leaf block.
+    pub fn keys_per_leaf(&self) -> u64 {
+        per_index_block(self.key_bytes, BTREE_LEAF_FILL)
+    }
+
+    /// Index levels from root to leaf (1 = the root is the only leaf).
+    pub fn index_levels(&self) -> u32 {
+        btree_levels(
+            self.rows,
+            self.keys_per_leaf(),
+            per_index_block(self.key_bytes, BTREE_INTERNAL_FILL),
+        )
+    }
+
+    /// Index blocks: leaves, internal blocks and the metapage.
+    pub fn index_blocks(&self) -> u64 {
+        let fanout = per_index_block(self.key_bytes, BTREE_INTERNAL_FILL);
+        let mut level = self.rows.div_ceil(self.keys_per_leaf()).max(1);
+        let mut total = level;
+        while level > 1 {
+            level = level.div_ceil(fanout);
+            total += level;
+        }
+        total + 1
+    }
+}
+
+fn per_index_block(key_bytes: u64, fill: f64) -> u64 {
+    let usable = ((BLOCK - PAGE_HEADER - BTREE_SPECIAL) as f64 * fill) as u64;
+    (usable / (LINE_POINTER + maxalign(INDEX_TUPLE_HEADER + key_bytes))).max(2)
+}
+
+/// Blocks of `rows` rows at `per_block` rows each.
+pub fn heap_blocks(rows: u64, per_block: u64) -> u64 {
+    rows.div_ceil(per_block.max(1))
+}
+
+/// Levels of a B-tree over `rows` keys with `per_leaf` keys per leaf and `fanout` children
+/// per internal block.
+pub fn btree_levels(rows: u64, per_leaf: u64, fanout: u64) -> u32 {
+    let mut blocks = rows.div_ceil(per_leaf.max(1)).max(1);
+    let mut levels = 1;
+    while blocks > 1 {
+        blocks = blocks.div_ceil(fanout.max(2));
+        levels += 1;
+    }
+    levels
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// pgbench_accounts: aid, bid, abalance int4 and filler char(84) (85 bytes with its
+    /// varlena header) = 97 bytes of data, int4 primary key.
+    fn pgbench_accounts(scale: u64) -> Table {
+        Table {
+            rows: 100_000 * scale,
+            row_bytes: 97,
+            fillfactor: 100,
+            key_bytes: 4,
+        }
+    }
+
+    #[test]
+    fn pgbench_accounts_matches_postgresql_page_counts() {
+        // PostgreSQL after pgbench -i -s 1: 1,640 heap pages, 276 index pages, depth 2.
+        let t = pgbench_accounts(1);
+        assert_eq!(t.rows_per_block(), 61);
+        assert_eq!(t.heap_blocks(), 1_640);
+        assert_eq!(t.keys_per_leaf(), 366);
+        assert_eq!(t.index_blocks(), 276);
+        assert_eq!(t.index_levels(), 2);
+        // Scale 100: 10 million rows, three levels.
+        assert_eq!(pgbench_accounts(100).index_levels(), 3);
+    }
+
+    #[test]
+    fn fill_factor_and_row_size_change_rows_per_block() {
+        let mut t = pgbench_accounts(1);
+        t.fillfactor = 50;
+        assert_eq!(t.rows_per_block(), 30);
+        t.fillfactor = 100;
+        t.row_bytes = 8_000;
+        assert_eq!(t.rows_per_block(), 1);
+    }
+
+    #[test]
+    fn btree_depth_grows_by_one_per_factor_of_fanout() {
+        assert_eq!(btree_levels(1, 100, 100), 1);
+        assert_eq!(btree_levels(100, 100, 100), 1);
+        assert_eq!(btree_levels(101, 100, 100), 2);
+        assert_eq!(btree_levels(10_000, 100, 100), 2);
+        assert_eq!(btree_levels(10_001, 100, 100), 3);
+        assert_eq!(btree_levels(1_000_000, 100, 100), 3);
+        assert_eq!(btree_levels(1_000_001, 100, 100), 4);
+    }
+}
