@@ -1,9 +1,16 @@
-//! Building blocks of the simulated database (issue 6): the buffer cache and the schema
-//! arithmetic that turns a suite's tables into block counts and B-tree depths. The sessions,
-//! database writer and log writer that drive them through the simulated stack come next.
+//! Building blocks of the simulated database (issue 6), each a pure state machine tested on
+//! its own: the buffer cache (clock sweep, dirty tracking), the database writer (bounded
+//! outstanding, coalesced writes), the log writer (group commit, file ring, switches,
+//! archiving, multiplexed members) and the schema arithmetic that turns a suite's tables into
+//! block counts and B-tree depths. The sessions that drive them through the simulated stack
+//! (host requests on the data and log volumes) come next.
 
 pub mod buffer_cache;
+pub mod db_writer;
+pub mod log_writer;
 pub mod schema;
 
 pub use buffer_cache::{Access, BufferCache};
+pub use db_writer::{BlockWrite, DbWriter};
+pub use log_writer::{LogConfig, LogStep, LogWrite, LogWriter};
 pub use schema::{btree_levels, heap_blocks, Table};

@@ -1,0 +1,127 @@
+//! The database writer: dirty blocks handed over by the buffer cache (cleaning ahead of the
+//! clock hand, or a checkpoint) are written asynchronously, adjacent blocks coalesced into one
+//! multi-block write up to a length cap, with at most `max_outstanding` writes in flight.
+
+use std::collections::VecDeque;
+
+/// One write to issue: `blocks` blocks from block `first`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockWrite {
+    pub first: u64,
+    pub blocks: u64,
+}
+
+/// The writer's queue and in-flight count.
+#[derive(Debug, Clone)]
+pub struct DbWriter {
+    max_outstanding: u32,
+    max_blocks: u64,
+    queue: VecDeque<BlockWrite>,
+    outstanding: u32,
+    /// Counters.
+    pub writes: u64,
+    pub blocks_written: u64,
+}
+
+impl DbWriter {
+    /// At most `max_outstanding` writes in flight, each at most `max_blocks` blocks.
+    pub fn new(max_outstanding: u32, max_blocks: u64) -> Self {
+        DbWriter {
+            max_outstanding: max_outstanding.max(1),
+            max_blocks: max_blocks.max(1),
+            queue: VecDeque::new(),
+            outstanding: 0,
+            writes: 0,
+            blocks_written: 0,
+        }
+    }
+
+    /// Queues blocks to write, coalescing runs of adjacent blocks in the order given (sort
+    /// them first to get the most coalescing, as a checkpoint does).
+    pub fn submit(&mut self, blocks: &[u64]) {
+        for &b in blocks {
+            match self.queue.back_mut() {
+                Some(w) if w.first + w.blocks == b && w.blocks < self.max_blocks => w.blocks += 1,
+                _ => self.queue.push_back(BlockWrite {
+                    first: b,
+                    blocks: 1,
+                }),
+            }
+        }
+    }
+
+    /// Writes waiting to be issued.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Writes in flight.
+    pub fn outstanding(&self) -> u32 {
+        self.outstanding
+    }
+
+    /// The next write to issue, while fewer than the limit are in flight.
+    pub fn next(&mut self) -> Option<BlockWrite> {
+        if self.outstanding >= self.max_outstanding {
+            return None;
+        }
+        let w = self.queue.pop_front()?;
+        self.outstanding += 1;
+        self.writes += 1;
+        self.blocks_written += w.blocks;
+        Some(w)
+    }
+
+    /// A write completed.
+    pub fn done(&mut self) {
+        assert!(self.outstanding > 0, "completion without a write in flight");
+        self.outstanding -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    #[test]
+    fn adjacent_blocks_coalesce_up_to_the_cap() {
+        let mut w = DbWriter::new(8, 4);
+        w.submit(&[1, 2, 3, 4, 5, 6, 9, 10, 20]);
+        let mut got = Vec::new();
+        while let Some(x) = w.next() {
+            got.push((x.first, x.blocks));
+        }
+        assert_eq!(got, vec![(1, 4), (5, 2), (9, 2), (20, 1)]);
+        assert_eq!(w.blocks_written, 9);
+    }
+
+    #[test]
+    fn never_more_than_the_limit_in_flight() {
+        let mut w = DbWriter::new(3, 16);
+        let mut rng = Rng::from_seed(5);
+        let blocks: Vec<u64> = (0..500).map(|_| rng.below(1_000_000)).collect();
+        w.submit(&blocks);
+        let mut in_flight = 0u32;
+        let mut peak = 0;
+        let mut issued = 0;
+        while issued < 500 || in_flight > 0 {
+            while let Some(_x) = w.next() {
+                in_flight += 1;
+                issued += 1;
+            }
+            peak = peak.max(in_flight);
+            assert_eq!(w.outstanding(), in_flight);
+            // Completions arrive one or two at a time.
+            for _ in 0..(1 + rng.below(2)).min(u64::from(in_flight)) {
+                w.done();
+                in_flight -= 1;
+            }
+            if w.queued() == 0 && in_flight == 0 {
+                break;
+            }
+        }
+        assert_eq!(peak, 3);
+        assert_eq!(w.writes, 500);
+    }
+}
