@@ -61,7 +61,7 @@ impl DbWriter {
     }
 
     /// The next write to issue, while fewer than the limit are in flight.
-    pub fn next(&mut self) -> Option<BlockWrite> {
+    pub fn next_write(&mut self) -> Option<BlockWrite> {
         if self.outstanding >= self.max_outstanding {
             return None;
         }
@@ -89,7 +89,7 @@ mod tests {
         let mut w = DbWriter::new(8, 4);
         w.submit(&[1, 2, 3, 4, 5, 6, 9, 10, 20]);
         let mut got = Vec::new();
-        while let Some(x) = w.next() {
+        while let Some(x) = w.next_write() {
             got.push((x.first, x.blocks));
         }
         assert_eq!(got, vec![(1, 4), (5, 2), (9, 2), (20, 1)]);
@@ -106,7 +106,7 @@ mod tests {
         let mut peak = 0;
         let mut issued = 0;
         while issued < 500 || in_flight > 0 {
-            while let Some(_x) = w.next() {
+            while let Some(_x) = w.next_write() {
                 in_flight += 1;
                 issued += 1;
             }
