@@ -122,12 +122,7 @@ fn report(r: &Run) -> String {
         ]],
     );
     if !m.waits.is_empty() {
-        let rows: Vec<Vec<String>> = m
-            .waits
-            .iter()
-            .map(|w| vec![w.event.clone(), num(w.time_pct, 1), num(w.avg_ms, 2)])
-            .collect();
-        out += &render(&["top wait events", "% time", "avg ms"], &rows);
+        out += &crate::table::waits(&m.waits);
     }
     if let Some(db) = &r.db {
         let mut rows = Vec::new();

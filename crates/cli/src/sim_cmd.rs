@@ -69,6 +69,7 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
             (None, None, Some(path)) => WorkloadSpec {
                 name: format!("trace:{}", path.display()),
                 streams: Vec::new(),
+                database: None,
             },
             _ => {
                 return Err(CliError::BadInput(

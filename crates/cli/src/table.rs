@@ -60,6 +60,48 @@ pub fn num(x: f64, decimals: usize) -> String {
 }
 
 /// One run in detail: host figures, RAID groups, disks.
+/// The top wait events of a database run.
+pub fn waits(waits: &[storlab_core::result::WaitEvent]) -> String {
+    let rows: Vec<Vec<String>> = waits
+        .iter()
+        .map(|w| vec![w.event.clone(), num(w.time_pct, 1), num(w.avg_ms, 2)])
+        .collect();
+    render(&["top wait events", "% time", "avg ms"], &rows)
+}
+
+/// The database figures of a simulated database run.
+fn sim_db(run: &Run) -> String {
+    let m = &run.metrics;
+    let Some(rows) = m.rows_per_s else {
+        return String::new();
+    };
+    let (commit, commit_p99) = m.commit_ms.map_or(("-".into(), "-".into()), |c| {
+        (num(c.mean, 3), num(c.p99, 3))
+    });
+    let mut out = render(
+        &[
+            "database",
+            "rows/s",
+            "tx/min",
+            "commit ms",
+            "commit p99",
+            "log MB/s",
+        ],
+        &[vec![
+            run.workload.name.clone(),
+            num(rows, 0),
+            m.tx_per_min.map_or("-".into(), |t| num(t, 0)),
+            commit,
+            commit_p99,
+            m.wal_mb_per_s.map_or("-".into(), |w| num(w, 2)),
+        ]],
+    );
+    if !m.waits.is_empty() {
+        out += &waits(&m.waits);
+    }
+    out
+}
+
 pub fn single(run: &Run) -> String {
     let m = &run.metrics;
     let seed = run
@@ -75,6 +117,7 @@ pub fn single(run: &Run) -> String {
         "{} | {} | {} s measured after {} s warm-up{seed}{partial}\n",
         run.target.name, run.workload.name, run.workload.duration_s, run.workload.warmup_s,
     );
+    out += &sim_db(run);
     let l = &m.latency_ms;
     out += &render(
         &[

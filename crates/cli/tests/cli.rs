@@ -723,3 +723,33 @@ fn validate_fails_a_figure_out_of_tolerance_and_rejects_bad_cases() {
             "t.toml: metric: unknown metric \"speed\"",
         ));
 }
+
+#[test]
+fn sim_runs_a_simulated_database_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d.json");
+    let workload = format!(
+        "{}/../../examples/workloads/dpaws-update-row.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("enterprise-raid5.toml"),
+            "--workload",
+            &workload,
+        ])
+        .args(["--duration", "5s", "--warmup", "2s", "--json"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("rows/s"))
+        .stdout(predicate::str::contains("IO:WALSync"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let run = &v["runs"][0];
+    assert_eq!(run["workload"]["kind"], "db");
+    assert!(run["metrics"]["rows_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(run["workload"]["parameters"]["index_levels"], 3);
+}

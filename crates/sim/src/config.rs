@@ -4,6 +4,7 @@
 //! The simulator never reads files: callers pass the text and the file name, which every
 //! error message carries along with the offending key. Unknown keys are errors.
 
+pub mod database;
 mod failures;
 pub mod host;
 pub mod resolve;
@@ -15,6 +16,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use storlab_core::{ByteSize, TimeSpan};
 
+pub use database::{DbSpec, DbTarget, DbTest};
 pub use host::{
     FailureSpec, FailureTarget, HostScheduler, LunSpec, MultipathPolicy, PathSpec, RebuildSpec,
     VolumeSpec,

@@ -14,3 +14,14 @@ pub use buffer_cache::{Access, BufferCache};
 pub use db_writer::{BlockWrite, DbWriter};
 pub use log_writer::{LogConfig, LogStep, LogWrite, LogWriter};
 pub use schema::{btree_levels, heap_blocks, Table};
+
+/// Timers of the simulated database (events of the simulator's queue).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DbTimer {
+    /// A session starts the block accesses of its next operation (think and CPU time over).
+    Session(u32),
+    /// The database writer's round.
+    Writer,
+    /// A checkpoint.
+    Checkpoint,
+}

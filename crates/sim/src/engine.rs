@@ -45,6 +45,8 @@ pub enum Event {
     RebuildTick(u32),
     /// The trace replayer issues its next record.
     TraceNext,
+    /// A timer of the simulated database.
+    Db(crate::dbmodel::DbTimer),
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -21,6 +21,7 @@
 mod array;
 mod build;
 mod controller;
+mod db;
 mod failure;
 mod host;
 mod report;
@@ -75,6 +76,7 @@ pub struct Model {
     failures: Vec<FailureSpec>,
     log: Vec<SimEvent>,
     trace: Option<Box<trace_replay::TraceRt>>,
+    db: Option<Box<db::DbRt>>,
     host: HostStats,
     /// Host latency before any failure, while any member is failed or rebuilding, after.
     phase_latency: [LatencyHistogram; 3],
@@ -89,6 +91,7 @@ impl Model {
     /// the simulator never reads a clock). A malformed trace record ends the run with an error.
     pub fn run(mut self) -> Result<Run, ConfigError> {
         self.start_jobs();
+        self.start_db();
         let end = self.opts.warmup_ns + self.opts.duration_ns;
         if self.opts.warmup_ns > 0 {
             self.queue
@@ -130,6 +133,7 @@ impl Model {
             Event::Failure(i) => self.on_failure(i),
             Event::RebuildTick(t) => self.pump_rebuild(t),
             Event::TraceNext => self.on_trace_next(),
+            Event::Db(t) => self.on_db_timer(t),
         }
     }
 
@@ -137,6 +141,7 @@ impl Model {
         let now = self.now;
         self.host = HostStats::new(now);
         self.io_errors = 0;
+        self.reset_db_stats();
         for d in &mut self.devices {
             d.reset_stats(now);
         }

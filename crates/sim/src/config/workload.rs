@@ -51,6 +51,8 @@ pub struct WorkloadSpec {
     pub name: String,
     /// The streams.
     pub streams: Vec<StreamSpec>,
+    /// A simulated database (`[database]`), alongside or instead of the streams.
+    pub database: Option<super::DbSpec>,
 }
 
 /// The workload for `--profile NAME`: the built-in profile over all groups of the array.
@@ -70,6 +72,7 @@ pub fn profile_workload(name: &str, system: &SystemSpec) -> Result<WorkloadSpec,
     Ok(WorkloadSpec {
         name: name.to_string(),
         streams: vec![stream],
+        database: None,
     })
 }
 
@@ -162,13 +165,18 @@ pub fn parse_workload(
             .trim_end_matches(".toml")
             .to_string(),
     };
+    let database = match table.remove("database") {
+        Some(v) => Some(super::database::parse_database(v, file, system)?),
+        None => None,
+    };
     let streams = match table.remove("streams") {
         Some(toml::Value::Array(a)) if !a.is_empty() => a,
+        None if database.is_some() => Vec::new(),
         _ => {
             return Err(ConfigError::invalid(
                 file,
                 "streams",
-                "needs at least one [[streams]] table",
+                "needs at least one [[streams]] table (or a [database])",
             ))
         }
     };
@@ -176,7 +184,7 @@ pub fn parse_workload(
         return Err(ConfigError::invalid(
             file,
             k,
-            "unknown key (allowed at top level: name, streams)",
+            "unknown key (allowed at top level: name, streams, database)",
         ));
     }
     let mut out = Vec::new();
@@ -189,7 +197,11 @@ pub fn parse_workload(
         check_region(&stream, system, file, &key)?;
         out.push(stream);
     }
-    Ok(WorkloadSpec { name, streams: out })
+    Ok(WorkloadSpec {
+        name,
+        streams: out,
+        database,
+    })
 }
 
 fn parse_stream(

@@ -25,7 +25,7 @@ fn maxalign(n: u64) -> u64 {
 
 /// A table: rows of `row_bytes` of column data, with a heap fill factor (percent) and a
 /// B-tree primary key of `key_bytes`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Table {
     pub rows: u64,
     pub row_bytes: u64,

@@ -180,6 +180,7 @@ impl Model {
             failures: failures.to_vec(),
             log: Vec::new(),
             trace: None,
+            db: None,
             host: HostStats::new(opts.warmup_ns),
             phase_latency: [
                 LatencyHistogram::new(),
@@ -192,6 +193,9 @@ impl Model {
             scratch: Scratch::default(),
         };
         model.build_jobs(workload)?;
+        if let Some(d) = &workload.database {
+            model.build_db(d)?;
+        }
         Ok(model)
     }
 

@@ -348,6 +348,7 @@ impl Model {
         }
         match req.issuer {
             Issuer::Trace => self.trace_request_done(),
+            Issuer::Db(io) => self.db_io_done(io),
             Issuer::Job(j) => {
                 let job = &self.jobs[j as usize];
                 if job.mean_interarrival_ns > 0.0 {

@@ -38,10 +38,11 @@ impl Model {
         let window_ns = self.opts.duration_ns;
         let secs = window_ns as f64 / 1e9;
         let h = &self.host;
-        let metrics = Metrics {
+        let mut metrics = Metrics {
             io_errors: self.io_errors,
             ..h.metrics(secs)
         };
+        self.db_metrics(&mut metrics, secs);
         let devices = self
             .devices
             .iter()
@@ -95,13 +96,19 @@ impl Model {
             },
             workload: Workload {
                 name: self.workload_name.clone(),
-                kind: WorkloadKind::Io,
+                kind: if self.db.is_some() {
+                    WorkloadKind::Db
+                } else {
+                    WorkloadKind::Io
+                },
                 duration_s: secs,
                 warmup_s: self.opts.warmup_ns as f64 / 1e9,
-                parameters: serde_json::to_value(
-                    self.streams.iter().map(|s| &s.profile).collect::<Vec<_>>(),
-                )
-                .unwrap_or_default(),
+                parameters: self.db_parameters().unwrap_or_else(|| {
+                    serde_json::to_value(
+                        self.streams.iter().map(|s| &s.profile).collect::<Vec<_>>(),
+                    )
+                    .unwrap_or_default()
+                }),
             },
             metrics,
             devices,

@@ -119,6 +119,7 @@ pub(super) struct Job {
 pub(super) enum Issuer {
     Job(u32),
     Trace,
+    Db(super::db::DbIo),
 }
 
 pub(super) struct HostReq {

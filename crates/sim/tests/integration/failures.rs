@@ -161,6 +161,7 @@ fn replay(mode: TraceMode, seed: u64) -> Run {
     let w = storlab_sim::WorkloadSpec {
         name: "trace".into(),
         streams: Vec::new(),
+        database: None,
     };
     simulate_with(&s, &w, &[], Some(spc_trace(mode)), opts(100, 0, seed)).unwrap()
 }

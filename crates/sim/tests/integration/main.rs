@@ -4,6 +4,7 @@
 
 mod analytic;
 mod caches;
+mod database;
 mod determinism;
 mod failures;
 mod host_layer;

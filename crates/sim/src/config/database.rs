@@ -1,0 +1,314 @@
+//! The `[database]` section of a workload file: a simulated database running a DPAWS test on
+//! the simulated stack, its data on one target and its log on another.
+//!
+//! ```toml
+//! [database]
+//! test = "dpaws/update-row"   # update-row, select-row, update-range, select-range
+//! sessions = 80
+//! data = "datavol"            # a volume, or LUN and group names (like a stream's target)
+//! log = "logvol"
+//! rows = 10000000             # the test table
+//! buffer = "2GiB"             # database buffer cache
+//! ```
+
+use serde::{Deserialize, Serialize};
+use storlab_core::{ByteSize, IoProfile, TimeSpan};
+
+use super::workload::resolve_target;
+use super::{ConfigError, SystemSpec};
+use crate::dbmodel::Table;
+
+/// The DPAWS tests the model runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum DbTest {
+    /// Update one random row by primary key, commit.
+    UpdateRow,
+    /// Select one random row by primary key.
+    SelectRow,
+    /// Update `range_rows` consecutive rows, commit.
+    UpdateRange,
+    /// Select `range_rows` consecutive rows.
+    SelectRange,
+}
+
+impl DbTest {
+    pub const NAMES: [&'static str; 4] = [
+        "dpaws/update-row",
+        "dpaws/select-row",
+        "dpaws/update-range",
+        "dpaws/select-range",
+    ];
+
+    pub fn parse(s: &str) -> Option<DbTest> {
+        Some(match s {
+            "dpaws/update-row" => DbTest::UpdateRow,
+            "dpaws/select-row" => DbTest::SelectRow,
+            "dpaws/update-range" => DbTest::UpdateRange,
+            "dpaws/select-range" => DbTest::SelectRange,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    pub fn writes(self) -> bool {
+        matches!(self, DbTest::UpdateRow | DbTest::UpdateRange)
+    }
+
+    pub fn ranged(self) -> bool {
+        matches!(self, DbTest::UpdateRange | DbTest::SelectRange)
+    }
+}
+
+/// Where a database file set lives.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DbTarget {
+    pub volume: Option<u32>,
+    pub luns: Vec<u32>,
+    pub names: Vec<String>,
+}
+
+/// A resolved `[database]` section.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DbSpec {
+    pub test: DbTest,
+    pub sessions: u32,
+    pub data: DbTarget,
+    pub log: DbTarget,
+    pub table: Table,
+    /// Rows per range test operation.
+    pub range_rows: u64,
+    /// Buffer cache, blocks of 8 KiB.
+    pub buffer_blocks: u64,
+    /// Think time between a session's operations, ns.
+    pub think_ns: u64,
+    /// CPU time per block access (buffer lookup, row processing), ns.
+    pub cpu_ns_per_block: u64,
+    /// Log bytes per changed row (record headers, the new tuple).
+    pub log_bytes_per_row: u64,
+    /// Log bytes of a commit record.
+    pub log_bytes_per_commit: u64,
+    /// Database writer: writes in flight at most, and its round interval, ns.
+    pub dbwr_outstanding: u32,
+    pub dbwr_interval_ns: u64,
+    /// Checkpoint interval, ns (0: none).
+    pub checkpoint_ns: u64,
+    /// Log file size and number of files in the ring.
+    pub log_file_bytes: u64,
+    pub log_groups: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    test: String,
+    #[serde(default = "d_sessions")]
+    sessions: u32,
+    data: Names,
+    log: Names,
+    #[serde(default = "d_rows")]
+    rows: u64,
+    #[serde(default = "d_row_bytes")]
+    row_bytes: u64,
+    #[serde(default = "d_range")]
+    range_rows: u64,
+    #[serde(default = "d_buffer")]
+    buffer: ByteSize,
+    #[serde(default)]
+    think: Option<TimeSpan>,
+    #[serde(default = "d_cpu")]
+    cpu_per_block: TimeSpan,
+    #[serde(default = "d_log_row")]
+    log_bytes_per_row: u64,
+    #[serde(default = "d_log_commit")]
+    log_bytes_per_commit: u64,
+    #[serde(default = "d_dbwr")]
+    dbwr_outstanding: u32,
+    #[serde(default = "d_dbwr_interval")]
+    dbwr_interval: TimeSpan,
+    #[serde(default = "d_checkpoint")]
+    checkpoint_interval: TimeSpan,
+    #[serde(default = "d_log_file")]
+    log_file_size: ByteSize,
+    #[serde(default = "d_log_groups")]
+    log_files: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Names {
+    One(String),
+    Many(Vec<String>),
+}
+
+fn d_sessions() -> u32 {
+    80
+}
+fn d_rows() -> u64 {
+    1_000_000
+}
+fn d_row_bytes() -> u64 {
+    100
+}
+fn d_range() -> u64 {
+    100
+}
+fn d_buffer() -> ByteSize {
+    ByteSize(128 << 20)
+}
+fn d_cpu() -> TimeSpan {
+    TimeSpan(5_000)
+}
+fn d_log_row() -> u64 {
+    150
+}
+fn d_log_commit() -> u64 {
+    50
+}
+fn d_dbwr() -> u32 {
+    64
+}
+fn d_dbwr_interval() -> TimeSpan {
+    TimeSpan(200_000_000)
+}
+fn d_checkpoint() -> TimeSpan {
+    TimeSpan(300_000_000_000)
+}
+fn d_log_file() -> ByteSize {
+    ByteSize(256 << 20)
+}
+fn d_log_groups() -> u32 {
+    3
+}
+
+fn target(
+    names: Names,
+    system: &SystemSpec,
+    file: &str,
+    key: &str,
+) -> Result<DbTarget, ConfigError> {
+    let names = match names {
+        Names::One(s) => vec![s],
+        Names::Many(v) => v,
+    };
+    // The profile is not used: only the resolved volume or LUNs are kept.
+    let placeholder = IoProfile::builtin("randread-8k").expect("built-in profile");
+    let s = resolve_target(placeholder, &names, system)
+        .map_err(|e| ConfigError::invalid(file, format!("database.{key}"), e))?;
+    Ok(DbTarget {
+        volume: s.volume,
+        luns: s.luns,
+        names: s.target_names,
+    })
+}
+
+fn target_bytes(t: &DbTarget, system: &SystemSpec) -> u64 {
+    match t.volume {
+        Some(v) => system.volumes[v as usize].volume.capacity_sectors() * 512,
+        None => t
+            .luns
+            .iter()
+            .map(|&l| system.luns[l as usize].sectors * 512)
+            .sum(),
+    }
+}
+
+/// Parses and checks a `[database]` table.
+pub fn parse_database(
+    value: toml::Value,
+    file: &str,
+    system: &SystemSpec,
+) -> Result<DbSpec, ConfigError> {
+    let bad = |k: &str, r: String| ConfigError::invalid(file, format!("database.{k}"), r);
+    let raw: Raw = value.try_into().map_err(|e: toml::de::Error| {
+        ConfigError::invalid(file, "database", e.message().to_string())
+    })?;
+    let test = DbTest::parse(&raw.test).ok_or_else(|| {
+        bad(
+            "test",
+            format!(
+                "unknown test {:?}; use {}",
+                raw.test,
+                DbTest::NAMES.join(", ")
+            ),
+        )
+    })?;
+    if raw.sessions == 0 {
+        return Err(bad("sessions", "must be at least 1".into()));
+    }
+    if raw.rows == 0 || raw.row_bytes == 0 || raw.row_bytes > 8_000 {
+        return Err(bad(
+            "rows",
+            "rows must be at least 1 and row_bytes 1 to 8000".into(),
+        ));
+    }
+    if raw.range_rows == 0 || raw.range_rows > raw.rows {
+        return Err(bad(
+            "range_rows",
+            format!("must be 1 to rows ({})", raw.rows),
+        ));
+    }
+    let buffer_blocks = raw.buffer.0 / 8192;
+    if buffer_blocks < 16 {
+        return Err(bad(
+            "buffer",
+            "must hold at least 16 blocks of 8 KiB".into(),
+        ));
+    }
+    if raw.dbwr_outstanding == 0 || raw.dbwr_interval.0 == 0 {
+        return Err(bad(
+            "dbwr_outstanding",
+            "writer limits must be more than zero".into(),
+        ));
+    }
+    if raw.log_files < 2 || raw.log_file_size.0 < (1 << 20) {
+        return Err(bad(
+            "log_files",
+            "at least 2 log files of at least 1 MiB".into(),
+        ));
+    }
+    let data = target(raw.data, system, file, "data")?;
+    let log = target(raw.log, system, file, "log")?;
+    let table = Table {
+        rows: raw.rows,
+        row_bytes: raw.row_bytes,
+        fillfactor: 100,
+        key_bytes: 4,
+    };
+    let need = (table.heap_blocks() + table.index_blocks()) * 8192;
+    let have = target_bytes(&data, system);
+    if need > have {
+        return Err(bad(
+            "rows",
+            format!("the table and index need {need} bytes; the data target has {have}"),
+        ));
+    }
+    let log_need = raw.log_file_size.0 * u64::from(raw.log_files);
+    let log_have = target_bytes(&log, system);
+    if log_need > log_have {
+        return Err(bad(
+            "log_file_size",
+            format!("the log files need {log_need} bytes; the log target has {log_have}"),
+        ));
+    }
+    Ok(DbSpec {
+        test,
+        sessions: raw.sessions,
+        data,
+        log,
+        table,
+        range_rows: raw.range_rows,
+        buffer_blocks,
+        think_ns: raw.think.map_or(0, |t| t.0),
+        cpu_ns_per_block: raw.cpu_per_block.0,
+        log_bytes_per_row: raw.log_bytes_per_row,
+        log_bytes_per_commit: raw.log_bytes_per_commit,
+        dbwr_outstanding: raw.dbwr_outstanding,
+        dbwr_interval_ns: raw.dbwr_interval.0,
+        checkpoint_ns: raw.checkpoint_interval.0,
+        log_file_bytes: raw.log_file_size.0,
+        log_groups: raw.log_files,
+    })
+}

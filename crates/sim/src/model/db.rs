@@ -1,0 +1,484 @@
+//! The simulated database on the simulated stack: closed-loop sessions running a DPAWS test,
+//! a buffer cache over the test table and its primary-key index, a database writer, a log
+//! writer with group commit and checkpoints. Its I/O goes through the same volumes, LUNs,
+//! controllers and disks as any job's, so the array's behaviour shows in rows per second.
+//!
+//! Simplifications (documented in ARCHITECTURE.md): a session's CPU time is charged before
+//! each operation, without contention for host CPUs; a missed block is in the cache as soon
+//! as its read is issued (no buffer-busy waits); updates change no key (no index writes);
+//! no row locks.
+
+use storlab_core::result::WaitEvent;
+use storlab_core::LatencyHistogram;
+
+use super::state::Issuer;
+use super::Model;
+use crate::config::DbSpec;
+use crate::dbmodel::{BufferCache, DbTimer, DbWriter, LogConfig, LogStep, LogWriter};
+use crate::engine::{Event, SimTime};
+use crate::rng::{Purpose, Rng};
+
+/// Sectors per 8 KiB block.
+const BLOCK_SECTORS: u64 = 16;
+/// Largest database-writer write (coalesced blocks).
+const DBWR_MAX_BLOCKS: u64 = 16;
+
+/// What a database I/O was for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DbIo {
+    /// A session's synchronous block read.
+    Read(u32),
+    /// A session writing a dirty victim before it can read (no clean buffer).
+    VictimWrite(u32),
+    /// A database-writer write.
+    Writer,
+    /// A log write.
+    Log,
+}
+
+struct Session {
+    rng: Rng,
+    plan: Vec<(u64, bool)>,
+    next: usize,
+    rows: u64,
+    pending_read: Option<u64>,
+    wait_start: u64,
+    op_start: u64,
+}
+
+#[derive(Default)]
+struct DbStats {
+    ops: u64,
+    rows: u64,
+    txns: u64,
+    read_waits: u64,
+    read_wait_ns: u64,
+    victim_waits: u64,
+    victim_wait_ns: u64,
+    commit_waits: u64,
+    commit_wait_ns: u64,
+    cpu_ns: u64,
+    log_bytes: u64,
+    hits: u64,
+    accesses: u64,
+}
+
+pub(super) struct DbRt {
+    spec: DbSpec,
+    data: u32,
+    log_target: u32,
+    cache: BufferCache,
+    writer: DbWriter,
+    log: LogWriter,
+    sessions: Vec<Session>,
+    /// First block of each index level, root first; blocks per level.
+    level_base: Vec<u64>,
+    level_blocks: Vec<u64>,
+    heap_base: u64,
+    rows_per_block: u64,
+    keys_per_leaf: u64,
+    stats: DbStats,
+    commit_latency: LatencyHistogram,
+    /// Buffers allocated (misses) since the writer's last round.
+    allocs: u64,
+}
+
+impl DbRt {
+    fn index_block(&self, level: usize, key: u64) -> u64 {
+        let n = self.level_blocks[level];
+        self.level_base[level] + key * n / self.spec.table.rows
+    }
+
+    /// The block accesses of one operation on `key`.
+    fn plan(&self, key: u64, out: &mut Vec<(u64, bool)>) -> u64 {
+        out.clear();
+        let test = self.spec.test;
+        let rows = if test.ranged() {
+            self.spec.range_rows
+        } else {
+            1
+        };
+        let last = key + rows - 1;
+        let levels = self.level_blocks.len();
+        for l in 0..levels - 1 {
+            out.push((self.index_block(l, key), false));
+        }
+        let (first_leaf, last_leaf) = (
+            self.index_block(levels - 1, key),
+            self.index_block(levels - 1, last),
+        );
+        for b in first_leaf..=last_leaf {
+            out.push((b, false));
+        }
+        let write = test.writes();
+        for b in key / self.rows_per_block..=last / self.rows_per_block {
+            out.push((self.heap_base + b, write));
+        }
+        rows
+    }
+}
+
+impl Model {
+    pub(super) fn build_db(&mut self, spec: &DbSpec) -> Result<(), String> {
+        let data = self.add_target(spec.data.volume, &spec.data.luns)?;
+        let log_target = self.add_target(spec.log.volume, &spec.log.luns)?;
+        let t = &spec.table;
+        // Index levels from the leaves up, then laid out root first from block 1 (block 0 is
+        // the metapage); the heap follows the index.
+        let fanout = {
+            // Entries per internal block: from the index's own block count arithmetic.
+            let leaves = t.rows.div_ceil(t.keys_per_leaf());
+            let internal = t.index_blocks() - 1 - leaves;
+            if internal == 0 {
+                2
+            } else {
+                leaves.div_ceil(internal).max(2)
+            }
+        };
+        let mut per_level = vec![t.rows.div_ceil(t.keys_per_leaf()).max(1)];
+        while *per_level.last().unwrap() > 1 {
+            let up = per_level.last().unwrap().div_ceil(fanout);
+            per_level.push(up);
+        }
+        per_level.reverse();
+        let mut level_base = Vec::new();
+        let mut next = 1;
+        for n in &per_level {
+            level_base.push(next);
+            next += n;
+        }
+        let sessions = (0..spec.sessions)
+            .map(|i| Session {
+                rng: Rng::derive(self.opts.seed, Purpose::Job, (1 << 40) | u64::from(i)),
+                plan: Vec::new(),
+                next: 0,
+                rows: 0,
+                pending_read: None,
+                wait_start: 0,
+                op_start: 0,
+            })
+            .collect();
+        self.db = Some(Box::new(DbRt {
+            spec: spec.clone(),
+            data,
+            log_target,
+            cache: BufferCache::new(spec.buffer_blocks as usize),
+            writer: DbWriter::new(spec.dbwr_outstanding, DBWR_MAX_BLOCKS),
+            log: LogWriter::new(LogConfig {
+                block: 8192,
+                max_write: 1 << 20,
+                file_bytes: spec.log_file_bytes,
+                groups: spec.log_groups,
+                members: 1,
+                archive: false,
+            }),
+            sessions,
+            level_base,
+            level_blocks: per_level,
+            heap_base: next,
+            rows_per_block: t.rows_per_block(),
+            keys_per_leaf: t.keys_per_leaf(),
+            stats: DbStats::default(),
+            commit_latency: LatencyHistogram::new(),
+            allocs: 0,
+        }));
+        Ok(())
+    }
+
+    pub(super) fn start_db(&mut self) {
+        let Some(db) = self.db.as_ref() else { return };
+        let n = db.sessions.len() as u32;
+        let interval = db.spec.dbwr_interval_ns;
+        let checkpoint = db.spec.checkpoint_ns;
+        for s in 0..n {
+            self.start_op(s);
+        }
+        self.queue
+            .schedule(SimTime(self.now + interval), Event::Db(DbTimer::Writer));
+        if checkpoint > 0 {
+            self.queue.schedule(
+                SimTime(self.now + checkpoint),
+                Event::Db(DbTimer::Checkpoint),
+            );
+        }
+    }
+
+    pub(super) fn on_db_timer(&mut self, t: DbTimer) {
+        match t {
+            DbTimer::Session(s) => self.advance(s),
+            DbTimer::Writer => {
+                let db = self.db.as_mut().expect("database timer without a database");
+                // Like PostgreSQL's background writer: clean ahead of the clock hand twice as
+                // many buffers as sessions allocated since the last round.
+                let frames = db.cache.frames();
+                let want = (2 * db.allocs).max(1) as usize;
+                db.allocs = 0;
+                let pages = db.cache.clean_ahead(frames, want);
+                db.writer.submit(&pages);
+                let next = self.now + db.spec.dbwr_interval_ns;
+                self.queue
+                    .schedule(SimTime(next), Event::Db(DbTimer::Writer));
+                self.pump_writer();
+            }
+            DbTimer::Checkpoint => {
+                let db = self.db.as_mut().expect("database timer without a database");
+                let pages = db.cache.checkpoint();
+                db.writer.submit(&pages);
+                let next = self.now + db.spec.checkpoint_ns;
+                self.queue
+                    .schedule(SimTime(next), Event::Db(DbTimer::Checkpoint));
+                self.note("checkpoint", "database", format!("{} blocks", pages.len()));
+                self.pump_writer();
+            }
+        }
+    }
+
+    /// Draws session `s`'s next operation and charges its CPU time.
+    fn start_op(&mut self, s: u32) {
+        let db = self.db.as_mut().expect("database");
+        let span = if db.spec.test.ranged() {
+            db.spec.table.rows - db.spec.range_rows + 1
+        } else {
+            db.spec.table.rows
+        };
+        let key = db.sessions[s as usize].rng.below(span);
+        let mut plan = std::mem::take(&mut db.sessions[s as usize].plan);
+        let rows = db.plan(key, &mut plan);
+        let cpu = db.spec.cpu_ns_per_block * plan.len() as u64;
+        let think = db.spec.think_ns;
+        let sess = &mut db.sessions[s as usize];
+        sess.plan = plan;
+        sess.next = 0;
+        sess.rows = rows;
+        sess.op_start = self.now;
+        if self.now >= self.opts.warmup_ns {
+            db.stats.cpu_ns += cpu;
+        }
+        self.queue.schedule(
+            SimTime(self.now + think + cpu),
+            Event::Db(DbTimer::Session(s)),
+        );
+    }
+
+    /// Runs session `s`'s block accesses until one misses (a read to wait for) or the
+    /// operation is done (commit, or the next operation).
+    fn advance(&mut self, s: u32) {
+        let measuring = self.now >= self.opts.warmup_ns;
+        loop {
+            let db = self.db.as_mut().expect("database");
+            let sess = &mut db.sessions[s as usize];
+            if sess.next >= sess.plan.len() {
+                break;
+            }
+            let (block, write) = sess.plan[sess.next];
+            let a = db.cache.access(block, write);
+            if measuring {
+                db.stats.accesses += 1;
+                db.stats.hits += u64::from(a.hit);
+            }
+            if a.hit {
+                sess.next += 1;
+                continue;
+            }
+            db.allocs += 1;
+            sess.wait_start = self.now;
+            let target = db.data;
+            if let Some(victim) = a.evicted_dirty {
+                sess.pending_read = Some(block);
+                self.issue_host(
+                    Issuer::Db(DbIo::VictimWrite(s)),
+                    target,
+                    victim * BLOCK_SECTORS,
+                    BLOCK_SECTORS,
+                    true,
+                    self.now,
+                );
+            } else {
+                self.issue_host(
+                    Issuer::Db(DbIo::Read(s)),
+                    target,
+                    block * BLOCK_SECTORS,
+                    BLOCK_SECTORS,
+                    false,
+                    self.now,
+                );
+            }
+            return;
+        }
+        let db = self.db.as_mut().expect("database");
+        if db.spec.test.writes() {
+            let rows = db.sessions[s as usize].rows;
+            db.log.append(rows * db.spec.log_bytes_per_row);
+            let step = db.log.commit(s, db.spec.log_bytes_per_commit);
+            db.sessions[s as usize].wait_start = self.now;
+            self.log_step(step);
+        } else {
+            self.finish_op(s);
+        }
+    }
+
+    fn finish_op(&mut self, s: u32) {
+        let measuring = self.now >= self.opts.warmup_ns;
+        let db = self.db.as_mut().expect("database");
+        if measuring {
+            let sess = &db.sessions[s as usize];
+            db.stats.ops += 1;
+            db.stats.rows += sess.rows;
+            if db.spec.test.writes() {
+                db.stats.txns += 1;
+            }
+        }
+        self.start_op(s);
+    }
+
+    fn log_step(&mut self, step: LogStep) {
+        let measuring = self.now >= self.opts.warmup_ns;
+        for s in step.released {
+            let db = self.db.as_mut().expect("database");
+            if measuring {
+                let waited = self.now - db.sessions[s as usize].wait_start;
+                db.stats.commit_waits += 1;
+                db.stats.commit_wait_ns += waited;
+                db.commit_latency.record(waited);
+            }
+            self.finish_op(s);
+        }
+        if let Some(w) = step.write {
+            let db = self.db.as_mut().expect("database");
+            if measuring {
+                db.stats.log_bytes += w.bytes;
+            }
+            let target = db.log_target;
+            self.issue_host(
+                Issuer::Db(DbIo::Log),
+                target,
+                w.offset / 512,
+                w.bytes / 512,
+                true,
+                self.now,
+            );
+        }
+    }
+
+    fn pump_writer(&mut self) {
+        loop {
+            let db = self.db.as_mut().expect("database");
+            let Some(w) = db.writer.next_write() else {
+                return;
+            };
+            let target = db.data;
+            self.issue_host(
+                Issuer::Db(DbIo::Writer),
+                target,
+                w.first * BLOCK_SECTORS,
+                w.blocks * BLOCK_SECTORS,
+                true,
+                self.now,
+            );
+        }
+    }
+
+    pub(super) fn db_io_done(&mut self, io: DbIo) {
+        let measuring = self.now >= self.opts.warmup_ns;
+        match io {
+            DbIo::Read(s) => {
+                let db = self.db.as_mut().expect("database");
+                let sess = &mut db.sessions[s as usize];
+                if measuring {
+                    db.stats.read_waits += 1;
+                    db.stats.read_wait_ns += self.now - sess.wait_start;
+                }
+                sess.next += 1;
+                self.advance(s);
+            }
+            DbIo::VictimWrite(s) => {
+                let db = self.db.as_mut().expect("database");
+                let sess = &mut db.sessions[s as usize];
+                if measuring {
+                    db.stats.victim_waits += 1;
+                    db.stats.victim_wait_ns += self.now - sess.wait_start;
+                }
+                let block = sess
+                    .pending_read
+                    .take()
+                    .expect("victim write without a read");
+                sess.wait_start = self.now;
+                let target = db.data;
+                self.issue_host(
+                    Issuer::Db(DbIo::Read(s)),
+                    target,
+                    block * BLOCK_SECTORS,
+                    BLOCK_SECTORS,
+                    false,
+                    self.now,
+                );
+            }
+            DbIo::Writer => {
+                self.db.as_mut().expect("database").writer.done();
+                self.pump_writer();
+            }
+            DbIo::Log => {
+                let step = self.db.as_mut().expect("database").log.member_done();
+                self.log_step(step);
+            }
+        }
+    }
+
+    pub(super) fn reset_db_stats(&mut self) {
+        if let Some(db) = self.db.as_mut() {
+            db.stats = DbStats::default();
+            db.commit_latency.reset();
+        }
+    }
+
+    /// Database figures of the measured window into `m`.
+    pub(super) fn db_metrics(&self, m: &mut storlab_core::result::Metrics, secs: f64) {
+        let Some(db) = self.db.as_ref() else { return };
+        let st = &db.stats;
+        m.rows_per_s = Some(round1(st.rows as f64 / secs));
+        if db.spec.test.writes() {
+            m.tx_per_min = Some(round1(st.txns as f64 * 60.0 / secs));
+            m.wal_mb_per_s = Some(round3(st.log_bytes as f64 / 1e6 / secs));
+            m.commit_ms = Some(db.commit_latency.summary_ms());
+        }
+        let total = db.sessions.len() as f64 * secs * 1e9;
+        let wait = |event: &str, ns: u64, n: u64| WaitEvent {
+            event: event.to_string(),
+            time_pct: round1(100.0 * ns as f64 / total),
+            avg_ms: if n == 0 {
+                0.0
+            } else {
+                round3(ns as f64 / n as f64 / 1e6)
+            },
+        };
+        let mut waits = vec![
+            wait("IO:DataFileRead", st.read_wait_ns, st.read_waits),
+            wait("IO:WALSync", st.commit_wait_ns, st.commit_waits),
+            wait("IO:DataFileWrite", st.victim_wait_ns, st.victim_waits),
+            wait("CPU", st.cpu_ns, st.ops),
+        ];
+        waits.retain(|w| w.time_pct > 0.0 || w.avg_ms > 0.0);
+        waits.sort_by(|a, b| b.time_pct.total_cmp(&a.time_pct));
+        m.waits = waits;
+    }
+
+    pub(super) fn db_parameters(&self) -> Option<serde_json::Value> {
+        let db = self.db.as_ref()?;
+        let mut v = serde_json::to_value(&db.spec).ok()?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("index_levels".into(), db.level_blocks.len().into());
+            o.insert("keys_per_leaf".into(), db.keys_per_leaf.into());
+            o.insert("rows_per_block".into(), db.rows_per_block.into());
+            o.insert("heap_blocks".into(), db.spec.table.heap_blocks().into());
+        }
+        Some(v)
+    }
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}

@@ -1,0 +1,184 @@
+//! The simulated database on a simulated array: closed-loop sessions, buffer cache, database
+//! writer and log writer with group commit, driven through the volumes and disks.
+
+use storlab_core::result::Run;
+use storlab_sim::{parse_workload, simulate};
+
+use super::{opts, system, ENTERPRISE_RAID5};
+
+fn db_run(test: &str, extra: &str, duration_s: u64, seed: u64) -> Run {
+    let s = system(ENTERPRISE_RAID5);
+    let text = format!(
+        "name = \"db\"\n[database]\ntest = \"{test}\"\ndata = \"datavol\"\nlog = \"logvol\"\n{extra}\n"
+    );
+    let w = parse_workload(&text, "db.toml", &s).unwrap_or_else(|e| panic!("{e}"));
+    simulate(&s, &w, opts(duration_s, 5, seed)).unwrap()
+}
+
+fn wait(run: &Run, event: &str) -> (f64, f64) {
+    run.metrics
+        .waits
+        .iter()
+        .find(|w| w.event == event)
+        .map_or((0.0, 0.0), |w| (w.time_pct, w.avg_ms))
+}
+
+#[test]
+fn a_buffer_cache_holding_the_table_removes_read_waits() {
+    // 200,000 rows: 3,279 heap + 549 index blocks, about 30 MiB.
+    let small = db_run(
+        "dpaws/select-row",
+        "sessions = 16\nrows = 200000\nbuffer = \"4MiB\"",
+        10,
+        1,
+    );
+    let big = db_run(
+        "dpaws/select-row",
+        "sessions = 16\nrows = 200000\nbuffer = \"64MiB\"",
+        10,
+        1,
+    );
+    let (small_pct, small_ms) = wait(&small, "IO:DataFileRead");
+    let (big_pct, _) = wait(&big, "IO:DataFileRead");
+    assert!(
+        small_pct > 50.0,
+        "small cache: reads dominate ({small_pct}%)"
+    );
+    assert!(small_ms > 0.0);
+    // After the warm-up the whole table is cached: nothing left to read.
+    assert!(big_pct < 1.0, "big cache: {big_pct}% read waits");
+    assert!(big.metrics.read_iops < 1.0, "{}", big.metrics.read_iops);
+    let (s, b) = (
+        small.metrics.rows_per_s.unwrap(),
+        big.metrics.rows_per_s.unwrap(),
+    );
+    assert!(b > 3.0 * s, "rows/s {s} -> {b}");
+}
+
+#[test]
+fn read_waits_equal_the_simulated_read_latency() {
+    let r = db_run(
+        "dpaws/select-row",
+        "sessions = 8\nrows = 2000000\nbuffer = \"8MiB\"",
+        10,
+        2,
+    );
+    let (_, avg) = wait(&r, "IO:DataFileRead");
+    let host_read = r.metrics.read_latency_ms.as_ref().unwrap().mean;
+    assert!(
+        (avg - host_read).abs() / host_read < 0.02,
+        "wait {avg} ms vs device read {host_read} ms"
+    );
+}
+
+#[test]
+fn updates_commit_through_the_log_with_group_commit() {
+    let one = db_run(
+        "dpaws/update-row",
+        "sessions = 1\nrows = 200000\nbuffer = \"64MiB\"",
+        10,
+        3,
+    );
+    let many = db_run(
+        "dpaws/update-row",
+        "sessions = 64\nrows = 200000\nbuffer = \"64MiB\"",
+        10,
+        3,
+    );
+    for r in [&one, &many] {
+        assert!(r.metrics.tx_per_min.unwrap() > 0.0);
+        assert!(r.metrics.wal_mb_per_s.unwrap() > 0.0);
+        assert!(r.metrics.commit_ms.as_ref().unwrap().mean > 0.0);
+        assert!(wait(r, "IO:WALSync").0 > 0.0);
+    }
+    // One session: one 8 KiB log write per commit (two blocks when its 200 bytes cross a
+    // block boundary: 8,192 + 200 on average). Many: commits share writes, so log bytes per
+    // transaction fall and throughput rises far more than the log writes do.
+    let bytes_per_tx =
+        |r: &Run| r.metrics.wal_mb_per_s.unwrap() * 1e6 * 60.0 / r.metrics.tx_per_min.unwrap();
+    assert!(
+        (bytes_per_tx(&one) - 8392.0).abs() < 60.0,
+        "{}",
+        bytes_per_tx(&one)
+    );
+    assert!(
+        bytes_per_tx(&many) < 0.5 * 8192.0,
+        "{}",
+        bytes_per_tx(&many)
+    );
+    assert!(many.metrics.tx_per_min.unwrap() > 10.0 * one.metrics.tx_per_min.unwrap());
+    // Selects write no log and commit nothing.
+    let sel = db_run("dpaws/select-row", "sessions = 4\nrows = 200000", 5, 3);
+    assert!(sel.metrics.tx_per_min.is_none() && sel.metrics.wal_mb_per_s.is_none());
+}
+
+#[test]
+fn the_writer_keeps_buffers_clean_and_checkpoints_run() {
+    let base = "sessions = 32\nrows = 2000000\nbuffer = \"128MiB\"\ncheckpoint_interval = \"5s\"";
+    let writer = db_run("dpaws/update-row", base, 10, 4);
+    let starved = db_run(
+        "dpaws/update-row",
+        &format!("{base}\ndbwr_outstanding = 1\ndbwr_interval = \"60s\""),
+        10,
+        4,
+    );
+    assert!(
+        writer.events.iter().any(|e| e.kind == "checkpoint"),
+        "a checkpoint ran"
+    );
+    // Without a working writer, sessions find dirty victims and write them themselves.
+    let (with, without) = (
+        wait(&writer, "IO:DataFileWrite").0,
+        wait(&starved, "IO:DataFileWrite").0,
+    );
+    assert!(
+        without > 10.0,
+        "sessions writing victims without the writer: {without}%"
+    );
+    assert!(with < 2.0, "with the writer: {with}%");
+    let ranges = db_run(
+        "dpaws/update-range",
+        "sessions = 8\nrows = 200000\nrange_rows = 100",
+        10,
+        4,
+    );
+    let rows = db_run("dpaws/update-row", "sessions = 8\nrows = 200000", 10, 4);
+    // A range moves 100 rows per commit: far more rows per second than single-row updates.
+    assert!(ranges.metrics.rows_per_s.unwrap() > 5.0 * rows.metrics.rows_per_s.unwrap());
+}
+
+#[test]
+fn database_runs_are_deterministic() {
+    let a = db_run(
+        "dpaws/update-row",
+        "sessions = 16\nrows = 500000\nbuffer = \"8MiB\"",
+        5,
+        9,
+    );
+    let b = db_run(
+        "dpaws/update-row",
+        "sessions = 16\nrows = 500000\nbuffer = \"8MiB\"",
+        5,
+        9,
+    );
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap()
+    );
+}
+
+#[test]
+fn bad_database_sections_name_the_key() {
+    let s = system(ENTERPRISE_RAID5);
+    for (extra, key) in [
+        ("test = \"dpaws/delete-all\"\ndata = \"datavol\"\nlog = \"logvol\"", "database.test"),
+        ("test = \"dpaws/update-row\"\ndata = \"nosuch\"\nlog = \"logvol\"", "database.data"),
+        ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nsessions = 0", "database.sessions"),
+        ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nrows = 100000000000", "database.rows"),
+        ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\ncolour = 1", "database"),
+    ] {
+        let text = format!("[database]\n{extra}\n");
+        let e = parse_workload(&text, "db.toml", &s).unwrap_err().to_string();
+        assert!(e.contains("db.toml") && e.contains(key), "{extra}: {e}");
+    }
+}
