@@ -98,6 +98,9 @@ pub struct DbSpec {
     /// Log file size and number of files in the ring.
     pub log_file_bytes: u64,
     pub log_groups: u32,
+    /// Data and log on the same target: the log files start at this byte, after the data
+    /// (logs striped with the data). None when the log has its own target.
+    pub log_offset: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -204,6 +207,13 @@ fn target(
     })
 }
 
+fn target_luns(t: &DbTarget, system: &SystemSpec) -> Vec<u32> {
+    match t.volume {
+        Some(v) => system.volumes[v as usize].luns.clone(),
+        None => t.luns.clone(),
+    }
+}
+
 fn target_bytes(t: &DbTarget, system: &SystemSpec) -> u64 {
     match t.volume {
         Some(v) => system.volumes[v as usize].volume.capacity_sectors() * 512,
@@ -286,11 +296,27 @@ pub fn parse_database(
         ));
     }
     let log_need = raw.log_file_size.0 * u64::from(raw.log_files);
-    let log_have = target_bytes(&log, system);
+    let shared = data.volume == log.volume && data.luns == log.luns;
+    let log_offset = shared.then(|| need.div_ceil(1 << 20) << 20);
+    if !shared {
+        let data_luns = target_luns(&data, system);
+        if target_luns(&log, system)
+            .iter()
+            .any(|l| data_luns.contains(l))
+        {
+            return Err(bad(
+                "log",
+                "shares some LUNs with database.data; name the same target for both (the log \
+                 files then follow the data on it) or targets with no LUN in common"
+                    .into(),
+            ));
+        }
+    }
+    let log_have = target_bytes(&log, system).saturating_sub(log_offset.unwrap_or(0));
     if log_need > log_have {
         return Err(bad(
             "log_file_size",
-            format!("the log files need {log_need} bytes; the log target has {log_have}"),
+            format!("the log files need {log_need} bytes; the log target has {log_have} free"),
         ));
     }
     Ok(DbSpec {
@@ -310,5 +336,6 @@ pub fn parse_database(
         checkpoint_ns: raw.checkpoint_interval.0,
         log_file_bytes: raw.log_file_size.0,
         log_groups: raw.log_files,
+        log_offset,
     })
 }

@@ -121,7 +121,11 @@ impl DbRt {
 impl Model {
     pub(super) fn build_db(&mut self, spec: &DbSpec) -> Result<(), String> {
         let data = self.add_target(spec.data.volume, &spec.data.luns)?;
-        let log_target = self.add_target(spec.log.volume, &spec.log.luns)?;
+        let log_target = if spec.log_offset.is_some() {
+            data
+        } else {
+            self.add_target(spec.log.volume, &spec.log.luns)?
+        };
         let t = &spec.table;
         // Index levels from the leaves up, then laid out root first from block 1 (block 0 is
         // the metapage); the heap follows the index.
@@ -349,10 +353,11 @@ impl Model {
                 db.stats.log_bytes += w.bytes;
             }
             let target = db.log_target;
+            let base = db.spec.log_offset.unwrap_or(0);
             self.issue_host(
                 Issuer::Db(DbIo::Log),
                 target,
-                w.offset / 512,
+                (base + w.offset) / 512,
                 w.bytes / 512,
                 true,
                 self.now,

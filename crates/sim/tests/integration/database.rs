@@ -176,9 +176,27 @@ fn bad_database_sections_name_the_key() {
         ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nsessions = 0", "database.sessions"),
         ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nrows = 100000000000", "database.rows"),
         ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\ncolour = 1", "database"),
+        // The log on one of the data volume's LUNs would overlap the data.
+        ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"data-0\"", "database.log"),
     ] {
         let text = format!("[database]\n{extra}\n");
         let e = parse_workload(&text, "db.toml", &s).unwrap_err().to_string();
         assert!(e.contains("db.toml") && e.contains(key), "{extra}: {e}");
     }
+}
+
+#[test]
+fn logs_on_the_data_target_follow_the_data() {
+    let s = system(ENTERPRISE_RAID5);
+    let text = "[database]\ntest = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"datavol\"\nrows = 200000\nsessions = 8\n";
+    let w = parse_workload(text, "db.toml", &s).unwrap();
+    let db = w.database.as_ref().unwrap();
+    let data_bytes = (db.table.heap_blocks() + db.table.index_blocks()) * 8192;
+    let offset = db.log_offset.expect("shared target");
+    assert!(
+        offset >= data_bytes && offset.is_multiple_of(1 << 20),
+        "{offset} vs {data_bytes}"
+    );
+    let r = simulate(&s, &w, opts(5, 2, 1)).unwrap();
+    assert!(r.metrics.tx_per_min.unwrap() > 0.0);
 }
