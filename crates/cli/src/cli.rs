@@ -188,9 +188,26 @@ pub struct SimArgs {
     /// Built-in I/O profile (randread-8k, randwrite-8k, seqwrite-1m, oltp-60-40, redo, ...).
     #[arg(long, value_name = "NAME", conflicts_with_all = ["workload", "matrix"])]
     pub profile: Option<String>,
-    /// Workload file with [[streams]] (TOML).
+    /// Workload file with [[streams]] and/or a [database] (TOML).
     #[arg(long, value_name = "FILE", conflicts_with = "matrix")]
     pub workload: Option<PathBuf>,
+    /// A simulated database test (dpaws/update-row, select-row, update-range, select-range);
+    /// the other keys of a [database] section take their defaults.
+    #[arg(long, value_name = "TEST", conflicts_with_all = ["profile", "workload", "matrix", "trace"])]
+    pub db_test: Option<String>,
+    /// Where the simulated database's data lives (volume, LUN or group names, comma-separated;
+    /// default all LUNs).
+    #[arg(long, value_name = "TARGET", requires = "db_test")]
+    pub db_data: Option<String>,
+    /// Where its log lives (the same as --db-data: the log follows the data).
+    #[arg(long, value_name = "TARGET", requires = "db_test")]
+    pub db_log: Option<String>,
+    /// Sessions of the simulated database (default 80).
+    #[arg(long, value_name = "N", requires = "db_test")]
+    pub sessions: Option<u32>,
+    /// Rows of the simulated database's test table (default 1000000).
+    #[arg(long, value_name = "N", requires = "db_test")]
+    pub rows: Option<u64>,
     /// Run every profile of the IOgen matrix and print one table.
     #[arg(long)]
     pub matrix: bool,

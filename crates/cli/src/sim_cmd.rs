@@ -45,7 +45,63 @@ pub fn load_array(path: &std::path::Path) -> Result<SystemSpec, CliError> {
     Ok(parse_array(&text, &path.display().to_string())?)
 }
 
+/// The workload of `--db-test`: a `[database]` section from the command line, checked like
+/// one in a file (errors name the option).
+fn db_test_workload(a: &SimArgs, system: &SystemSpec) -> Result<WorkloadSpec, CliError> {
+    let list = |s: &str| -> Vec<toml::Value> {
+        s.split(',')
+            .map(|n| toml::Value::String(n.trim().to_string()))
+            .collect()
+    };
+    let mut db = toml::Table::new();
+    let test = a.db_test.clone().unwrap_or_default();
+    db.insert("test".into(), toml::Value::String(test.clone()));
+    let data = a.db_data.as_deref().unwrap_or("all");
+    db.insert("data".into(), toml::Value::Array(list(data)));
+    let log = a.db_log.as_deref().unwrap_or(data);
+    db.insert("log".into(), toml::Value::Array(list(log)));
+    if let Some(n) = a.sessions {
+        db.insert("sessions".into(), toml::Value::Integer(i64::from(n)));
+    }
+    if let Some(n) = a.rows {
+        let n = i64::try_from(n).unwrap_or(i64::MAX);
+        db.insert("rows".into(), toml::Value::Integer(n));
+    }
+    let mut top = toml::Table::new();
+    top.insert("name".into(), toml::Value::String(test));
+    top.insert("database".into(), toml::Value::Table(db));
+    Ok(parse_workload(&top.to_string(), "--db-test", system)?)
+}
+
+/// Options that only mean something with another one (clap's `requires` is not enforced for
+/// these, so check here).
+fn check_dependent_options(a: &SimArgs) -> Result<(), CliError> {
+    let needs = |set: bool, opt: &str, base: &str, has: bool| {
+        if set && !has {
+            Err(CliError::BadInput(format!("{opt} needs {base}")))
+        } else {
+            Ok(())
+        }
+    };
+    let db = a.db_test.is_some();
+    needs(a.db_data.is_some(), "--db-data", "--db-test", db)?;
+    needs(a.db_log.is_some(), "--db-log", "--db-test", db)?;
+    needs(a.sessions.is_some(), "--sessions", "--db-test", db)?;
+    needs(a.rows.is_some(), "--rows", "--db-test", db)?;
+    let trace = a.trace.is_some();
+    needs(a.trace_format.is_some(), "--trace-format", "--trace", trace)?;
+    needs(
+        a.trace_outstanding.is_some(),
+        "--trace-outstanding",
+        "--trace",
+        trace,
+    )?;
+    needs(!a.trace_map.is_empty(), "--trace-map", "--trace", trace)?;
+    Ok(())
+}
+
 pub fn run(a: SimArgs) -> Result<(), CliError> {
+    check_dependent_options(&a)?;
     let system = load_array(&a.array)?;
     let opts = RunOptions {
         duration_ns: a.duration.0,
@@ -61,6 +117,7 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
         runs
     } else {
         let workload = match (&a.profile, &a.workload, &a.trace) {
+            _ if a.db_test.is_some() => db_test_workload(&a, &system)?,
             (Some(p), None, None) => profile_workload(p, &system)?,
             (None, Some(path), _) => {
                 let text = read_input(path)?;

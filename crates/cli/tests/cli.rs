@@ -753,3 +753,56 @@ fn sim_runs_a_simulated_database_workload() {
     assert!(run["metrics"]["rows_per_s"].as_f64().unwrap() > 0.0);
     assert_eq!(run["workload"]["parameters"]["index_levels"], 3);
 }
+
+#[test]
+fn sim_db_test_from_the_command_line() {
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("enterprise-raid5.toml"),
+            "--db-test",
+            "dpaws/update-row",
+        ])
+        .args([
+            "--db-data",
+            "datavol",
+            "--db-log",
+            "logvol",
+            "--sessions",
+            "8",
+            "--rows",
+            "200000",
+        ])
+        .args(["--duration", "3s", "--warmup", "1s"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("dpaws/update-row"))
+        .stdout(predicate::str::contains("IO:WALSync"));
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("enterprise-raid5.toml"),
+            "--db-test",
+            "dpaws/drop-table",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--db-test: database.test: unknown test",
+        ));
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("enterprise-raid5.toml"),
+            "--profile",
+            "randread-8k",
+            "--sessions",
+            "4",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--sessions needs --db-test"));
+}

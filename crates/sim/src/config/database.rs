@@ -86,6 +86,10 @@ pub struct DbSpec {
     pub think_ns: u64,
     /// CPU time per block access (buffer lookup, row processing), ns.
     pub cpu_ns_per_block: u64,
+    /// CPU time per row processed and returned, ns.
+    pub cpu_ns_per_row: u64,
+    /// Host CPUs the sessions share.
+    pub cpus: u32,
     /// Log bytes per changed row (record headers, the new tuple).
     pub log_bytes_per_row: u64,
     /// Log bytes of a commit record.
@@ -123,6 +127,10 @@ struct Raw {
     think: Option<TimeSpan>,
     #[serde(default = "d_cpu")]
     cpu_per_block: TimeSpan,
+    #[serde(default = "d_cpu_row")]
+    cpu_per_row: TimeSpan,
+    #[serde(default = "d_cpus")]
+    cpus: u32,
     #[serde(default = "d_log_row")]
     log_bytes_per_row: u64,
     #[serde(default = "d_log_commit")]
@@ -163,6 +171,12 @@ fn d_buffer() -> ByteSize {
 }
 fn d_cpu() -> TimeSpan {
     TimeSpan(5_000)
+}
+fn d_cpu_row() -> TimeSpan {
+    TimeSpan(2_000)
+}
+fn d_cpus() -> u32 {
+    8
 }
 fn d_log_row() -> u64 {
     150
@@ -245,6 +259,9 @@ pub fn parse_database(
             ),
         )
     })?;
+    if raw.cpus == 0 {
+        return Err(bad("cpus", "must be at least 1".into()));
+    }
     if raw.sessions == 0 {
         return Err(bad("sessions", "must be at least 1".into()));
     }
@@ -329,6 +346,8 @@ pub fn parse_database(
         buffer_blocks,
         think_ns: raw.think.map_or(0, |t| t.0),
         cpu_ns_per_block: raw.cpu_per_block.0,
+        cpu_ns_per_row: raw.cpu_per_row.0,
+        cpus: raw.cpus,
         log_bytes_per_row: raw.log_bytes_per_row,
         log_bytes_per_commit: raw.log_bytes_per_commit,
         dbwr_outstanding: raw.dbwr_outstanding,

@@ -200,3 +200,26 @@ fn logs_on_the_data_target_follow_the_data() {
     let r = simulate(&s, &w, opts(5, 2, 1)).unwrap();
     assert!(r.metrics.tx_per_min.unwrap() > 0.0);
 }
+
+#[test]
+fn cached_sessions_are_limited_by_the_host_cpus() {
+    // The table fits the buffer cache: after the warm-up every operation is CPU only, and 32
+    // sessions queue for the CPUs. Throughput = CPUs / CPU time per operation.
+    for cpus in [2u32, 4] {
+        let r = db_run(
+            "dpaws/select-row",
+            &format!("sessions = 32\nrows = 200000\nbuffer = \"64MiB\"\ncpus = {cpus}\ncpu_per_block = \"5us\"\ncpu_per_row = \"2us\""),
+            10,
+            6,
+        );
+        let levels = r.workload.parameters["index_levels"].as_u64().unwrap() as f64;
+        let per_op_s = (levels + 1.0) * 5e-6 + 2e-6;
+        let expect = f64::from(cpus) / per_op_s;
+        let got = r.metrics.rows_per_s.unwrap();
+        assert!(
+            (got - expect).abs() / expect < 0.02,
+            "{cpus} CPUs: {got} rows/s vs {expect}"
+        );
+        assert!(wait(&r, "CPU:RunQueue").0 > 50.0, "sessions wait for CPUs");
+    }
+}
