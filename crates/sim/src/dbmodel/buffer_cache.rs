@@ -4,8 +4,6 @@
 //! foreground session must write a dirty victim before reading (a "stall"), and a background
 //! writer can clean frames just ahead of the hand.
 
-use std::collections::HashMap;
-
 /// Highest usage count a frame can reach (PostgreSQL's BM_MAX_USAGE_COUNT).
 pub const MAX_USAGE: u8 = 5;
 
@@ -20,26 +18,31 @@ pub struct Access {
     pub evicted_dirty: Option<u64>,
 }
 
-/// A fixed number of frames over a page space of `u64` page numbers.
+/// Page table entry of a page that is not cached.
+const ABSENT: u32 = u32::MAX;
+
+/// A fixed number of frames over a page space of `pages` page numbers (0 to pages - 1),
+/// indexed directly: the page table is one `u32` per page, small enough to stay in the CPU
+/// caches for the tables the model simulates, where a hash map would miss on every lookup.
 #[derive(Debug, Clone)]
 pub struct BufferCache {
     page: Vec<u64>,
     usage: Vec<u8>,
     dirty: Vec<bool>,
-    index: HashMap<u64, u32>,
+    index: Vec<u32>,
     hand: usize,
     dirty_count: usize,
 }
 
 impl BufferCache {
-    /// A cache of `frames` frames (at least one).
-    pub fn new(frames: usize) -> Self {
+    /// A cache of `frames` frames (at least one) over pages 0 to `pages` - 1.
+    pub fn new(frames: usize, pages: u64) -> Self {
         let frames = frames.max(1);
         BufferCache {
             page: vec![EMPTY; frames],
             usage: vec![0; frames],
             dirty: vec![false; frames],
-            index: HashMap::with_capacity(frames),
+            index: vec![ABSENT; pages as usize],
             hand: 0,
             dirty_count: 0,
         }
@@ -57,12 +60,14 @@ impl BufferCache {
 
     /// Whether `page` is cached.
     pub fn contains(&self, page: u64) -> bool {
-        self.index.contains_key(&page)
+        self.index.get(page as usize).is_some_and(|&f| f != ABSENT)
     }
 
     /// Reads (`write = false`) or modifies (`write = true`) `page`, loading it on a miss.
+    /// Panics when `page` is outside the page space.
     pub fn access(&mut self, page: u64, write: bool) -> Access {
-        if let Some(&f) = self.index.get(&page) {
+        let f = self.index[page as usize];
+        if f != ABSENT {
             let f = f as usize;
             self.usage[f] = (self.usage[f] + 1).min(MAX_USAGE);
             self.mark(f, write);
@@ -75,7 +80,7 @@ impl BufferCache {
         let old = self.page[f];
         let evicted_dirty = (old != EMPTY && self.dirty[f]).then_some(old);
         if old != EMPTY {
-            self.index.remove(&old);
+            self.index[old as usize] = ABSENT;
         }
         if self.dirty[f] {
             self.dirty[f] = false;
@@ -83,7 +88,7 @@ impl BufferCache {
         }
         self.page[f] = page;
         self.usage[f] = 1;
-        self.index.insert(page, f as u32);
+        self.index[page as usize] = f as u32;
         self.mark(f, write);
         Access {
             hit: false,
@@ -165,7 +170,7 @@ mod tests {
     #[test]
     fn uniform_access_hits_in_proportion_to_the_cached_share() {
         for (frames, pages) in [(1_000usize, 4_000u64), (3_000, 4_000), (500, 10_000)] {
-            let mut c = BufferCache::new(frames);
+            let mut c = BufferCache::new(frames, pages);
             let mut rng = Rng::from_seed(7);
             hit_ratio(&mut c, pages, 100_000, &mut rng);
             let h = hit_ratio(&mut c, pages, 200_000, &mut rng);
@@ -179,7 +184,7 @@ mod tests {
 
     #[test]
     fn a_working_set_that_fits_stays_cached() {
-        let mut c = BufferCache::new(2_000);
+        let mut c = BufferCache::new(2_000, 1_500);
         let mut rng = Rng::from_seed(3);
         hit_ratio(&mut c, 1_500, 20_000, &mut rng);
         assert_eq!(hit_ratio(&mut c, 1_500, 50_000, &mut rng), 1.0);
@@ -188,7 +193,7 @@ mod tests {
     #[test]
     fn clock_keeps_the_hot_set_against_a_cold_scan() {
         // 90% of accesses to 1,000 hot pages, 10% to 100,000 cold ones; 1,500 frames.
-        let mut c = BufferCache::new(1_500);
+        let mut c = BufferCache::new(1_500, 101_000);
         let mut rng = Rng::from_seed(11);
         let mut hot_hits = 0;
         let mut hot = 0;
@@ -211,7 +216,7 @@ mod tests {
 
     #[test]
     fn dirty_victims_are_reported_and_cleaned_frames_are_not() {
-        let mut c = BufferCache::new(4);
+        let mut c = BufferCache::new(4, 12);
         for p in 0..4 {
             assert!(!c.access(p, true).hit);
         }
@@ -229,7 +234,7 @@ mod tests {
 
     #[test]
     fn checkpoint_writes_every_dirty_page_once_in_page_order() {
-        let mut c = BufferCache::new(100);
+        let mut c = BufferCache::new(100, 100);
         for p in [50u64, 7, 99, 7, 3] {
             c.access(p, true);
         }

@@ -169,7 +169,7 @@ impl Model {
             spec: spec.clone(),
             data,
             log_target,
-            cache: BufferCache::new(spec.buffer_blocks as usize),
+            cache: BufferCache::new(spec.buffer_blocks as usize, next + t.heap_blocks()),
             writer: DbWriter::new(spec.dbwr_outstanding, DBWR_MAX_BLOCKS),
             log: LogWriter::new(LogConfig {
                 block: 8192,
