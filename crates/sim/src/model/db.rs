@@ -16,6 +16,7 @@ use super::Model;
 use crate::config::DbSpec;
 use crate::dbmodel::{BufferCache, DbTimer, DbWriter, LogConfig, LogStep, LogWriter};
 use crate::engine::{Event, SimTime};
+use crate::metrics::INTERVAL_NS;
 use crate::rng::{Purpose, Rng};
 
 /// Sectors per 8 KiB block.
@@ -84,6 +85,8 @@ pub(super) struct DbRt {
     allocs: u64,
     /// When each host CPU is next free.
     cpu_free: Vec<u64>,
+    /// Rows completed in each one-second interval of the measured window.
+    rows_by_second: Vec<u64>,
 }
 
 impl DbRt {
@@ -189,6 +192,7 @@ impl Model {
             commit_latency: LatencyHistogram::new(),
             allocs: 0,
             cpu_free: vec![0; spec.cpus as usize],
+            rows_by_second: Vec::new(),
         }));
         Ok(())
     }
@@ -343,6 +347,11 @@ impl Model {
             let sess = &db.sessions[s as usize];
             db.stats.ops += 1;
             db.stats.rows += sess.rows;
+            let second = ((self.now - self.opts.warmup_ns) / INTERVAL_NS) as usize;
+            if db.rows_by_second.len() <= second {
+                db.rows_by_second.resize(second + 1, 0);
+            }
+            db.rows_by_second[second] += sess.rows;
             if db.spec.test.writes() {
                 db.stats.txns += 1;
             }
@@ -448,6 +457,17 @@ impl Model {
         if let Some(db) = self.db.as_mut() {
             db.stats = DbStats::default();
             db.commit_latency.reset();
+            db.rows_by_second.clear();
+        }
+    }
+
+    /// Rows per second in each interval of the series.
+    pub(super) fn db_series(&self, series: &mut [storlab_core::result::SeriesPoint]) {
+        let Some(db) = self.db.as_ref() else { return };
+        let secs = INTERVAL_NS as f64 / 1e9;
+        for (i, p) in series.iter_mut().enumerate() {
+            let rows = db.rows_by_second.get(i).copied().unwrap_or(0);
+            p.rows_per_s = Some(round1(rows as f64 / secs));
         }
     }
 

@@ -86,6 +86,8 @@ impl Model {
                 h.all.count()
             ));
         }
+        let mut series = self.host.series(intervals);
+        self.db_series(&mut series);
         Run {
             target: Target {
                 name: self.spec.name.clone(),
@@ -113,7 +115,7 @@ impl Model {
             metrics,
             devices,
             arrays,
-            series: self.host.series(intervals),
+            series,
             paths: self
                 .spec
                 .host

@@ -199,6 +199,11 @@ fn logs_on_the_data_target_follow_the_data() {
     );
     let r = simulate(&s, &w, opts(5, 2, 1)).unwrap();
     assert!(r.metrics.tx_per_min.unwrap() > 0.0);
+    // The per-second rows add up to the window's rate.
+    assert_eq!(r.series.len(), 5);
+    let mean = r.series.iter().map(|p| p.rows_per_s.unwrap()).sum::<f64>() / 5.0;
+    let rate = r.metrics.rows_per_s.unwrap();
+    assert!((mean - rate).abs() / rate < 0.001, "{mean} vs {rate}");
 }
 
 #[test]
