@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use storlab_core::{ByteSize, TimeSpan};
 
-pub use database::{DbSpec, DbTarget, DbTest};
+pub use database::{DbSpec, DbTest};
 pub use host::{
     FailureSpec, FailureTarget, HostScheduler, LunSpec, MultipathPolicy, PathSpec, RebuildSpec,
     VolumeSpec,
@@ -25,7 +25,7 @@ pub use resolve::{
     parse_failure_arg, ControllerSpec, GroupSpec, HostSpec, MirrorRead, SystemSpec, WritePolicy,
 };
 pub use virtual_disks::DiskGroupSpec;
-pub use workload::{StreamSpec, WorkloadSpec};
+pub use workload::{Placement, StreamSpec, WorkloadSpec};
 
 /// Bad input: a configuration that cannot be simulated. Recoverable: report and exit 2.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -244,7 +244,7 @@ pub fn parse_array(text: &str, file: &str) -> Result<SystemSpec, ConfigError> {
     resolve::resolve(raw, file)
 }
 
-pub use workload::{parse_workload, profile_workload, resolve_target};
+pub use workload::{parse_workload, profile_workload, resolve_placement, resolve_target};
 
 /// Lays `overrides` over `base` (keys of `overrides` win); used for `base = "..."` entries.
 pub(crate) fn merge_tables(mut base: toml::Table, overrides: toml::Table) -> toml::Table {

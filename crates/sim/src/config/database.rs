@@ -12,9 +12,9 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
-use storlab_core::{ByteSize, IoProfile, TimeSpan};
+use storlab_core::{ByteSize, TimeSpan};
 
-use super::workload::resolve_target;
+use super::workload::{resolve_placement, Placement};
 use super::{ConfigError, SystemSpec};
 use crate::dbmodel::Table;
 
@@ -62,21 +62,13 @@ impl DbTest {
     }
 }
 
-/// Where a database file set lives.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DbTarget {
-    pub volume: Option<u32>,
-    pub luns: Vec<u32>,
-    pub names: Vec<String>,
-}
-
 /// A resolved `[database]` section.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DbSpec {
     pub test: DbTest,
     pub sessions: u32,
-    pub data: DbTarget,
-    pub log: DbTarget,
+    pub data: Placement,
+    pub log: Placement,
     pub table: Table,
     /// Rows per range test operation.
     pub range_rows: u64,
@@ -200,43 +192,18 @@ fn d_log_groups() -> u32 {
     3
 }
 
-fn target(
+fn placement(
     names: Names,
     system: &SystemSpec,
     file: &str,
     key: &str,
-) -> Result<DbTarget, ConfigError> {
+) -> Result<Placement, ConfigError> {
     let names = match names {
         Names::One(s) => vec![s],
         Names::Many(v) => v,
     };
-    // The profile is not used: only the resolved volume or LUNs are kept.
-    let placeholder = IoProfile::builtin("randread-8k").expect("built-in profile");
-    let s = resolve_target(placeholder, &names, system)
-        .map_err(|e| ConfigError::invalid(file, format!("database.{key}"), e))?;
-    Ok(DbTarget {
-        volume: s.volume,
-        luns: s.luns,
-        names: s.target_names,
-    })
-}
-
-fn target_luns(t: &DbTarget, system: &SystemSpec) -> Vec<u32> {
-    match t.volume {
-        Some(v) => system.volumes[v as usize].luns.clone(),
-        None => t.luns.clone(),
-    }
-}
-
-fn target_bytes(t: &DbTarget, system: &SystemSpec) -> u64 {
-    match t.volume {
-        Some(v) => system.volumes[v as usize].volume.capacity_sectors() * 512,
-        None => t
-            .luns
-            .iter()
-            .map(|&l| system.luns[l as usize].sectors * 512)
-            .sum(),
-    }
+    resolve_placement(&names, system)
+        .map_err(|e| ConfigError::invalid(file, format!("database.{key}"), e))
 }
 
 /// Parses and checks a `[database]` table.
@@ -296,8 +263,8 @@ pub fn parse_database(
             "at least 2 log files of at least 1 MiB".into(),
         ));
     }
-    let data = target(raw.data, system, file, "data")?;
-    let log = target(raw.log, system, file, "log")?;
+    let data = placement(raw.data, system, file, "data")?;
+    let log = placement(raw.log, system, file, "log")?;
     let table = Table {
         rows: raw.rows,
         row_bytes: raw.row_bytes,
@@ -305,7 +272,7 @@ pub fn parse_database(
         key_bytes: 4,
     };
     let need = (table.heap_blocks() + table.index_blocks()) * 8192;
-    let have = target_bytes(&data, system);
+    let have = data.bytes(system);
     if need > have {
         return Err(bad(
             "rows",
@@ -316,8 +283,9 @@ pub fn parse_database(
     let shared = data.volume == log.volume && data.luns == log.luns;
     let log_offset = shared.then(|| need.div_ceil(1 << 20) << 20);
     if !shared {
-        let data_luns = target_luns(&data, system);
-        if target_luns(&log, system)
+        let data_luns = data.member_luns(system);
+        if log
+            .member_luns(system)
             .iter()
             .any(|l| data_luns.contains(l))
         {
@@ -329,7 +297,7 @@ pub fn parse_database(
             ));
         }
     }
-    let log_have = target_bytes(&log, system).saturating_sub(log_offset.unwrap_or(0));
+    let log_have = log.bytes(system).saturating_sub(log_offset.unwrap_or(0));
     if log_need > log_have {
         return Err(bad(
             "log_file_size",

@@ -33,14 +33,44 @@ pub struct StreamSpec {
 impl StreamSpec {
     /// Capacity of the target in bytes.
     pub fn target_bytes(&self, system: &SystemSpec) -> u64 {
+        target_bytes(self.volume, &self.luns, system)
+    }
+}
+
+/// A resolved target: a host volume, or LUNs concatenated (what a stream, a trace device or
+/// a database's data or log is placed on).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Placement {
+    /// Host volume index, when the target is a configured volume.
+    pub volume: Option<u32>,
+    /// Otherwise the LUN indices concatenated, in order.
+    pub luns: Vec<u32>,
+    /// Target as named (for reports).
+    pub names: Vec<String>,
+}
+
+impl Placement {
+    /// Capacity in bytes.
+    pub fn bytes(&self, system: &SystemSpec) -> u64 {
+        target_bytes(self.volume, &self.luns, system)
+    }
+
+    /// Every LUN the target uses (a volume's members, or the LUNs themselves).
+    pub fn member_luns(&self, system: &SystemSpec) -> Vec<u32> {
         match self.volume {
-            Some(v) => system.volumes[v as usize].volume.capacity_sectors() * 512,
-            None => self
-                .luns
-                .iter()
-                .map(|&l| system.luns[l as usize].sectors * 512)
-                .sum(),
+            Some(v) => system.volumes[v as usize].luns.clone(),
+            None => self.luns.clone(),
         }
+    }
+}
+
+fn target_bytes(volume: Option<u32>, luns: &[u32], system: &SystemSpec) -> u64 {
+    match volume {
+        Some(v) => system.volumes[v as usize].volume.capacity_sectors() * 512,
+        None => luns
+            .iter()
+            .map(|&l| system.luns[l as usize].sectors * 512)
+            .sum(),
     }
 }
 
@@ -67,7 +97,8 @@ pub fn profile_workload(name: &str, system: &SystemSpec) -> Result<WorkloadSpec,
             ),
         )
     })?;
-    let stream = stream_over_all(profile, system);
+    let stream =
+        resolve_target(profile, &["all".to_string()], system).expect("\"all\" always resolves");
     check_region(&stream, system, "--profile", "profile")?;
     Ok(WorkloadSpec {
         name: name.to_string(),
@@ -76,31 +107,37 @@ pub fn profile_workload(name: &str, system: &SystemSpec) -> Result<WorkloadSpec,
     })
 }
 
-fn stream_over_all(profile: IoProfile, system: &SystemSpec) -> StreamSpec {
-    StreamSpec {
-        profile,
-        volume: None,
-        luns: (0..system.luns.len() as u32).collect(),
-        target_names: vec!["all".into()],
-    }
-}
-
-/// Resolves target names: a volume (alone), or LUN and group names (their LUNs, concatenated).
+/// A stream of `profile` on the target `names` names (see `resolve_placement`).
 pub fn resolve_target(
     profile: IoProfile,
     names: &[String],
     system: &SystemSpec,
 ) -> Result<StreamSpec, String> {
+    let p = resolve_placement(names, system)?;
+    Ok(StreamSpec {
+        profile,
+        volume: p.volume,
+        luns: p.luns,
+        target_names: p.names,
+    })
+}
+
+/// Resolves target names: "all" (every LUN), a volume (alone), or LUN and group names (their
+/// LUNs, concatenated).
+pub fn resolve_placement(names: &[String], system: &SystemSpec) -> Result<Placement, String> {
     if names.len() == 1 && names[0] == "all" {
-        return Ok(stream_over_all(profile, system));
+        return Ok(Placement {
+            volume: None,
+            luns: (0..system.luns.len() as u32).collect(),
+            names: vec!["all".into()],
+        });
     }
     if let [one] = names {
         if let Some(v) = system.volume_index(one) {
-            return Ok(StreamSpec {
-                profile,
+            return Ok(Placement {
                 volume: Some(v as u32),
                 luns: Vec::new(),
-                target_names: names.to_vec(),
+                names: names.to_vec(),
             });
         }
     }
@@ -129,11 +166,10 @@ pub fn resolve_target(
     if luns.is_empty() {
         return Err("names no LUN".into());
     }
-    Ok(StreamSpec {
-        profile,
+    Ok(Placement {
         volume: None,
         luns,
-        target_names: names.to_vec(),
+        names: names.to_vec(),
     })
 }
 

@@ -10,7 +10,7 @@ use std::io::BufRead;
 
 use super::state::Issuer;
 use super::Model;
-use crate::config::{resolve_target, ConfigError};
+use crate::config::{resolve_placement, ConfigError};
 use crate::engine::{Event, SimTime};
 use crate::trace::{TraceError, TraceReader, TraceRecord};
 
@@ -184,11 +184,7 @@ impl Model {
             t.default_targets[device as usize % t.default_targets.len()].clone()
         });
         let file = t.file.clone();
-        let spec = match resolve_target(
-            Default::default(),
-            std::slice::from_ref(&target_name),
-            &self.spec,
-        ) {
+        let spec = match resolve_placement(std::slice::from_ref(&target_name), &self.spec) {
             Ok(s) => s,
             Err(e) => {
                 if let Some(t) = self.trace.as_mut() {
