@@ -51,25 +51,25 @@ impl Table {
         per_index_block(self.key_bytes, BTREE_LEAF_FILL)
     }
 
+    /// Blocks on each index level, root first, leaves last.
+    pub fn index_level_blocks(&self) -> Vec<u64> {
+        let fanout = per_index_block(self.key_bytes, BTREE_INTERNAL_FILL);
+        let mut levels = vec![self.rows.div_ceil(self.keys_per_leaf()).max(1)];
+        while levels[levels.len() - 1] > 1 {
+            levels.push(levels[levels.len() - 1].div_ceil(fanout));
+        }
+        levels.reverse();
+        levels
+    }
+
     /// Index levels from root to leaf (1 = the root is the only leaf).
     pub fn index_levels(&self) -> u32 {
-        btree_levels(
-            self.rows,
-            self.keys_per_leaf(),
-            per_index_block(self.key_bytes, BTREE_INTERNAL_FILL),
-        )
+        self.index_level_blocks().len() as u32
     }
 
     /// Index blocks: leaves, internal blocks and the metapage.
     pub fn index_blocks(&self) -> u64 {
-        let fanout = per_index_block(self.key_bytes, BTREE_INTERNAL_FILL);
-        let mut level = self.rows.div_ceil(self.keys_per_leaf()).max(1);
-        let mut total = level;
-        while level > 1 {
-            level = level.div_ceil(fanout);
-            total += level;
-        }
-        total + 1
+        self.index_level_blocks().iter().sum::<u64>() + 1
     }
 }
 

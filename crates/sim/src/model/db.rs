@@ -8,6 +8,7 @@
 //! as its read is issued (no buffer-busy waits); updates change no key (no index writes);
 //! no row locks.
 
+use storlab_core::histogram::round_to;
 use storlab_core::result::WaitEvent;
 use storlab_core::LatencyHistogram;
 
@@ -16,7 +17,7 @@ use super::Model;
 use crate::config::DbSpec;
 use crate::dbmodel::{BufferCache, DbTimer, DbWriter, LogConfig, LogStep, LogWriter};
 use crate::engine::{Event, SimTime};
-use crate::metrics::INTERVAL_NS;
+use crate::metrics::{round3, INTERVAL_NS};
 use crate::rng::{Purpose, Rng};
 
 /// Sectors per 8 KiB block.
@@ -133,24 +134,9 @@ impl Model {
             self.add_target(spec.log.volume, &spec.log.luns)?
         };
         let t = &spec.table;
-        // Index levels from the leaves up, then laid out root first from block 1 (block 0 is
-        // the metapage); the heap follows the index.
-        let fanout = {
-            // Entries per internal block: from the index's own block count arithmetic.
-            let leaves = t.rows.div_ceil(t.keys_per_leaf());
-            let internal = t.index_blocks() - 1 - leaves;
-            if internal == 0 {
-                2
-            } else {
-                leaves.div_ceil(internal).max(2)
-            }
-        };
-        let mut per_level = vec![t.rows.div_ceil(t.keys_per_leaf()).max(1)];
-        while *per_level.last().unwrap() > 1 {
-            let up = per_level.last().unwrap().div_ceil(fanout);
-            per_level.push(up);
-        }
-        per_level.reverse();
+        // Index levels laid out root first from block 1 (block 0 is the metapage); the heap
+        // follows the index.
+        let per_level = t.index_level_blocks();
         let mut level_base = Vec::new();
         let mut next = 1;
         for n in &per_level {
@@ -467,7 +453,7 @@ impl Model {
         let secs = INTERVAL_NS as f64 / 1e9;
         for (i, p) in series.iter_mut().enumerate() {
             let rows = db.rows_by_second.get(i).copied().unwrap_or(0);
-            p.rows_per_s = Some(round1(rows as f64 / secs));
+            p.rows_per_s = Some(round_to(rows as f64 / secs, 1));
         }
     }
 
@@ -475,16 +461,16 @@ impl Model {
     pub(super) fn db_metrics(&self, m: &mut storlab_core::result::Metrics, secs: f64) {
         let Some(db) = self.db.as_ref() else { return };
         let st = &db.stats;
-        m.rows_per_s = Some(round1(st.rows as f64 / secs));
+        m.rows_per_s = Some(round_to(st.rows as f64 / secs, 1));
         if db.spec.test.writes() {
-            m.tx_per_min = Some(round1(st.txns as f64 * 60.0 / secs));
+            m.tx_per_min = Some(round_to(st.txns as f64 * 60.0 / secs, 1));
             m.wal_mb_per_s = Some(round3(st.log_bytes as f64 / 1e6 / secs));
             m.commit_ms = Some(db.commit_latency.summary_ms());
         }
         let total = db.sessions.len() as f64 * secs * 1e9;
         let wait = |event: &str, ns: u64, n: u64| WaitEvent {
             event: event.to_string(),
-            time_pct: round1(100.0 * ns as f64 / total),
+            time_pct: round_to(100.0 * ns as f64 / total, 1),
             avg_ms: if n == 0 {
                 0.0
             } else {
@@ -514,12 +500,4 @@ impl Model {
         }
         Some(v)
     }
-}
-
-fn round1(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
-}
-
-fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
 }
