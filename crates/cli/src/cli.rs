@@ -208,6 +208,10 @@ pub struct SimArgs {
     /// Rows of the simulated database's test table (default 1000000).
     #[arg(long, value_name = "N", requires = "db_test")]
     pub rows: Option<u64>,
+    /// Per-operation block profile measured on a real database: a `storlab db --json` result
+    /// file with a run of the same test (pg_stat_statements blocks and WAL bytes per call).
+    #[arg(long, value_name = "RESULT.json")]
+    pub profile_from: Option<PathBuf>,
     /// Run every profile of the IOgen matrix and print one table.
     #[arg(long)]
     pub matrix: bool,

@@ -15,6 +15,26 @@ pub fn read_input(path: &Path) -> Result<String, CliError> {
         .map_err(|e| CliError::BadInput(format!("{}: cannot read: {e}", path.display())))
 }
 
+/// Reads a `storlab.results/1` file; anything else is bad input naming the file.
+pub fn read_results(path: &Path) -> Result<Results, CliError> {
+    let text = read_input(path)?;
+    let results: Results = serde_json::from_str(&text).map_err(|e| {
+        CliError::BadInput(format!(
+            "{}: not a storlab result file: {e}",
+            path.display()
+        ))
+    })?;
+    if results.schema != storlab_core::result::SCHEMA {
+        return Err(CliError::BadInput(format!(
+            "{}: schema {:?}, expected {:?}",
+            path.display(),
+            results.schema,
+            storlab_core::result::SCHEMA
+        )));
+    }
+    Ok(results)
+}
+
 /// Writes `runs` as a `storlab.results/1` file (pretty JSON, trailing newline).
 pub fn write_results(path: &Path, runs: Vec<Run>) -> Result<(), CliError> {
     let results = Results::new(GIT_COMMIT, runs);

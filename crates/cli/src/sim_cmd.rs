@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use storlab_core::result::Run;
+use storlab_sim::dbmodel::MeasuredProfile;
 use storlab_sim::{
     parse_array, parse_failure_arg, parse_workload, profile_workload, FailureSpec, RunOptions,
     SystemSpec, TraceSource, WorkloadSpec,
@@ -10,7 +11,7 @@ use storlab_sim::{
 
 use crate::cli::SimArgs;
 use crate::error::CliError;
-use crate::output::{read_input, write_results};
+use crate::output::{read_input, read_results, write_results};
 use crate::table;
 
 /// Runs one simulation with wall time measured outside the simulator.
@@ -73,6 +74,27 @@ fn db_test_workload(a: &SimArgs, system: &SystemSpec) -> Result<WorkloadSpec, Cl
     Ok(parse_workload(&top.to_string(), "--db-test", system)?)
 }
 
+/// Gives the workload's database the block profile measured in a real result file.
+fn with_measured_profile(
+    mut workload: WorkloadSpec,
+    path: Option<&std::path::Path>,
+) -> Result<WorkloadSpec, CliError> {
+    let Some(path) = path else {
+        return Ok(workload);
+    };
+    let Some(db) = workload.database.as_mut() else {
+        return Err(CliError::BadInput(
+            "--profile-from needs a simulated database (--db-test, or a workload with a [database] section)".into(),
+        ));
+    };
+    let results = read_results(path)?;
+    let file = path.display().to_string();
+    let profile = MeasuredProfile::from_results(&results, db.test.name(), &file)
+        .map_err(|e| CliError::BadInput(format!("{file}: {e}")))?;
+    db.profile = Some(profile);
+    Ok(workload)
+}
+
 /// Options that only mean something with another one (clap's `requires` is not enforced for
 /// these, so check here).
 fn check_dependent_options(a: &SimArgs) -> Result<(), CliError> {
@@ -88,6 +110,12 @@ fn check_dependent_options(a: &SimArgs) -> Result<(), CliError> {
     needs(a.db_log.is_some(), "--db-log", "--db-test", db)?;
     needs(a.sessions.is_some(), "--sessions", "--db-test", db)?;
     needs(a.rows.is_some(), "--rows", "--db-test", db)?;
+    needs(
+        a.profile_from.is_some(),
+        "--profile-from",
+        "--db-test or --workload",
+        db || a.workload.is_some(),
+    )?;
     let trace = a.trace.is_some();
     needs(a.trace_format.is_some(), "--trace-format", "--trace", trace)?;
     needs(
@@ -134,6 +162,7 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
                 ))
             }
         };
+        let workload = with_measured_profile(workload, a.profile_from.as_deref())?;
         let mut failures = system.failures.clone();
         for f in &a.fail {
             failures.push(parse_failure_arg(f, &system)?);

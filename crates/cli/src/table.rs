@@ -59,7 +59,6 @@ pub fn num(x: f64, decimals: usize) -> String {
     }
 }
 
-/// One run in detail: host figures, RAID groups, disks.
 /// The top wait events of a database run.
 pub fn waits(waits: &[storlab_core::result::WaitEvent]) -> String {
     let rows: Vec<Vec<String>> = waits
@@ -99,9 +98,35 @@ fn sim_db(run: &Run) -> String {
     if !m.waits.is_empty() {
         out += &waits(&m.waits);
     }
+    out += &block_profile(&run.workload.parameters);
     out
 }
 
+/// Where a simulated database's per-operation blocks came from.
+fn block_profile(params: &serde_json::Value) -> String {
+    let p = &params["profile"];
+    let f = |k: &str| p[k].as_f64().unwrap_or(0.0);
+    if p.is_object() {
+        format!(
+            "  block profile: measured in {} ({}, PostgreSQL {}, {} calls): {} blocks, {} dirtied, {} WAL bytes per operation\n",
+            p["source"].as_str().unwrap_or("?"),
+            p["test"].as_str().unwrap_or("?"),
+            p["server_version"].as_str().unwrap_or("?"),
+            p["calls"].as_u64().unwrap_or(0),
+            num(f("blocks_per_op"), 2),
+            num(f("dirtied_per_op"), 2),
+            num(f("wal_bytes_per_op"), 0),
+        )
+    } else {
+        format!(
+            "  block profile: schema arithmetic ({} index levels, {} rows per block)\n",
+            params["index_levels"].as_u64().unwrap_or(0),
+            params["rows_per_block"].as_u64().unwrap_or(0),
+        )
+    }
+}
+
+/// One run in detail: host figures, RAID groups, disks.
 pub fn single(run: &Run) -> String {
     let m = &run.metrics;
     let seed = run

@@ -2,17 +2,19 @@
 //! its own: the buffer cache (clock sweep, dirty tracking), the database writer (bounded
 //! outstanding, coalesced writes), the log writer (group commit, file ring, switches,
 //! archiving, multiplexed members) and the schema arithmetic that turns a suite's tables into
-//! block counts and B-tree depths. The sessions that drive them through the simulated stack
-//! (host requests on the data and log volumes) come next.
+//! block counts and B-tree depths, and block profiles measured on a real database. The sessions
+//! that drive them through the simulated stack are in `model::db`.
 
 pub mod buffer_cache;
 pub mod db_writer;
 pub mod log_writer;
+pub mod measured;
 pub mod schema;
 
 pub use buffer_cache::{Access, BufferCache};
 pub use db_writer::{BlockWrite, DbWriter};
 pub use log_writer::{LogConfig, LogStep, LogWrite, LogWriter};
+pub use measured::MeasuredProfile;
 pub use schema::{btree_levels, heap_blocks, Table};
 
 /// Timers of the simulated database (events of the simulator's queue).

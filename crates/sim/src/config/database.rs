@@ -16,7 +16,7 @@ use storlab_core::{ByteSize, TimeSpan};
 
 use super::workload::{resolve_placement, Placement};
 use super::{ConfigError, SystemSpec};
-use crate::dbmodel::Table;
+use crate::dbmodel::{MeasuredProfile, Table};
 
 /// The DPAWS tests the model runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -97,6 +97,10 @@ pub struct DbSpec {
     /// Data and log on the same target: the log files start at this byte, after the data
     /// (logs striped with the data). None when the log has its own target.
     pub log_offset: Option<u64>,
+    /// A block profile measured on a real database (`--profile-from`); None: schema
+    /// arithmetic alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<MeasuredProfile>,
 }
 
 #[derive(Deserialize)]
@@ -324,5 +328,6 @@ pub fn parse_database(
         log_file_bytes: raw.log_file_size.0,
         log_groups: raw.log_files,
         log_offset,
+        profile: None,
     })
 }

@@ -44,6 +44,9 @@ struct Session {
     next: usize,
     rows: u64,
     pending_read: Option<u64>,
+    /// Thousandths of a modified block carried to the next operation (measured profiles
+    /// give fractional blocks dirtied per operation).
+    dirty_carry: u64,
     wait_start: u64,
     op_start: u64,
 }
@@ -123,6 +126,46 @@ impl DbRt {
         }
         rows
     }
+
+    /// With a measured profile: marks as many of the plan's blocks modified as the profile
+    /// says (heap blocks first, then leaves, then the rest of the descent), carrying the
+    /// fraction to the session's next operation.
+    fn apply_profile(&self, plan: &mut [(u64, bool)], carry: &mut u64) {
+        let Some(p) = self.spec.profile.as_ref() else {
+            return;
+        };
+        let schema_writes = plan.iter().filter(|b| b.1).count() as u64;
+        *carry += p.modified_milli(schema_writes, plan.len() as u64);
+        let mut extra = (*carry / 1000).saturating_sub(schema_writes);
+        *carry %= 1000;
+        for b in plan.iter_mut().rev() {
+            if extra == 0 {
+                break;
+            }
+            if !b.1 {
+                b.1 = true;
+                extra -= 1;
+            }
+        }
+    }
+
+    /// CPU time of an operation that visits `blocks` blocks and processes `rows` rows.
+    fn op_cpu_ns(&self, blocks: usize, rows: u64) -> u64 {
+        let per_block = self.spec.cpu_ns_per_block;
+        let visits = match self.spec.profile.as_ref() {
+            Some(p) => (per_block as f64 * p.blocks_per_op).round() as u64,
+            None => per_block * blocks as u64,
+        };
+        visits + self.spec.cpu_ns_per_row * rows
+    }
+
+    /// Log bytes of an operation's changes (before its commit record).
+    fn op_log_bytes(&self, rows: u64) -> u64 {
+        match self.spec.profile.as_ref() {
+            Some(p) => p.wal_bytes_per_op.round() as u64,
+            None => rows * self.spec.log_bytes_per_row,
+        }
+    }
 }
 
 impl Model {
@@ -150,6 +193,7 @@ impl Model {
                 next: 0,
                 rows: 0,
                 pending_read: None,
+                dirty_carry: 0,
                 wait_start: 0,
                 op_start: 0,
             })
@@ -242,10 +286,13 @@ impl Model {
         let key = db.sessions[s as usize].rng.below(span);
         let mut plan = std::mem::take(&mut db.sessions[s as usize].plan);
         let rows = db.plan(key, &mut plan);
-        let cpu = db.spec.cpu_ns_per_block * plan.len() as u64 + db.spec.cpu_ns_per_row * rows;
+        let mut carry = db.sessions[s as usize].dirty_carry;
+        db.apply_profile(&mut plan, &mut carry);
+        let cpu = db.op_cpu_ns(plan.len(), rows);
         let think = db.spec.think_ns;
         let sess = &mut db.sessions[s as usize];
         sess.plan = plan;
+        sess.dirty_carry = carry;
         sess.next = 0;
         sess.rows = rows;
         sess.op_start = self.now;
@@ -317,7 +364,8 @@ impl Model {
         let db = self.db.as_mut().expect("database");
         if db.spec.test.writes() {
             let rows = db.sessions[s as usize].rows;
-            db.log.append(rows * db.spec.log_bytes_per_row);
+            let bytes = db.op_log_bytes(rows);
+            db.log.append(bytes);
             let step = db.log.commit(s, db.spec.log_bytes_per_commit);
             db.sessions[s as usize].wait_start = self.now;
             self.log_step(step);

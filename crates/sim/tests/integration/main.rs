@@ -8,6 +8,7 @@ mod database;
 mod determinism;
 mod failures;
 mod host_layer;
+mod measured_profile;
 mod raid_ops;
 mod reference_case1;
 mod workloads;

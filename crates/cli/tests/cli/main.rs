@@ -1,0 +1,27 @@
+//! End-to-end tests of the `storlab` binary: exit codes, messages, tables and result files,
+//! one module per subcommand.
+
+mod db;
+mod io;
+mod sim;
+mod sim_db;
+mod trace;
+mod validate;
+
+use assert_cmd::Command;
+
+fn storlab() -> Command {
+    Command::cargo_bin("storlab").expect("binary built")
+}
+
+fn example(name: &str) -> String {
+    format!(
+        "{}/../../examples/arrays/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// A temporary directory on the build's disk (O_DIRECT works there, unlike tmpfs).
+fn scratch_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir")
+}

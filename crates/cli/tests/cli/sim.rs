@@ -1,0 +1,265 @@
+//! `storlab sim`: tables, result files, determinism, bad input, failures.
+
+use predicates::prelude::*;
+
+use super::{example, storlab};
+
+#[test]
+fn sim_prints_a_table_and_writes_the_result_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("midrange-raid5.toml"),
+            "--profile",
+            "randread-8k",
+        ])
+        .args([
+            "--duration",
+            "5s",
+            "--warmup",
+            "1s",
+            "--seed",
+            "7",
+            "--json",
+        ])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("midrange-raid5 | randread-8k"))
+        .stdout(predicate::str::contains("r5-3"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["schema"], "storlab.results/1");
+    let run = &v["runs"][0];
+    assert_eq!(run["target"]["kind"], "sim");
+    assert_eq!(run["workload"]["name"], "randread-8k");
+    assert_eq!(run["sim"]["seed"], 7);
+    assert!(run["metrics"]["iops"].as_f64().unwrap() > 1000.0);
+    assert_eq!(run["devices"].as_array().unwrap().len(), 20);
+    assert_eq!(run["arrays"].as_array().unwrap().len(), 4);
+    assert_eq!(run["series"].as_array().unwrap().len(), 5);
+    for key in ["mean", "p50", "p95", "p99", "p999", "max"] {
+        assert!(
+            run["metrics"]["latency_ms"][key].as_f64().is_some(),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn same_seed_same_bytes_apart_from_wall_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut texts = Vec::new();
+    for name in ["a.json", "b.json"] {
+        let out = dir.path().join(name);
+        storlab()
+            .args([
+                "sim",
+                "--array",
+                &example("midrange-raid10.toml"),
+                "--profile",
+                "oltp-60-40",
+            ])
+            .args(["--duration", "3s", "--warmup", "1s", "--json"])
+            .arg(&out)
+            .assert()
+            .success();
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        v["runs"][0]["sim"]["wall_s"] = serde_json::Value::from(0.0);
+        texts.push(v.to_string());
+    }
+    assert_eq!(texts[0], texts[1]);
+}
+
+#[test]
+fn matrix_runs_every_iogen_profile() {
+    let assert = storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("midrange-raid10.toml"),
+            "--matrix",
+        ])
+        .args(["--duration", "2s", "--warmup", "1s"])
+        .assert()
+        .success();
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    for p in storlab_core_profiles() {
+        assert!(out.contains(p), "matrix lacks {p}:\n{out}");
+    }
+}
+
+fn storlab_core_profiles() -> [&'static str; 10] {
+    [
+        "randread-1k",
+        "randread-8k",
+        "randwrite-1k",
+        "randwrite-8k",
+        "seqread-1k",
+        "seqread-8k",
+        "seqread-1m",
+        "seqwrite-1k",
+        "seqwrite-8k",
+        "seqwrite-1m",
+    ]
+}
+
+fn bad_array(text: &str) -> assert_cmd::assert::Assert {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, text).unwrap();
+    storlab()
+        .args(["sim", "--array"])
+        .arg(&path)
+        .args(["--profile", "randread-8k", "--duration", "1s"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bad.toml"))
+}
+
+const GROUP: &str = "name = \"x\"\n[[raid_groups]]\nname = \"g\"\ndisk_model = \"hdd-10k\"\n";
+
+#[test]
+fn bad_config_files_exit_2_naming_the_key() {
+    bad_array(&format!("{GROUP}level = \"raid5\"\ndisks = 2\n"))
+        .stderr(predicate::str::contains("raid_groups[0].disks"))
+        .stderr(predicate::str::contains("at least 3"));
+    bad_array(&format!("{GROUP}level = \"raid10\"\ndisks = 3\n"))
+        .stderr(predicate::str::contains("raid_groups[0].disks"));
+    bad_array(&format!("{GROUP}level = \"raid6\"\ndisks = 3\n"))
+        .stderr(predicate::str::contains("raid6"));
+    bad_array(&format!(
+        "{GROUP}level = \"raid5\"\ndisks = 5\nstripe_unit = \"96k\"\n"
+    ))
+    .stderr(predicate::str::contains("raid_groups[0].stripe_unit"));
+    bad_array(&format!("{GROUP}level = \"raid5\"\ndisks = 5\nspeed = 3\n"))
+        .stderr(predicate::str::contains("speed"));
+    bad_array(&format!(
+        "{}level = \"raid5\"\ndisks = 5\n",
+        GROUP.replace("hdd-10k", "hdd-99k")
+    ))
+    .stderr(predicate::str::contains("unknown disk model"));
+    bad_array("name = \"x\"\nraid_groups = []\n").stderr(predicate::str::contains("raid_groups"));
+    bad_array("this is not toml").stderr(predicate::str::contains("bad.toml"));
+}
+
+#[test]
+fn bad_flags_and_missing_files_exit_2() {
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("midrange-raid5.toml"),
+            "--profile",
+            "randread-9k",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown profile"));
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            "/nonexistent/array.toml",
+            "--profile",
+            "randread-8k",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("/nonexistent/array.toml"));
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("midrange-raid5.toml"),
+            "--profile",
+            "randread-8k",
+            "--duration",
+            "-5s",
+        ])
+        .assert()
+        .code(2);
+    storlab()
+        .args(["sim", "--array", &example("midrange-raid5.toml")])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--profile"));
+}
+
+#[test]
+fn workload_region_beyond_the_lun_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("w.toml");
+    std::fs::write(
+        &w,
+        "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"r5-0\"\nregion_offset = \"2t\"\n",
+    )
+    .unwrap();
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("midrange-raid5.toml"),
+            "--workload",
+        ])
+        .arg(&w)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("streams[0].region_size"))
+        .stderr(predicate::str::contains("beyond"));
+}
+
+#[test]
+fn failures_on_the_command_line_are_reported_and_validated() {
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("midrange-raid5.toml"),
+            "--profile",
+            "randread-8k",
+        ])
+        .args([
+            "--duration",
+            "5s",
+            "--warmup",
+            "0",
+            "--fail",
+            "r5-1.d2@2s",
+            "--fail",
+            "path:p0@3s",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("failure r5-1.d2"))
+        .stdout(predicate::str::contains("failure path:p0"));
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("midrange-raid5.toml"),
+            "--profile",
+            "randread-8k",
+        ])
+        .args(["--fail", "r5-9.d2@2s"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--fail"))
+        .stderr(predicate::str::contains("r5-9.d2"));
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("midrange-raid5.toml"),
+            "--profile",
+            "randread-8k",
+        ])
+        .args(["--fail", "controller:7@2s"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no controller 7"));
+}

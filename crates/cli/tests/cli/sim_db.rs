@@ -1,0 +1,200 @@
+//! `storlab sim` with a simulated database: workload files, --db-test, --profile-from.
+
+use predicates::prelude::*;
+
+use super::{example, storlab};
+
+#[test]
+fn sim_runs_a_simulated_database_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d.json");
+    let workload = format!(
+        "{}/../../examples/workloads/dpaws-update-row.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("enterprise-raid5.toml"),
+            "--workload",
+            &workload,
+        ])
+        .args(["--duration", "5s", "--warmup", "2s", "--json"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("rows/s"))
+        .stdout(predicate::str::contains("IO:WALSync"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let run = &v["runs"][0];
+    assert_eq!(run["workload"]["kind"], "db");
+    assert!(run["metrics"]["rows_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(run["workload"]["parameters"]["index_levels"], 3);
+}
+
+#[test]
+fn sim_db_test_from_the_command_line() {
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("enterprise-raid5.toml"),
+            "--db-test",
+            "dpaws/update-row",
+        ])
+        .args([
+            "--db-data",
+            "datavol",
+            "--db-log",
+            "logvol",
+            "--sessions",
+            "8",
+            "--rows",
+            "200000",
+        ])
+        .args(["--duration", "3s", "--warmup", "1s"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("dpaws/update-row"))
+        .stdout(predicate::str::contains("IO:WALSync"));
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("enterprise-raid5.toml"),
+            "--db-test",
+            "dpaws/drop-table",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--db-test: database.test: unknown test",
+        ));
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("enterprise-raid5.toml"),
+            "--profile",
+            "randread-8k",
+            "--sessions",
+            "4",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--sessions needs --db-test"));
+}
+
+/// Per-call mean of a statement counter over a run's statements, weighted by calls.
+fn weighted(run: &serde_json::Value, key: &str) -> f64 {
+    let stmts = run["db"]["statements"].as_array().expect("statements");
+    let calls: f64 = stmts.iter().map(|s| s["calls"].as_f64().unwrap()).sum();
+    stmts
+        .iter()
+        .map(|s| s["calls"].as_f64().unwrap() * s[key].as_f64().unwrap())
+        .sum::<f64>()
+        / calls
+}
+
+#[test]
+fn a_real_db_result_drives_the_simulated_database() {
+    let dir = tempfile::Builder::new()
+        .prefix("storlab-cli-profile")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let real = dir.path().join("real.json");
+    storlab()
+        .args(["db", "--test", "update-row", "--data-dir"])
+        .arg(dir.path().join("data"))
+        .args(["--scale", "2000", "--clients", "4"])
+        .args(["--duration", "2s", "--warmup", "0", "--json"])
+        .arg(&real)
+        .assert()
+        .success();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&real).unwrap()).unwrap();
+    let wal = weighted(&r["runs"][0], "wal_bytes");
+    let blocks =
+        weighted(&r["runs"][0], "shared_blks_hit") + weighted(&r["runs"][0], "shared_blks_read");
+    assert!(wal > 0.0 && blocks >= 2.0, "wal {wal} blocks {blocks}");
+
+    let sim = |profile: bool, out: &std::path::Path| {
+        let mut cmd = storlab();
+        cmd.args(["sim", "--array", &example("enterprise-raid5.toml")])
+            .args(["--db-test", "dpaws/update-row", "--db-data", "datavol"])
+            .args(["--db-log", "logvol", "--sessions", "16", "--rows", "200000"])
+            .args(["--duration", "5s", "--warmup", "2s", "--json"])
+            .arg(out);
+        if profile {
+            cmd.arg("--profile-from").arg(&real);
+        }
+        let text = if profile {
+            "measured in"
+        } else {
+            "schema arithmetic"
+        };
+        cmd.assert()
+            .success()
+            .stdout(predicate::str::contains(format!("block profile: {text}")));
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+        v["runs"][0].clone()
+    };
+    let schema = sim(false, &dir.path().join("schema.json"));
+    let measured = sim(true, &dir.path().join("measured.json"));
+    let p = &measured["workload"]["parameters"]["profile"];
+    assert!((p["wal_bytes_per_op"].as_f64().unwrap() - wal).abs() < 0.01);
+    assert!((p["blocks_per_op"].as_f64().unwrap() - blocks).abs() < 0.01);
+
+    // Log volume per transaction: the measured WAL per call plus the commit record, rounded
+    // up to whole log blocks (at most one block per write more).
+    let m = &measured["metrics"];
+    let per_tx =
+        m["wal_mb_per_s"].as_f64().unwrap() * 1e6 / (m["tx_per_min"].as_f64().unwrap() / 60.0);
+    assert!(
+        per_tx >= wal + 50.0 - 1.0 && per_tx <= wal + 50.0 + 8192.0,
+        "{per_tx} bytes per transaction for {wal} measured"
+    );
+    // CPU per operation: 5 us per measured block visit and 2 us per row, versus the schema's
+    // descent plus heap block.
+    let cpu = |run: &serde_json::Value| {
+        run["metrics"]["waits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["event"] == "CPU")
+            .map(|w| w["avg_ms"].as_f64().unwrap())
+            .unwrap()
+    };
+    let expect = (5.0 * blocks + 2.0) / 1000.0;
+    assert!(
+        (cpu(&measured) - expect).abs() < 0.0011,
+        "{} vs {expect}",
+        cpu(&measured)
+    );
+    let levels = schema["workload"]["parameters"]["index_levels"]
+        .as_f64()
+        .unwrap();
+    assert!((cpu(&schema) - (5.0 * (levels + 1.0) + 2.0) / 1000.0).abs() < 0.0011);
+
+    // A file without the test is bad input naming the file and what it has.
+    storlab()
+        .args(["sim", "--array", &example("enterprise-raid5.toml")])
+        .args(["--db-test", "dpaws/select-row", "--profile-from"])
+        .arg(&real)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "real.json: has no run of dpaws/select-row",
+        ))
+        .stderr(predicate::str::contains("dpaws/update-row"));
+    storlab()
+        .args(["sim", "--array", &example("enterprise-raid5.toml")])
+        .args(["--profile", "randread-8k", "--profile-from"])
+        .arg(&real)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--profile-from needs"));
+}
