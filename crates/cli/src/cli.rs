@@ -289,13 +289,29 @@ fn parse_span(s: &str) -> Result<TimeSpan, String> {
     Ok(t)
 }
 
+/// Simulations start nothing outside the process: when stdout is closed (`| head`), end
+/// quietly like other Unix tools instead of panicking on the failed write. Commands that
+/// start servers or create files keep SIGPIPE ignored so they always clean up.
+fn quiet_on_closed_stdout() {
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// Runs the parsed command.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Sim(a) => crate::sim_cmd::run(a),
+        Command::Sim(a) => {
+            quiet_on_closed_stdout();
+            crate::sim_cmd::run(a)
+        }
         Command::Io(a) => crate::io_cmd::run(a),
         Command::Db(a) => crate::db_cmd::run(a),
         Command::Demo(a) => crate::demo::run(a),
-        Command::Validate(a) => crate::validate::run(a),
+        Command::Validate(a) => {
+            quiet_on_closed_stdout();
+            crate::validate::run(a)
+        }
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod buffer_cache;
 pub mod db_writer;
+pub mod layout;
 pub mod log_writer;
 pub mod measured;
 pub mod schema;

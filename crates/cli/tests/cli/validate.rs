@@ -4,22 +4,54 @@ use predicates::prelude::*;
 
 use super::{example, storlab};
 
+/// A checkout-like tree holding reference case 1 and its arrays.
+fn case1_tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("references")).unwrap();
+    std::fs::create_dir_all(root.join("examples/arrays")).unwrap();
+    let repo = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
+    for f in ["midrange-raid5.toml", "midrange-raid10.toml"] {
+        std::fs::copy(example(f), root.join("examples/arrays").join(f)).unwrap();
+    }
+    std::fs::copy(
+        format!("{repo}/references/case1-midrange.toml"),
+        root.join("references/case1-midrange.toml"),
+    )
+    .unwrap();
+    dir
+}
+
 #[test]
 fn validate_checks_the_reference_cases_and_writes_the_runs() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = case1_tree();
     let out = dir.path().join("v.json");
-    let refs = format!("{}/../../references", env!("CARGO_MANIFEST_DIR"));
     storlab()
-        .args(["validate", "--references", &refs, "--json"])
+        .args(["validate", "--references"])
+        .arg(dir.path().join("references"))
+        .arg("--json")
         .arg(&out)
         .assert()
         .success()
         .stdout(predicate::str::contains("case1-midrange"))
-        .stdout(predicate::str::contains("within tolerance, 0 outside"));
+        .stdout(predicate::str::contains("random PK select rows/s"))
+        .stdout(predicate::str::contains(", 0 outside,"));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    // Two arrays x four profiles, each run once however many figures use it.
-    assert_eq!(v["runs"].as_array().unwrap().len(), 8);
+    // Two arrays x (four profiles + two database tests), each run once however many
+    // figures use it.
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 12);
+    let db = runs
+        .iter()
+        .filter(|r| r["workload"]["kind"] == "db")
+        .count();
+    assert_eq!(db, 4);
+    // The database runs took the workload's own warm-up, not the case's.
+    assert!(runs
+        .iter()
+        .filter(|r| r["workload"]["kind"] == "db")
+        .all(|r| r["workload"]["warmup_s"] == 120.0));
 }
 
 #[test]
@@ -67,5 +99,42 @@ fn validate_fails_a_figure_out_of_tolerance_and_rejects_bad_cases() {
         .code(2)
         .stderr(predicate::str::contains(
             "t.toml: metric: unknown metric \"speed\"",
+        ));
+}
+
+#[test]
+fn a_known_gap_is_printed_with_its_analysis_and_does_not_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("references")).unwrap();
+    std::fs::create_dir_all(root.join("examples/arrays")).unwrap();
+    std::fs::copy(
+        example("midrange-raid5.toml"),
+        root.join("examples/arrays/midrange-raid5.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("references/t.toml"),
+        "name = \"t\"\nsource = \"test\"\n[run]\nduration = \"3s\"\nwarmup = \"1s\"\nseed = 1\n\
+         [arrays]\nraid5 = \"examples/arrays/midrange-raid5.toml\"\n\
+         [workloads.upd]\nwarmup = \"2s\"\n[workloads.upd.database]\ntest = \"dpaws/update-row\"\n\
+         data = \"datavol\"\nlog = \"datavol\"\nsessions = 8\nrows = 100000\n\
+         [[figures]]\nname = \"rows\"\narray = \"raid5\"\nprofile = \"upd\"\nmetric = \"rows_per_s\"\n\
+         published = 1\ntolerance_pct = 30\ngap = \"the model is faster\"\n\
+         [[figures]]\nname = \"log\"\narray = \"raid5\"\nprofile = \"upd\"\nmetric = \"log.iops\"\n\
+         published = 1\ntolerance_pct = 1000000000\n",
+    )
+    .unwrap();
+    storlab()
+        .args(["validate", "--references"])
+        .arg(root.join("references"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("GAP"))
+        .stdout(predicate::str::contains(
+            "known gap: rows: the model is faster",
+        ))
+        .stdout(predicate::str::contains(
+            "2 figures, 1 within tolerance, 0 outside, 1 known gaps",
         ));
 }

@@ -7,7 +7,9 @@
 //! sessions = 80
 //! data = "datavol"            # a volume, or LUN and group names (like a stream's target)
 //! log = "logvol"
-//! rows = 10000000             # the test table
+//! tables = 15                  # DPAWS: 15 tables of `rows` rows each
+//! rows = 10000000             # rows per table
+//! row_bytes = [14, 805]       # one size, or [smallest, largest] spread over the tables
 //! buffer = "2GiB"             # database buffer cache
 //! ```
 
@@ -16,6 +18,7 @@ use storlab_core::{ByteSize, TimeSpan};
 
 use super::workload::{resolve_placement, Placement};
 use super::{ConfigError, SystemSpec};
+use crate::dbmodel::layout::Layout;
 use crate::dbmodel::{MeasuredProfile, Table};
 
 /// The DPAWS tests the model runs.
@@ -69,7 +72,8 @@ pub struct DbSpec {
     pub sessions: u32,
     pub data: Placement,
     pub log: Placement,
-    pub table: Table,
+    /// The test's tables (DPAWS: 15 of equal row count); rows per table in each.
+    pub tables: Vec<Table>,
     /// Rows per range test operation.
     pub range_rows: u64,
     /// Buffer cache, blocks of 8 KiB.
@@ -113,8 +117,10 @@ struct Raw {
     log: Names,
     #[serde(default = "d_rows")]
     rows: u64,
+    #[serde(default = "d_tables")]
+    tables: u32,
     #[serde(default = "d_row_bytes")]
-    row_bytes: u64,
+    row_bytes: RowBytes,
     #[serde(default = "d_range")]
     range_rows: u64,
     #[serde(default = "d_buffer")]
@@ -156,8 +162,40 @@ fn d_sessions() -> u32 {
 fn d_rows() -> u64 {
     1_000_000
 }
-fn d_row_bytes() -> u64 {
-    100
+fn d_row_bytes() -> RowBytes {
+    RowBytes::One(100)
+}
+fn d_tables() -> u32 {
+    1
+}
+
+/// Row size of every table, or `[smallest, largest]` spread evenly over the tables (DPAWS:
+/// 14 to 805 bytes).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RowBytes {
+    One(u64),
+    Spread([u64; 2]),
+}
+
+impl RowBytes {
+    fn of_table(&self, k: u64, tables: u64) -> u64 {
+        match *self {
+            RowBytes::One(b) => b,
+            RowBytes::Spread([lo, hi]) if tables > 1 => {
+                lo + (hi.saturating_sub(lo)) * k / (tables - 1)
+            }
+            RowBytes::Spread([lo, _]) => lo,
+        }
+    }
+
+    fn valid(&self) -> bool {
+        let ok = |b: u64| (1..=8_000).contains(&b);
+        match *self {
+            RowBytes::One(b) => ok(b),
+            RowBytes::Spread([lo, hi]) => ok(lo) && ok(hi) && lo <= hi,
+        }
+    }
 }
 fn d_range() -> u64 {
     100
@@ -236,11 +274,17 @@ pub fn parse_database(
     if raw.sessions == 0 {
         return Err(bad("sessions", "must be at least 1".into()));
     }
-    if raw.rows == 0 || raw.row_bytes == 0 || raw.row_bytes > 8_000 {
+    if raw.rows == 0 {
+        return Err(bad("rows", "must be at least 1".into()));
+    }
+    if !raw.row_bytes.valid() {
         return Err(bad(
-            "rows",
-            "rows must be at least 1 and row_bytes 1 to 8000".into(),
+            "row_bytes",
+            "must be 1 to 8000, or [smallest, largest] in that range".into(),
         ));
+    }
+    if raw.tables == 0 || raw.tables > 1000 {
+        return Err(bad("tables", "must be 1 to 1000".into()));
     }
     if raw.range_rows == 0 || raw.range_rows > raw.rows {
         return Err(bad(
@@ -269,18 +313,20 @@ pub fn parse_database(
     }
     let data = placement(raw.data, system, file, "data")?;
     let log = placement(raw.log, system, file, "log")?;
-    let table = Table {
-        rows: raw.rows,
-        row_bytes: raw.row_bytes,
-        fillfactor: 100,
-        key_bytes: 4,
-    };
-    let need = (table.heap_blocks() + table.index_blocks()) * 8192;
+    let tables: Vec<Table> = (0..u64::from(raw.tables))
+        .map(|k| Table {
+            rows: raw.rows,
+            row_bytes: raw.row_bytes.of_table(k, u64::from(raw.tables)),
+            fillfactor: 100,
+            key_bytes: 8,
+        })
+        .collect();
+    let need = Layout::new(&tables).blocks() * 8192;
     let have = data.bytes(system);
     if need > have {
         return Err(bad(
             "rows",
-            format!("the table and index need {need} bytes; the data target has {have}"),
+            format!("the tables and indexes need {need} bytes; the data target has {have}"),
         ));
     }
     let log_need = raw.log_file_size.0 * u64::from(raw.log_files);
@@ -313,7 +359,7 @@ pub fn parse_database(
         sessions: raw.sessions,
         data,
         log,
-        table,
+        tables,
         range_rows: raw.range_rows,
         buffer_blocks,
         think_ns: raw.think.map_or(0, |t| t.0),

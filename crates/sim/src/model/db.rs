@@ -9,12 +9,14 @@
 //! no row locks.
 
 use storlab_core::histogram::round_to;
-use storlab_core::result::WaitEvent;
+use storlab_core::host_stats::HostStats;
+use storlab_core::result::{ClassMetrics, CommitMetrics, WaitEvent};
 use storlab_core::LatencyHistogram;
 
 use super::state::Issuer;
 use super::Model;
 use crate::config::DbSpec;
+use crate::dbmodel::layout::{Layout, Segment};
 use crate::dbmodel::{BufferCache, DbTimer, DbWriter, LogConfig, LogStep, LogWriter};
 use crate::engine::{Event, SimTime};
 use crate::metrics::{round3, INTERVAL_NS};
@@ -77,12 +79,8 @@ pub(super) struct DbRt {
     writer: DbWriter,
     log: LogWriter,
     sessions: Vec<Session>,
-    /// First block of each index level, root first; blocks per level.
-    level_base: Vec<u64>,
-    level_blocks: Vec<u64>,
-    heap_base: u64,
-    rows_per_block: u64,
-    keys_per_leaf: u64,
+    /// The tables' segments in the page space.
+    layout: Layout,
     stats: DbStats,
     commit_latency: LatencyHistogram,
     /// Buffers allocated (misses) since the writer's last round.
@@ -91,39 +89,21 @@ pub(super) struct DbRt {
     cpu_free: Vec<u64>,
     /// Rows completed in each one-second interval of the measured window.
     rows_by_second: Vec<u64>,
+    /// Host I/O of the data files and of the log (iostat by role).
+    data_io: HostStats,
+    log_io: HostStats,
 }
 
 impl DbRt {
-    fn index_block(&self, level: usize, key: u64) -> u64 {
-        let n = self.level_blocks[level];
-        self.level_base[level] + key * n / self.spec.table.rows
-    }
-
-    /// The block accesses of one operation on `key`.
-    fn plan(&self, key: u64, out: &mut Vec<(u64, bool)>) -> u64 {
-        out.clear();
+    /// The block accesses of one operation on `key` of `table`; returns its rows.
+    fn plan(&self, table: usize, key: u64, out: &mut Vec<(u64, bool)>) -> u64 {
         let test = self.spec.test;
         let rows = if test.ranged() {
             self.spec.range_rows
         } else {
             1
         };
-        let last = key + rows - 1;
-        let levels = self.level_blocks.len();
-        for l in 0..levels - 1 {
-            out.push((self.index_block(l, key), false));
-        }
-        let (first_leaf, last_leaf) = (
-            self.index_block(levels - 1, key),
-            self.index_block(levels - 1, last),
-        );
-        for b in first_leaf..=last_leaf {
-            out.push((b, false));
-        }
-        let write = test.writes();
-        for b in key / self.rows_per_block..=last / self.rows_per_block {
-            out.push((self.heap_base + b, write));
-        }
+        self.layout.plan(table, key, rows, test.writes(), out);
         rows
     }
 
@@ -176,16 +156,7 @@ impl Model {
         } else {
             self.add_target(spec.log.volume, &spec.log.luns)?
         };
-        let t = &spec.table;
-        // Index levels laid out root first from block 1 (block 0 is the metapage); the heap
-        // follows the index.
-        let per_level = t.index_level_blocks();
-        let mut level_base = Vec::new();
-        let mut next = 1;
-        for n in &per_level {
-            level_base.push(next);
-            next += n;
-        }
+        let layout = Layout::new(&spec.tables);
         let sessions = (0..spec.sessions)
             .map(|i| Session {
                 rng: Rng::derive(self.opts.seed, Purpose::Job, (1 << 40) | u64::from(i)),
@@ -202,7 +173,7 @@ impl Model {
             spec: spec.clone(),
             data,
             log_target,
-            cache: BufferCache::new(spec.buffer_blocks as usize, next + t.heap_blocks()),
+            cache: BufferCache::new(spec.buffer_blocks as usize, layout.blocks()),
             writer: DbWriter::new(spec.dbwr_outstanding, DBWR_MAX_BLOCKS),
             log: LogWriter::new(LogConfig {
                 block: 8192,
@@ -213,16 +184,14 @@ impl Model {
                 archive: false,
             }),
             sessions,
-            level_base,
-            level_blocks: per_level,
-            heap_base: next,
-            rows_per_block: t.rows_per_block(),
-            keys_per_leaf: t.keys_per_leaf(),
+            layout,
             stats: DbStats::default(),
             commit_latency: LatencyHistogram::new(),
             allocs: 0,
             cpu_free: vec![0; spec.cpus as usize],
             rows_by_second: Vec::new(),
+            data_io: HostStats::new(self.opts.warmup_ns),
+            log_io: HostStats::new(self.opts.warmup_ns),
         }));
         Ok(())
     }
@@ -278,14 +247,23 @@ impl Model {
     /// Draws session `s`'s next operation and charges its CPU time.
     fn start_op(&mut self, s: u32) {
         let db = self.db.as_mut().expect("database");
-        let span = if db.spec.test.ranged() {
-            db.spec.table.rows - db.spec.range_rows + 1
+        // A random table (DPAWS: all tables equally), then a random row of it.
+        let tables = db.layout.segments.len();
+        let rng = &mut db.sessions[s as usize].rng;
+        let table = if tables > 1 {
+            rng.below(tables as u64) as usize
         } else {
-            db.spec.table.rows
+            0
         };
-        let key = db.sessions[s as usize].rng.below(span);
+        let rows_in_table = db.layout.segments[table].table.rows;
+        let span = if db.spec.test.ranged() {
+            rows_in_table - db.spec.range_rows.min(rows_in_table) + 1
+        } else {
+            rows_in_table
+        };
+        let key = rng.below(span);
         let mut plan = std::mem::take(&mut db.sessions[s as usize].plan);
-        let rows = db.plan(key, &mut plan);
+        let rows = db.plan(table, key, &mut plan);
         let mut carry = db.sessions[s as usize].dirty_carry;
         db.apply_profile(&mut plan, &mut carry);
         let cpu = db.op_cpu_ns(plan.len(), rows);
@@ -487,6 +465,51 @@ impl Model {
         }
     }
 
+    /// Counts a completed database I/O under its role (measured window only).
+    pub(super) fn db_record(&mut self, io: DbIo, write: bool, bytes: u64, latency_ns: u64) {
+        let now = self.now;
+        let db = self.db.as_mut().expect("database");
+        let role = if io == DbIo::Log {
+            &mut db.log_io
+        } else {
+            &mut db.data_io
+        };
+        role.record(now, write, bytes, latency_ns);
+    }
+
+    /// The database's I/O by role: data files and log, the log with its group commit figures.
+    pub(super) fn db_classes(&self, secs: f64) -> Vec<ClassMetrics> {
+        let Some(db) = self.db.as_ref() else {
+            return Vec::new();
+        };
+        let names = |p: &crate::config::Placement| p.names.join(",");
+        let commits = db.stats.commit_waits;
+        let log_writes = db.log_io.write.count();
+        vec![
+            ClassMetrics {
+                name: "data".into(),
+                target: names(&db.spec.data),
+                metrics: db.data_io.metrics(secs),
+                commit: None,
+            },
+            ClassMetrics {
+                name: "log".into(),
+                target: names(&db.spec.log),
+                metrics: db.log_io.metrics(secs),
+                commit: db.spec.test.writes().then(|| CommitMetrics {
+                    committers: db.spec.sessions,
+                    commits_per_s: round3(commits as f64 / secs),
+                    latency_ms: db.commit_latency.summary_ms(),
+                    mean_batch: if log_writes == 0 {
+                        0.0
+                    } else {
+                        round3(commits as f64 / log_writes as f64)
+                    },
+                }),
+            },
+        ]
+    }
+
     pub(super) fn reset_db_stats(&mut self) {
         if let Some(db) = self.db.as_mut() {
             db.stats = DbStats::default();
@@ -541,10 +564,20 @@ impl Model {
         let db = self.db.as_ref()?;
         let mut v = serde_json::to_value(&db.spec).ok()?;
         if let Some(o) = v.as_object_mut() {
-            o.insert("index_levels".into(), db.level_blocks.len().into());
-            o.insert("keys_per_leaf".into(), db.keys_per_leaf.into());
-            o.insert("rows_per_block".into(), db.rows_per_block.into());
-            o.insert("heap_blocks".into(), db.spec.table.heap_blocks().into());
+            let segs = &db.layout.segments;
+            let sum = |f: &dyn Fn(&Segment) -> u64| segs.iter().map(f).sum::<u64>();
+            o.insert(
+                "index_levels".into(),
+                segs.iter().map(|g| g.level_blocks.len()).max().into(),
+            );
+            o.insert("keys_per_leaf".into(), segs[0].table.keys_per_leaf().into());
+            o.insert("rows_per_block".into(), segs[0].rows_per_block.into());
+            o.insert("heap_blocks".into(), sum(&|g| g.table.heap_blocks()).into());
+            o.insert(
+                "index_blocks".into(),
+                sum(&|g| g.table.index_blocks()).into(),
+            );
+            o.insert("database_bytes".into(), (db.layout.blocks() * 8192).into());
         }
         Some(v)
     }

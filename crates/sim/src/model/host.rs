@@ -342,6 +342,9 @@ impl Model {
         } else {
             if self.now >= self.opts.warmup_ns {
                 self.host.record(self.now, req.write, req.bytes, latency);
+                if let Issuer::Db(io) = req.issuer {
+                    self.db_record(io, req.write, req.bytes, latency);
+                }
             }
             let phase = self.phase();
             self.phase_latency[phase].record(latency);

@@ -131,7 +131,7 @@ impl Model {
                 .collect(),
             events: std::mem::take(&mut self.log),
             rebuilds: self.rebuild_metrics(),
-            classes: Vec::new(),
+            classes: self.db_classes(secs),
             iostat: Vec::new(),
             tool: None,
             verify: None,

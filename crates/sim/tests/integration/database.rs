@@ -176,6 +176,8 @@ fn bad_database_sections_name_the_key() {
         ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nsessions = 0", "database.sessions"),
         ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nrows = 100000000000", "database.rows"),
         ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\ncolour = 1", "database"),
+        ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nrow_bytes = [805, 14]", "database.row_bytes"),
+        ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\ntables = 0", "database.tables"),
         // The log on one of the data volume's LUNs would overlap the data.
         ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"data-0\"", "database.log"),
     ] {
@@ -191,7 +193,8 @@ fn logs_on_the_data_target_follow_the_data() {
     let text = "[database]\ntest = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"datavol\"\nrows = 200000\nsessions = 8\n";
     let w = parse_workload(text, "db.toml", &s).unwrap();
     let db = w.database.as_ref().unwrap();
-    let data_bytes = (db.table.heap_blocks() + db.table.index_blocks()) * 8192;
+    let t = &db.tables[0];
+    let data_bytes = (t.heap_blocks() + t.index_blocks()) * 8192;
     let offset = db.log_offset.expect("shared target");
     assert!(
         offset >= data_bytes && offset.is_multiple_of(1 << 20),
@@ -227,4 +230,39 @@ fn cached_sessions_are_limited_by_the_host_cpus() {
         );
         assert!(wait(&r, "CPU:RunQueue").0 > 50.0, "sessions wait for CPUs");
     }
+}
+
+#[test]
+fn sessions_spread_over_every_table_of_the_suite() {
+    // Three tables of 200,000 rows from 14 to 805 bytes: heap blocks follow each table's row
+    // size, and a cache that holds one table's blocks but not three misses on the others.
+    let s = system(ENTERPRISE_RAID5);
+    let text = "[database]\ntest = \"dpaws/select-row\"\ndata = \"datavol\"\nlog = \"logvol\"\n\
+                tables = 3\nrows = 200000\nrow_bytes = [14, 805]\nsessions = 16\n";
+    let w = parse_workload(text, "db.toml", &s).unwrap();
+    let db = w.database.as_ref().unwrap();
+    let sizes: Vec<u64> = db.tables.iter().map(|t| t.row_bytes).collect();
+    assert_eq!(sizes, [14, 409, 805]);
+    let one = db_run(
+        "dpaws/select-row",
+        "sessions = 16\nrows = 200000\nrow_bytes = 805\nbuffer = \"200MiB\"",
+        10,
+        4,
+    );
+    let three = db_run(
+        "dpaws/select-row",
+        "sessions = 16\ntables = 3\nrows = 200000\nrow_bytes = 805\nbuffer = \"200MiB\"",
+        10,
+        4,
+    );
+    let heap = |r: &Run| r.workload.parameters["heap_blocks"].as_u64().unwrap();
+    assert_eq!(heap(&three), 3 * heap(&one));
+    // One table (about 180 MB) stays cached after the warm-up; three do not.
+    assert!(
+        one.metrics.read_iops < 0.05 * three.metrics.read_iops,
+        "{} vs {}",
+        one.metrics.read_iops,
+        three.metrics.read_iops
+    );
+    assert!(three.metrics.read_iops > 100.0);
 }
