@@ -146,7 +146,8 @@ pub(crate) fn clauses(study: &Study, idx: usize) -> Vec<Clause> {
         }
     }
     for (cat, worst, anchor) in groups {
-        let n = worst.ceil().max(1.0);
+        // rounded first so that 3030 vs 3000 reads "within 1%", not 2% (1.0000000000000009)
+        let n = ((worst * 1e6).round() / 1e6).ceil().max(1.0);
         out.push(Clause {
             text: format!("{cat} within {n:.0}%"),
             anchor,

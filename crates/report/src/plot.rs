@@ -3,8 +3,10 @@
 
 use crate::svg::{fmt_num, Linear, Log, Svg};
 
-/// Top margin above every plot area (room for value labels).
+/// Top margin above line and bar plot areas (room for the title and value labels).
 const TOP: f64 = 24.0;
+/// Top margin of bar panels (title, then value labels above the tallest bar).
+const BAR_TOP: f64 = 36.0;
 /// Left margin (room for tick labels).
 const LEFT: f64 = 52.0;
 
@@ -41,11 +43,14 @@ pub const BAR_PLOT_H: f64 = 150.0;
 pub fn bar_panels(panels: &[BarPanel], label: &str) -> String {
     let widths: Vec<f64> = panels
         .iter()
-        .map(|p| LEFT + 16.0 + 34.0 * p.bars.len().max(1) as f64)
-        .map(|w| w.max(150.0))
+        .map(|p| {
+            let bars = LEFT + 16.0 + 34.0 * p.bars.len().max(1) as f64;
+            bars.max(150.0)
+                .max(p.title.chars().count() as f64 * 6.8 + 16.0)
+        })
         .collect();
     let total: f64 = widths.iter().sum::<f64>() + 10.0;
-    let mut svg = Svg::new(total, TOP + BAR_PLOT_H + 70.0);
+    let mut svg = Svg::new(total, BAR_TOP + BAR_PLOT_H + 58.0);
     let mut x0 = 0.0;
     for (p, w) in panels.iter().zip(&widths) {
         draw_panel(&mut svg, p, x0, *w);
@@ -62,12 +67,13 @@ fn draw_panel(svg: &mut Svg, p: &BarPanel, x0: f64, w: f64) {
         .chain(p.reference)
         .chain(p.scale_max);
     let scale = Linear::fit(values, BAR_PLOT_H);
-    let bottom = TOP + BAR_PLOT_H;
+    let bottom = BAR_TOP + BAR_PLOT_H;
     let left = x0 + LEFT;
-    y_axis(svg, left, w - LEFT - 8.0, &scale.ticks(), |t| {
+    let ticks = scale.ticks();
+    y_axis(svg, (left, BAR_TOP), w - LEFT - 8.0, &ticks, |t| {
         bottom - scale.len(t)
     });
-    svg.text(x0 + 4.0, 12.0, "start", "axis-title", &p.title, 0.0);
+    svg.text(x0 + 4.0, 13.0, "start", "axis-title", &p.title, 0.0);
     if let Some(r) = p.reference {
         let y = bottom - scale.len(r);
         svg.line((left, y), (x0 + w - 8.0, y), "#444", Some("4 3"));
@@ -96,14 +102,15 @@ fn draw_panel(svg: &mut Svg, p: &BarPanel, x0: f64, w: f64) {
 }
 
 /// Axis line, tick lines and tick labels at `ticks` (pixel y from `y_of`).
-fn y_axis(svg: &mut Svg, left: f64, width: f64, ticks: &[f64], y_of: impl Fn(f64) -> f64) {
+fn y_axis(svg: &mut Svg, at: (f64, f64), width: f64, ticks: &[f64], y_of: impl Fn(f64) -> f64) {
+    let (left, top) = at;
     for &t in ticks {
         let y = y_of(t);
         svg.line((left, y), (left + width, y), "#e3e3e3", None);
         svg.text(left - 4.0, y + 3.5, "end", "tick", &fmt_num(t), 0.0);
     }
-    let bottom = ticks.first().map_or(TOP, |t| y_of(*t)).max(y_of(0.0));
-    svg.line((left, TOP), (left, bottom), "#666", None);
+    let bottom = ticks.first().map_or(top, |t| y_of(*t)).max(y_of(0.0));
+    svg.line((left, top), (left, bottom), "#666", None);
     svg.line((left, bottom), (left + width, bottom), "#666", None);
 }
 
@@ -168,11 +175,11 @@ pub fn line_chart(c: &LineChart, label: &str) -> String {
     let bottom = TOP + LINE_PLOT_H;
     let y_px: Box<dyn Fn(f64) -> f64> = if c.log_y {
         let s = Log::fit(ys, LINE_PLOT_H);
-        y_axis(&mut svg, LEFT, pw, &s.ticks(), |t| bottom - s.len(t));
+        y_axis(&mut svg, (LEFT, TOP), pw, &s.ticks(), |t| bottom - s.len(t));
         Box::new(move |v| bottom - s.len(v))
     } else {
         let s = Linear::fit(ys, LINE_PLOT_H);
-        y_axis(&mut svg, LEFT, pw, &s.ticks(), |t| bottom - s.len(t));
+        y_axis(&mut svg, (LEFT, TOP), pw, &s.ticks(), |t| bottom - s.len(t));
         Box::new(move |v| bottom - s.len(v))
     };
     if let Some((a, b)) = c.shade {
@@ -210,12 +217,18 @@ fn x_ticks(svg: &mut Svg, c: &LineChart, range: (f64, f64), x_px: &dyn Fn(f64) -
         }
         return;
     }
-    let span = Linear {
+    let step = Linear {
         max: range.1 - range.0,
         px: 1.0,
-    };
-    for t in span.ticks() {
-        let x = range.0 + t;
+    }
+    .ticks()
+    .get(1)
+    .copied()
+    .unwrap_or(range.1 - range.0);
+    let first = (range.0 / step).ceil() as i64;
+    let last = (range.1 / step + 1e-9).floor() as i64;
+    for k in first..=last {
+        let x = k as f64 * step;
         svg.line((x_px(x), y), (x_px(x), y + 4.0), "#666", None);
         svg.text(x_px(x), y + 16.0, "middle", "tick", &fmt_num(x), 0.0);
     }
@@ -227,7 +240,7 @@ fn draw_line(svg: &mut Svg, l: &Line, x_px: &dyn Fn(f64) -> f64, y_px: &dyn Fn(f
     if pts.len() > 1 {
         svg.polyline(&pts, &l.color, dash);
     }
-    if pts.len() <= 40 {
+    if pts.len() <= 12 || l.knee.is_some() {
         for (p, d) in pts.iter().zip(&l.points) {
             let tip = format!("{}: {} at {}", l.name, fmt_num(d.1), fmt_num(d.0));
             svg.circle(*p, 3.0, &l.color, &l.color, Some(&tip));
@@ -264,9 +277,11 @@ pub fn heat_color(pct: f64) -> String {
 
 /// Draws a heat map with the value printed in each cell.
 pub fn heat_map(h: &HeatMap, label: &str) -> String {
-    let (cw, ch, left, top) = (84.0, 18.0, 90.0, 78.0);
-    let w = left + cw * h.cols.len() as f64 + 10.0;
-    let mut svg = Svg::new(w.max(240.0), top + ch * h.rows.len() as f64 + 30.0);
+    let longest = h.cols.iter().map(|c| c.chars().count()).max().unwrap_or(0) as f64;
+    let (cw, ch, left) = (84.0, 18.0, 90.0);
+    let top = 16.0 + longest * 5.2;
+    let w = left + cw * h.cols.len() as f64 + longest * 5.2;
+    let mut svg = Svg::new(w.max(240.0), top + ch * h.rows.len() as f64 + 8.0);
     for (j, c) in h.cols.iter().enumerate() {
         let x = left + cw * j as f64 + cw / 2.0;
         svg.text(x, top - 6.0, "start", "lbl", c, -35.0);

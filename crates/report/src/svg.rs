@@ -56,7 +56,17 @@ pub fn fmt_num(v: f64) -> String {
     } else {
         format!("{v:.3}")
     };
-    s.replace(".0M", "M")
+    trim_zeros(s)
+}
+
+/// "50.0" -> "50", "0.40" -> "0.4", "1.0M" -> "1M"; integers unchanged.
+fn trim_zeros(s: String) -> String {
+    let Some(dot) = s.find('.') else { return s };
+    let end = s[dot + 1..]
+        .find(|c: char| !c.is_ascii_digit())
+        .map_or(s.len(), |i| dot + 1 + i);
+    let digits = s[..end].trim_end_matches('0').trim_end_matches('.');
+    format!("{digits}{}", &s[end..])
 }
 
 /// A linear scale from `0..=max` to `0..=px` pixels; negative values map to 0.
@@ -286,5 +296,9 @@ mod tests {
         assert_eq!(fmt_num(3.25), "3.2");
         assert_eq!(fmt_num(0.0412), "0.04");
         assert_eq!(fmt_num(0.0), "0");
+        assert_eq!(fmt_num(50.0), "50");
+        assert_eq!(fmt_num(0.4), "0.4");
+        assert_eq!(fmt_num(1_000_000.0), "1M");
+        assert_eq!(fmt_num(96.1), "96.1");
     }
 }

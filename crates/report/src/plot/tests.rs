@@ -147,7 +147,7 @@ proptest! {
         let svg = bar_panels(&[panel(&values)], "t");
         for (h, y) in attr_values(&svg, "rect", "height").iter().zip(attr_values(&svg, "rect", "y")) {
             prop_assert!(*h >= 0.0 && *h <= BAR_PLOT_H + 0.05);
-            prop_assert!(y >= TOP - 0.05 && (y + h - (TOP + BAR_PLOT_H)).abs() < 0.11);
+            prop_assert!(y >= BAR_TOP - 0.05 && (y + h - (BAR_TOP + BAR_PLOT_H)).abs() < 0.11);
         }
     }
 }
