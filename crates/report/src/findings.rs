@@ -9,7 +9,8 @@
 //!   kind ("reads within 2%", N = the largest such difference rounded up, at least 1).
 //!   Gains read "+96% random-write IOPS"; losses read "sequential-write 1 MiB MB/s 4% better
 //!   on raid5" (the baseline's advantage, `baseline / other - 1`), so swapping the two
-//!   configurations gives the same magnitude with the roles reversed.
+//!   configurations gives the same magnitude with the roles reversed. Three-fold and larger
+//!   differences are said as ratios ("15.5x the random-read IOPS", "15.5x better on raid5").
 //! - One sentence per non-baseline configuration: gains, then the "within" groups, then losses.
 //! - A separate finding for each workload whose p99 latency differs from the baseline's by
 //!   more than 20%.
@@ -57,6 +58,8 @@ pub(crate) struct Comparison {
 pub(crate) struct Clause {
     pub text: String,
     pub anchor: String,
+    /// A gain over the baseline (gains are joined with ", ", the rest with "; ").
+    pub gain: bool,
 }
 
 /// Every finding of the study, in order: one sentence per non-baseline configuration,
@@ -113,11 +116,15 @@ pub(crate) fn comparisons(study: &Study, idx: usize, metric: Option<Metric>) -> 
     out
 }
 
-fn pct(x: f64) -> String {
-    if x.is_finite() {
-        format!("{:.0}%", x.abs())
-    } else {
+/// A difference in percent as said: "96%", or "15.5x" once it is three-fold or more.
+fn pct(pct: f64) -> String {
+    let ratio = 1.0 + pct.abs() / 100.0;
+    if !pct.is_finite() {
         "infinitely".into()
+    } else if ratio >= 3.0 {
+        format!("{ratio:.1}x")
+    } else {
+        format!("{:.0}%", pct.abs())
     }
 }
 
@@ -128,13 +135,14 @@ pub(crate) fn clauses(study: &Study, idx: usize) -> Vec<Clause> {
     let mut out = Vec::new();
     for c in comps.iter().filter(|c| c.delta_pct > WITHIN_PCT) {
         out.push(Clause {
-            text: format!(
-                "+{} {} {}",
-                pct(c.delta_pct),
-                human_name(&c.workload),
-                c.metric.label()
-            ),
+            text: match pct(c.delta_pct) {
+                p if p.ends_with('%') => {
+                    format!("+{p} {} {}", human_name(&c.workload), c.metric.label())
+                }
+                p => format!("{p} the {} {}", human_name(&c.workload), c.metric.label()),
+            },
             anchor: anchor::bars(study, &c.workload),
+            gain: true,
         });
     }
     let mut groups: Vec<(String, f64, String)> = Vec::new();
@@ -151,6 +159,7 @@ pub(crate) fn clauses(study: &Study, idx: usize) -> Vec<Clause> {
         out.push(Clause {
             text: format!("{cat} within {n:.0}%"),
             anchor,
+            gain: false,
         });
     }
     for c in comps.iter().filter(|c| c.delta_pct < -WITHIN_PCT) {
@@ -163,6 +172,7 @@ pub(crate) fn clauses(study: &Study, idx: usize) -> Vec<Clause> {
                 pct(advantage)
             ),
             anchor: anchor::bars(study, &c.workload),
+            gain: false,
         });
     }
     out
@@ -174,7 +184,7 @@ pub(crate) fn join_clauses(clauses: &[Clause], show: impl Fn(&Clause) -> String)
     let mut s = String::new();
     for (i, c) in clauses.iter().enumerate() {
         if i > 0 {
-            let both_gains = c.text.starts_with('+') && clauses[i - 1].text.starts_with('+');
+            let both_gains = c.gain && clauses[i - 1].gain;
             s.push_str(if both_gains { ", " } else { "; " });
         }
         s.push_str(&show(c));

@@ -89,3 +89,72 @@ pub fn summary_runs<'a>(study: &'a Study, configuration: &str, workload: &str) -
         None => runs,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synthetic::run;
+    use storlab_core::result::TargetKind;
+
+    /// A real-run shaped point (`classes[0].profile`) at `depth` outstanding.
+    fn point(depth: u32, iops: f64, p99: f64, ceiling: Option<f64>) -> Run {
+        let mut r = run(
+            "disk",
+            TargetKind::Real,
+            "randread-8k",
+            iops,
+            8.0,
+            p99 / 3.5,
+        );
+        r.workload.parameters = serde_json::json!({
+            "classes": [{"profile": {"jobs": 1, "iodepth": depth, "rate_iops": null}}],
+            "max_p99_ms": ceiling,
+        });
+        r
+    }
+
+    #[test]
+    fn knee_is_the_most_iops_under_the_ceiling() {
+        let runs = [
+            point(1, 100.0, 1.0, Some(5.0)),
+            point(4, 350.0, 4.0, Some(5.0)),
+            point(2, 190.0, 2.0, Some(5.0)),
+            point(8, 420.0, 9.0, Some(5.0)),
+        ];
+        let refs: Vec<&Run> = runs.iter().collect();
+        let s = find(&refs).expect("a sweep");
+        let loads: Vec<f64> = s.points.iter().map(|p| p.load.value()).collect();
+        assert_eq!(loads, vec![1.0, 2.0, 4.0, 8.0]);
+        assert_eq!(s.knee, Some(2));
+    }
+
+    #[test]
+    fn without_a_ceiling_the_knee_is_the_greatest_power() {
+        let runs = [
+            point(1, 100.0, 3.5, None),
+            point(2, 190.0, 3.5, None),
+            point(4, 300.0, 7.0, None),
+            point(8, 320.0, 35.0, None),
+        ];
+        let refs: Vec<&Run> = runs.iter().collect();
+        // power = IOPS / mean ms: 100, 190, 150, 32
+        assert_eq!(find(&refs).and_then(|s| s.knee), Some(1));
+    }
+
+    #[test]
+    fn repeats_at_one_load_are_not_a_sweep() {
+        let runs = [point(8, 100.0, 1.0, None), point(8, 110.0, 1.0, None)];
+        let refs: Vec<&Run> = runs.iter().collect();
+        assert!(find(&refs).is_none());
+        let plain = run("a", TargetKind::Sim, "randread-8k", 1.0, 8.0, 1.0);
+        assert!(find(&[&plain, &plain]).is_none(), "no load point, no sweep");
+    }
+
+    #[test]
+    fn open_loop_points_are_rates() {
+        let mut r = point(1, 100.0, 1.0, None);
+        r.workload.parameters["classes"][0]["profile"]["rate_iops"] = serde_json::json!(500.0);
+        assert_eq!(load_point(&r), Some(Load::Rate(500.0)));
+        assert_eq!(Load::Rate(500.0).label(), "500 IO/s offered");
+    }
+}
