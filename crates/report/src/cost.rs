@@ -151,8 +151,8 @@ pub fn raid_factor(study: &Study) -> Option<String> {
         .configurations
         .iter()
         .find(|c| level(study, c) == Some("raid10"))?;
-    let why = "each RAID 10 disk holds one copy of half a mirror pair's data, while an N+1 \
-               RAID 5 group gives up only one disk in N+1 to parity";
+    let why = "RAID 10 keeps two copies of every block, so only half its disks hold data, \
+               while an N+1 RAID 5 group gives up only one disk in N+1 to parity";
     Some(match raid5_data_disks(study, r5) {
         Some(n) => format!(
             "For equal usable capacity, {} (RAID 10) needs 2N/(N+1) = {:.2} times the disks of \
