@@ -1,0 +1,25 @@
+//! Writes the sample report of the demonstration study to `target/report-sample/`
+//! (report.html and the CSV files), for a human to look at:
+//! `cargo run --release -p storlab-report --example sample`.
+
+use std::path::PathBuf;
+
+fn main() -> std::io::Result<()> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    let dir = target.join("report-sample");
+    let study = storlab_report::synthetic::demo_study();
+    std::fs::create_dir_all(&dir)?;
+    let html = dir.join("report.html");
+    std::fs::write(&html, storlab_report::render_html(&study))?;
+    let csvs = storlab_report::write_csvs(&study, &dir)?;
+    println!("{}", html.display());
+    for p in csvs {
+        println!("{}", p.display());
+    }
+    for f in storlab_report::findings(&study) {
+        println!("- {}", f.text);
+    }
+    Ok(())
+}

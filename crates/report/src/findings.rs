@@ -1,0 +1,271 @@
+//! Findings in plain words, computed from the numbers only.
+//!
+//! Rules:
+//! - The baseline is the first configuration. Every other configuration is compared with it,
+//!   workload by workload, on the workload's headline metric ([`crate::workload::headline`]):
+//!   rows/s for database workloads, MB/s for sequential or large-block I/O, IOPS otherwise.
+//!   Repeats are averaged; a sweep contributes its knee ([`crate::sweep`]).
+//! - `delta_pct` is `(other / baseline - 1) x 100`. Differences within +-3% are grouped by
+//!   kind ("reads within 2%", N = the largest such difference rounded up, at least 1).
+//!   Gains read "+96% random-write IOPS"; losses read "sequential-write 1 MiB MB/s 4% better
+//!   on raid5" (the baseline's advantage, `baseline / other - 1`), so swapping the two
+//!   configurations gives the same magnitude with the roles reversed. Three-fold and larger
+//!   differences are said as ratios ("15.5x the random-read IOPS", "15.5x better on raid5").
+//! - One sentence per non-baseline configuration: gains, then the "within" groups, then losses.
+//! - A separate finding for each workload whose p99 latency differs from the baseline's by
+//!   more than 20%.
+//! - A finding for each configuration x workload with failed cells, naming the first reason.
+
+use serde::{Deserialize, Serialize};
+
+use crate::anchor;
+use crate::model::{Spread, Study};
+use crate::sweep::summary_runs;
+use crate::workload::{category, headline, human_name, Metric};
+
+/// Differences up to this share (percent) count as equal.
+pub const WITHIN_PCT: f64 = 3.0;
+/// p99 latency differences above this share (percent) get their own finding.
+pub const LATENCY_PCT: f64 = 20.0;
+
+/// One finding: a sentence and the chart that shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// The sentence.
+    pub text: String,
+    /// Id of the chart or table it refers to (without '#').
+    pub anchor: String,
+    /// The workload it is about (the largest difference, for a configuration's sentence).
+    pub workload: String,
+    /// Metric key (`iops`, `mbps`, `rows_per_s`, `lat_p99_ms`; empty for failures).
+    pub metric: String,
+    /// Signed difference from the baseline, percent (0 for failures).
+    pub delta_pct: f64,
+}
+
+/// One workload of one configuration against the baseline.
+#[derive(Clone, Debug)]
+pub(crate) struct Comparison {
+    pub workload: String,
+    pub metric: Metric,
+    pub base: f64,
+    pub other: f64,
+    pub delta_pct: f64,
+}
+
+/// A clause of a configuration's sentence and the chart it links to.
+#[derive(Clone, Debug)]
+pub(crate) struct Clause {
+    pub text: String,
+    pub anchor: String,
+    /// A gain over the baseline (gains are joined with ", ", the rest with "; ").
+    pub gain: bool,
+}
+
+/// Every finding of the study, in order: one sentence per non-baseline configuration,
+/// latency findings, failures.
+pub fn findings(study: &Study) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for idx in 1..study.configurations.len() {
+        out.extend(config_finding(study, idx));
+    }
+    out.extend(other_findings(study));
+    out
+}
+
+/// The findings after the configuration sentences: latency, then failures.
+pub(crate) fn other_findings(study: &Study) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for idx in 1..study.configurations.len() {
+        out.extend(latency_findings(study, idx));
+    }
+    out.extend(failure_findings(study));
+    out
+}
+
+fn mean_of(study: &Study, cfg: &str, wl: &str, metric: Metric) -> Option<f64> {
+    let runs = summary_runs(study, cfg, wl);
+    Spread::of(runs.iter().filter_map(|r| metric.of(r))).map(|s| s.mean)
+}
+
+/// The headline comparisons of configuration `idx` with the baseline, in workload order.
+pub(crate) fn comparisons(study: &Study, idx: usize, metric: Option<Metric>) -> Vec<Comparison> {
+    let base = &study.configurations[0].name;
+    let cfg = &study.configurations[idx].name;
+    let mut out = Vec::new();
+    for wl in study.workload_names() {
+        let mut runs = summary_runs(study, base, &wl);
+        runs.extend(summary_runs(study, cfg, &wl));
+        let metric = metric.unwrap_or_else(|| headline(&wl, &runs));
+        let (Some(b), Some(o)) = (
+            mean_of(study, base, &wl, metric),
+            mean_of(study, cfg, &wl, metric),
+        ) else {
+            continue;
+        };
+        if b > 0.0 {
+            out.push(Comparison {
+                delta_pct: (o / b - 1.0) * 100.0,
+                workload: wl,
+                metric,
+                base: b,
+                other: o,
+            });
+        }
+    }
+    out
+}
+
+/// A difference in percent as said: "96%", or "15.5x" once it is three-fold or more.
+fn pct(pct: f64) -> String {
+    let ratio = 1.0 + pct.abs() / 100.0;
+    if !pct.is_finite() {
+        "infinitely".into()
+    } else if ratio >= 3.0 {
+        format!("{ratio:.1}x")
+    } else {
+        format!("{:.0}%", pct.abs())
+    }
+}
+
+/// The clauses of configuration `idx`'s sentence: gains, "within" groups, losses.
+pub(crate) fn clauses(study: &Study, idx: usize) -> Vec<Clause> {
+    let base = &study.configurations[0].name;
+    let comps = comparisons(study, idx, None);
+    let mut out = Vec::new();
+    for c in comps.iter().filter(|c| c.delta_pct > WITHIN_PCT) {
+        out.push(Clause {
+            text: match pct(c.delta_pct) {
+                p if p.ends_with('%') => {
+                    format!("+{p} {} {}", human_name(&c.workload), c.metric.label())
+                }
+                p => format!("{p} the {} {}", human_name(&c.workload), c.metric.label()),
+            },
+            anchor: anchor::bars(study, &c.workload),
+            gain: true,
+        });
+    }
+    let mut groups: Vec<(String, f64, String)> = Vec::new();
+    for c in comps.iter().filter(|c| c.delta_pct.abs() <= WITHIN_PCT) {
+        let cat = category(&c.workload);
+        match groups.iter_mut().find(|g| g.0 == cat) {
+            Some(g) => g.1 = g.1.max(c.delta_pct.abs()),
+            None => groups.push((cat, c.delta_pct.abs(), anchor::bars(study, &c.workload))),
+        }
+    }
+    for (cat, worst, anchor) in groups {
+        // rounded first so that 3030 vs 3000 reads "within 1%", not 2% (1.0000000000000009)
+        let n = ((worst * 1e6).round() / 1e6).ceil().max(1.0);
+        out.push(Clause {
+            text: format!("{cat} within {n:.0}%"),
+            anchor,
+            gain: false,
+        });
+    }
+    for c in comps.iter().filter(|c| c.delta_pct < -WITHIN_PCT) {
+        let advantage = (c.base / c.other - 1.0) * 100.0;
+        out.push(Clause {
+            text: format!(
+                "{} {} {} better on {base}",
+                human_name(&c.workload),
+                c.metric.label(),
+                pct(advantage)
+            ),
+            anchor: anchor::bars(study, &c.workload),
+            gain: false,
+        });
+    }
+    out
+}
+
+/// Joins clauses (each rendered by `show`) the way the sentence reads: gains with ", ",
+/// the rest with "; ".
+pub(crate) fn join_clauses(clauses: &[Clause], show: impl Fn(&Clause) -> String) -> String {
+    let mut s = String::new();
+    for (i, c) in clauses.iter().enumerate() {
+        if i > 0 {
+            let both_gains = c.gain && clauses[i - 1].gain;
+            s.push_str(if both_gains { ", " } else { "; " });
+        }
+        s.push_str(&show(c));
+    }
+    s
+}
+
+fn config_finding(study: &Study, idx: usize) -> Option<Finding> {
+    let comps = comparisons(study, idx, None);
+    let biggest = comps
+        .iter()
+        .max_by(|a, b| a.delta_pct.abs().total_cmp(&b.delta_pct.abs()))?;
+    let text = format!(
+        "{}: {}",
+        study.configurations[idx].name,
+        join_clauses(&clauses(study, idx), |c| c.text.clone())
+    );
+    Some(Finding {
+        text,
+        anchor: anchor::RELATIVE.into(),
+        workload: biggest.workload.clone(),
+        metric: biggest.metric.key().into(),
+        delta_pct: biggest.delta_pct,
+    })
+}
+
+fn latency_findings(study: &Study, idx: usize) -> Vec<Finding> {
+    let base = &study.configurations[0].name;
+    let cfg = &study.configurations[idx].name;
+    let comps = comparisons(study, idx, Some(Metric::LatP99Ms));
+    comps
+        .into_iter()
+        .filter(|c| c.delta_pct.abs() > LATENCY_PCT && c.other > 0.0)
+        .map(|c| {
+            let (share, word) = if c.other < c.base {
+                ((1.0 - c.other / c.base) * 100.0, "lower")
+            } else {
+                ((c.other / c.base - 1.0) * 100.0, "higher")
+            };
+            Finding {
+                text: format!(
+                    "{cfg}: p99 latency of {} {} {word} than on {base} ({:.2} ms vs {:.2} ms)",
+                    human_name(&c.workload),
+                    pct(share),
+                    c.other,
+                    c.base
+                ),
+                anchor: anchor::percentiles(study, &c.workload),
+                workload: c.workload,
+                metric: Metric::LatP99Ms.key().into(),
+                delta_pct: c.delta_pct,
+            }
+        })
+        .collect()
+}
+
+fn failure_findings(study: &Study) -> Vec<Finding> {
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    let mut out = Vec::new();
+    for cell in study.failed_cells() {
+        let key = (cell.configuration.as_str(), cell.workload.as_str());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let same = |c: &&crate::model::Cell| {
+            c.configuration == cell.configuration && c.workload == cell.workload
+        };
+        let total = study.cells.iter().filter(same).count();
+        let failed = study.failed_cells().into_iter().filter(same).count();
+        let reason = cell.error.as_deref().unwrap_or("no result");
+        out.push(Finding {
+            text: format!(
+                "{} failed on {} in {failed} of {total} run(s): {reason}",
+                cell.workload, cell.configuration
+            ),
+            anchor: anchor::FAILED.into(),
+            workload: cell.workload.clone(),
+            metric: String::new(),
+            delta_pct: 0.0,
+        });
+    }
+    out
+}

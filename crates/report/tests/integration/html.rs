@@ -1,0 +1,164 @@
+use storlab_report::{findings, render_html};
+
+use crate::support::{hostile_study, raid_study};
+
+/// Every `<svg ...>...</svg>` element of the page.
+fn svgs(html: &str) -> Vec<&str> {
+    html.split("<svg ")
+        .skip(1)
+        .map(|s| &s[..s.find("</svg>").expect("closed svg")])
+        .collect()
+}
+
+/// Numeric attribute `name` of the element starting at `el`.
+fn attr(el: &str, name: &str) -> Option<f64> {
+    let el = &el[..el.find('>')?];
+    let key = format!(" {name}=\"");
+    let start = el.find(&key)? + key.len();
+    el[start..start + el[start..].find('"')?].parse().ok()
+}
+
+/// True when the drawing has a mark of non-zero size: a bar, a point, or a line.
+fn has_marks(svg: &str) -> bool {
+    let rects = svg.split("<rect ").skip(1).any(|r| {
+        attr(r, "width").is_some_and(|w| w > 0.0) && attr(r, "height").is_some_and(|h| h > 0.0)
+    });
+    let circles = svg
+        .split("<circle ")
+        .skip(1)
+        .any(|c| attr(c, "r").is_some_and(|r| r > 0.0));
+    let lines = svg.split("<polyline points=\"").skip(1).any(|p| {
+        let pts = &p[..p.find('"').unwrap_or(0)];
+        pts.split(' ').count() > 1
+    });
+    rects || circles || lines
+}
+
+/// Values of `attr="..."` over the page.
+fn attr_strings<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
+    let key = format!("{attr}=\"");
+    html.split(&key)
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap_or(0)])
+        .collect()
+}
+
+#[test]
+fn names_every_configuration_and_has_no_urls() {
+    for study in [hostile_study(), storlab_report::synthetic::demo_study()] {
+        let html = render_html(&study);
+        for c in &study.configurations {
+            let escaped = c.name.replace('<', "&lt;").replace('>', "&gt;");
+            assert!(html.contains(&escaped), "{} missing", c.name);
+        }
+        assert!(!html.contains("http://") && !html.contains("https://"));
+        assert!(!html.contains("<script"), "no scripts needed");
+        assert!(html.starts_with("<!DOCTYPE html>"));
+    }
+}
+
+#[test]
+fn input_text_is_escaped() {
+    let html = render_html(&hostile_study());
+    assert!(html.contains("&lt;b&gt;x&lt;/b&gt;"));
+    assert!(!html.contains("<b>x</b>"));
+    assert!(html.contains("disk &lt;full&gt; &amp; &quot;gone&quot;"));
+    assert!(!html.contains("disk <full>"));
+}
+
+#[test]
+fn every_chart_draws_marks() {
+    for study in [hostile_study(), storlab_report::synthetic::demo_study()] {
+        let html = render_html(&study);
+        let all = svgs(&html);
+        assert!(all.len() >= 7, "only {} charts", all.len());
+        for svg in all {
+            assert!(
+                has_marks(svg),
+                "empty chart: {}",
+                &svg[..svg.len().min(300)]
+            );
+            assert!(
+                !svg.contains("NaN") && !svg.contains("inf"),
+                "bad number in chart"
+            );
+            assert!(!svg.contains("height=\"-"), "negative height");
+        }
+    }
+}
+
+#[test]
+fn the_demo_has_every_kind_of_chart() {
+    let html = render_html(&storlab_report::synthetic::demo_study());
+    for id in [
+        "chart-relative",
+        "-sweep\"",
+        "-series\"",
+        "-pct\"",
+        "-waits\"",
+        "chart-util-raid5",
+    ] {
+        assert!(html.contains(id), "no {id}");
+    }
+    assert!(html.contains(">knee</text>") && html.contains(">warm-up</text>"));
+    assert_eq!(
+        svgs(&html).len(),
+        19,
+        "relative + 16 per workload + 2 heat maps"
+    );
+    assert!(html.contains("2N/(N+1) = 1.71"), "RAID factor sentence");
+    assert!(html.contains("id=\"sim-vs-real\""));
+}
+
+#[test]
+fn failed_cells_are_shown_with_their_reason() {
+    let html = render_html(&hostile_study());
+    let failures = &html[html.find("id=\"failures\"").expect("failures section")..];
+    assert!(failures.contains("seqwrite-1m"));
+    assert!(failures.contains("disk &lt;full&gt;"));
+}
+
+#[test]
+fn every_link_has_its_target() {
+    for study in [hostile_study(), storlab_report::synthetic::demo_study()] {
+        let html = render_html(&study);
+        let ids = attr_strings(&html, "id");
+        for f in findings(&study) {
+            assert!(
+                ids.contains(&f.anchor.as_str()),
+                "finding anchor {} missing",
+                f.anchor
+            );
+        }
+        for href in attr_strings(&html, "href") {
+            let target = href.strip_prefix('#').expect("local links only");
+            assert!(ids.contains(&target), "dangling link #{target}");
+        }
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), ids.len(), "duplicate ids");
+    }
+}
+
+#[test]
+fn sections_come_in_order_and_each_has_a_footer() {
+    let html = render_html(&hostile_study());
+    let pos = |id: &str| html.find(&format!("<section id=\"{id}\"")).expect(id);
+    assert!(pos("summary") < pos("charts"));
+    assert!(pos("charts") < pos("tables"));
+    assert!(pos("tables") < pos("sim-vs-real"));
+    assert!(pos("sim-vs-real") < pos("failures"));
+    let sections = html.matches("<section ").count();
+    assert_eq!(html.matches("<footer class=\"meta\">").count(), sections);
+    assert!(html.contains("seed 42") && html.contains("2 CPUs, 24 GiB"));
+}
+
+#[test]
+fn prints_cleanly_and_is_deterministic() {
+    let study = raid_study(["raid5", "raid10"]);
+    let html = render_html(&study);
+    assert!(html.contains("@media print"));
+    assert!(html.contains("break-inside: avoid"));
+    assert_eq!(html, render_html(&study));
+}
