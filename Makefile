@@ -2,29 +2,39 @@
 CARGO ?= cargo
 STORLAB := target/release/storlab
 
-.PHONY: build demo test bench fmt clean deps
+.PHONY: build demo test bench fmt clean deps test-deps
 
 build:
 	$(CARGO) build --release --locked
 
-# System packages the tests need: PostgreSQL server binaries (storlab db starts real
-# clusters). Installed through apt when missing and running as root.
-deps:
-	@if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && ! command -v postgres >/dev/null 2>&1; then \
+# System packages: PostgreSQL server binaries (storlab db starts real clusters; the demo and
+# the tests) and, for the tests, a headless browser (the report is checked in chromium).
+# Installed through apt when missing and running as root.
+APT_INSTALL = if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing PostgreSQL server binaries: apt-get install postgresql"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	    echo "installing:$$missing (apt-get)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	  else \
-	    echo "PostgreSQL server binaries are missing: run 'sudo apt-get install postgresql' (or put pg_ctl on PATH)"; exit 1; \
+	    echo "missing:$$missing; run 'sudo apt-get install$$missing'"; exit 1; \
 	  fi; \
 	fi
+
+deps:
+	@missing=""; \
+	if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && ! command -v postgres >/dev/null 2>&1; then missing="$$missing postgresql"; fi; \
+	$(APT_INSTALL)
+
+test-deps: deps
+	@missing=""; \
+	if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then missing="$$missing chromium"; fi; \
+	$(APT_INSTALL)
 
 # The main job: build, then run the demo study (a few minutes on 2 cores).
 demo: deps build
 	$(STORLAB) demo --out out/demo
 
 # Every check: formatting, lints (warnings are errors), every test in release mode.
-test: deps
+test: test-deps
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	$(CARGO) test --workspace --release --locked

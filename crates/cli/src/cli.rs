@@ -23,10 +23,26 @@ pub enum Command {
     Io(IoArgs),
     /// A database workload suite on a real PostgreSQL that storlab starts on your paths.
     Db(DbArgs),
-    /// The main job: compare the example arrays side by side (simulated IOgen matrix).
+    /// Run a plan of configurations x workloads and write the results and an HTML report.
+    Compare(CompareArgs),
+    /// The main job: the demo study (simulated arrays and this machine's disk) as a report.
     Demo(DemoArgs),
     /// Check the simulator against the published reference results (exit 1 when any is off).
     Validate(ValidateArgs),
+}
+
+/// Options of `storlab compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The plan file (TOML): targets, workloads, repeats, durations, prices.
+    #[arg(value_name = "PLAN")]
+    pub plan: PathBuf,
+    /// Output directory: cells/, results.json, study.json, *.csv, report.html.
+    #[arg(long, value_name = "DIR", default_value = "out/compare")]
+    pub out: PathBuf,
+    /// Run every cell again instead of resuming from the cells already in DIR.
+    #[arg(long)]
+    pub fresh: bool,
 }
 
 /// Options of `storlab validate`.
@@ -208,6 +224,10 @@ pub struct SimArgs {
     /// Rows of the simulated database's test table (default 1000000).
     #[arg(long, value_name = "N", requires = "db_test")]
     pub rows: Option<u64>,
+    /// Any other key of the simulated database's [database] section, KEY=VALUE (repeatable),
+    /// e.g. tables=15, row_bytes=[14,805], buffer=512MiB.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub db_set: Vec<String>,
     /// Per-operation block profile measured on a real database: a `storlab db --json` result
     /// file with a run of the same test (pg_stat_statements blocks and WAL bytes per call).
     #[arg(long, value_name = "RESULT.json")]
@@ -252,18 +272,15 @@ pub struct SimArgs {
 /// Options of `storlab demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Directory for results.json.
+    /// Output directory: cells/, results.json, study.json, *.csv, report.html.
     #[arg(long, value_name = "DIR", default_value = "out/demo")]
     pub out: PathBuf,
-    /// Measured simulated time per run.
-    #[arg(long, default_value = "30s", value_parser = parse_span)]
-    pub duration: TimeSpan,
-    /// Simulated warm-up per run.
-    #[arg(long, default_value = "10s", value_parser = parse_span_or_zero)]
-    pub warmup: TimeSpan,
-    /// Seed of every random stream.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// Run every cell again instead of resuming from the cells already in DIR.
+    #[arg(long)]
+    pub fresh: bool,
+    /// Only the simulated part (no real I/O, no PostgreSQL).
+    #[arg(long)]
+    pub sim_only: bool,
 }
 
 fn parse_size(s: &str) -> Result<ByteSize, String> {
@@ -307,6 +324,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             crate::sim_cmd::run(a)
         }
         Command::Io(a) => crate::io_cmd::run(a),
+        Command::Compare(a) => crate::compare::run(a),
         Command::Db(a) => crate::db_cmd::run(a),
         Command::Demo(a) => crate::demo::run(a),
         Command::Validate(a) => {

@@ -23,7 +23,8 @@ fn pair(flag: &str, s: &str) -> Result<(String, String), CliError> {
     Ok((a.to_string(), b.to_string()))
 }
 
-pub fn run(a: DbArgs) -> Result<(), CliError> {
+/// The runs `a` asks for, printed by [`run`] and collected by `storlab compare`.
+pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
     let server = match (&a.dsn, &a.data_dir) {
         (Some(dsn), _) => Server::Dsn(dsn.clone()),
         (None, Some(data)) => Server::Ephemeral {
@@ -73,7 +74,11 @@ pub fn run(a: DbArgs) -> Result<(), CliError> {
         schema: a.schema.clone(),
         tablespace,
     };
-    let runs = run_db(&opts)?;
+    Ok(run_db(&opts)?)
+}
+
+pub fn run(a: DbArgs) -> Result<(), CliError> {
+    let runs = runs(&a)?;
     for r in &runs {
         print!("{}", report(r));
     }

@@ -119,15 +119,31 @@ fn options(a: &IoArgs) -> Result<IoOptions, CliError> {
     })
 }
 
+/// A sweep when the flags ask for one.
+fn sweep(a: &IoArgs, opts: &IoOptions) -> Result<Option<storlab_io::sweep::Sweep>, CliError> {
+    if !a.sweep && a.sweep_rates.is_empty() {
+        return Ok(None);
+    }
+    let points: Vec<LoadPoint> = if a.sweep_rates.is_empty() {
+        doubling(a.sweep_max)
+    } else {
+        a.sweep_rates.iter().map(|&r| LoadPoint::Rate(r)).collect()
+    };
+    Ok(Some(run_sweep(opts, &points, a.max_p99_ms)?))
+}
+
+/// The runs `a` asks for (one, or one per load point), for `storlab compare`.
+pub fn runs(a: &IoArgs) -> Result<Vec<Run>, CliError> {
+    let opts = options(a)?;
+    Ok(match sweep(a, &opts)? {
+        Some(s) => s.runs,
+        None => vec![run_io(&opts)?],
+    })
+}
+
 pub fn run(a: IoArgs) -> Result<(), CliError> {
     let opts = options(&a)?;
-    let runs = if a.sweep || !a.sweep_rates.is_empty() {
-        let points: Vec<LoadPoint> = if a.sweep_rates.is_empty() {
-            doubling(a.sweep_max)
-        } else {
-            a.sweep_rates.iter().map(|&r| LoadPoint::Rate(r)).collect()
-        };
-        let sweep = run_sweep(&opts, &points, a.max_p99_ms)?;
+    let runs = if let Some(sweep) = sweep(&a, &opts)? {
         print!("{}", sweep_table(&sweep.points, &sweep.runs, sweep.knee));
         match (a.max_p99_ms, sweep.knee) {
             (Some(c), Some(k)) => println!(

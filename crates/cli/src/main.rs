@@ -2,6 +2,7 @@
 //! them to the command modules; maps bad input to exit code 2 and failed runs to 1.
 
 mod cli;
+mod compare;
 mod db_cmd;
 mod demo;
 mod error;

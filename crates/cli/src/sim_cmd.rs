@@ -68,6 +68,12 @@ fn db_test_workload(a: &SimArgs, system: &SystemSpec) -> Result<WorkloadSpec, Cl
         let n = i64::try_from(n).unwrap_or(i64::MAX);
         db.insert("rows".into(), toml::Value::Integer(n));
     }
+    for kv in &a.db_set {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| CliError::BadInput(format!("--db-set: use KEY=VALUE; got {kv:?}")))?;
+        db.insert(k.trim().to_string(), toml_value(v.trim()));
+    }
     let mut top = toml::Table::new();
     top.insert("name".into(), toml::Value::String(test));
     top.insert("database".into(), toml::Value::Table(db));
@@ -95,6 +101,14 @@ fn with_measured_profile(
     Ok(workload)
 }
 
+/// A value as TOML reads it (`15`, `[14, 805]`, `true`), else as a string (`512MiB`).
+fn toml_value(v: &str) -> toml::Value {
+    toml::from_str::<toml::Table>(&format!("v = {v}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(v.to_string()))
+}
+
 /// Options that only mean something with another one (clap's `requires` is not enforced for
 /// these, so check here).
 fn check_dependent_options(a: &SimArgs) -> Result<(), CliError> {
@@ -110,6 +124,7 @@ fn check_dependent_options(a: &SimArgs) -> Result<(), CliError> {
     needs(a.db_log.is_some(), "--db-log", "--db-test", db)?;
     needs(a.sessions.is_some(), "--sessions", "--db-test", db)?;
     needs(a.rows.is_some(), "--rows", "--db-test", db)?;
+    needs(!a.db_set.is_empty(), "--db-set", "--db-test", db)?;
     needs(
         a.profile_from.is_some(),
         "--profile-from",
@@ -128,50 +143,56 @@ fn check_dependent_options(a: &SimArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-pub fn run(a: SimArgs) -> Result<(), CliError> {
-    check_dependent_options(&a)?;
+/// The runs `a` asks for, printed by [`run`] and collected by `storlab compare`.
+pub fn runs(a: &SimArgs) -> Result<Vec<Run>, CliError> {
+    check_dependent_options(a)?;
     let system = load_array(&a.array)?;
     let opts = RunOptions {
         duration_ns: a.duration.0,
         warmup_ns: a.warmup.0,
         seed: a.seed,
     };
-    let runs = if a.matrix {
-        let runs = storlab_core::profile::IOGEN_MATRIX
+    if a.matrix {
+        return storlab_core::profile::IOGEN_MATRIX
             .iter()
             .map(|p| timed(&system, &profile_workload(p, &system)?, opts))
-            .collect::<Result<Vec<_>, _>>()?;
-        print!("{}", table::matrix(&system.name, &runs));
-        runs
-    } else {
-        let workload = match (&a.profile, &a.workload, &a.trace) {
-            _ if a.db_test.is_some() => db_test_workload(&a, &system)?,
-            (Some(p), None, None) => profile_workload(p, &system)?,
-            (None, Some(path), _) => {
-                let text = read_input(path)?;
-                parse_workload(&text, &path.display().to_string(), &system)?
-            }
-            (None, None, Some(path)) => WorkloadSpec {
-                name: format!("trace:{}", path.display()),
-                streams: Vec::new(),
-                database: None,
-            },
-            _ => {
-                return Err(CliError::BadInput(
-                    "storlab sim needs one of --profile NAME, --workload FILE, --trace TRACE or --matrix".into(),
-                ))
-            }
-        };
-        let workload = with_measured_profile(workload, a.profile_from.as_deref())?;
-        let mut failures = system.failures.clone();
-        for f in &a.fail {
-            failures.push(parse_failure_arg(f, &system)?);
+            .collect();
+    }
+    let workload = match (&a.profile, &a.workload, &a.trace) {
+        _ if a.db_test.is_some() => db_test_workload(a, &system)?,
+        (Some(p), None, None) => profile_workload(p, &system)?,
+        (None, Some(path), _) => {
+            let text = read_input(path)?;
+            parse_workload(&text, &path.display().to_string(), &system)?
         }
-        let trace = crate::trace_cmd::open(&a)?;
-        let run = timed_with(&system, &workload, &failures, trace, opts)?;
-        print!("{}", table::single(&run));
-        vec![run]
+        (None, None, Some(path)) => WorkloadSpec {
+            name: format!("trace:{}", path.display()),
+            streams: Vec::new(),
+            database: None,
+        },
+        _ => return Err(CliError::BadInput(
+            "storlab sim needs one of --profile NAME, --workload FILE, --trace TRACE or --matrix"
+                .into(),
+        )),
     };
+    let workload = with_measured_profile(workload, a.profile_from.as_deref())?;
+    let mut failures = system.failures.clone();
+    for f in &a.fail {
+        failures.push(parse_failure_arg(f, &system)?);
+    }
+    let trace = crate::trace_cmd::open(a)?;
+    Ok(vec![timed_with(
+        &system, &workload, &failures, trace, opts,
+    )?])
+}
+
+pub fn run(a: SimArgs) -> Result<(), CliError> {
+    let runs = runs(&a)?;
+    if a.matrix {
+        print!("{}", table::matrix(&runs[0].target.name, &runs));
+    } else {
+        print!("{}", table::single(&runs[0]));
+    }
     if let Some(path) = &a.json {
         write_results(path, runs)?;
         println!("results: {}", path.display());

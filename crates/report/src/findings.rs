@@ -1,10 +1,13 @@
 //! Findings in plain words, computed from the numbers only.
 //!
 //! Rules:
-//! - The baseline is the first configuration. Every other configuration is compared with it,
-//!   workload by workload, on the workload's headline metric ([`crate::workload::headline`]):
-//!   rows/s for database workloads, MB/s for sequential or large-block I/O, IOPS otherwise.
-//!   Repeats are averaged; a sweep contributes its knee ([`crate::sweep`]).
+//! - The baseline of a workload is the first configuration (in plan order) with results for
+//!   it: the first configuration when it ran everything. Every later configuration is
+//!   compared with it, workload by workload, on the workload's headline metric
+//!   ([`crate::workload::headline`]): rows/s for database workloads, MB/s for sequential or
+//!   large-block I/O, IOPS otherwise. Repeats are averaged; a sweep contributes its knee
+//!   ([`crate::sweep`]). A sentence names its baseline when that is not the first
+//!   configuration ("asm-noprfg (against asm-prfg): ...").
 //! - `delta_pct` is `(other / baseline - 1) x 100`. Differences within +-3% are grouped by
 //!   kind ("reads within 2%", N = the largest such difference rounded up, at least 1).
 //!   Gains read "+96% random-write IOPS"; losses read "sequential-write 1 MiB MB/s 4% better
@@ -12,8 +15,8 @@
 //!   configurations gives the same magnitude with the roles reversed. Three-fold and larger
 //!   differences are said as ratios ("15.5x the random-read IOPS", "15.5x better on raid5").
 //! - One sentence per non-baseline configuration: gains, then the "within" groups, then losses.
-//! - A separate finding for each workload whose p99 latency differs from the baseline's by
-//!   more than 20%.
+//! - One latency finding per configuration listing the workloads whose p99 latency differs
+//!   from the baseline's by more than 20%, lower first, then higher.
 //! - A finding for each configuration x workload with failed cells, naming the first reason.
 
 use serde::{Deserialize, Serialize};
@@ -47,6 +50,8 @@ pub struct Finding {
 #[derive(Clone, Debug)]
 pub(crate) struct Comparison {
     pub workload: String,
+    /// The baseline configuration of this workload.
+    pub base_name: String,
     pub metric: Metric,
     pub base: f64,
     pub other: f64,
@@ -88,12 +93,24 @@ fn mean_of(study: &Study, cfg: &str, wl: &str, metric: Metric) -> Option<f64> {
     Spread::of(runs.iter().filter_map(|r| metric.of(r))).map(|s| s.mean)
 }
 
-/// The headline comparisons of configuration `idx` with the baseline, in workload order.
+/// The first configuration with results for `wl`.
+fn baseline_of(study: &Study, wl: &str) -> Option<usize> {
+    study
+        .configurations
+        .iter()
+        .position(|c| !summary_runs(study, &c.name, wl).is_empty())
+}
+
+/// The headline comparisons of configuration `idx` with each workload's baseline, in
+/// workload order.
 pub(crate) fn comparisons(study: &Study, idx: usize, metric: Option<Metric>) -> Vec<Comparison> {
-    let base = &study.configurations[0].name;
     let cfg = &study.configurations[idx].name;
     let mut out = Vec::new();
     for wl in study.workload_names() {
+        let Some(b_idx) = baseline_of(study, &wl).filter(|&b| b < idx) else {
+            continue;
+        };
+        let base = &study.configurations[b_idx].name;
         let mut runs = summary_runs(study, base, &wl);
         runs.extend(summary_runs(study, cfg, &wl));
         let metric = metric.unwrap_or_else(|| headline(&wl, &runs));
@@ -106,6 +123,7 @@ pub(crate) fn comparisons(study: &Study, idx: usize, metric: Option<Metric>) -> 
         if b > 0.0 {
             out.push(Comparison {
                 delta_pct: (o / b - 1.0) * 100.0,
+                base_name: base.clone(),
                 workload: wl,
                 metric,
                 base: b,
@@ -114,6 +132,24 @@ pub(crate) fn comparisons(study: &Study, idx: usize, metric: Option<Metric>) -> 
         }
     }
     out
+}
+
+/// How a sentence about configuration `idx` starts: its name, and its baselines when they
+/// are not the first configuration.
+fn subject(study: &Study, idx: usize, comps: &[Comparison]) -> String {
+    let first = &study.configurations[0].name;
+    let mut bases: Vec<&str> = Vec::new();
+    for c in comps {
+        if !bases.contains(&c.base_name.as_str()) {
+            bases.push(&c.base_name);
+        }
+    }
+    let name = &study.configurations[idx].name;
+    if bases.iter().all(|b| b == first) {
+        name.clone()
+    } else {
+        format!("{name} (against {})", bases.join(", "))
+    }
 }
 
 /// A difference in percent as said: "96%", or "15.5x" once it is three-fold or more.
@@ -130,7 +166,6 @@ fn pct(pct: f64) -> String {
 
 /// The clauses of configuration `idx`'s sentence: gains, "within" groups, losses.
 pub(crate) fn clauses(study: &Study, idx: usize) -> Vec<Clause> {
-    let base = &study.configurations[0].name;
     let comps = comparisons(study, idx, None);
     let mut out = Vec::new();
     for c in comps.iter().filter(|c| c.delta_pct > WITHIN_PCT) {
@@ -166,10 +201,11 @@ pub(crate) fn clauses(study: &Study, idx: usize) -> Vec<Clause> {
         let advantage = (c.base / c.other - 1.0) * 100.0;
         out.push(Clause {
             text: format!(
-                "{} {} {} better on {base}",
+                "{} {} {} better on {}",
                 human_name(&c.workload),
                 c.metric.label(),
-                pct(advantage)
+                pct(advantage),
+                c.base_name
             ),
             anchor: anchor::bars(study, &c.workload),
             gain: false,
@@ -199,7 +235,7 @@ fn config_finding(study: &Study, idx: usize) -> Option<Finding> {
         .max_by(|a, b| a.delta_pct.abs().total_cmp(&b.delta_pct.abs()))?;
     let text = format!(
         "{}: {}",
-        study.configurations[idx].name,
+        subject(study, idx, &comps),
         join_clauses(&clauses(study, idx), |c| c.text.clone())
     );
     Some(Finding {
@@ -212,33 +248,58 @@ fn config_finding(study: &Study, idx: usize) -> Option<Finding> {
 }
 
 fn latency_findings(study: &Study, idx: usize) -> Vec<Finding> {
-    let base = &study.configurations[0].name;
-    let cfg = &study.configurations[idx].name;
-    let comps = comparisons(study, idx, Some(Metric::LatP99Ms));
-    comps
+    let comps: Vec<Comparison> = comparisons(study, idx, Some(Metric::LatP99Ms))
         .into_iter()
         .filter(|c| c.delta_pct.abs() > LATENCY_PCT && c.other > 0.0)
-        .map(|c| {
-            let (share, word) = if c.other < c.base {
-                ((1.0 - c.other / c.base) * 100.0, "lower")
-            } else {
-                ((c.other / c.base - 1.0) * 100.0, "higher")
-            };
-            Finding {
-                text: format!(
-                    "{cfg}: p99 latency of {} {} {word} than on {base} ({:.2} ms vs {:.2} ms)",
-                    human_name(&c.workload),
-                    pct(share),
-                    c.other,
-                    c.base
-                ),
-                anchor: anchor::percentiles(study, &c.workload),
-                workload: c.workload,
-                metric: Metric::LatP99Ms.key().into(),
-                delta_pct: c.delta_pct,
-            }
-        })
-        .collect()
+        .collect();
+    let Some(biggest) = comps
+        .iter()
+        .max_by(|a, b| a.delta_pct.abs().total_cmp(&b.delta_pct.abs()))
+    else {
+        return Vec::new();
+    };
+    let said = |c: &Comparison| {
+        let share = if c.other < c.base {
+            (1.0 - c.other / c.base) * 100.0
+        } else {
+            (c.other / c.base - 1.0) * 100.0
+        };
+        format!(
+            "{} ({}, {:.2} vs {:.2} ms)",
+            human_name(&c.workload),
+            pct(share),
+            c.other,
+            c.base
+        )
+    };
+    let lower: Vec<String> = comps
+        .iter()
+        .filter(|c| c.other < c.base)
+        .map(said)
+        .collect();
+    let higher: Vec<String> = comps
+        .iter()
+        .filter(|c| c.other >= c.base)
+        .map(said)
+        .collect();
+    let mut parts = Vec::new();
+    if !lower.is_empty() {
+        parts.push(format!("lower for {}", lower.join(", ")));
+    }
+    if !higher.is_empty() {
+        parts.push(format!("higher for {}", higher.join(", ")));
+    }
+    vec![Finding {
+        text: format!(
+            "{}: p99 latency {}",
+            subject(study, idx, &comps),
+            parts.join("; ")
+        ),
+        anchor: anchor::percentiles(study, &biggest.workload),
+        workload: biggest.workload.clone(),
+        metric: Metric::LatP99Ms.key().into(),
+        delta_pct: biggest.delta_pct,
+    }]
 }
 
 fn failure_findings(study: &Study) -> Vec<Finding> {

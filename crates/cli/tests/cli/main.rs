@@ -1,6 +1,7 @@
 //! End-to-end tests of the `storlab` binary: exit codes, messages, tables and result files,
 //! one module per subcommand.
 
+mod compare;
 mod db;
 mod io;
 mod sim;

@@ -56,8 +56,43 @@ fn large_p99_differences_get_their_own_finding() {
     let lat: Vec<&Finding> = f.iter().filter(|x| x.metric == "lat_p99_ms").collect();
     assert_eq!(lat.len(), 1, "{lat:#?}");
     assert_eq!(lat[0].workload, "randwrite-8k");
-    assert!(lat[0].text.contains("50% lower"), "{}", lat[0].text);
+    assert_eq!(
+        lat[0].text,
+        "raid10: p99 latency lower for random-write (50%, 14.00 vs 28.00 ms)"
+    );
     assert!(lat[0].anchor.ends_with("-pct"));
+}
+
+#[test]
+fn each_workload_is_compared_with_the_first_configuration_that_ran_it() {
+    // raid5 ran only the I/O profiles; raid10 and a third ran the rest: the third is compared
+    // with raid10 there, and its sentence says so.
+    let mut study = raid_study(["raid5", "raid10"]);
+    let mut third: Vec<_> = study
+        .cells
+        .iter()
+        .filter(|c| c.configuration == "raid10")
+        .cloned()
+        .collect();
+    for c in &mut third {
+        c.configuration = "other".into();
+    }
+    study.configurations.push(study.configurations[1].clone());
+    study.configurations[2].name = "other".into();
+    study
+        .cells
+        .retain(|c| !(c.configuration == "raid5" && c.workload == "randwrite-8k"));
+    study.cells.extend(third);
+    let f = findings(&study);
+    let other = f
+        .iter()
+        .find(|x| x.text.starts_with("other"))
+        .expect("a sentence about other");
+    assert!(
+        other.text.starts_with("other (against raid5, raid10):"),
+        "{}",
+        other.text
+    );
 }
 
 #[test]

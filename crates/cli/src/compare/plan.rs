@@ -1,0 +1,636 @@
+//! The plan file of `storlab compare`: targets (simulated arrays, real directories) x
+//! workloads (I/O profiles, the IOgen matrix, load sweeps, database tests, trace replays),
+//! with repeats, durations, seeds and prices. Each cell becomes the storlab command line that
+//! runs it, so the report can show, and anyone can re-run, exactly what produced a number.
+//!
+//! ```toml
+//! title = "RAID 5 vs RAID 10 on the mid-range array"
+//! seed = 1
+//! duration = "30s"            # per cell (simulated time for arrays, wall time for real)
+//! warmup = "10s"
+//! repeats = 1
+//!
+//! [[targets]]
+//! name = "raid5"
+//! array = "../arrays/midrange-raid5.toml"    # paths are relative to the plan file
+//! price_per_disk = 400
+//!
+//! [[targets]]
+//! name = "local"
+//! dir = "/var/tmp"                            # real: I/O files and database clusters here
+//! duration = "5s"                             # this target's timing (else the plan's)
+//!
+//! [[workloads]]
+//! iogen = true                                # one workload per IOgen profile
+//! [[workloads]]
+//! workload = "../workloads/redo-placement.toml"  # a workload file (sim), or classes (io)
+//! [[workloads]]
+//! sweep = "randread-8k"                       # real targets: rising outstanding I/Os
+//! max_p99_ms = 5
+//! [[workloads]]
+//! name = "update-row"
+//! db_test = "dpaws/update-row"
+//! database = { sessions = 80, rows = 10000000 }   # simulated database keys
+//! clients = 16                                    # real database
+//! scale = 20000
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use storlab_core::{ByteSize, TimeSpan};
+
+use crate::error::CliError;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlan {
+    title: String,
+    #[serde(default = "one")]
+    seed: u64,
+    #[serde(default = "one_u32")]
+    repeats: u32,
+    #[serde(default = "d_duration")]
+    duration: TimeSpan,
+    #[serde(default = "d_warmup")]
+    warmup: TimeSpan,
+    targets: Vec<RawTarget>,
+    workloads: Vec<RawWorkload>,
+}
+
+fn one() -> u64 {
+    1
+}
+fn one_u32() -> u32 {
+    1
+}
+fn d_duration() -> TimeSpan {
+    TimeSpan(30_000_000_000)
+}
+fn d_warmup() -> TimeSpan {
+    TimeSpan(10_000_000_000)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTarget {
+    name: String,
+    #[serde(default)]
+    array: Option<PathBuf>,
+    #[serde(default)]
+    fail: Vec<String>,
+    #[serde(default)]
+    db_data: Option<String>,
+    #[serde(default)]
+    db_log: Option<String>,
+    #[serde(default)]
+    dir: Option<PathBuf>,
+    #[serde(default)]
+    wal_dir: Option<PathBuf>,
+    #[serde(default)]
+    io_size: Option<ByteSize>,
+    #[serde(default)]
+    engine: Option<String>,
+    #[serde(default)]
+    price_per_disk: Option<f64>,
+    #[serde(default)]
+    price_per_gb: Option<f64>,
+    #[serde(default)]
+    duration: Option<TimeSpan>,
+    #[serde(default)]
+    warmup: Option<TimeSpan>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWorkload {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    iogen: bool,
+    #[serde(default)]
+    profile: Option<String>,
+    #[serde(default)]
+    workload: Option<PathBuf>,
+    #[serde(default)]
+    sweep: Option<String>,
+    #[serde(default)]
+    sweep_max: Option<u32>,
+    #[serde(default)]
+    max_p99_ms: Option<f64>,
+    #[serde(default)]
+    db_test: Option<String>,
+    #[serde(default)]
+    database: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    clients: Option<u32>,
+    #[serde(default)]
+    scale: Option<u64>,
+    #[serde(default)]
+    trace: Option<PathBuf>,
+    #[serde(default)]
+    trace_format: Option<String>,
+    #[serde(default)]
+    trace_outstanding: Option<u32>,
+    #[serde(default)]
+    trace_map: Vec<String>,
+    #[serde(default)]
+    targets: Vec<String>,
+    #[serde(default)]
+    duration: Option<TimeSpan>,
+    #[serde(default)]
+    warmup: Option<TimeSpan>,
+    #[serde(default)]
+    repeats: Option<u32>,
+}
+
+/// Where a configuration runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TargetKind {
+    /// A simulated array file.
+    Sim { array: PathBuf, fail: Vec<String> },
+    /// A real directory.
+    Real {
+        dir: PathBuf,
+        wal_dir: Option<PathBuf>,
+    },
+}
+
+/// A configuration under test.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub name: String,
+    pub kind: TargetKind,
+    db_data: Option<String>,
+    db_log: Option<String>,
+    io_size: ByteSize,
+    engine: String,
+    pub price_per_disk: Option<f64>,
+    pub price_per_gb: Option<f64>,
+    /// Timing of this target's cells when the workload does not set its own.
+    duration: Option<TimeSpan>,
+    warmup: Option<TimeSpan>,
+}
+
+/// What a workload runs.
+#[derive(Debug, Clone, PartialEq)]
+enum What {
+    Profile(String),
+    File(PathBuf),
+    Sweep {
+        profile: String,
+        max: u32,
+        max_p99_ms: Option<f64>,
+    },
+    Db {
+        test: String,
+        database: BTreeMap<String, toml::Value>,
+        clients: Option<u32>,
+        scale: Option<u64>,
+    },
+    Trace {
+        path: PathBuf,
+        format: Option<String>,
+        outstanding: Option<u32>,
+        map: Vec<String>,
+    },
+}
+
+/// A workload of the plan.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    pub name: String,
+    what: What,
+    targets: Vec<String>,
+    /// The workload's own timing, then the target's, then the plan's.
+    duration: Option<TimeSpan>,
+    warmup: Option<TimeSpan>,
+    plan_duration: TimeSpan,
+    plan_warmup: TimeSpan,
+    repeats: u32,
+}
+
+impl Workload {
+    fn timing(&self, t: &Target) -> (TimeSpan, TimeSpan) {
+        (
+            self.duration.or(t.duration).unwrap_or(self.plan_duration),
+            self.warmup.or(t.warmup).unwrap_or(self.plan_warmup),
+        )
+    }
+}
+
+/// One unit of work: a workload on a target, one repeat (a sweep's load points included).
+#[derive(Debug, Clone)]
+pub struct Unit {
+    pub target: String,
+    pub workload: String,
+    pub repeat: u32,
+    /// The storlab arguments that run it (after `storlab`).
+    pub args: Vec<String>,
+    /// Expected wall time of a real run (warm-up + duration), for the progress bar.
+    pub real_secs: Option<f64>,
+}
+
+impl Unit {
+    /// The command line, quoted where needed.
+    pub fn command(&self) -> String {
+        let quote = |a: &String| {
+            if a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@[]".contains(c))
+            {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        };
+        std::iter::once("storlab".to_string())
+            .chain(self.args.iter().map(quote))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// A checked plan.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub title: String,
+    pub seed: u64,
+    pub targets: Vec<Target>,
+    pub workloads: Vec<Workload>,
+}
+
+fn bad(file: &str, key: &str, reason: impl std::fmt::Display) -> CliError {
+    CliError::BadInput(format!("{file}: {key}: {reason}"))
+}
+
+/// Reads and checks a plan; relative paths in it are taken from the plan's directory.
+pub fn parse_plan(text: &str, path: &Path) -> Result<Plan, CliError> {
+    let file = path.display().to_string();
+    let mut raw: RawPlan = toml::from_str(text)
+        .map_err(|e| CliError::BadInput(format!("{file}: {}", e.message().trim_end())))?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    let rel = |p: &Path| {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            base.join(p)
+        }
+    };
+    if raw.targets.is_empty() || raw.workloads.is_empty() {
+        return Err(bad(
+            &file,
+            "targets",
+            "a plan needs at least one target and one workload",
+        ));
+    }
+    if raw.repeats == 0 {
+        return Err(bad(&file, "repeats", "must be at least 1"));
+    }
+    let mut targets = Vec::new();
+    for (i, t) in std::mem::take(&mut raw.targets).into_iter().enumerate() {
+        targets.push(target(t, i, &file, &rel)?);
+    }
+    unique(targets.iter().map(|t| t.name.as_str()), &file, "targets")?;
+    let mut workloads = Vec::new();
+    for (i, w) in std::mem::take(&mut raw.workloads).into_iter().enumerate() {
+        workloads.extend(workload(w, i, &file, &raw, &rel, &targets)?);
+    }
+    unique(
+        workloads.iter().map(|w| w.name.as_str()),
+        &file,
+        "workloads",
+    )?;
+    Ok(Plan {
+        title: raw.title,
+        seed: raw.seed,
+        targets,
+        workloads,
+    })
+}
+
+fn unique<'a>(names: impl Iterator<Item = &'a str>, file: &str, key: &str) -> Result<(), CliError> {
+    let mut seen = std::collections::BTreeSet::new();
+    for n in names {
+        if !seen.insert(n) {
+            return Err(bad(file, key, format!("the name {n:?} is used twice")));
+        }
+    }
+    Ok(())
+}
+
+fn target(
+    t: RawTarget,
+    i: usize,
+    file: &str,
+    rel: &dyn Fn(&Path) -> PathBuf,
+) -> Result<Target, CliError> {
+    let key = |k: &str| format!("targets[{i}].{k}");
+    let ok_name = !t.name.is_empty()
+        && t.name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !ok_name {
+        return Err(bad(file, &key("name"), "use letters, digits, - and _"));
+    }
+    let kind = match (&t.array, &t.dir) {
+        (Some(a), None) => TargetKind::Sim {
+            array: rel(a),
+            fail: t.fail.clone(),
+        },
+        (None, Some(d)) => {
+            if !t.fail.is_empty() {
+                return Err(bad(
+                    file,
+                    &key("fail"),
+                    "failure events need a simulated array",
+                ));
+            }
+            TargetKind::Real {
+                dir: rel(d),
+                wal_dir: t.wal_dir.as_deref().map(rel),
+            }
+        }
+        _ => {
+            return Err(bad(
+                file,
+                &key("array"),
+                "give either array (simulated) or dir (real)",
+            ))
+        }
+    };
+    let engine = t.engine.unwrap_or_else(|| "psync".into());
+    if engine != "psync" && engine != "io_uring" {
+        return Err(bad(file, &key("engine"), "psync or io_uring"));
+    }
+    Ok(Target {
+        name: t.name,
+        kind,
+        db_data: t.db_data,
+        db_log: t.db_log,
+        io_size: t.io_size.unwrap_or(ByteSize(1 << 30)),
+        engine,
+        price_per_disk: t.price_per_disk,
+        price_per_gb: t.price_per_gb,
+        duration: t.duration,
+        warmup: t.warmup,
+    })
+}
+
+fn workload(
+    w: RawWorkload,
+    i: usize,
+    file: &str,
+    plan: &RawPlan,
+    rel: &dyn Fn(&Path) -> PathBuf,
+    targets: &[Target],
+) -> Result<Vec<Workload>, CliError> {
+    let key = |k: &str| format!("workloads[{i}].{k}");
+    for t in &w.targets {
+        if !targets.iter().any(|x| &x.name == t) {
+            return Err(bad(file, &key("targets"), format!("no target named {t:?}")));
+        }
+    }
+    let kinds = [
+        w.iogen,
+        w.profile.is_some(),
+        w.workload.is_some(),
+        w.sweep.is_some(),
+        w.db_test.is_some(),
+        w.trace.is_some(),
+    ];
+    if kinds.iter().filter(|&&k| k).count() != 1 {
+        return Err(bad(
+            file,
+            &key("profile"),
+            "give exactly one of iogen, profile, workload, sweep, db_test, trace",
+        ));
+    }
+    let make = |name: String, what: What| Workload {
+        name,
+        what,
+        targets: w.targets.clone(),
+        duration: w.duration,
+        warmup: w.warmup,
+        plan_duration: plan.duration,
+        plan_warmup: plan.warmup,
+        repeats: w.repeats.unwrap_or(plan.repeats).max(1),
+    };
+    if w.iogen {
+        return Ok(storlab_core::profile::IOGEN_MATRIX
+            .iter()
+            .map(|p| make(p.to_string(), What::Profile(p.to_string())))
+            .collect());
+    }
+    let what = if let Some(p) = &w.profile {
+        What::Profile(p.clone())
+    } else if let Some(f) = &w.workload {
+        What::File(rel(f))
+    } else if let Some(p) = &w.sweep {
+        What::Sweep {
+            profile: p.clone(),
+            max: w.sweep_max.unwrap_or(64),
+            max_p99_ms: w.max_p99_ms,
+        }
+    } else if let Some(t) = &w.db_test {
+        if !t.contains('/') {
+            return Err(bad(
+                file,
+                &key("db_test"),
+                "use SUITE/TEST, e.g. dpaws/update-row",
+            ));
+        }
+        What::Db {
+            test: t.clone(),
+            database: w.database.clone(),
+            clients: w.clients,
+            scale: w.scale,
+        }
+    } else {
+        let path = rel(w.trace.as_deref().expect("one kind is set"));
+        What::Trace {
+            path,
+            format: w.trace_format.clone(),
+            outstanding: w.trace_outstanding,
+            map: w.trace_map.clone(),
+        }
+    };
+    let default_name = match &what {
+        What::Profile(p) => p.clone(),
+        What::File(f) => f
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned(),
+        What::Sweep { profile, .. } => format!("sweep-{profile}"),
+        What::Db { test, .. } => test.clone(),
+        What::Trace { path, .. } => format!(
+            "trace-{}",
+            path.file_stem().unwrap_or_default().to_string_lossy()
+        ),
+    };
+    Ok(vec![make(w.name.clone().unwrap_or(default_name), what)])
+}
+
+impl Plan {
+    /// Puts every real target's files and clusters under `dir`.
+    pub fn place_real_targets(&mut self, dir: &Path) {
+        for t in &mut self.targets {
+            if let TargetKind::Real { dir: d, .. } = &mut t.kind {
+                *d = dir.to_path_buf();
+            }
+        }
+    }
+
+    /// Drops the real targets (and workloads left without a target).
+    pub fn simulated_only(&mut self) {
+        self.targets
+            .retain(|t| matches!(t.kind, TargetKind::Sim { .. }));
+        let names: Vec<String> = self.targets.iter().map(|t| t.name.clone()).collect();
+        self.workloads
+            .retain(|w| w.targets.is_empty() || w.targets.iter().any(|t| names.contains(t)));
+    }
+
+    /// Every unit in plan order: workloads outer, targets inner, repeats innermost; pairs a
+    /// workload cannot run on (a sweep on a simulated array, a trace on real storage) are
+    /// left out and named in `skipped`.
+    pub fn units(&self, skipped: &mut Vec<String>) -> Vec<Unit> {
+        let mut out = Vec::new();
+        for w in &self.workloads {
+            for t in &self.targets {
+                if !w.targets.is_empty() && !w.targets.contains(&t.name) {
+                    continue;
+                }
+                for r in 0..w.repeats {
+                    match args(t, w, self.seed + u64::from(r), r) {
+                        Some(args) => out.push(Unit {
+                            target: t.name.clone(),
+                            workload: w.name.clone(),
+                            repeat: r,
+                            real_secs: matches!(t.kind, TargetKind::Real { .. }).then(|| {
+                                let (d, wu) = w.timing(t);
+                                (d.0 + wu.0) as f64 / 1e9
+                            }),
+                            args,
+                        }),
+                        None if r == 0 => skipped.push(format!("{} on {}", w.name, t.name)),
+                        None => {}
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+fn span(t: TimeSpan) -> String {
+    format!("{}ms", t.0 / 1_000_000)
+}
+
+/// The storlab arguments of workload `w` on target `t`, or None when it cannot run there.
+fn args(t: &Target, w: &Workload, seed: u64, repeat: u32) -> Option<Vec<String>> {
+    let mut a: Vec<String> = Vec::new();
+    let mut push = |xs: &[&str]| a.extend(xs.iter().map(|s| s.to_string()));
+    let (duration, warmup) = w.timing(t);
+    let timing = [
+        "--duration".to_string(),
+        span(duration),
+        "--warmup".to_string(),
+        span(warmup),
+        "--seed".to_string(),
+        seed.to_string(),
+    ];
+    let slug = format!("{}-{}-{repeat}", t.name, w.name.replace('/', "-"));
+    match (&t.kind, &w.what) {
+        (TargetKind::Sim { array, fail }, what) => {
+            push(&["sim", "--array", &array.display().to_string()]);
+            match what {
+                What::Profile(p) => push(&["--profile", p]),
+                What::File(f) => push(&["--workload", &f.display().to_string()]),
+                What::Sweep { .. } => return None,
+                What::Db { test, database, .. } => {
+                    push(&["--db-test", test]);
+                    push(&["--db-data", t.db_data.as_deref().unwrap_or("all")]);
+                    if let Some(l) = &t.db_log {
+                        push(&["--db-log", l]);
+                    }
+                    for (k, v) in database {
+                        push(&["--db-set", &format!("{k}={v}")]);
+                    }
+                }
+                What::Trace {
+                    path,
+                    format,
+                    outstanding,
+                    map,
+                } => {
+                    push(&["--trace", &path.display().to_string()]);
+                    if let Some(f) = format {
+                        push(&["--trace-format", f]);
+                    }
+                    if let Some(n) = outstanding {
+                        push(&["--trace-outstanding", &n.to_string()]);
+                    }
+                    for m in map {
+                        push(&["--trace-map", m]);
+                    }
+                }
+            }
+            for f in fail {
+                push(&["--fail", f]);
+            }
+        }
+        (TargetKind::Real { dir, wal_dir }, what) => match what {
+            What::Profile(_) | What::File(_) | What::Sweep { .. } => {
+                let file = dir.join(format!("storlab-compare-{slug}.dat"));
+                push(&["io", "--target", &file.display().to_string()]);
+                push(&["--size", &format!("{}", t.io_size.0), "--engine", &t.engine]);
+                match what {
+                    What::Profile(p) => push(&["--profile", p]),
+                    What::File(f) => push(&["--workload", &f.display().to_string()]),
+                    What::Sweep {
+                        profile,
+                        max,
+                        max_p99_ms,
+                    } => {
+                        push(&[
+                            "--profile",
+                            profile,
+                            "--sweep",
+                            "--sweep-max",
+                            &max.to_string(),
+                        ]);
+                        if let Some(c) = max_p99_ms {
+                            push(&["--max-p99-ms", &c.to_string()]);
+                        }
+                    }
+                    _ => unreachable!("matched above"),
+                }
+            }
+            What::Db {
+                test,
+                clients,
+                scale,
+                ..
+            } => {
+                let (suite, name) = test.split_once('/').expect("checked SUITE/TEST");
+                push(&["db", "--suite", suite, "--test", name]);
+                let data = dir.join(format!("storlab-compare-pg-{slug}"));
+                push(&["--data-dir", &data.display().to_string()]);
+                if let Some(wd) = wal_dir {
+                    let wal = wd.join(format!("storlab-compare-wal-{slug}"));
+                    push(&["--wal-dir", &wal.display().to_string()]);
+                }
+                if let Some(c) = clients {
+                    push(&["--clients", &c.to_string()]);
+                }
+                if let Some(s) = scale {
+                    push(&["--scale", &s.to_string()]);
+                }
+            }
+            What::Trace { .. } => return None,
+        },
+    }
+    a.extend(timing);
+    Some(a)
+}

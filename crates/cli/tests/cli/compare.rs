@@ -1,0 +1,319 @@
+//! `storlab compare`: a plan with real and simulated targets end to end, resuming after
+//! Ctrl-C, and the report rendered in a real browser.
+
+use std::path::Path;
+
+use predicates::prelude::*;
+
+use super::{example, scratch_dir, storlab};
+
+/// A plan over two simulated arrays and, when `real_dir` is given, this machine's disk.
+fn plan(dir: &Path, real_dir: Option<&Path>) -> std::path::PathBuf {
+    let mut text = format!(
+        "title = \"test plan\"\nseed = 3\nduration = \"3s\"\nwarmup = \"1s\"\n\
+         [[targets]]\nname = \"raid5\"\narray = \"{}\"\ndb_data = \"datavol\"\nprice_per_disk = 100\n\
+         [[targets]]\nname = \"raid10\"\narray = \"{}\"\ndb_data = \"datavol\"\nprice_per_disk = 100\n",
+        example("midrange-raid5.toml"),
+        example("midrange-raid10.toml"),
+    );
+    if let Some(d) = real_dir {
+        text += &format!(
+            "[[targets]]\nname = \"local\"\ndir = \"{}\"\nio_size = \"64MiB\"\nduration = \"1s\"\nwarmup = \"0s\"\n",
+            d.display()
+        );
+    }
+    text += "[[workloads]]\nprofile = \"randwrite-8k\"\n\
+             [[workloads]]\nprofile = \"randread-8k\"\n\
+             [[workloads]]\ndb_test = \"dpaws/select-row\"\nclients = 2\nscale = 500\n\
+             database = { sessions = 8, rows = 100000 }\n";
+    let path = dir.join("plan.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_plan_with_real_and_simulated_targets_runs_end_to_end() {
+    let dir = scratch_dir();
+    let real = dir.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    let plan = plan(dir.path(), Some(&real));
+    let out = dir.path().join("out");
+    storlab()
+        .arg("compare")
+        .arg(&plan)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("test plan"))
+        .stdout(predicate::str::contains("random-write IOPS"))
+        .stdout(predicate::str::contains("report:"));
+    // results.json is the common schema, one run per cell: 3 workloads x 3 targets.
+    let r = read_json(&out.join("results.json"));
+    assert_eq!(r["schema"], "storlab.results/1");
+    let results: storlab_core::result::Results =
+        serde_json::from_value(r.clone()).expect("results.json parses as the schema");
+    assert_eq!(results.runs.len(), 9);
+    let kinds: Vec<_> = results.runs.iter().map(|x| x.target.kind).collect();
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| **k == storlab_core::result::TargetKind::Real)
+            .count(),
+        3
+    );
+    // Every real file and cluster the plan created is gone.
+    assert_eq!(
+        std::fs::read_dir(&real).unwrap().count(),
+        0,
+        "real dir left empty"
+    );
+    // The CSVs carry the documented columns.
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let header = summary.lines().next().unwrap();
+    assert_eq!(
+        header,
+        "configuration,workload,repeat,kind,iops,read_iops,write_iops,mbps,lat_mean_ms,lat_p99_ms,rows_per_s,tx_per_min,wal_mb_per_s,error"
+    );
+    assert_eq!(summary.lines().count(), 10);
+    assert!(summary.contains("local,dpaws/select-row,0,real"));
+    for f in ["devices.csv", "arrays.csv", "waits.csv", "capacity.csv"] {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for name in ["raid5", "raid10", "local"] {
+        assert!(html.contains(name));
+    }
+    // Simulated and real results of the same workload side by side.
+    assert!(html.contains("Simulated vs real"), "sim-vs-real section");
+}
+
+fn strip_out(s: &str, out: &Path) -> String {
+    s.replace(&out.display().to_string(), "OUT")
+}
+
+#[test]
+fn an_interrupted_plan_resumes_without_rerunning_finished_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan(dir.path(), None);
+    let out = dir.path().join("out");
+    // Interrupt once the first cell is stored.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("storlab"))
+        .arg("compare")
+        .arg(&plan)
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let cells = out.join("cells");
+    let mut waited_ms = 0;
+    let stored_cells = |dir: &Path| -> Vec<std::fs::DirEntry> {
+        std::fs::read_dir(dir).map_or(Vec::new(), |d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                .collect()
+        })
+    };
+    while stored_cells(&cells).is_empty() {
+        assert!(waited_ms < 60_000, "no cell stored");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        waited_ms += 20;
+    }
+    unsafe_sigint(child.id());
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "an interrupted plan does not exit 0");
+    let stored = stored_cells(&cells);
+    assert!(
+        !stored.is_empty() && stored.len() < 6,
+        "{} cells",
+        stored.len()
+    );
+    let before: Vec<(String, std::time::SystemTime)> = stored
+        .iter()
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.metadata().unwrap().modified().unwrap(),
+            )
+        })
+        .collect();
+    // Re-run: the stored cells are taken as they are, the rest run.
+    storlab()
+        .arg("compare")
+        .arg(&plan)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("from an earlier run"));
+    for (name, mtime) in &before {
+        let now = std::fs::metadata(cells.join(name))
+            .unwrap()
+            .modified()
+            .unwrap();
+        assert_eq!(&now, mtime, "{name} was not run again");
+    }
+    // The report equals a fresh run's, apart from the output directory in the command.
+    let fresh = dir.path().join("fresh");
+    storlab()
+        .arg("compare")
+        .arg(&plan)
+        .arg("--out")
+        .arg(&fresh)
+        .assert()
+        .success();
+    let a = strip_out(
+        &std::fs::read_to_string(out.join("report.html")).unwrap(),
+        &out,
+    );
+    let b = strip_out(
+        &std::fs::read_to_string(fresh.join("report.html")).unwrap(),
+        &fresh,
+    );
+    assert!(a == b, "resumed and fresh reports differ");
+}
+
+fn unsafe_sigint(pid: u32) {
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn bad_plans_exit_2_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("title = \"t\"\n[[targets]]\nname = \"a\"\n[[workloads]]\nprofile = \"randread-8k\"\n", "targets[0].array"),
+        (
+            &format!("title = \"t\"\n[[targets]]\nname = \"a\"\narray = \"{}\"\n[[workloads]]\nprofile = \"x\"\nsweep = \"y\"\n", example("midrange-raid5.toml")),
+            "workloads[0].profile",
+        ),
+        (
+            &format!("title = \"t\"\n[[targets]]\nname = \"a\"\narray = \"{}\"\n[[workloads]]\nprofile = \"randread-8k\"\ntargets = [\"b\"]\n", example("midrange-raid5.toml")),
+            "no target named",
+        ),
+        ("title = \"t\"\ncolour = 1\n", "unknown field"),
+    ];
+    for (text, needle) in cases {
+        let p = dir.path().join("bad.toml");
+        std::fs::write(&p, text).unwrap();
+        storlab()
+            .arg("compare")
+            .arg(&p)
+            .arg("--out")
+            .arg(dir.path().join("out"))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("bad.toml"))
+            .stderr(predicate::str::contains(needle));
+    }
+    // A cell that fails (an unknown profile) is recorded with its reason; the rest runs.
+    let p = dir.path().join("partly.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "title = \"t\"\nduration = \"2s\"\nwarmup = \"0s\"\n[[targets]]\nname = \"a\"\narray = \"{}\"\n\
+             [[workloads]]\nprofile = \"randread-9k\"\n[[workloads]]\nprofile = \"randread-8k\"\n",
+            example("midrange-raid5.toml")
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("partly");
+    storlab()
+        .arg("compare")
+        .arg(&p)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(
+        summary.contains("randread-9k") && summary.contains("unknown profile"),
+        "{summary}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("unknown profile"));
+}
+
+/// The report in a real browser (Debian's chromium, which `make test` installs): rendered
+/// headless to a screenshot and a DOM dump.
+#[test]
+fn the_report_renders_in_a_real_browser() {
+    let browser = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .expect("a headless browser: apt-get install chromium (make test installs it)");
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan(dir.path(), None);
+    let out = dir.path().join("out");
+    storlab()
+        .arg("compare")
+        .arg(&plan)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let report = out.join("report.html");
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "no request can leave the page"
+    );
+    let url = format!("file://{}", report.display());
+    let common = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+    ];
+    let shot = dir.path().join("shot.png");
+    let status = std::process::Command::new(browser)
+        .args(common)
+        .arg(format!("--screenshot={}", shot.display()))
+        .args(["--window-size=1280,2000", &url])
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    // A blank page compresses to a few KiB; charts, tables and text do not.
+    let size = std::fs::metadata(&shot).unwrap().len();
+    assert!(size > 40_000, "screenshot of {size} bytes looks blank");
+    let dom = std::process::Command::new(browser)
+        .args(common)
+        .args(["--dump-dom", &url])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout).into_owned();
+    for name in ["raid5", "raid10"] {
+        assert!(dom.contains(name), "{name} in the rendered page");
+    }
+    let svgs: Vec<&str> = dom
+        .split("<svg")
+        .skip(1)
+        .map(|s| s.split("</svg>").next().unwrap())
+        .collect();
+    assert!(svgs.len() >= 5, "{} charts", svgs.len());
+    for (i, svg) in svgs.iter().enumerate() {
+        let marks = ["<rect", "<path", "<polyline", "<circle", "<line"];
+        assert!(
+            marks.iter().any(|m| svg.contains(m)),
+            "chart {i} draws nothing"
+        );
+    }
+}
