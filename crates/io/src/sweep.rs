@@ -72,13 +72,17 @@ pub fn run_sweep(
             },
             LoadPoint::Rate(r) => p.rate_iops = Some(r),
         }
-        let run = match run_io(&o) {
+        let mut run = match run_io(&o) {
             Ok(r) => r,
             Err(e) => {
                 result = Err(e);
                 break;
             }
         };
+        // The sweep's latency ceiling travels with each point, so a report can find the knee.
+        if let (Some(c), Some(params)) = (max_p99_ms, run.workload.parameters.as_object_mut()) {
+            params.insert("max_p99_ms".into(), c.into());
+        }
         let p99 = run.metrics.latency_ms.p99;
         let partial = run.partial;
         sweep.points.push(point);

@@ -201,8 +201,9 @@ pub fn sweep_curve(study: &Study, workload: &str) -> Option<String> {
     ))
 }
 
-/// The per-interval headline metric of the first run of each configuration; a negative
-/// `t_s` is warm-up and is shaded.
+/// The per-interval headline metric of the first run of each configuration. The warm-up
+/// before the measured window is shaded: the intervals with a negative `t_s` when the series
+/// has them, else the run's `warmup_s` (not measured, so no line there).
 pub fn time_series(study: &Study, workload: &str) -> Option<String> {
     let mut lines = Vec::new();
     let mut metric = Metric::Iops;
@@ -222,7 +223,9 @@ pub fn time_series(study: &Study, workload: &str) -> Option<String> {
                 _ => (p.t_s, p.iops),
             })
             .collect();
-        warm_lo = warm_lo.min(points.iter().map(|p| p.0).fold(0.0, f64::min));
+        warm_lo = warm_lo
+            .min(points.iter().map(|p| p.0).fold(0.0, f64::min))
+            .min(-run.workload.warmup_s);
         lines.push(Line {
             name: c.name.clone(),
             color: config_color(i).to_string(),

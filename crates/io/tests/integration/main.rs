@@ -341,6 +341,11 @@ fn a_sweep_raises_the_load_and_finds_the_knee() {
         .map(|r| r.metrics.iops)
         .fold(0.0, f64::max);
     assert_eq!(sweep.runs[knee].metrics.iops, best);
+    // Each point carries the ceiling, so a report finds the same knee.
+    assert!(sweep
+        .runs
+        .iter()
+        .all(|r| r.workload.parameters["max_p99_ms"] == 1000.0));
     let none = storlab_io::sweep::run_sweep(&o, &points[..1], Some(1e-6)).unwrap();
     assert!(none.knee.is_none());
     assert!(

@@ -162,3 +162,20 @@ fn prints_cleanly_and_is_deterministic() {
     assert!(html.contains("break-inside: avoid"));
     assert_eq!(html, render_html(&study));
 }
+
+#[test]
+fn time_series_shade_the_warm_up_of_the_runs() {
+    // The synthetic runs measured after a 5 s warm-up; keep only the measured intervals
+    // (t >= 0), as simulated and real runs write them.
+    let mut study = storlab_report::synthetic::demo_study();
+    for run in study.cells.iter_mut().filter_map(|c| c.run.as_mut()) {
+        run.series.retain(|p| p.t_s >= 0.0);
+        assert!(run.workload.warmup_s > 0.0);
+    }
+    let html = render_html(&study);
+    let series = html
+        .split("<figure")
+        .find(|f| f.contains("-series\""))
+        .expect("a time-series chart");
+    assert!(series.contains("warm-up (not measured)"), "warm-up shaded");
+}
