@@ -6,6 +6,7 @@
 //! Every unit is a storlab command line (shown in the report), parsed by the same parser as
 //! the command itself and run through the same code, so a cell can be reproduced by hand.
 
+mod command;
 mod plan;
 mod progress;
 mod store;
@@ -123,7 +124,7 @@ fn configurations(plan: &Plan) -> Vec<Configuration> {
                         c.usable_gb = Some((sectors as f64 * 512.0 / 1e9 * 10.0).round() / 10.0);
                     }
                 }
-                PlanTarget::Real { dir, wal_dir } => {
+                PlanTarget::Real { dir, wal_dir, .. } => {
                     let wal = wal_dir
                         .as_ref()
                         .map_or(String::new(), |w| format!(", WAL in {}", w.display()));

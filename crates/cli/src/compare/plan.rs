@@ -17,7 +17,9 @@
 //!
 //! [[targets]]
 //! name = "local"
-//! dir = "/var/tmp"                            # real: I/O files and database clusters here
+//! dir = "/var/tmp"                            # real (alias data): I/O files and clusters here
+//! wal_dir = "/mnt/log"                        # (alias wal) the WAL of real database tests
+//! io_target = "/dev/sdb"                      # a file or device for the I/O profiles
 //! duration = "5s"                             # this target's timing (else the plan's)
 //!
 //! [[workloads]]
@@ -84,10 +86,12 @@ struct RawTarget {
     db_data: Option<String>,
     #[serde(default)]
     db_log: Option<String>,
-    #[serde(default)]
+    #[serde(default, alias = "data")]
     dir: Option<PathBuf>,
-    #[serde(default)]
+    #[serde(default, alias = "wal")]
     wal_dir: Option<PathBuf>,
+    #[serde(default)]
+    io_target: Option<PathBuf>,
     #[serde(default)]
     io_size: Option<ByteSize>,
     #[serde(default)]
@@ -150,10 +154,12 @@ struct RawWorkload {
 pub enum TargetKind {
     /// A simulated array file.
     Sim { array: PathBuf, fail: Vec<String> },
-    /// A real directory.
+    /// A real directory (database clusters, and I/O files unless `io_target` names a file or
+    /// device for the I/O profiles).
     Real {
         dir: PathBuf,
         wal_dir: Option<PathBuf>,
+        io_target: Option<PathBuf>,
     },
 }
 
@@ -162,10 +168,10 @@ pub enum TargetKind {
 pub struct Target {
     pub name: String,
     pub kind: TargetKind,
-    db_data: Option<String>,
-    db_log: Option<String>,
-    io_size: ByteSize,
-    engine: String,
+    pub(super) db_data: Option<String>,
+    pub(super) db_log: Option<String>,
+    pub(super) io_size: ByteSize,
+    pub(super) engine: String,
     pub price_per_disk: Option<f64>,
     pub price_per_gb: Option<f64>,
     /// Timing of this target's cells when the workload does not set its own.
@@ -175,7 +181,7 @@ pub struct Target {
 
 /// What a workload runs.
 #[derive(Debug, Clone, PartialEq)]
-enum What {
+pub(super) enum What {
     Profile(String),
     File(PathBuf),
     Sweep {
@@ -201,7 +207,7 @@ enum What {
 #[derive(Debug, Clone)]
 pub struct Workload {
     pub name: String,
-    what: What,
+    pub(super) what: What,
     targets: Vec<String>,
     /// The workload's own timing, then the target's, then the plan's.
     duration: Option<TimeSpan>,
@@ -212,7 +218,7 @@ pub struct Workload {
 }
 
 impl Workload {
-    fn timing(&self, t: &Target) -> (TimeSpan, TimeSpan) {
+    pub(super) fn timing(&self, t: &Target) -> (TimeSpan, TimeSpan) {
         (
             self.duration.or(t.duration).unwrap_or(self.plan_duration),
             self.warmup.or(t.warmup).unwrap_or(self.plan_warmup),
@@ -349,6 +355,7 @@ fn target(
             TargetKind::Real {
                 dir: rel(d),
                 wal_dir: t.wal_dir.as_deref().map(rel),
+                io_target: t.io_target.as_deref().map(rel),
             }
         }
         _ => {
@@ -502,7 +509,7 @@ impl Plan {
                     continue;
                 }
                 for r in 0..w.repeats {
-                    match args(t, w, self.seed + u64::from(r), r) {
+                    match super::command::args(t, w, self.seed + u64::from(r), r) {
                         Some(args) => out.push(Unit {
                             target: t.name.clone(),
                             workload: w.name.clone(),
@@ -521,116 +528,4 @@ impl Plan {
         }
         out
     }
-}
-
-fn span(t: TimeSpan) -> String {
-    format!("{}ms", t.0 / 1_000_000)
-}
-
-/// The storlab arguments of workload `w` on target `t`, or None when it cannot run there.
-fn args(t: &Target, w: &Workload, seed: u64, repeat: u32) -> Option<Vec<String>> {
-    let mut a: Vec<String> = Vec::new();
-    let mut push = |xs: &[&str]| a.extend(xs.iter().map(|s| s.to_string()));
-    let (duration, warmup) = w.timing(t);
-    let timing = [
-        "--duration".to_string(),
-        span(duration),
-        "--warmup".to_string(),
-        span(warmup),
-        "--seed".to_string(),
-        seed.to_string(),
-    ];
-    let slug = format!("{}-{}-{repeat}", t.name, w.name.replace('/', "-"));
-    match (&t.kind, &w.what) {
-        (TargetKind::Sim { array, fail }, what) => {
-            push(&["sim", "--array", &array.display().to_string()]);
-            match what {
-                What::Profile(p) => push(&["--profile", p]),
-                What::File(f) => push(&["--workload", &f.display().to_string()]),
-                What::Sweep { .. } => return None,
-                What::Db { test, database, .. } => {
-                    push(&["--db-test", test]);
-                    push(&["--db-data", t.db_data.as_deref().unwrap_or("all")]);
-                    if let Some(l) = &t.db_log {
-                        push(&["--db-log", l]);
-                    }
-                    for (k, v) in database {
-                        push(&["--db-set", &format!("{k}={v}")]);
-                    }
-                }
-                What::Trace {
-                    path,
-                    format,
-                    outstanding,
-                    map,
-                } => {
-                    push(&["--trace", &path.display().to_string()]);
-                    if let Some(f) = format {
-                        push(&["--trace-format", f]);
-                    }
-                    if let Some(n) = outstanding {
-                        push(&["--trace-outstanding", &n.to_string()]);
-                    }
-                    for m in map {
-                        push(&["--trace-map", m]);
-                    }
-                }
-            }
-            for f in fail {
-                push(&["--fail", f]);
-            }
-        }
-        (TargetKind::Real { dir, wal_dir }, what) => match what {
-            What::Profile(_) | What::File(_) | What::Sweep { .. } => {
-                let file = dir.join(format!("storlab-compare-{slug}.dat"));
-                push(&["io", "--target", &file.display().to_string()]);
-                push(&["--size", &format!("{}", t.io_size.0), "--engine", &t.engine]);
-                match what {
-                    What::Profile(p) => push(&["--profile", p]),
-                    What::File(f) => push(&["--workload", &f.display().to_string()]),
-                    What::Sweep {
-                        profile,
-                        max,
-                        max_p99_ms,
-                    } => {
-                        push(&[
-                            "--profile",
-                            profile,
-                            "--sweep",
-                            "--sweep-max",
-                            &max.to_string(),
-                        ]);
-                        if let Some(c) = max_p99_ms {
-                            push(&["--max-p99-ms", &c.to_string()]);
-                        }
-                    }
-                    _ => unreachable!("matched above"),
-                }
-            }
-            What::Db {
-                test,
-                clients,
-                scale,
-                ..
-            } => {
-                let (suite, name) = test.split_once('/').expect("checked SUITE/TEST");
-                push(&["db", "--suite", suite, "--test", name]);
-                let data = dir.join(format!("storlab-compare-pg-{slug}"));
-                push(&["--data-dir", &data.display().to_string()]);
-                if let Some(wd) = wal_dir {
-                    let wal = wd.join(format!("storlab-compare-wal-{slug}"));
-                    push(&["--wal-dir", &wal.display().to_string()]);
-                }
-                if let Some(c) = clients {
-                    push(&["--clients", &c.to_string()]);
-                }
-                if let Some(s) = scale {
-                    push(&["--scale", &s.to_string()]);
-                }
-            }
-            What::Trace { .. } => return None,
-        },
-    }
-    a.extend(timing);
-    Some(a)
 }
