@@ -235,6 +235,16 @@ pub struct SimArgs {
     /// Run every profile of the IOgen matrix and print one table.
     #[arg(long)]
     pub matrix: bool,
+    /// Sweep the load of --profile or --workload: 1, 2, 4 ... --sweep-max outstanding I/Os
+    /// per stream, one run per point.
+    #[arg(long, conflicts_with_all = ["matrix", "db_test", "trace"])]
+    pub sweep: bool,
+    /// Highest outstanding I/Os of a sweep.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub sweep_max: u32,
+    /// Latency ceiling of a sweep: the knee is the most IOPS with p99 under this many ms.
+    #[arg(long, value_name = "MS")]
+    pub max_p99_ms: Option<f64>,
     /// Measured simulated time after the warm-up (e.g. 60s, 5m).
     #[arg(long, default_value = "60s", value_parser = parse_span)]
     pub duration: TimeSpan,

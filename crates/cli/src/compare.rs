@@ -178,7 +178,7 @@ pub fn run_plan(
     let mut skipped = Vec::new();
     let units = plan.units(&mut skipped);
     for s in &skipped {
-        eprintln!("storlab compare: {s}: not applicable (sweeps run on real targets, traces on simulated ones)");
+        eprintln!("storlab compare: {s}: not applicable (traces replay on simulated targets)");
     }
     let store = Store::open(out, fresh)?;
     storlab_io::signal::install();

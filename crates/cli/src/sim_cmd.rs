@@ -180,16 +180,68 @@ pub fn runs(a: &SimArgs) -> Result<Vec<Run>, CliError> {
     for f in &a.fail {
         failures.push(parse_failure_arg(f, &system)?);
     }
+    if a.sweep {
+        return sweep(a, &system, &workload, &failures, opts);
+    }
     let trace = crate::trace_cmd::open(a)?;
     Ok(vec![timed_with(
         &system, &workload, &failures, trace, opts,
     )?])
 }
 
+/// A load sweep: every stream at 1, 2, 4 ... `--sweep-max` outstanding I/Os (its jobs kept
+/// while they fit, each with an equal share), one run per point. Each run's parameters carry
+/// the point (`outstanding`) and the ceiling (`max_p99_ms`) for reports.
+fn sweep(
+    a: &SimArgs,
+    system: &SystemSpec,
+    workload: &WorkloadSpec,
+    failures: &[FailureSpec],
+    opts: RunOptions,
+) -> Result<Vec<Run>, CliError> {
+    if a.sweep_max == 0 || workload.streams.is_empty() {
+        return Err(CliError::BadInput(
+            "--sweep needs --profile or a --workload with streams, and --sweep-max of at least 1"
+                .into(),
+        ));
+    }
+    let mut runs = Vec::new();
+    for point in storlab_io::sweep::doubling(a.sweep_max) {
+        let storlab_io::sweep::LoadPoint::Outstanding(k) = point else {
+            continue;
+        };
+        let mut w = workload.clone();
+        for s in &mut w.streams {
+            let jobs = s.profile.jobs.clamp(1, k);
+            s.profile.jobs = jobs;
+            s.profile.iodepth = (k / jobs).max(1);
+        }
+        let mut run = timed_with(system, &w, failures, None, opts)?;
+        let classes: Vec<_> = w
+            .streams
+            .iter()
+            .map(|s| serde_json::json!({ "profile": &s.profile }))
+            .collect();
+        let mut params = serde_json::json!({ "outstanding": k, "classes": classes });
+        if let Some(c) = a.max_p99_ms {
+            params["max_p99_ms"] = c.into();
+        }
+        run.workload.parameters = params;
+        let p99 = run.metrics.latency_ms.p99;
+        runs.push(run);
+        if a.max_p99_ms.is_some_and(|c| p99 > 2.0 * c) {
+            break;
+        }
+    }
+    Ok(runs)
+}
+
 pub fn run(a: SimArgs) -> Result<(), CliError> {
     let runs = runs(&a)?;
     if a.matrix {
         print!("{}", table::matrix(&runs[0].target.name, &runs));
+    } else if a.sweep {
+        print!("{}", table::sweep(&runs, a.max_p99_ms));
     } else {
         print!("{}", table::single(&runs[0]));
     }

@@ -454,6 +454,39 @@ pub fn avg(it: impl Iterator<Item = f64>) -> f64 {
     }
 }
 
+/// A simulated load sweep: one row per point, the knee (most IO/s with p99 under the
+/// ceiling) marked.
+pub fn sweep(runs: &[Run], max_p99_ms: Option<f64>) -> String {
+    let knee = max_p99_ms.and_then(|c| {
+        (0..runs.len())
+            .filter(|&i| runs[i].metrics.latency_ms.p99 <= c)
+            .max_by(|&a, &b| runs[a].metrics.iops.total_cmp(&runs[b].metrics.iops))
+    });
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let m = &r.metrics;
+            vec![
+                r.workload.parameters["outstanding"].to_string(),
+                num(m.iops, 0),
+                num(m.mbps, 1),
+                num(m.latency_ms.mean, 3),
+                num(m.latency_ms.p99, 3),
+                if Some(i) == knee {
+                    "<- knee".into()
+                } else {
+                    String::new()
+                },
+            ]
+        })
+        .collect();
+    render(
+        &["outstanding", "IO/s", "MB/s", "mean ms", "p99 ms", ""],
+        &rows,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

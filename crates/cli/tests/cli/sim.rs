@@ -263,3 +263,44 @@ fn failures_on_the_command_line_are_reported_and_validated() {
         .code(2)
         .stderr(predicate::str::contains("no controller 7"));
 }
+
+#[test]
+fn a_simulated_sweep_runs_one_point_per_load_and_marks_the_knee() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s.json");
+    storlab()
+        .args(["sim", "--array", &example("midrange-raid5.toml")])
+        .args(["--profile", "randread-8k", "--sweep", "--sweep-max", "16"])
+        .args([
+            "--max-p99-ms",
+            "30",
+            "--duration",
+            "3s",
+            "--warmup",
+            "1s",
+            "--json",
+        ])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("<- knee"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let runs = v["runs"].as_array().unwrap();
+    let points: Vec<u64> = runs
+        .iter()
+        .map(|r| r["workload"]["parameters"]["outstanding"].as_u64().unwrap())
+        .collect();
+    assert_eq!(points, [1, 2, 4, 8, 16]);
+    let iops: Vec<f64> = runs
+        .iter()
+        .map(|r| r["metrics"]["iops"].as_f64().unwrap())
+        .collect();
+    assert!(
+        iops.windows(2).all(|w| w[1] > w[0]),
+        "more load, more IO/s: {iops:?}"
+    );
+    assert!(runs
+        .iter()
+        .all(|r| r["workload"]["parameters"]["max_p99_ms"] == 30.0));
+}
