@@ -147,6 +147,31 @@ fn real_device_reads(r: &Run) -> Option<f64> {
     Some(role.devices.iter().map(|d| d.avg.r_s).sum())
 }
 
+/// The real run was bound by the machine's CPUs (the server's own, or waiting for the load
+/// generator's clients on the same CPUs) while the model's sessions were not.
+fn cpu_reason(real: &Run, sim: &Run) -> Option<String> {
+    let real_cpu = wait_pct(real, "CPU");
+    let client = wait_pct(real, "Client:ClientRead");
+    let sim_cpu = wait_pct(sim, "CPU") + wait_pct(sim, "CPU:RunQueue");
+    if real_cpu + client < 50.0 || sim_cpu > real_cpu + client - 20.0 {
+        return None;
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let client_part = if client >= 10.0 {
+        format!(
+            " and waiting for its client {}% (the load generator shares the {cpus} CPUs)",
+            num(client, 0)
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "the real run was CPU-bound (CPU {}% of session time{client_part}) where the model spends {}% on CPU (default CPU per block)",
+        num(real_cpu, 0),
+        num(sim_cpu, 0)
+    ))
+}
+
 /// The plain-words verdict of one test, from its numbers.
 pub fn verdict(real: &Run, sim: &Run) -> String {
     let test = real.workload.name.trim_start_matches("dpaws/");
@@ -158,16 +183,8 @@ pub fn verdict(real: &Run, sim: &Run) -> String {
         );
     }
     let mut why = Vec::new();
-    let (real_cpu, sim_cpu) = (
-        wait_pct(real, "CPU"),
-        wait_pct(sim, "CPU") + wait_pct(sim, "CPU:RunQueue"),
-    );
-    if real_cpu >= 50.0 && sim_cpu < real_cpu - 20.0 {
-        why.push(format!(
-            "the real run was CPU-bound (CPU {}% of session time) where the model spends {}% on CPU (default CPU per block)",
-            num(real_cpu, 0),
-            num(sim_cpu, 0)
-        ));
+    if let Some(reason) = cpu_reason(real, sim) {
+        why.push(reason);
     }
     let sim_reads: f64 = sim.devices.iter().map(|d| d.read_iops).sum();
     if let Some(reads) = real_device_reads(real) {

@@ -75,3 +75,26 @@ fn a_slow_simulation_without_a_named_cause_shows_the_waits() {
         "simulated update-row 2.5x below real: top waits: real IO:WALSync 40%, simulated IO:DataFileRead 90%"
     );
 }
+
+#[test]
+fn waiting_for_the_client_counts_as_cpu_bound() {
+    let real = run(
+        "real",
+        1000.0,
+        &[("Client:ClientRead", 58.0), ("CPU", 28.0)],
+        1.0,
+        500.0,
+    );
+    let sim = run(
+        "sim",
+        400.0,
+        &[("IO:DataFileRead", 90.0), ("CPU", 1.0)],
+        1.0,
+        600.0,
+    );
+    let v = verdict(&real, &sim);
+    assert!(
+        v.contains("CPU-bound (CPU 28% of session time and waiting for its client 58%"),
+        "{v}"
+    );
+}

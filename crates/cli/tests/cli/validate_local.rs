@@ -89,3 +89,37 @@ fn validate_local_refuses_a_missing_directory() {
         .code(2)
         .stderr(predicate::str::contains("not an existing directory"));
 }
+
+#[test]
+fn validate_local_stops_on_sigint_and_removes_everything() {
+    let dir = super::scratch_dir();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("storlab"))
+        .current_dir(dir.path())
+        .args(["validate", "--local", "--duration", "60s"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn storlab");
+    // Interrupt once the real database is up (after the calibration).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    while !postgres_running_on(dir.path()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(
+        work_dirs_in(dir.path()).is_empty(),
+        "the work directory is removed"
+    );
+    assert!(
+        !postgres_running_on(dir.path()),
+        "no server is left running"
+    );
+}
