@@ -61,7 +61,7 @@ fn a_cpu_bound_real_run_with_cached_reads_is_explained() {
         "{v}"
     );
     assert!(
-        v.contains("commits took 0.500 ms real against 2.000 ms simulated"),
+        v.contains("commits took 2.000 ms simulated against 0.500 ms real"),
         "{v}"
     );
 }
