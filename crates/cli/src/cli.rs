@@ -51,9 +51,22 @@ pub struct ValidateArgs {
     /// Directory of reference cases (*.toml); the built-in cases when it does not exist.
     #[arg(long, value_name = "DIR", default_value = "references")]
     pub references: PathBuf,
-    /// Also write every simulated run (result schema) to this JSON file.
+    /// Also write every simulated run (result schema) to this JSON file (with --local: every
+    /// real and simulated run, and the fitted array beside it as FILE.array.toml).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// This machine instead: calibrate a simulated device with a short storlab io sweep, run
+    /// storlab db for real and on the fitted model, print real against simulated.
+    #[arg(long, conflicts_with = "references")]
+    pub local: bool,
+    /// With --local: where the work directory is created (default: the current directory,
+    /// else /var/tmp); it and everything in it is removed at the end.
+    #[arg(long, value_name = "DIR", requires = "local")]
+    pub dir: Option<PathBuf>,
+    /// With --local: measured time of each database test, real and simulated (after 3 s of
+    /// warm-up).
+    #[arg(long, default_value = "10s", value_parser = parse_span, requires = "local")]
+    pub duration: TimeSpan,
 }
 
 /// Options of `storlab db`.
@@ -337,6 +350,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Compare(a) => crate::compare::run(a),
         Command::Db(a) => crate::db_cmd::run(a),
         Command::Demo(a) => crate::demo::run(a),
+        Command::Validate(a) if a.local => crate::validate::run(a),
         Command::Validate(a) => {
             quiet_on_closed_stdout();
             crate::validate::run(a)

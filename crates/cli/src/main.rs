@@ -12,6 +12,7 @@ mod sim_cmd;
 mod table;
 mod trace_cmd;
 mod validate;
+mod validate_local;
 
 use std::process::ExitCode;
 

@@ -266,6 +266,13 @@ fn load_array(root: Option<&Path>, file: &str) -> Result<SystemSpec, CliError> {
 }
 
 pub fn run(a: ValidateArgs) -> Result<(), CliError> {
+    if a.local {
+        return crate::validate_local::run(&crate::validate_local::LocalOptions {
+            dir: a.dir,
+            duration_ns: a.duration.0,
+            json: a.json,
+        });
+    }
     let mut checks = Vec::new();
     let mut all_runs = Vec::new();
     let mut gaps = Vec::new();

@@ -4,7 +4,7 @@ use predicates::prelude::*;
 
 use super::storlab;
 
-fn postgres_running_on(dir: &std::path::Path) -> bool {
+pub(crate) fn postgres_running_on(dir: &std::path::Path) -> bool {
     let needle = dir.to_string_lossy().into_owned();
     std::fs::read_dir("/proc").unwrap().flatten().any(|p| {
         let cmd = std::fs::read(p.path().join("cmdline")).unwrap_or_default();

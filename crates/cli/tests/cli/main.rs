@@ -8,6 +8,7 @@ mod sim;
 mod sim_db;
 mod trace;
 mod validate;
+mod validate_local;
 
 use assert_cmd::Command;
 

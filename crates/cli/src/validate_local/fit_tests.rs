@@ -1,0 +1,76 @@
+//! The fitting rules on synthetic measurements.
+
+use super::*;
+
+fn measured() -> Measurements {
+    Measurements {
+        // 10,000 IO/s at depth 1 (100 us), four times that at 16: four dies.
+        read_iops: vec![(1, 10_000.0), (4, 30_000.0), (16, 40_000.0)],
+        read_latency_qd1_ms: 0.1,
+        sync_write_latency_ms: 0.5,
+        // 0.5 ms + 1 ms per MB (1,000 MB/s): 8 KiB, 32 KiB, 128 KiB.
+        wal_writes: vec![
+            (8192, 0.5 + 8192.0 / 1e6),
+            (32768, 0.5 + 32768.0 / 1e6),
+            (131072, 0.5 + 131072.0 / 1e6),
+        ],
+    }
+}
+
+#[test]
+fn bandwidth_is_the_slope_of_latency_against_size() {
+    let mbps = write_bandwidth_mbps(&measured().wal_writes).unwrap();
+    assert!((mbps - 1000.0).abs() < 1e-6, "{mbps}");
+    // No positive slope: the largest write's own rate (128 KiB in 1 ms).
+    let flat = [(8192, 1.0), (131072, 1.0)];
+    let mbps = write_bandwidth_mbps(&flat).unwrap();
+    assert!((mbps - 131.072).abs() < 1e-9, "{mbps}");
+    assert_eq!(write_bandwidth_mbps(&[]), None);
+}
+
+#[test]
+fn parameters_follow_from_latency_scaling_and_bandwidth() {
+    let f = fit(&measured(), 100.0).unwrap();
+    assert_eq!(f.scaling, 4.0);
+    assert_eq!(f.ssd.channels * f.ssd.dies_per_channel, 4);
+    assert_eq!(f.ssd.page_kib, 8);
+    // Reads reached 40,000 x 8 KiB = 327.7 MB/s; the writes' 1,000 MB/s is the larger.
+    assert_eq!(f.ssd.interface_mbps, 1000.0);
+    assert!((f.read_mbps - 327.68).abs() < 1e-9);
+    // 100 us less two 8 KiB transfers at 1,000 MB/s (8.192 us each): 83.6 us.
+    assert_eq!(f.ssd.read_us, 83.6);
+    assert_eq!(f.ssd.program_us, 483.6);
+    assert_eq!(f.ssd.write_amplification, 1.0);
+    assert_eq!(f.ssd.controller_us, 0.0);
+}
+
+#[test]
+fn a_device_that_does_not_scale_gets_one_die_and_reads_set_a_bandwidth_floor() {
+    let mut m = measured();
+    m.read_iops = vec![(1, 10_000.0), (4, 9_000.0), (16, 9_500.0)];
+    m.wal_writes = vec![(131072, 10.0)];
+    let f = fit(&m, 100.0).unwrap();
+    assert_eq!(f.ssd.channels, 1);
+    // Writes: 13.1 MB/s; the reads carried 81.9 MB/s over the interface.
+    assert!((f.write_mbps - 13.1072).abs() < 1e-9);
+    assert_eq!(f.ssd.interface_mbps, 82.0);
+}
+
+#[test]
+fn times_are_floored_and_a_sweep_without_depth_one_is_refused() {
+    let mut m = measured();
+    m.read_latency_qd1_ms = 0.001;
+    assert_eq!(fit(&m, 100.0).unwrap().ssd.read_us, 1.0);
+    m.read_iops.remove(0);
+    assert_eq!(fit(&m, 100.0), None);
+}
+
+#[test]
+fn the_array_file_parses_and_holds_the_fitted_disk() {
+    let f = fit(&measured(), 100.0).unwrap();
+    let text = array_toml(&f, "/x");
+    let system = storlab_sim::parse_array(&text, "fitted.toml").unwrap();
+    assert_eq!(system.name, "local");
+    assert!(text.contains("read_us = 83.6"), "{text}");
+    assert!(text.contains("channels = 4"), "{text}");
+}
