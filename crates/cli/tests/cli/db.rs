@@ -35,9 +35,10 @@ fn db_runs_a_test_and_refuses_bad_directories() {
             "--scale",
             "500",
             "--clients",
-            "2",
+            "4",
+            // Long enough for the wait sampler to see active sessions on a busy machine.
             "--duration",
-            "1s",
+            "3s",
             "--warmup",
             "0",
             "--json",
