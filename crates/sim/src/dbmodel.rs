@@ -5,6 +5,7 @@
 //! block counts and B-tree depths, and block profiles measured on a real database. The sessions
 //! that drive them through the simulated stack are in `model::db`.
 
+pub mod archiver;
 pub mod buffer_cache;
 pub mod db_writer;
 pub mod layout;
@@ -12,6 +13,7 @@ pub mod log_writer;
 pub mod measured;
 pub mod schema;
 
+pub use archiver::{ArchiveIo, Archiver};
 pub use buffer_cache::{Access, BufferCache};
 pub use db_writer::{BlockWrite, DbWriter};
 pub use log_writer::{LogConfig, LogStep, LogWrite, LogWriter};

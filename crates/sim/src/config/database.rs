@@ -11,6 +11,7 @@
 //! rows = 10000000             # rows per table
 //! row_bytes = [14, 805]       # one size, or [smallest, largest] spread over the tables
 //! buffer = "2GiB"             # database buffer cache
+//! archive = "archvol"         # optional: archive each filled log file to this target
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -101,6 +102,9 @@ pub struct DbSpec {
     /// Data and log on the same target: the log files start at this byte, after the data
     /// (logs striped with the data). None when the log has its own target.
     pub log_offset: Option<u64>,
+    /// Where filled log files are archived (copied after each switch); None: no archiving.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archive: Option<Placement>,
     /// A block profile measured on a real database (`--profile-from`); None: schema
     /// arithmetic alone.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -147,6 +151,8 @@ struct Raw {
     log_file_size: ByteSize,
     #[serde(default = "d_log_groups")]
     log_files: u32,
+    #[serde(default)]
+    archive: Option<Names>,
 }
 
 #[derive(Deserialize)]
@@ -354,6 +360,35 @@ pub fn parse_database(
             format!("the log files need {log_need} bytes; the log target has {log_have} free"),
         ));
     }
+    let archive = match raw.archive {
+        None => None,
+        Some(names) => {
+            let a = placement(names, system, file, "archive")?;
+            let used: Vec<u32> = data
+                .member_luns(system)
+                .into_iter()
+                .chain(log.member_luns(system))
+                .collect();
+            if a.member_luns(system).iter().any(|l| used.contains(l)) {
+                return Err(bad(
+                    "archive",
+                    "shares LUNs with database.data or database.log; archive to a target of its own"
+                        .into(),
+                ));
+            }
+            if a.bytes(system) < raw.log_file_size.0 {
+                return Err(bad(
+                    "archive",
+                    format!(
+                        "the archive target ({} bytes) cannot hold one log file of {}",
+                        a.bytes(system),
+                        raw.log_file_size.0
+                    ),
+                ));
+            }
+            Some(a)
+        }
+    };
     Ok(DbSpec {
         test,
         sessions: raw.sessions,
@@ -374,6 +409,7 @@ pub fn parse_database(
         log_file_bytes: raw.log_file_size.0,
         log_groups: raw.log_files,
         log_offset,
+        archive,
         profile: None,
     })
 }

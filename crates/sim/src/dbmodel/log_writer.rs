@@ -54,8 +54,9 @@ pub struct LogWriter {
     inflight: Option<(u64, u32)>,
     /// Committers in LSN order: (session, LSN its commit needs on disk).
     waiters: VecDeque<(u32, u64)>,
-    /// Position written so far in the ring (bytes since start, before wrapping).
-    written: u64,
+    /// End of the current log file in LSN terms: the switch happens when the log written
+    /// reaches it (a write that only covers a partly filled last block does not switch).
+    next_switch: u64,
     /// Counters.
     pub writes: u64,
     pub commits: u64,
@@ -76,7 +77,7 @@ impl LogWriter {
             flushed: 0,
             inflight: None,
             waiters: VecDeque::new(),
-            written: 0,
+            next_switch: cfg.file_bytes,
             writes: 0,
             commits: 0,
             switches: 0,
@@ -99,6 +100,11 @@ impl LogWriter {
             self.start_write(&mut step);
         }
         step
+    }
+
+    /// Sessions waiting for their commit to be durable.
+    pub fn waiting(&self) -> usize {
+        self.waiters.len()
     }
 
     /// Commits per log write so far.
@@ -153,15 +159,16 @@ impl LogWriter {
             offset: start % ring,
             bytes,
         });
-        // A switch when this write reaches the end of its file.
-        if in_file + bytes == self.cfg.file_bytes && start + bytes > self.written {
+        // A switch when the log this write makes durable reaches the end of its file.
+        while to >= self.next_switch {
             self.switches += 1;
             if self.cfg.archive {
-                let file = (start / self.cfg.file_bytes) % u64::from(self.cfg.groups);
+                let file =
+                    (self.next_switch / self.cfg.file_bytes - 1) % u64::from(self.cfg.groups);
                 step.archive.push((file as u32, file * self.cfg.file_bytes));
             }
+            self.next_switch += self.cfg.file_bytes;
         }
-        self.written = self.written.max(start + bytes);
         self.inflight = Some((to, self.cfg.members));
         self.writes += 1;
         self.bytes_written += bytes * u64::from(self.cfg.members);
@@ -258,6 +265,7 @@ mod tests {
         // file end.
         for _ in 0..8 {
             let mut s = l.commit(0, 40 * 1024);
+            archived.extend(s.archive.iter().copied());
             loop {
                 let w = s.write.expect("a write is pending while the session waits");
                 assert!(w.offset % c.file_bytes + w.bytes <= c.file_bytes, "{w:?}");
@@ -274,8 +282,43 @@ mod tests {
         assert!(offsets.iter().all(|&o| o < 2 * c.file_bytes));
         assert!(offsets.windows(2).any(|w| w[1] < w[0]), "the ring wraps");
         assert_eq!(archived.first(), Some(&(0, 0)));
+        assert_eq!(archived.len(), 5);
         assert!(archived
             .iter()
             .all(|&(f, off)| off == u64::from(f) * c.file_bytes));
+    }
+}
+
+#[test]
+fn a_partly_filled_last_block_does_not_switch_until_the_log_reaches_the_file_end() {
+    let c = LogConfig {
+        file_bytes: 64 * 1024,
+        groups: 2,
+        archive: true,
+        ..tests_cfg()
+    };
+    let mut l = LogWriter::new(c);
+    // 60 KiB of log: the write rounds up to the file end (64 KiB) but the file is not full.
+    let s = l.commit(0, 60 * 1024);
+    assert_eq!(s.write.unwrap().bytes, 64 * 1024);
+    assert!(s.archive.is_empty());
+    assert_eq!(l.switches, 0);
+    l.member_done();
+    // 4 KiB more fill it: the rewrite of the last block is the switch.
+    let s = l.commit(0, 4 * 1024);
+    assert_eq!(s.write.unwrap().offset, 56 * 1024);
+    assert_eq!(s.archive, vec![(0, 0)]);
+    assert_eq!(l.switches, 1);
+}
+
+#[cfg(test)]
+fn tests_cfg() -> LogConfig {
+    LogConfig {
+        block: 8192,
+        max_write: 1 << 20,
+        file_bytes: 16 << 20,
+        groups: 3,
+        members: 1,
+        archive: false,
     }
 }

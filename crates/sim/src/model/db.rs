@@ -13,11 +13,15 @@ use storlab_core::host_stats::HostStats;
 use storlab_core::result::{ClassMetrics, CommitMetrics, WaitEvent};
 use storlab_core::LatencyHistogram;
 
+mod archive;
+
 use super::state::Issuer;
 use super::Model;
 use crate::config::DbSpec;
 use crate::dbmodel::layout::{Layout, Segment};
-use crate::dbmodel::{BufferCache, DbTimer, DbWriter, LogConfig, LogStep, LogWriter};
+use crate::dbmodel::{
+    Archiver, BufferCache, DbTimer, DbWriter, LogConfig, LogStep, LogWrite, LogWriter,
+};
 use crate::engine::{Event, SimTime};
 use crate::metrics::{round3, INTERVAL_NS};
 use crate::rng::{Purpose, Rng};
@@ -38,6 +42,9 @@ pub(super) enum DbIo {
     Writer,
     /// A log write.
     Log,
+    /// The archiver's read of a filled log file, and its write to the archive target.
+    ArchiveRead,
+    ArchiveWrite,
 }
 
 struct Session {
@@ -69,6 +76,11 @@ struct DbStats {
     log_bytes: u64,
     hits: u64,
     accesses: u64,
+    /// Log writes held until their file was archived: count, time held, and session time
+    /// spent waiting meanwhile.
+    archive_holds: u64,
+    archive_hold_ns: u64,
+    archive_session_ns: u64,
 }
 
 pub(super) struct DbRt {
@@ -92,6 +104,11 @@ pub(super) struct DbRt {
     /// Host I/O of the data files and of the log (iostat by role).
     data_io: HostStats,
     log_io: HostStats,
+    archive_io: HostStats,
+    /// Log archiving: its target, the archiver, a log write held for it.
+    archive_target: Option<u32>,
+    archiver: Option<Archiver>,
+    held_log: Option<(LogWrite, u64)>,
 }
 
 impl DbRt {
@@ -157,6 +174,14 @@ impl Model {
             self.add_target(spec.log.volume, &spec.log.luns)?
         };
         let layout = Layout::new(&spec.tables);
+        let archive_target = match &spec.archive {
+            Some(a) => Some(self.add_target(a.volume, &a.luns)?),
+            None => None,
+        };
+        let archiver = spec.archive.as_ref().map(|a| {
+            let slots = (a.bytes(&self.spec) / spec.log_file_bytes).max(1);
+            Archiver::new(spec.log_file_bytes, archive::ARCHIVE_CHUNK, slots)
+        });
         let sessions = (0..spec.sessions)
             .map(|i| Session {
                 rng: Rng::derive(self.opts.seed, Purpose::Job, (1 << 40) | u64::from(i)),
@@ -181,7 +206,7 @@ impl Model {
                 file_bytes: spec.log_file_bytes,
                 groups: spec.log_groups,
                 members: 1,
-                archive: false,
+                archive: spec.archive.is_some(),
             }),
             sessions,
             layout,
@@ -192,6 +217,10 @@ impl Model {
             rows_by_second: Vec::new(),
             data_io: HostStats::new(self.opts.warmup_ns),
             log_io: HostStats::new(self.opts.warmup_ns),
+            archive_io: HostStats::new(self.opts.warmup_ns),
+            archive_target,
+            archiver,
+            held_log: None,
         }));
         Ok(())
     }
@@ -383,22 +412,32 @@ impl Model {
             }
             self.finish_op(s);
         }
+        // The write first: the files this step filled (the write's own among them) are
+        // queued for archiving after it is checked against the files still to be copied.
         if let Some(w) = step.write {
-            let db = self.db.as_mut().expect("database");
-            if measuring {
-                db.stats.log_bytes += w.bytes;
+            if !self.hold_for_archive(w) {
+                self.issue_log_write(w);
             }
-            let target = db.log_target;
-            let base = db.spec.log_offset.unwrap_or(0);
-            self.issue_host(
-                Issuer::Db(DbIo::Log),
-                target,
-                (base + w.offset) / 512,
-                w.bytes / 512,
-                true,
-                self.now,
-            );
         }
+        self.archive_files(&step.archive);
+    }
+
+    fn issue_log_write(&mut self, w: LogWrite) {
+        let measuring = self.now >= self.opts.warmup_ns;
+        let db = self.db.as_mut().expect("database");
+        if measuring {
+            db.stats.log_bytes += w.bytes;
+        }
+        let target = db.log_target;
+        let base = db.spec.log_offset.unwrap_or(0);
+        self.issue_host(
+            Issuer::Db(DbIo::Log),
+            target,
+            (base + w.offset) / 512,
+            w.bytes / 512,
+            true,
+            self.now,
+        );
     }
 
     fn pump_writer(&mut self) {
@@ -462,6 +501,7 @@ impl Model {
                 let step = self.db.as_mut().expect("database").log.member_done();
                 self.log_step(step);
             }
+            DbIo::ArchiveRead | DbIo::ArchiveWrite => self.archive_io_done(),
         }
     }
 
@@ -469,10 +509,10 @@ impl Model {
     pub(super) fn db_record(&mut self, io: DbIo, write: bool, bytes: u64, latency_ns: u64) {
         let now = self.now;
         let db = self.db.as_mut().expect("database");
-        let role = if io == DbIo::Log {
-            &mut db.log_io
-        } else {
-            &mut db.data_io
+        let role = match io {
+            DbIo::Log => &mut db.log_io,
+            DbIo::ArchiveRead | DbIo::ArchiveWrite => &mut db.archive_io,
+            _ => &mut db.data_io,
         };
         role.record(now, write, bytes, latency_ns);
     }
@@ -485,7 +525,13 @@ impl Model {
         let names = |p: &crate::config::Placement| p.names.join(",");
         let commits = db.stats.commit_waits;
         let log_writes = db.log_io.write.count();
-        vec![
+        let archive = db.spec.archive.as_ref().map(|a| ClassMetrics {
+            name: "archive".into(),
+            target: names(a),
+            metrics: db.archive_io.metrics(secs),
+            commit: None,
+        });
+        let mut classes = vec![
             ClassMetrics {
                 name: "data".into(),
                 target: names(&db.spec.data),
@@ -507,7 +553,9 @@ impl Model {
                     },
                 }),
             },
-        ]
+        ];
+        classes.extend(archive);
+        classes
     }
 
     pub(super) fn reset_db_stats(&mut self) {
@@ -550,10 +598,21 @@ impl Model {
         };
         let mut waits = vec![
             wait("IO:DataFileRead", st.read_wait_ns, st.read_waits),
-            wait("IO:WALSync", st.commit_wait_ns, st.commit_waits),
+            // A commit held for archiving waits on the archiver, not the log device: the
+            // two events split the commit time.
+            wait(
+                "IO:WALSync",
+                st.commit_wait_ns.saturating_sub(st.archive_session_ns),
+                st.commit_waits,
+            ),
             wait("IO:DataFileWrite", st.victim_wait_ns, st.victim_waits),
             wait("CPU", st.cpu_ns, st.ops),
             wait("CPU:RunQueue", st.runqueue_ns, st.ops),
+            WaitEvent {
+                // Avg: how long the log writer was held each time.
+                avg_ms: wait("", st.archive_hold_ns, st.archive_holds).avg_ms,
+                ..wait("LogSwitch:ArchiveNeeded", st.archive_session_ns, 1)
+            },
         ];
         waits.retain(|w| w.time_pct > 0.0 || w.avg_ms > 0.0);
         waits.sort_by(|a, b| b.time_pct.total_cmp(&a.time_pct));

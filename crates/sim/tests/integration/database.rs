@@ -266,3 +266,96 @@ fn sessions_spread_over_every_table_of_the_suite() {
     );
     assert!(three.metrics.read_iops > 100.0);
 }
+
+/// Data and log on NVMe, the archive on one nearline disk without write cache.
+const ARCHIVE_ARRAY: &str = r#"name = "archive-test"
+[host]
+links = 8
+link_mbps = 100000
+link_latency = "0"
+[controllers]
+count = 1
+overhead = "0"
+write_policy = "write-through"
+mirror_writes = false
+write_cache = "0"
+sequential_trigger = 0
+[[raid_groups]]
+name = "data"
+level = "raid0"
+disks = 4
+disk_model = "ssd-nvme"
+stripe_unit = "64k"
+read_cache = false
+write_cache = false
+[[raid_groups]]
+name = "log"
+level = "jbod"
+disks = 1
+disk_model = "ssd-nvme"
+stripe_unit = "64k"
+read_cache = false
+write_cache = false
+[[raid_groups]]
+name = "arch"
+level = "jbod"
+disks = 1
+disk_model = "hdd-7k2"
+stripe_unit = "64k"
+read_cache = false
+write_cache = false
+"#;
+
+fn archive_run(extra: &str) -> Run {
+    let s = system(ARCHIVE_ARRAY);
+    let text = format!(
+        "name = \"a\"\n[database]\ntest = \"dpaws/update-row\"\ndata = \"data\"\nlog = \"log\"\n\
+         rows = 1000000\nbuffer = \"256MiB\"\nlog_file_size = \"16MiB\"\nlog_files = 2\n{extra}\n"
+    );
+    let w = parse_workload(&text, "db.toml", &s).unwrap_or_else(|e| panic!("{e}"));
+    simulate(&s, &w, opts(10, 5, 9)).unwrap()
+}
+
+#[test]
+fn archiving_copies_every_filled_log_file_and_holds_the_log_when_behind() {
+    let class = |r: &Run, name: &str| {
+        r.classes
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| c.metrics.clone())
+    };
+    // A modest log rate: the archiver keeps up, nothing waits for it.
+    let calm = archive_run("sessions = 2\nlog_bytes_per_row = 2000\narchive = \"arch\"");
+    let a = class(&calm, "archive").expect("an archive class");
+    // Every chunk read is written (at most one 1 MiB chunk apart over the 10 s window).
+    assert!(a.read_mbps > 0.5, "{a:?}");
+    assert!((a.read_mbps - a.write_mbps).abs() <= 0.11, "{a:?}");
+    assert_eq!(wait(&calm, "LogSwitch:ArchiveNeeded").0, 0.0);
+    // 64 sessions writing 2,000 bytes of log per row outrun one nearline disk: log writes
+    // wait for the archiver to free their file.
+    let heavy = "sessions = 64\nlog_bytes_per_row = 2000";
+    let free = archive_run(heavy);
+    let held = archive_run(&format!("{heavy}\narchive = \"arch\""));
+    assert!(class(&free, "archive").is_none());
+    let (pct, avg_ms) = wait(&held, "LogSwitch:ArchiveNeeded");
+    assert!(pct > 10.0 && avg_ms > 0.0, "{pct}% {avg_ms} ms");
+    let (f, h) = (
+        free.metrics.rows_per_s.unwrap(),
+        held.metrics.rows_per_s.unwrap(),
+    );
+    assert!(h < 0.95 * f, "rows/s {f} without archiving, {h} with");
+    // The log cannot outrun its archive for long: the log rate comes down to the copy rate.
+    let log = class(&held, "log").unwrap().write_mbps;
+    let copied = class(&held, "archive").unwrap().write_mbps;
+    assert!(log < 1.3 * copied, "log {log} MB/s, archive {copied} MB/s");
+    // The archive cannot share LUNs with the data or the log.
+    let s = system(ARCHIVE_ARRAY);
+    let e = parse_workload(
+        "[database]\ntest = \"dpaws/update-row\"\ndata = \"data\"\nlog = \"log\"\narchive = \"log\"\n",
+        "db.toml",
+        &s,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("database.archive"), "{e}");
+}
