@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use storlab_core::stream::JobStream;
+use storlab_core::stream::{JobStream, NextIo};
 use storlab_core::IoProfile;
 
 use crate::cache::{DirtyPages, KeyMap, LruCache};
@@ -109,6 +109,8 @@ pub(super) struct StreamRt {
 pub(super) struct Job {
     pub stream: u32,
     pub ios: JobStream,
+    /// The I/O this job issues next, drawn one ahead so its cache entry can be loaded early.
+    pub next_io: NextIo,
     pub arrivals: Rng,
     pub mean_interarrival_ns: f64,
     pub think_ns: u64,
