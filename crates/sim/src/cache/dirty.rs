@@ -7,7 +7,7 @@
 //! bits in a second, small map (bounded by the destage queue), which keeps the big map at 16
 //! bytes an entry and inside the processor caches for longer.
 
-use super::wordmap::WordMap;
+use super::wordmap::{prefetch_line, WordMap};
 use super::KeyMap32;
 
 /// Destaging and written-again bits of a word with a destage in flight.
@@ -76,10 +76,15 @@ impl DirtyPages {
         self.dirty_word(page >> 6) & (1 << (page & 63)) != 0
     }
 
-    /// Starts loading the table entry of `page` into the processor cache (a hint: no change).
+    /// Starts loading the table entry and summary word of `page` into the processor cache
+    /// (a hint: no change).
     #[inline]
     pub fn prefetch(&self, page: u64) {
-        self.words.prefetch((page >> 6) as u32);
+        let w = page >> 6;
+        self.words.prefetch(w as u32);
+        if let Some(summary) = self.level1.get((w >> 6) as usize) {
+            prefetch_line(summary);
+        }
     }
 
     /// Calls `f(word index, mask)` for each word overlapping pages [first, end).

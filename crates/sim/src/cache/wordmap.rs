@@ -167,7 +167,7 @@ impl WordMap {
 
 /// Starts loading the cache line holding `value`. A hint only: results never depend on it.
 #[inline(always)]
-fn prefetch_line<T>(value: &T) {
+pub(super) fn prefetch_line<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch has no architectural effect and cannot fault; SSE is part of the
     // x86_64 baseline, so the instruction exists on every x86_64 processor.

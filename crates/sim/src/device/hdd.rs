@@ -92,6 +92,53 @@ struct Zone {
     spt: u32,
 }
 
+/// Finds the zone of an address with one table read: the address space is cut into
+/// power-of-two buckets no larger than the smallest zone, each holding the zone its first
+/// address falls in, so at most one zone boundary lies inside a bucket.
+#[derive(Clone, Debug)]
+struct ZoneIndex {
+    shift: u32,
+    zone_at_bucket: Vec<u8>,
+}
+
+/// Most buckets a zone index holds (zones far smaller than usual cost extra steps instead).
+const MAX_ZONE_BUCKETS: u64 = 4096;
+
+impl ZoneIndex {
+    fn new(zones: &[Zone], end_lba: u64) -> ZoneIndex {
+        let smallest = zones
+            .windows(2)
+            .map(|w| w[1].first_lba - w[0].first_lba)
+            .chain(std::iter::once(end_lba - zones[zones.len() - 1].first_lba))
+            .min()
+            .unwrap_or(1)
+            .max(1);
+        let mut shift = smallest.ilog2();
+        while end_lba >> shift >= MAX_ZONE_BUCKETS {
+            shift += 1;
+        }
+        let zone_at_bucket = (0..=end_lba >> shift)
+            .map(|b| zones.partition_point(|z| z.first_lba <= b << shift) - 1)
+            .map(|z| z as u8)
+            .collect();
+        ZoneIndex {
+            shift,
+            zone_at_bucket,
+        }
+    }
+
+    /// Index of the zone holding `lba`: the last zone starting at or before it.
+    #[inline]
+    fn zone_of(&self, zones: &[Zone], lba: u64) -> usize {
+        let b = ((lba >> self.shift) as usize).min(self.zone_at_bucket.len() - 1);
+        let mut z = self.zone_at_bucket[b] as usize;
+        while z + 1 < zones.len() && zones[z + 1].first_lba <= lba {
+            z += 1;
+        }
+        z
+    }
+}
+
 /// Physical position of a sector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Position {
@@ -236,6 +283,7 @@ struct ReadAhead {
 #[derive(Clone, Debug)]
 pub struct Hdd {
     zones: Vec<Zone>,
+    zone_index: ZoneIndex,
     heads: u64,
     capacity_sectors: u64,
     rev_ns: u64,
@@ -299,6 +347,7 @@ impl Hdd {
             max_dist,
         )?;
         Ok(Hdd {
+            zone_index: ZoneIndex::new(&zones, lba),
             zones,
             heads: p.heads as u64,
             capacity_sectors,
@@ -372,11 +421,7 @@ impl Hdd {
     /// Physical position of `lba`.
     #[inline]
     pub fn locate(&self, lba: u64) -> Position {
-        let zi = self
-            .zones
-            .partition_point(|z| z.first_lba <= lba)
-            .saturating_sub(1);
-        let z = &self.zones[zi];
+        let z = &self.zones[self.zone_index.zone_of(&self.zones, lba)];
         let spc = z.spt as u64 * self.heads;
         let rel = lba - z.first_lba;
         let cyl = z.first_cyl + (rel / spc) as u32;
