@@ -460,10 +460,16 @@ impl Hdd {
         if self.in_service.is_some() || self.pending.is_empty() {
             return None;
         }
-        let idx = self.pick(now_ns);
+        // The spindle angle now, computed once for the pick and the chosen command.
+        let now_angle = (now_ns + self.phase_ns) % self.rev_ns;
+        let idx = if self.scheduler == Scheduler::Sptf {
+            self.pick_sptf(now_ns, now_angle)
+        } else {
+            self.pick(now_ns)
+        };
         let p = self.pending.swap_remove(idx);
         let overlapped = p.arrived_ns < now_ns && self.last_done_ns == now_ns;
-        let access = self.access(now_ns, &p, overlapped);
+        let access = self.access(now_ns, now_angle, &p, overlapped);
         self.in_service = Some(p.op);
         Some((p.op, access))
     }
@@ -527,11 +533,20 @@ impl Hdd {
         (self.sector_ns(pos.sector as u64, pos.spt) + track * self.skew_ns) % self.rev_ns
     }
 
-    /// Time from `at_ns` until the spindle reaches `angle_ns`.
+    /// Rotational wait for a sector at `angle_ns` when the head is ready `lead_ns` after a
+    /// moment the spindle was at `now_angle` (both angles as time into the revolution).
     #[inline]
-    fn wait_for_angle_ns(&self, at_ns: u64, angle_ns: u64) -> u64 {
-        let angle = (at_ns + self.phase_ns) % self.rev_ns;
-        (angle_ns + self.rev_ns - angle) % self.rev_ns
+    fn rotate_wait_ns(&self, now_angle: u64, lead_ns: u64, angle_ns: u64) -> u64 {
+        let rev = self.rev_ns;
+        let mut at = now_angle + lead_ns;
+        while at >= rev {
+            at -= rev;
+        }
+        if angle_ns >= at {
+            angle_ns - at
+        } else {
+            angle_ns + rev - at
+        }
     }
 
     /// Media time to transfer `sectors` from `pos`, with a skew per track boundary crossed.
@@ -552,7 +567,7 @@ impl Hdd {
         }
     }
 
-    fn access(&mut self, now_ns: u64, p: &Pending, overlapped: bool) -> Access {
+    fn access(&mut self, now_ns: u64, now_angle: u64, p: &Pending, overlapped: bool) -> Access {
         let end = p.lba + p.sectors as u64;
         if let Some(avail) = self.ra_hit(p, now_ns) {
             let media_wait =
@@ -575,7 +590,7 @@ impl Hdd {
         let pos = p.pos;
         let overhead_ns = if overlapped { 0 } else { self.overhead_ns };
         let seek_ns = self.seek_between(pos.cyl, pos.head, p.write);
-        let rotate_ns = self.wait_for_angle_ns(now_ns + overhead_ns + seek_ns, p.angle_ns);
+        let rotate_ns = self.rotate_wait_ns(now_angle, overhead_ns + seek_ns, p.angle_ns);
         let transfer_ns = self.transfer_ns(&pos, p.sectors as u64);
         let a = Access {
             overhead_ns,
@@ -619,12 +634,11 @@ impl Hdd {
         {
             return oldest;
         }
-        let overlapped = self.last_done_ns == now_ns;
         let cur = self.cur_cyl;
         match self.scheduler {
             Scheduler::Fifo => oldest,
             Scheduler::Sstf => self.min_index(|p| (p.pos.cyl.abs_diff(cur) as u64, p.arrived_ns)),
-            Scheduler::Sptf => self.pick_sptf(now_ns, overlapped),
+            Scheduler::Sptf => self.pick_sptf(now_ns, (now_ns + self.phase_ns) % self.rev_ns),
             Scheduler::Elevator => {
                 let ahead = |p: &Pending, up: bool| {
                     if up {
@@ -649,20 +663,26 @@ impl Hdd {
         }
     }
 
-    /// Shortest positioning time first: the hot loop of a busy array, so the spindle angle
-    /// is computed once and each candidate costs one seek-curve lookup and no division.
-    fn pick_sptf(&self, now_ns: u64, overlapped: bool) -> usize {
-        let rev = self.rev_ns;
-        let now_angle = (now_ns + self.phase_ns) % rev;
-        // The read-ahead window [from, avail] is the same for every candidate.
-        let (ra_from, ra_avail) = match &self.readahead {
-            Some(ra) => (ra.from, self.ra_available_end(ra, now_ns)),
-            None => (1, 0),
-        };
-        let mut best = 0;
-        let mut best_key = (u64::MAX, u64::MAX);
+    /// Shortest positioning time first, or the oldest command once it is older than the age
+    /// limit (found in the same pass). The hot loop of a busy array: each candidate costs one
+    /// seek-curve lookup and no division; the read-ahead window is computed only when a read
+    /// might fall in it.
+    fn pick_sptf(&self, now_ns: u64, now_angle: u64) -> usize {
+        let overlapped = self.last_done_ns == now_ns;
+        let mut ra_avail = None;
+        let (mut best, mut best_key) = (0, (u64::MAX, u64::MAX));
+        let (mut oldest, mut oldest_arrived_ns) = (0, u64::MAX);
         for (i, p) in self.pending.iter().enumerate() {
-            let t = if !p.write && p.lba >= ra_from && p.lba <= ra_avail {
+            if p.arrived_ns < oldest_arrived_ns {
+                (oldest, oldest_arrived_ns) = (i, p.arrived_ns);
+            }
+            let buffered = !p.write
+                && self.readahead.as_ref().is_some_and(|ra| {
+                    p.lba >= ra.from
+                        && p.lba
+                            <= *ra_avail.get_or_insert_with(|| self.ra_available_end(ra, now_ns))
+                });
+            let t = if buffered {
                 0
             } else {
                 let overhead = if overlapped && p.arrived_ns < now_ns {
@@ -671,16 +691,7 @@ impl Hdd {
                     self.overhead_ns
                 };
                 let lead = overhead + self.seek_between(p.pos.cyl, p.pos.head, p.write);
-                let mut at = now_angle + lead;
-                while at >= rev {
-                    at -= rev;
-                }
-                let wait = if p.angle_ns >= at {
-                    p.angle_ns - at
-                } else {
-                    p.angle_ns + rev - at
-                };
-                lead + wait
+                lead + self.rotate_wait_ns(now_angle, lead, p.angle_ns)
             };
             let key = (t, p.arrived_ns);
             if key < best_key {
@@ -688,7 +699,11 @@ impl Hdd {
                 best = i;
             }
         }
-        best
+        if now_ns.saturating_sub(oldest_arrived_ns) > self.max_age_ns {
+            oldest
+        } else {
+            best
+        }
     }
 
     fn min_index(&self, key: impl Fn(&Pending) -> (u64, u64)) -> usize {
