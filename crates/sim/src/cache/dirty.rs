@@ -87,6 +87,15 @@ impl DirtyPages {
         }
     }
 
+    /// Starts loading the table entries of pages [first, first+count) (a destage about to
+    /// complete), a hint that changes nothing.
+    #[inline]
+    pub fn prefetch_run(&self, first: u64, count: u64) {
+        for w in first >> 6..=(first + count - 1) >> 6 {
+            self.words.prefetch(w as u32);
+        }
+    }
+
     /// Calls `f(word index, mask)` for each word overlapping pages [first, end).
     #[inline]
     fn for_words(first: u64, end: u64, mut f: impl FnMut(u64, u64)) {

@@ -57,11 +57,14 @@ impl WordMap {
         }
     }
 
-    /// Asks the processor to start loading the slot where a lookup of `key` begins, so a
-    /// lookup made a little later does not wait for memory. No effect on the map's contents.
+    /// Asks the processor to start loading the slot where a lookup of `key` begins and the
+    /// one after it (probes and removals continue there), so a lookup made a little later
+    /// does not wait for memory. No effect on the map's contents.
     #[inline]
     pub fn prefetch(&self, key: u32) {
-        prefetch_line(&self.slots[self.home(key)]);
+        let home = self.home(key);
+        prefetch_line(&self.slots[home]);
+        prefetch_line(&self.slots[(home + 1) & (self.slots.len() - 1)]);
     }
 
     /// The bits of `key` (0 when absent).
