@@ -43,6 +43,8 @@ pub(super) struct GroupRt {
     pub destage_cursor: u64,
     pub destage_ops_inflight: u32,
     pub destage_ops_limit: u32,
+    /// Longest destage run, pages (whole stripes; see `destage_run_pages`).
+    pub destage_run_pages: u64,
     pub seq: [SeqStream; SEQ_SLOTS],
     pub seq_victim: usize,
     pub stats: GroupStats,
