@@ -482,6 +482,10 @@ impl Hdd {
             .expect("finish() with no command in service")
     }
 
+    /// End of the data buffered by read-ahead at `now_ns`. Not inlined: the SPTF pick needs it
+    /// only for a read that might hit, and inlined the compiler computed it (a division) on
+    /// every pick.
+    #[inline(never)]
     fn ra_available_end(&self, ra: &ReadAhead, now_ns: u64) -> u64 {
         let filled = ((now_ns.saturating_sub(ra.fill_time_ns)) as f64 / ra.ns_per_sector) as u64;
         (ra.fill_lba + filled)
