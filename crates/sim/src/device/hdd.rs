@@ -27,117 +27,12 @@
 //! Reordering: FIFO, elevator (LOOK), shortest-seek-time-first, or shortest positioning time
 //! first (seek + rotational wait), each with an age limit that serves a starved command first.
 
-use serde::{Deserialize, Serialize};
+mod geometry;
+mod params;
 
-/// Order in which the drive serves its queued commands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Scheduler {
-    /// Arrival order.
-    Fifo,
-    /// LOOK: sweep in one direction serving the nearest cylinder ahead, then turn.
-    Elevator,
-    /// Shortest seek time first.
-    Sstf,
-    /// Shortest positioning (seek + rotation) time first.
-    Sptf,
-}
-
-/// Parameters of a hard disk model (the `[disk_models.NAME]` keys for `kind = "hdd"`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HddParams {
-    /// Spindle speed.
-    pub rpm: u32,
-    /// Capacity in decimal gigabytes.
-    pub capacity_gb: f64,
-    /// Recording surfaces (heads).
-    pub heads: u32,
-    /// Zones (bands of equal sectors per track).
-    pub zones: u32,
-    /// Media rate on the outermost zone, MB/s.
-    pub media_rate_outer_mbps: f64,
-    /// Media rate on the innermost zone, MB/s.
-    pub media_rate_inner_mbps: f64,
-    /// Seek to the adjacent cylinder, ms.
-    pub seek_track_to_track_ms: f64,
-    /// Data-sheet average seek (over random start and end cylinders), ms.
-    pub seek_avg_ms: f64,
-    /// Seek across the whole stroke, ms.
-    pub seek_full_stroke_ms: f64,
-    /// Change of surface on the same cylinder, ms.
-    pub head_switch_ms: f64,
-    /// Extra settling before a write after any head movement (data sheets give write seeks
-    /// this much longer than read seeks), ms.
-    pub write_settle_ms: f64,
-    /// Controller overhead per command that is not overlapped by queueing, ms.
-    pub command_overhead_ms: f64,
-    /// Interface rate for data served from the drive's buffer, MB/s.
-    pub interface_mbps: f64,
-    /// Commands the drive accepts at once (tagged command queue depth).
-    pub queue_depth: u32,
-    /// Reordering policy.
-    pub scheduler: Scheduler,
-    /// Read-ahead buffer size, KiB (0 disables read-ahead).
-    pub readahead_kib: u32,
-    /// A command older than this is served next regardless of position, ms.
-    pub max_queue_age_ms: f64,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Zone {
-    first_lba: u64,
-    first_cyl: u32,
-    cylinders: u32,
-    spt: u32,
-}
-
-/// Finds the zone of an address with one table read: the address space is cut into
-/// power-of-two buckets no larger than the smallest zone, each holding the zone its first
-/// address falls in, so at most one zone boundary lies inside a bucket.
-#[derive(Clone, Debug)]
-struct ZoneIndex {
-    shift: u32,
-    zone_at_bucket: Vec<u8>,
-}
-
-/// Most buckets a zone index holds (zones far smaller than usual cost extra steps instead).
-const MAX_ZONE_BUCKETS: u64 = 4096;
-
-impl ZoneIndex {
-    fn new(zones: &[Zone], end_lba: u64) -> ZoneIndex {
-        let smallest = zones
-            .windows(2)
-            .map(|w| w[1].first_lba - w[0].first_lba)
-            .chain(std::iter::once(end_lba - zones[zones.len() - 1].first_lba))
-            .min()
-            .unwrap_or(1)
-            .max(1);
-        let mut shift = smallest.ilog2();
-        while end_lba >> shift >= MAX_ZONE_BUCKETS {
-            shift += 1;
-        }
-        let zone_at_bucket = (0..=end_lba >> shift)
-            .map(|b| zones.partition_point(|z| z.first_lba <= b << shift) - 1)
-            .map(|z| z as u8)
-            .collect();
-        ZoneIndex {
-            shift,
-            zone_at_bucket,
-        }
-    }
-
-    /// Index of the zone holding `lba`: the last zone starting at or before it.
-    #[inline]
-    fn zone_of(&self, zones: &[Zone], lba: u64) -> usize {
-        let b = ((lba >> self.shift) as usize).min(self.zone_at_bucket.len() - 1);
-        let mut z = self.zone_at_bucket[b] as usize;
-        while z + 1 < zones.len() && zones[z + 1].first_lba <= lba {
-            z += 1;
-        }
-        z
-    }
-}
+use geometry::{SeekCurve, Zone, ZoneIndex};
+use params::check_params;
+pub use params::{HddParams, Scheduler};
 
 /// Physical position of a sector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,91 +45,6 @@ pub struct Position {
     pub sector: u32,
     /// Sectors per track of the zone.
     pub spt: u32,
-}
-
-/// Seek curve `a + b*sqrt(d) + c*d` in nanoseconds, with the first `SHORT_SEEKS` distances
-/// tabulated.
-#[derive(Clone, Debug)]
-struct SeekCurve {
-    a: f64,
-    b: f64,
-    c: f64,
-    short: std::sync::Arc<[u32]>,
-}
-
-const SHORT_SEEKS: u32 = 2048;
-
-impl SeekCurve {
-    /// Solves the three coefficients from the data-sheet times (ms) and the stroke in cylinders.
-    fn fit(t1: f64, tavg: f64, tfull: f64, max_dist: f64) -> Result<SeekCurve, String> {
-        if !(0.0 < t1 && t1 < tavg && tavg < tfull) {
-            return Err(format!(
-                "seek times must satisfy 0 < seek_track_to_track_ms < seek_avg_ms < seek_full_stroke_ms; got {t1}, {tavg}, {tfull}"
-            ));
-        }
-        let s = max_dist.sqrt();
-        // Rows: [1, sqrt(d), d] = t for d = 1, d = D, and the random-seek mean.
-        let m = [
-            [1.0, 1.0, 1.0],
-            [1.0, s, max_dist],
-            [1.0, 8.0 / 15.0 * s, max_dist / 3.0],
-        ];
-        let rhs = [t1, tfull, tavg];
-        let det = det3(&m);
-        let col = |k: usize| {
-            let mut mk = m;
-            for (row, r) in mk.iter_mut().zip(rhs) {
-                row[k] = r;
-            }
-            det3(&mk) / det
-        };
-        let (a, b, c) = (col(0), col(1), col(2));
-        let slope_at = |d: f64| b / (2.0 * d.sqrt()) + c;
-        if slope_at(1.0) < 0.0 || slope_at(max_dist) < 0.0 {
-            return Err(format!(
-                "seek times {t1}/{tavg}/{tfull} ms give a seek curve that is not monotonic; the average seek is usually 35-55% of the full stroke"
-            ));
-        }
-        let ms = 1e6;
-        Ok(SeekCurve {
-            a: a * ms,
-            b: b * ms,
-            c: c * ms,
-            short: std::sync::Arc::from(Vec::new()),
-        }
-        .with_table())
-    }
-
-    #[inline]
-    fn time_ns(&self, dist: u32) -> u64 {
-        if let Some(&t) = self.short.get(dist as usize) {
-            return t as u64;
-        }
-        self.formula_ns(dist)
-    }
-
-    fn formula_ns(&self, dist: u32) -> u64 {
-        if dist == 0 {
-            return 0;
-        }
-        let d = dist as f64;
-        (self.a + self.b * d.sqrt() + self.c * d) as u64
-    }
-
-    /// Tabulates the short seeks that dominate sorted and queued workloads.
-    fn with_table(mut self) -> SeekCurve {
-        let table: Vec<u32> = (0..SHORT_SEEKS)
-            .map(|d| self.formula_ns(d) as u32)
-            .collect();
-        self.short = table.into();
-        self
-    }
-}
-
-fn det3(m: &[[f64; 3]; 3]) -> f64 {
-    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
 }
 
 /// A command waiting in the drive's queue.
@@ -722,53 +532,6 @@ impl Hdd {
         }
         best
     }
-}
-
-fn check_params(p: &HddParams) -> Result<(), String> {
-    let positive = [
-        ("capacity_gb", p.capacity_gb),
-        ("media_rate_outer_mbps", p.media_rate_outer_mbps),
-        ("media_rate_inner_mbps", p.media_rate_inner_mbps),
-        ("interface_mbps", p.interface_mbps),
-    ];
-    for (key, v) in positive {
-        if !(v > 0.0 && v.is_finite()) {
-            return Err(format!("{key} must be a positive number; got {v}"));
-        }
-    }
-    let non_negative = [
-        ("head_switch_ms", p.head_switch_ms),
-        ("write_settle_ms", p.write_settle_ms),
-        ("command_overhead_ms", p.command_overhead_ms),
-        ("max_queue_age_ms", p.max_queue_age_ms),
-    ];
-    for (key, v) in non_negative {
-        if !(v >= 0.0 && v.is_finite()) {
-            return Err(format!("{key} must be zero or more; got {v}"));
-        }
-    }
-    if !(1000..=30000).contains(&p.rpm) {
-        return Err(format!("rpm must be between 1000 and 30000; got {}", p.rpm));
-    }
-    if p.media_rate_inner_mbps > p.media_rate_outer_mbps {
-        return Err(format!(
-            "media_rate_inner_mbps ({}) must not exceed media_rate_outer_mbps ({})",
-            p.media_rate_inner_mbps, p.media_rate_outer_mbps
-        ));
-    }
-    if !(1..=64).contains(&p.heads) {
-        return Err(format!("heads must be 1..=64; got {}", p.heads));
-    }
-    if !(1..=256).contains(&p.zones) {
-        return Err(format!("zones must be 1..=256; got {}", p.zones));
-    }
-    if !(1..=256).contains(&p.queue_depth) {
-        return Err(format!(
-            "queue_depth must be 1..=256; got {}",
-            p.queue_depth
-        ));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
