@@ -153,4 +153,41 @@ mod tests {
         assert_eq!(q.processed(), 4);
         assert!(q.is_empty());
     }
+
+    /// Random interleavings of scheduling and popping against std's binary heap: times at,
+    /// near and far after the current one.
+    #[test]
+    fn matches_time_then_sequence_order_under_random_use() {
+        use std::cmp::Reverse;
+        let mut q = EventQueue::new();
+        let mut model = std::collections::BinaryHeap::new();
+        let (mut x, mut now, mut seq) = (99u64, 0u64, 0u64);
+        for _ in 0..200_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = x >> 33;
+            if r % 5 < 3 {
+                let ahead = match r % 7 {
+                    0 => 0,
+                    1..=4 => (r >> 8) % 1000,
+                    _ => (r >> 8) % 10_000_000_000,
+                };
+                q.schedule(SimTime(now + ahead), Event::HostDone(seq as u32));
+                model.push(Reverse((now + ahead, seq)));
+                seq += 1;
+            } else {
+                let want = model.pop().map(|Reverse(k)| k);
+                let got = q.pop();
+                assert_eq!(
+                    got,
+                    want.map(|(t, s)| (SimTime(t), Event::HostDone(s as u32)))
+                );
+                if let Some((t, _)) = want {
+                    now = t;
+                }
+            }
+            assert_eq!(q.len(), model.len());
+        }
+    }
 }

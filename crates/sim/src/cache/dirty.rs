@@ -7,7 +7,7 @@
 //! bits in a second, small map (bounded by the destage queue), which keeps the big map at 16
 //! bytes an entry and inside the processor caches for longer.
 
-use super::wordmap::WordMap;
+use super::wordmap::{prefetch_line, WordMap};
 use super::KeyMap32;
 
 /// Destaging and written-again bits of a word with a destage in flight.
@@ -74,6 +74,26 @@ impl DirtyPages {
     #[inline]
     pub fn contains(&self, page: u64) -> bool {
         self.dirty_word(page >> 6) & (1 << (page & 63)) != 0
+    }
+
+    /// Starts loading the table entry and summary word of `page` into the processor cache
+    /// (a hint: no change).
+    #[inline]
+    pub fn prefetch(&self, page: u64) {
+        let w = page >> 6;
+        self.words.prefetch(w as u32);
+        if let Some(summary) = self.level1.get((w >> 6) as usize) {
+            prefetch_line(summary);
+        }
+    }
+
+    /// Starts loading the table entries of pages [first, first+count) (a destage about to
+    /// complete), a hint that changes nothing.
+    #[inline]
+    pub fn prefetch_run(&self, first: u64, count: u64) {
+        for w in first >> 6..=(first + count - 1) >> 6 {
+            self.words.prefetch(w as u32);
+        }
     }
 
     /// Calls `f(word index, mask)` for each word overlapping pages [first, end).
@@ -250,6 +270,11 @@ impl DirtyPages {
             if lo + n < 64 {
                 break;
             }
+        }
+        // The next run for this group most likely starts in the next dirty word: start
+        // loading its slot now, so the lookup then finds it in the processor cache.
+        if let Some(w) = self.next_word(((p - 1) >> 6) + 1) {
+            self.words.prefetch(w as u32);
         }
         Some((first, p - first))
     }

@@ -27,70 +27,12 @@
 //! Reordering: FIFO, elevator (LOOK), shortest-seek-time-first, or shortest positioning time
 //! first (seek + rotational wait), each with an age limit that serves a starved command first.
 
-use serde::{Deserialize, Serialize};
+mod geometry;
+mod params;
 
-/// Order in which the drive serves its queued commands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Scheduler {
-    /// Arrival order.
-    Fifo,
-    /// LOOK: sweep in one direction serving the nearest cylinder ahead, then turn.
-    Elevator,
-    /// Shortest seek time first.
-    Sstf,
-    /// Shortest positioning (seek + rotation) time first.
-    Sptf,
-}
-
-/// Parameters of a hard disk model (the `[disk_models.NAME]` keys for `kind = "hdd"`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HddParams {
-    /// Spindle speed.
-    pub rpm: u32,
-    /// Capacity in decimal gigabytes.
-    pub capacity_gb: f64,
-    /// Recording surfaces (heads).
-    pub heads: u32,
-    /// Zones (bands of equal sectors per track).
-    pub zones: u32,
-    /// Media rate on the outermost zone, MB/s.
-    pub media_rate_outer_mbps: f64,
-    /// Media rate on the innermost zone, MB/s.
-    pub media_rate_inner_mbps: f64,
-    /// Seek to the adjacent cylinder, ms.
-    pub seek_track_to_track_ms: f64,
-    /// Data-sheet average seek (over random start and end cylinders), ms.
-    pub seek_avg_ms: f64,
-    /// Seek across the whole stroke, ms.
-    pub seek_full_stroke_ms: f64,
-    /// Change of surface on the same cylinder, ms.
-    pub head_switch_ms: f64,
-    /// Extra settling before a write after any head movement (data sheets give write seeks
-    /// this much longer than read seeks), ms.
-    pub write_settle_ms: f64,
-    /// Controller overhead per command that is not overlapped by queueing, ms.
-    pub command_overhead_ms: f64,
-    /// Interface rate for data served from the drive's buffer, MB/s.
-    pub interface_mbps: f64,
-    /// Commands the drive accepts at once (tagged command queue depth).
-    pub queue_depth: u32,
-    /// Reordering policy.
-    pub scheduler: Scheduler,
-    /// Read-ahead buffer size, KiB (0 disables read-ahead).
-    pub readahead_kib: u32,
-    /// A command older than this is served next regardless of position, ms.
-    pub max_queue_age_ms: f64,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Zone {
-    first_lba: u64,
-    first_cyl: u32,
-    cylinders: u32,
-    spt: u32,
-}
+use geometry::{SeekCurve, Zone, ZoneIndex};
+use params::check_params;
+pub use params::{HddParams, Scheduler};
 
 /// Physical position of a sector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,91 +45,6 @@ pub struct Position {
     pub sector: u32,
     /// Sectors per track of the zone.
     pub spt: u32,
-}
-
-/// Seek curve `a + b*sqrt(d) + c*d` in nanoseconds, with the first `SHORT_SEEKS` distances
-/// tabulated.
-#[derive(Clone, Debug)]
-struct SeekCurve {
-    a: f64,
-    b: f64,
-    c: f64,
-    short: std::sync::Arc<[u32]>,
-}
-
-const SHORT_SEEKS: u32 = 2048;
-
-impl SeekCurve {
-    /// Solves the three coefficients from the data-sheet times (ms) and the stroke in cylinders.
-    fn fit(t1: f64, tavg: f64, tfull: f64, max_dist: f64) -> Result<SeekCurve, String> {
-        if !(0.0 < t1 && t1 < tavg && tavg < tfull) {
-            return Err(format!(
-                "seek times must satisfy 0 < seek_track_to_track_ms < seek_avg_ms < seek_full_stroke_ms; got {t1}, {tavg}, {tfull}"
-            ));
-        }
-        let s = max_dist.sqrt();
-        // Rows: [1, sqrt(d), d] = t for d = 1, d = D, and the random-seek mean.
-        let m = [
-            [1.0, 1.0, 1.0],
-            [1.0, s, max_dist],
-            [1.0, 8.0 / 15.0 * s, max_dist / 3.0],
-        ];
-        let rhs = [t1, tfull, tavg];
-        let det = det3(&m);
-        let col = |k: usize| {
-            let mut mk = m;
-            for (row, r) in mk.iter_mut().zip(rhs) {
-                row[k] = r;
-            }
-            det3(&mk) / det
-        };
-        let (a, b, c) = (col(0), col(1), col(2));
-        let slope_at = |d: f64| b / (2.0 * d.sqrt()) + c;
-        if slope_at(1.0) < 0.0 || slope_at(max_dist) < 0.0 {
-            return Err(format!(
-                "seek times {t1}/{tavg}/{tfull} ms give a seek curve that is not monotonic; the average seek is usually 35-55% of the full stroke"
-            ));
-        }
-        let ms = 1e6;
-        Ok(SeekCurve {
-            a: a * ms,
-            b: b * ms,
-            c: c * ms,
-            short: std::sync::Arc::from(Vec::new()),
-        }
-        .with_table())
-    }
-
-    #[inline]
-    fn time_ns(&self, dist: u32) -> u64 {
-        if let Some(&t) = self.short.get(dist as usize) {
-            return t as u64;
-        }
-        self.formula_ns(dist)
-    }
-
-    fn formula_ns(&self, dist: u32) -> u64 {
-        if dist == 0 {
-            return 0;
-        }
-        let d = dist as f64;
-        (self.a + self.b * d.sqrt() + self.c * d) as u64
-    }
-
-    /// Tabulates the short seeks that dominate sorted and queued workloads.
-    fn with_table(mut self) -> SeekCurve {
-        let table: Vec<u32> = (0..SHORT_SEEKS)
-            .map(|d| self.formula_ns(d) as u32)
-            .collect();
-        self.short = table.into();
-        self
-    }
-}
-
-fn det3(m: &[[f64; 3]; 3]) -> f64 {
-    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
 }
 
 /// A command waiting in the drive's queue.
@@ -236,6 +93,7 @@ struct ReadAhead {
 #[derive(Clone, Debug)]
 pub struct Hdd {
     zones: Vec<Zone>,
+    zone_index: ZoneIndex,
     heads: u64,
     capacity_sectors: u64,
     rev_ns: u64,
@@ -299,6 +157,7 @@ impl Hdd {
             max_dist,
         )?;
         Ok(Hdd {
+            zone_index: ZoneIndex::new(&zones, lba),
             zones,
             heads: p.heads as u64,
             capacity_sectors,
@@ -372,11 +231,7 @@ impl Hdd {
     /// Physical position of `lba`.
     #[inline]
     pub fn locate(&self, lba: u64) -> Position {
-        let zi = self
-            .zones
-            .partition_point(|z| z.first_lba <= lba)
-            .saturating_sub(1);
-        let z = &self.zones[zi];
+        let z = &self.zones[self.zone_index.zone_of(&self.zones, lba)];
         let spc = z.spt as u64 * self.heads;
         let rel = lba - z.first_lba;
         let cyl = z.first_cyl + (rel / spc) as u32;
@@ -415,10 +270,16 @@ impl Hdd {
         if self.in_service.is_some() || self.pending.is_empty() {
             return None;
         }
-        let idx = self.pick(now_ns);
+        // The spindle angle now, computed once for the pick and the chosen command.
+        let now_angle = (now_ns + self.phase_ns) % self.rev_ns;
+        let idx = if self.scheduler == Scheduler::Sptf {
+            self.pick_sptf(now_ns, now_angle)
+        } else {
+            self.pick(now_ns)
+        };
         let p = self.pending.swap_remove(idx);
         let overlapped = p.arrived_ns < now_ns && self.last_done_ns == now_ns;
-        let access = self.access(now_ns, &p, overlapped);
+        let access = self.access(now_ns, now_angle, &p, overlapped);
         self.in_service = Some(p.op);
         Some((p.op, access))
     }
@@ -431,6 +292,10 @@ impl Hdd {
             .expect("finish() with no command in service")
     }
 
+    /// End of the data buffered by read-ahead at `now_ns`. Not inlined: the SPTF pick needs it
+    /// only for a read that might hit, and inlined the compiler computed it (a division) on
+    /// every pick.
+    #[inline(never)]
     fn ra_available_end(&self, ra: &ReadAhead, now_ns: u64) -> u64 {
         let filled = ((now_ns.saturating_sub(ra.fill_time_ns)) as f64 / ra.ns_per_sector) as u64;
         (ra.fill_lba + filled)
@@ -482,11 +347,20 @@ impl Hdd {
         (self.sector_ns(pos.sector as u64, pos.spt) + track * self.skew_ns) % self.rev_ns
     }
 
-    /// Time from `at_ns` until the spindle reaches `angle_ns`.
+    /// Rotational wait for a sector at `angle_ns` when the head is ready `lead_ns` after a
+    /// moment the spindle was at `now_angle` (both angles as time into the revolution).
     #[inline]
-    fn wait_for_angle_ns(&self, at_ns: u64, angle_ns: u64) -> u64 {
-        let angle = (at_ns + self.phase_ns) % self.rev_ns;
-        (angle_ns + self.rev_ns - angle) % self.rev_ns
+    fn rotate_wait_ns(&self, now_angle: u64, lead_ns: u64, angle_ns: u64) -> u64 {
+        let rev = self.rev_ns;
+        let mut at = now_angle + lead_ns;
+        while at >= rev {
+            at -= rev;
+        }
+        if angle_ns >= at {
+            angle_ns - at
+        } else {
+            angle_ns + rev - at
+        }
     }
 
     /// Media time to transfer `sectors` from `pos`, with a skew per track boundary crossed.
@@ -507,7 +381,7 @@ impl Hdd {
         }
     }
 
-    fn access(&mut self, now_ns: u64, p: &Pending, overlapped: bool) -> Access {
+    fn access(&mut self, now_ns: u64, now_angle: u64, p: &Pending, overlapped: bool) -> Access {
         let end = p.lba + p.sectors as u64;
         if let Some(avail) = self.ra_hit(p, now_ns) {
             let media_wait =
@@ -530,7 +404,7 @@ impl Hdd {
         let pos = p.pos;
         let overhead_ns = if overlapped { 0 } else { self.overhead_ns };
         let seek_ns = self.seek_between(pos.cyl, pos.head, p.write);
-        let rotate_ns = self.wait_for_angle_ns(now_ns + overhead_ns + seek_ns, p.angle_ns);
+        let rotate_ns = self.rotate_wait_ns(now_angle, overhead_ns + seek_ns, p.angle_ns);
         let transfer_ns = self.transfer_ns(&pos, p.sectors as u64);
         let a = Access {
             overhead_ns,
@@ -574,12 +448,11 @@ impl Hdd {
         {
             return oldest;
         }
-        let overlapped = self.last_done_ns == now_ns;
         let cur = self.cur_cyl;
         match self.scheduler {
             Scheduler::Fifo => oldest,
             Scheduler::Sstf => self.min_index(|p| (p.pos.cyl.abs_diff(cur) as u64, p.arrived_ns)),
-            Scheduler::Sptf => self.pick_sptf(now_ns, overlapped),
+            Scheduler::Sptf => self.pick_sptf(now_ns, (now_ns + self.phase_ns) % self.rev_ns),
             Scheduler::Elevator => {
                 let ahead = |p: &Pending, up: bool| {
                     if up {
@@ -604,20 +477,26 @@ impl Hdd {
         }
     }
 
-    /// Shortest positioning time first: the hot loop of a busy array, so the spindle angle
-    /// is computed once and each candidate costs one seek-curve lookup and no division.
-    fn pick_sptf(&self, now_ns: u64, overlapped: bool) -> usize {
-        let rev = self.rev_ns;
-        let now_angle = (now_ns + self.phase_ns) % rev;
-        // The read-ahead window [from, avail] is the same for every candidate.
-        let (ra_from, ra_avail) = match &self.readahead {
-            Some(ra) => (ra.from, self.ra_available_end(ra, now_ns)),
-            None => (1, 0),
-        };
-        let mut best = 0;
-        let mut best_key = (u64::MAX, u64::MAX);
+    /// Shortest positioning time first, or the oldest command once it is older than the age
+    /// limit (found in the same pass). The hot loop of a busy array: each candidate costs one
+    /// seek-curve lookup and no division; the read-ahead window is computed only when a read
+    /// might fall in it.
+    fn pick_sptf(&self, now_ns: u64, now_angle: u64) -> usize {
+        let overlapped = self.last_done_ns == now_ns;
+        let mut ra_avail = None;
+        let (mut best, mut best_key) = (0, (u64::MAX, u64::MAX));
+        let (mut oldest, mut oldest_arrived_ns) = (0, u64::MAX);
         for (i, p) in self.pending.iter().enumerate() {
-            let t = if !p.write && p.lba >= ra_from && p.lba <= ra_avail {
+            if p.arrived_ns < oldest_arrived_ns {
+                (oldest, oldest_arrived_ns) = (i, p.arrived_ns);
+            }
+            let buffered = !p.write
+                && self.readahead.as_ref().is_some_and(|ra| {
+                    p.lba >= ra.from
+                        && p.lba
+                            <= *ra_avail.get_or_insert_with(|| self.ra_available_end(ra, now_ns))
+                });
+            let t = if buffered {
                 0
             } else {
                 let overhead = if overlapped && p.arrived_ns < now_ns {
@@ -626,16 +505,7 @@ impl Hdd {
                     self.overhead_ns
                 };
                 let lead = overhead + self.seek_between(p.pos.cyl, p.pos.head, p.write);
-                let mut at = now_angle + lead;
-                while at >= rev {
-                    at -= rev;
-                }
-                let wait = if p.angle_ns >= at {
-                    p.angle_ns - at
-                } else {
-                    p.angle_ns + rev - at
-                };
-                lead + wait
+                lead + self.rotate_wait_ns(now_angle, lead, p.angle_ns)
             };
             let key = (t, p.arrived_ns);
             if key < best_key {
@@ -643,7 +513,11 @@ impl Hdd {
                 best = i;
             }
         }
-        best
+        if now_ns.saturating_sub(oldest_arrived_ns) > self.max_age_ns {
+            oldest
+        } else {
+            best
+        }
     }
 
     fn min_index(&self, key: impl Fn(&Pending) -> (u64, u64)) -> usize {
@@ -658,53 +532,6 @@ impl Hdd {
         }
         best
     }
-}
-
-fn check_params(p: &HddParams) -> Result<(), String> {
-    let positive = [
-        ("capacity_gb", p.capacity_gb),
-        ("media_rate_outer_mbps", p.media_rate_outer_mbps),
-        ("media_rate_inner_mbps", p.media_rate_inner_mbps),
-        ("interface_mbps", p.interface_mbps),
-    ];
-    for (key, v) in positive {
-        if !(v > 0.0 && v.is_finite()) {
-            return Err(format!("{key} must be a positive number; got {v}"));
-        }
-    }
-    let non_negative = [
-        ("head_switch_ms", p.head_switch_ms),
-        ("write_settle_ms", p.write_settle_ms),
-        ("command_overhead_ms", p.command_overhead_ms),
-        ("max_queue_age_ms", p.max_queue_age_ms),
-    ];
-    for (key, v) in non_negative {
-        if !(v >= 0.0 && v.is_finite()) {
-            return Err(format!("{key} must be zero or more; got {v}"));
-        }
-    }
-    if !(1000..=30000).contains(&p.rpm) {
-        return Err(format!("rpm must be between 1000 and 30000; got {}", p.rpm));
-    }
-    if p.media_rate_inner_mbps > p.media_rate_outer_mbps {
-        return Err(format!(
-            "media_rate_inner_mbps ({}) must not exceed media_rate_outer_mbps ({})",
-            p.media_rate_inner_mbps, p.media_rate_outer_mbps
-        ));
-    }
-    if !(1..=64).contains(&p.heads) {
-        return Err(format!("heads must be 1..=64; got {}", p.heads));
-    }
-    if !(1..=256).contains(&p.zones) {
-        return Err(format!("zones must be 1..=256; got {}", p.zones));
-    }
-    if !(1..=256).contains(&p.queue_depth) {
-        return Err(format!(
-            "queue_depth must be 1..=256; got {}",
-            p.queue_depth
-        ));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

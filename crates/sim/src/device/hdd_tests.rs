@@ -265,6 +265,40 @@ fn locate_is_monotonic_in_cylinder_and_in_range() {
 }
 
 #[test]
+fn zone_index_finds_the_zone_a_search_finds() {
+    let tiny = HddParams {
+        capacity_gb: 0.05,
+        zones: 256,
+        ..params("hdd-10k")
+    };
+    let few = HddParams {
+        zones: 1,
+        ..params("hdd-15k")
+    };
+    for p in [params("hdd-7k2"), params("hdd-10k"), tiny, few] {
+        let d = Hdd::new(&p, 0).unwrap();
+        let search = |lba: u64| d.zones.partition_point(|z| z.first_lba <= lba) - 1;
+        let mut rng = Rng::from_seed(3);
+        let cap = d.capacity_sectors();
+        let boundaries = d.zones.iter().flat_map(|z| {
+            let f = z.first_lba;
+            [f.saturating_sub(1), f, f + 1]
+        });
+        let random: Vec<u64> = (0..20_000).map(|_| rng.below(cap + 1000)).collect();
+        for lba in boundaries
+            .chain(random)
+            .chain([0, cap - 1, cap, u64::MAX / 2])
+        {
+            assert_eq!(
+                d.zone_index.zone_of(&d.zones, lba),
+                search(lba),
+                "lba {lba}"
+            );
+        }
+    }
+}
+
+#[test]
 fn bad_parameters_name_the_key() {
     let base = params("hdd-10k");
     let bad = HddParams {

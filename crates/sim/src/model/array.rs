@@ -217,6 +217,13 @@ impl Model {
                 let g = areq.group;
                 let spare = match areq.kind {
                     AreqKind::Rebuild { task } => Some(self.rebuilds[task as usize].spare),
+                    AreqKind::Destage { first_page, pages } => {
+                        // Its pages are freed when these writes end: load their entries.
+                        self.groups[g as usize]
+                            .dirty
+                            .prefetch_run(first_page, pages);
+                        None
+                    }
                     _ => None,
                 };
                 for &io in &writes {

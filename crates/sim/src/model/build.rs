@@ -125,6 +125,7 @@ impl Model {
                 destage_cursor: 0,
                 destage_ops_inflight: 0,
                 destage_ops_limit: c.destage_queue_per_disk * g.layout.disks(),
+                destage_run_pages: super::controller::destage_run_pages(&g.layout),
                 seq: [SeqStream::default(); SEQ_SLOTS],
                 seq_victim: 0,
                 stats: Default::default(),

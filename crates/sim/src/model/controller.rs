@@ -6,9 +6,18 @@ use super::Model;
 use crate::cache::page_key;
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::WritePolicy;
+use crate::raid::Layout;
 
 /// Longest destage run: 1 MiB, rounded down to whole stripes (at least one stripe).
 const DESTAGE_RUN_SECTORS: u64 = 2048;
+
+/// Longest destage run of a group, pages. Runs end on stripe boundaries (parity is computed
+/// per stripe) and span whole stripes up to DESTAGE_RUN_SECTORS, so sequential data leaves
+/// the cache in large writes.
+pub(super) fn destage_run_pages(layout: &Layout) -> u64 {
+    let stripe = layout.full_stripe_sectors().max(PAGE_SECTORS);
+    stripe * (DESTAGE_RUN_SECTORS / stripe).max(1) / PAGE_SECTORS
+}
 
 impl Model {
     /// A read piece: hit, wait for fetches in flight, or fetch.
@@ -275,7 +284,10 @@ impl Model {
         {
             let c = &mut self.ctrls[ctrl];
             let g = c.groups[c.next_group];
-            c.next_group = (c.next_group + 1) % c.groups.len();
+            c.next_group += 1;
+            if c.next_group == c.groups.len() {
+                c.next_group = 0;
+            }
             if !self.destage_one(g) {
                 idle_groups += 1;
             } else {
@@ -290,11 +302,10 @@ impl Model {
         if grp.destage_ops_inflight >= grp.destage_ops_limit {
             return false;
         }
-        // Runs end on stripe boundaries (parity is computed per stripe) and span whole stripes
-        // up to DESTAGE_RUN_SECTORS, so sequential data leaves the cache in large writes.
-        let stripe = grp.layout.full_stripe_sectors().max(PAGE_SECTORS);
-        let run_pages = stripe * (DESTAGE_RUN_SECTORS / stripe).max(1) / PAGE_SECTORS;
-        let Some((first, pages)) = grp.dirty.take_run(grp.destage_cursor, run_pages) else {
+        let Some((first, pages)) = grp
+            .dirty
+            .take_run(grp.destage_cursor, grp.destage_run_pages)
+        else {
             return false;
         };
         grp.destage_cursor = first + pages;

@@ -5,6 +5,7 @@ use storlab_core::stream::JobStream;
 
 use super::state::*;
 use super::Model;
+use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{HostScheduler, MultipathPolicy, WorkloadSpec};
 use crate::engine::{Event, SimTime};
 use crate::rng::{Purpose, Rng};
@@ -23,9 +24,11 @@ impl Model {
             let volume = self.targets[target as usize].volume.capacity_sectors();
             for j in 0..p.jobs {
                 let index = ((si as u64) << 32) | j as u64;
+                let mut ios = JobStream::new(p, si as u32, j, volume, self.opts.seed);
                 self.jobs.push(Job {
                     stream: si as u32,
-                    ios: JobStream::new(p, si as u32, j, volume, self.opts.seed),
+                    next_io: ios.next_io(),
+                    ios,
                     arrivals: Rng::derive(self.opts.seed, Purpose::Arrival, index),
                     mean_interarrival_ns: p.rate_iops.map_or(0.0, |r| 1e9 * p.jobs as f64 / r),
                     think_ns: p.think_time.0,
@@ -65,10 +68,12 @@ impl Model {
         self.issue_job_io(j);
     }
 
-    /// Draws job `j`'s next I/O and sends it down.
+    /// Sends job `j`'s next I/O down and draws the one after it (the same sequence as drawing
+    /// each when issued: a job's stream has its own random numbers).
     fn issue_job_io(&mut self, j: u32) {
         let job = &mut self.jobs[j as usize];
-        let io = job.ios.next_io();
+        let following = job.ios.next_io();
+        let io = std::mem::replace(&mut job.next_io, following);
         let target = self.streams[job.stream as usize].target;
         self.issue_host(
             Issuer::Job(j),
@@ -78,6 +83,24 @@ impl Model {
             io.write,
             self.now,
         );
+        if following.write {
+            self.prefetch_write(target, following.lba, following.sectors);
+        }
+    }
+
+    /// Starts loading the write-cache entries a coming write will look up, so that lookup
+    /// (usually many events later) does not wait for memory. Changes no state.
+    fn prefetch_write(&mut self, target: u32, lba: u64, sectors: u64) {
+        let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
+        pieces.clear();
+        let t = &self.targets[target as usize];
+        t.volume.map(lba, sectors, &mut pieces);
+        for p in &pieces {
+            let l = &self.luns[t.luns[p.member as usize] as usize];
+            let page = (l.offset + p.member_lba) / PAGE_SECTORS;
+            self.groups[l.group as usize].dirty.prefetch(page);
+        }
+        self.scratch.vol_pieces = pieces;
     }
 
     /// Issues a host request on `target`; `start_ns` is when it was meant to start.

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use storlab_core::stream::JobStream;
+use storlab_core::stream::{JobStream, NextIo};
 use storlab_core::IoProfile;
 
 use crate::cache::{DirtyPages, KeyMap, LruCache};
@@ -43,6 +43,8 @@ pub(super) struct GroupRt {
     pub destage_cursor: u64,
     pub destage_ops_inflight: u32,
     pub destage_ops_limit: u32,
+    /// Longest destage run, pages (whole stripes; see `destage_run_pages`).
+    pub destage_run_pages: u64,
     pub seq: [SeqStream; SEQ_SLOTS],
     pub seq_victim: usize,
     pub stats: GroupStats,
@@ -109,6 +111,8 @@ pub(super) struct StreamRt {
 pub(super) struct Job {
     pub stream: u32,
     pub ios: JobStream,
+    /// The I/O this job issues next, drawn one ahead so its cache entry can be loaded early.
+    pub next_io: NextIo,
     pub arrivals: Rng,
     pub mean_interarrival_ns: f64,
     pub think_ns: u64,

@@ -1,0 +1,142 @@
+//! Geometry of a hard disk drive: its zones, the zone of an address, and the seek curve (see
+//! the parent module for the model).
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Zone {
+    pub first_lba: u64,
+    pub first_cyl: u32,
+    pub cylinders: u32,
+    pub spt: u32,
+}
+
+/// Finds the zone of an address with one table read: the address space is cut into
+/// power-of-two buckets no larger than the smallest zone, each holding the zone its first
+/// address falls in, so at most one zone boundary lies inside a bucket.
+#[derive(Clone, Debug)]
+pub(super) struct ZoneIndex {
+    shift: u32,
+    zone_at_bucket: Vec<u8>,
+}
+
+/// Most buckets a zone index holds (zones far smaller than usual cost extra steps instead).
+const MAX_ZONE_BUCKETS: u64 = 4096;
+
+impl ZoneIndex {
+    pub fn new(zones: &[Zone], end_lba: u64) -> ZoneIndex {
+        let smallest = zones
+            .windows(2)
+            .map(|w| w[1].first_lba - w[0].first_lba)
+            .chain(std::iter::once(end_lba - zones[zones.len() - 1].first_lba))
+            .min()
+            .unwrap_or(1)
+            .max(1);
+        let mut shift = smallest.ilog2();
+        while end_lba >> shift >= MAX_ZONE_BUCKETS {
+            shift += 1;
+        }
+        let zone_at_bucket = (0..=end_lba >> shift)
+            .map(|b| zones.partition_point(|z| z.first_lba <= b << shift) - 1)
+            .map(|z| z as u8)
+            .collect();
+        ZoneIndex {
+            shift,
+            zone_at_bucket,
+        }
+    }
+
+    /// Index of the zone holding `lba`: the last zone starting at or before it.
+    #[inline]
+    pub fn zone_of(&self, zones: &[Zone], lba: u64) -> usize {
+        let b = ((lba >> self.shift) as usize).min(self.zone_at_bucket.len() - 1);
+        let mut z = self.zone_at_bucket[b] as usize;
+        while z + 1 < zones.len() && zones[z + 1].first_lba <= lba {
+            z += 1;
+        }
+        z
+    }
+}
+
+/// Seek curve `a + b*sqrt(d) + c*d` in nanoseconds, with the first `SHORT_SEEKS` distances
+/// tabulated.
+#[derive(Clone, Debug)]
+pub(super) struct SeekCurve {
+    a: f64,
+    b: f64,
+    c: f64,
+    short: std::sync::Arc<[u32]>,
+}
+
+const SHORT_SEEKS: u32 = 2048;
+
+impl SeekCurve {
+    /// Solves the three coefficients from the data-sheet times (ms) and the stroke in cylinders.
+    pub fn fit(t1: f64, tavg: f64, tfull: f64, max_dist: f64) -> Result<SeekCurve, String> {
+        if !(0.0 < t1 && t1 < tavg && tavg < tfull) {
+            return Err(format!(
+                "seek times must satisfy 0 < seek_track_to_track_ms < seek_avg_ms < seek_full_stroke_ms; got {t1}, {tavg}, {tfull}"
+            ));
+        }
+        let s = max_dist.sqrt();
+        // Rows: [1, sqrt(d), d] = t for d = 1, d = D, and the random-seek mean.
+        let m = [
+            [1.0, 1.0, 1.0],
+            [1.0, s, max_dist],
+            [1.0, 8.0 / 15.0 * s, max_dist / 3.0],
+        ];
+        let rhs = [t1, tfull, tavg];
+        let det = det3(&m);
+        let col = |k: usize| {
+            let mut mk = m;
+            for (row, r) in mk.iter_mut().zip(rhs) {
+                row[k] = r;
+            }
+            det3(&mk) / det
+        };
+        let (a, b, c) = (col(0), col(1), col(2));
+        let slope_at = |d: f64| b / (2.0 * d.sqrt()) + c;
+        if slope_at(1.0) < 0.0 || slope_at(max_dist) < 0.0 {
+            return Err(format!(
+                "seek times {t1}/{tavg}/{tfull} ms give a seek curve that is not monotonic; the average seek is usually 35-55% of the full stroke"
+            ));
+        }
+        let ms = 1e6;
+        Ok(SeekCurve {
+            a: a * ms,
+            b: b * ms,
+            c: c * ms,
+            short: std::sync::Arc::from(Vec::new()),
+        }
+        .with_table())
+    }
+
+    #[inline]
+    pub fn time_ns(&self, dist: u32) -> u64 {
+        if let Some(&t) = self.short.get(dist as usize) {
+            return t as u64;
+        }
+        self.formula_ns(dist)
+    }
+
+    fn formula_ns(&self, dist: u32) -> u64 {
+        if dist == 0 {
+            return 0;
+        }
+        let d = dist as f64;
+        (self.a + self.b * d.sqrt() + self.c * d) as u64
+    }
+
+    /// Tabulates the short seeks that dominate sorted and queued workloads.
+    fn with_table(mut self) -> SeekCurve {
+        let table: Vec<u32> = (0..SHORT_SEEKS)
+            .map(|d| self.formula_ns(d) as u32)
+            .collect();
+        self.short = table.into();
+        self
+    }
+}
+
+fn det3(m: &[[f64; 3]; 3]) -> f64 {
+    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+}
