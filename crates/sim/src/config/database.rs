@@ -3,8 +3,9 @@
 //!
 //! ```toml
 //! [database]
-//! test = "dpaws/update-row"   # update-row, select-row, update-range, select-range
-//! sessions = 80
+//! test = "dpaws/update-row"   # dpaws/{update,select}-{row,range},
+//!                             # orabench/load-conventional, oltp/medium, oltp/heavy
+//! sessions = 80               # default: the suite's (range 32, oltp 50 / 100)
 //! data = "datavol"            # a volume, or LUN and group names (like a stream's target)
 //! log = "logvol"
 //! tables = 15                  # DPAWS: 15 tables of `rows` rows each
@@ -22,7 +23,7 @@ use super::{ConfigError, SystemSpec};
 use crate::dbmodel::layout::Layout;
 use crate::dbmodel::{MeasuredProfile, Table};
 
-/// The DPAWS tests the model runs.
+/// The tests the model runs (the names of `storlab db`'s suites).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum DbTest {
     /// Update one random row by primary key, commit.
@@ -33,38 +34,76 @@ pub enum DbTest {
     UpdateRange,
     /// Select `range_rows` consecutive rows.
     SelectRange,
+    /// Insert `rows_per_commit` rows at the end of a table (primary key at its right edge),
+    /// commit.
+    LoadConventional,
+    /// The OLTP mix: 60% read transactions of 5 primary-key reads, 40% write transactions
+    /// updating 2 rows and appending 1 to a history table; 10 ms think time; 50 sessions
+    /// (`medium`) or 100 (`heavy`).
+    OltpMedium,
+    OltpHeavy,
 }
 
 impl DbTest {
-    pub const NAMES: [&'static str; 4] = [
+    pub const NAMES: [&'static str; 7] = [
         "dpaws/update-row",
         "dpaws/select-row",
         "dpaws/update-range",
         "dpaws/select-range",
+        "orabench/load-conventional",
+        "oltp/medium",
+        "oltp/heavy",
     ];
 
     pub fn parse(s: &str) -> Option<DbTest> {
-        Some(match s {
-            "dpaws/update-row" => DbTest::UpdateRow,
-            "dpaws/select-row" => DbTest::SelectRow,
-            "dpaws/update-range" => DbTest::UpdateRange,
-            "dpaws/select-range" => DbTest::SelectRange,
-            _ => return None,
-        })
+        const ALL: [DbTest; 7] = [
+            DbTest::UpdateRow,
+            DbTest::SelectRow,
+            DbTest::UpdateRange,
+            DbTest::SelectRange,
+            DbTest::LoadConventional,
+            DbTest::OltpMedium,
+            DbTest::OltpHeavy,
+        ];
+        DbTest::NAMES.iter().position(|n| *n == s).map(|i| ALL[i])
     }
 
     pub fn name(self) -> &'static str {
         Self::NAMES[self as usize]
     }
 
+    /// Its operations change data and commit (the OLTP mix: its write transactions).
     pub fn writes(self) -> bool {
-        matches!(self, DbTest::UpdateRow | DbTest::UpdateRange)
+        !matches!(self, DbTest::SelectRow | DbTest::SelectRange)
     }
 
     pub fn ranged(self) -> bool {
         matches!(self, DbTest::UpdateRange | DbTest::SelectRange)
     }
+
+    /// The OLTP mix.
+    pub fn oltp(self) -> bool {
+        matches!(self, DbTest::OltpMedium | DbTest::OltpHeavy)
+    }
+
+    /// Its tables grow: inserts at their end (the load's tables, the OLTP history).
+    pub fn appends(self) -> bool {
+        matches!(self, DbTest::LoadConventional) || self.oltp()
+    }
+
+    /// Sessions when the section does not say: the suites' client counts.
+    fn default_sessions(self) -> u32 {
+        match self {
+            DbTest::UpdateRange | DbTest::SelectRange => 32,
+            DbTest::OltpMedium => 50,
+            DbTest::OltpHeavy => 100,
+            _ => 80,
+        }
+    }
 }
+
+/// Rows of the OLTP history table's records (item, delta, timestamp).
+const HISTORY_ROW_BYTES: u64 = 24;
 
 /// A resolved `[database]` section.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -73,10 +112,15 @@ pub struct DbSpec {
     pub sessions: u32,
     pub data: Placement,
     pub log: Placement,
-    /// The test's tables (DPAWS: 15 of equal row count); rows per table in each.
+    /// The test's tables (DPAWS: 15 of equal row count), sized for what they hold at the
+    /// end: growing tables (`DbTest::appends`) have room for `rows` more.
     pub tables: Vec<Table>,
+    /// Rows each table starts with.
+    pub rows: u64,
     /// Rows per range test operation.
     pub range_rows: u64,
+    /// Rows per commit of the load.
+    pub rows_per_commit: u64,
     /// Buffer cache, blocks of 8 KiB.
     pub buffer_blocks: u64,
     /// Think time between a session's operations, ns.
@@ -115,8 +159,8 @@ pub struct DbSpec {
 #[serde(deny_unknown_fields)]
 struct Raw {
     test: String,
-    #[serde(default = "d_sessions")]
-    sessions: u32,
+    #[serde(default)]
+    sessions: Option<u32>,
     data: Names,
     log: Names,
     #[serde(default = "d_rows")]
@@ -127,6 +171,8 @@ struct Raw {
     row_bytes: RowBytes,
     #[serde(default = "d_range")]
     range_rows: u64,
+    #[serde(default = "d_rows_per_commit")]
+    rows_per_commit: u64,
     #[serde(default = "d_buffer")]
     buffer: ByteSize,
     #[serde(default)]
@@ -162,9 +208,6 @@ enum Names {
     Many(Vec<String>),
 }
 
-fn d_sessions() -> u32 {
-    80
-}
 fn d_rows() -> u64 {
     1_000_000
 }
@@ -205,6 +248,9 @@ impl RowBytes {
 }
 fn d_range() -> u64 {
     100
+}
+fn d_rows_per_commit() -> u64 {
+    2
 }
 fn d_buffer() -> ByteSize {
     ByteSize(128 << 20)
@@ -277,8 +323,12 @@ pub fn parse_database(
     if raw.cpus == 0 {
         return Err(bad("cpus", "must be at least 1".into()));
     }
-    if raw.sessions == 0 {
+    let sessions = raw.sessions.unwrap_or(test.default_sessions());
+    if sessions == 0 {
         return Err(bad("sessions", "must be at least 1".into()));
+    }
+    if raw.rows_per_commit == 0 {
+        return Err(bad("rows_per_commit", "must be at least 1".into()));
     }
     if raw.rows == 0 {
         return Err(bad("rows", "must be at least 1".into()));
@@ -319,14 +369,28 @@ pub fn parse_database(
     }
     let data = placement(raw.data, system, file, "data")?;
     let log = placement(raw.log, system, file, "log")?;
-    let tables: Vec<Table> = (0..u64::from(raw.tables))
+    // Growing tables get room for as many rows again (the inserts then wrap to the middle).
+    let capacity = if test.appends() {
+        2 * raw.rows
+    } else {
+        raw.rows
+    };
+    let mut tables: Vec<Table> = (0..u64::from(raw.tables))
         .map(|k| Table {
-            rows: raw.rows,
+            rows: capacity,
             row_bytes: raw.row_bytes.of_table(k, u64::from(raw.tables)),
             fillfactor: 100,
             key_bytes: 8,
         })
         .collect();
+    if test.oltp() {
+        tables.push(Table {
+            rows: capacity,
+            row_bytes: HISTORY_ROW_BYTES,
+            fillfactor: 100,
+            key_bytes: 8,
+        });
+    }
     let need = Layout::new(&tables).blocks() * 8192;
     let have = data.bytes(system);
     if need > have {
@@ -391,13 +455,18 @@ pub fn parse_database(
     };
     Ok(DbSpec {
         test,
-        sessions: raw.sessions,
+        sessions,
         data,
         log,
         tables,
+        rows: raw.rows,
         range_rows: raw.range_rows,
+        rows_per_commit: raw.rows_per_commit,
         buffer_blocks,
-        think_ns: raw.think.map_or(0, |t| t.0),
+        // The OLTP suite's clients think 10 ms between transactions.
+        think_ns: raw
+            .think
+            .map_or(if test.oltp() { 10_000_000 } else { 0 }, |t| t.0),
         cpu_ns_per_block: raw.cpu_per_block.0,
         cpu_ns_per_row: raw.cpu_per_row.0,
         cpus: raw.cpus,

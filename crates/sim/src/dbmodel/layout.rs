@@ -67,10 +67,9 @@ impl Layout {
         self.segments.last().map_or(0, Segment::end)
     }
 
-    /// The block accesses of an operation on `rows` rows of table `table` from `key` (0-based),
-    /// with the heap blocks marked written when `write`.
+    /// Appends to `out` the block accesses of an operation on `rows` rows of table `table`
+    /// from `key` (0-based), with the heap blocks marked written when `write`.
     pub fn plan(&self, table: usize, key: u64, rows: u64, write: bool, out: &mut Vec<(u64, bool)>) {
-        out.clear();
         let s = &self.segments[table];
         let last = key + rows.max(1) - 1;
         let levels = s.level_blocks.len();
@@ -82,6 +81,42 @@ impl Layout {
         }
         for b in key / s.rows_per_block..=last / s.rows_per_block {
             out.push((s.heap_base + b, write));
+        }
+    }
+}
+
+/// Marks a block of a plan that the operation creates (a new heap block of an insert): a
+/// miss allocates a buffer without reading the block.
+pub const NEW_BLOCK: u64 = 1 << 63;
+
+impl Layout {
+    /// Appends to `out` the accesses of inserting `rows` rows at row `first` of table `table`
+    /// (its end): with `indexed`, the descent to the key's leaf and the leaf written; then the
+    /// heap blocks written. The right-edge leaf and the last heap blocks are marked
+    /// [`NEW_BLOCK`]: the insert (or a concurrent one, which the real database serialises
+    /// with its relation-extension lock) creates them, so a miss allocates a buffer and
+    /// reads nothing.
+    pub fn plan_append(
+        &self,
+        table: usize,
+        first: u64,
+        rows: u64,
+        indexed: bool,
+        out: &mut Vec<(u64, bool)>,
+    ) {
+        let s = &self.segments[table];
+        let last = first + rows.max(1) - 1;
+        if indexed {
+            let levels = s.level_blocks.len();
+            for l in 0..levels - 1 {
+                out.push((s.index_block(l, first), false));
+            }
+            for b in s.index_block(levels - 1, first)..=s.index_block(levels - 1, last) {
+                out.push((b | NEW_BLOCK, true));
+            }
+        }
+        for b in first / s.rows_per_block..=last / s.rows_per_block {
+            out.push(((s.heap_base + b) | NEW_BLOCK, true));
         }
     }
 }
@@ -124,6 +159,37 @@ mod tests {
         assert!(out
             .iter()
             .all(|&(b, _)| b >= s.level_base[0] && b < s.end()));
+    }
+
+    #[test]
+    fn appends_write_the_right_edge_leaf_and_the_last_heap_blocks_as_new() {
+        let l = Layout::new(&[table(1_000, 100)]);
+        let s = &l.segments[0];
+        let rpb = s.rows_per_block;
+        let mut out = Vec::new();
+        // Two rows across a block boundary: both heap blocks, written and new.
+        l.plan_append(0, 3 * rpb - 1, 2, true, &mut out);
+        let heap: Vec<_> = out
+            .iter()
+            .filter(|&&(b, _)| b & !NEW_BLOCK >= s.heap_base)
+            .collect();
+        assert_eq!(
+            heap,
+            [
+                &((s.heap_base + 2) | NEW_BLOCK, true),
+                &((s.heap_base + 3) | NEW_BLOCK, true)
+            ]
+        );
+        // The descent reads the upper levels and writes the (new) leaf.
+        let levels = s.level_blocks.len();
+        assert_eq!(out.len(), levels + 2);
+        assert!(out[..levels - 1]
+            .iter()
+            .all(|&(b, w)| !w && b & NEW_BLOCK == 0));
+        assert_eq!(out[levels - 1].0 & NEW_BLOCK, NEW_BLOCK);
+        out.clear();
+        l.plan_append(0, 2 * rpb + 2, 2, false, &mut out);
+        assert_eq!(out, [((s.heap_base + 2) | NEW_BLOCK, true)], "no index");
     }
 
     #[test]

@@ -14,11 +14,12 @@ use storlab_core::result::{ClassMetrics, CommitMetrics, WaitEvent};
 use storlab_core::LatencyHistogram;
 
 mod archive;
+mod ops;
 
 use super::state::Issuer;
 use super::Model;
 use crate::config::DbSpec;
-use crate::dbmodel::layout::{Layout, Segment};
+use crate::dbmodel::layout::{Layout, Segment, NEW_BLOCK};
 use crate::dbmodel::{
     Archiver, BufferCache, DbTimer, DbWriter, LogConfig, LogStep, LogWrite, LogWriter,
 };
@@ -53,6 +54,9 @@ struct Session {
     next: usize,
     rows: u64,
     pending_read: Option<u64>,
+    /// The current operation commits (and counts as a transaction), and its log bytes.
+    commits: bool,
+    log_bytes: u64,
     /// Thousandths of a modified block carried to the next operation (measured profiles
     /// give fractional blocks dirtied per operation).
     dirty_carry: u64,
@@ -93,6 +97,8 @@ pub(super) struct DbRt {
     sessions: Vec<Session>,
     /// The tables' segments in the page space.
     layout: Layout,
+    /// Where the inserts of growing tables go.
+    appends: ops::Appends,
     stats: DbStats,
     commit_latency: LatencyHistogram,
     /// Buffers allocated (misses) since the writer's last round.
@@ -112,18 +118,6 @@ pub(super) struct DbRt {
 }
 
 impl DbRt {
-    /// The block accesses of one operation on `key` of `table`; returns its rows.
-    fn plan(&self, table: usize, key: u64, out: &mut Vec<(u64, bool)>) -> u64 {
-        let test = self.spec.test;
-        let rows = if test.ranged() {
-            self.spec.range_rows
-        } else {
-            1
-        };
-        self.layout.plan(table, key, rows, test.writes(), out);
-        rows
-    }
-
     /// With a measured profile: marks as many of the plan's blocks modified as the profile
     /// says (heap blocks first, then leaves, then the rest of the descent), carrying the
     /// fraction to the session's next operation.
@@ -157,10 +151,11 @@ impl DbRt {
     }
 
     /// Log bytes of an operation's changes (before its commit record).
-    fn op_log_bytes(&self, rows: u64) -> u64 {
+    /// Log bytes of session `s`'s operation: measured, or what its plan generates.
+    fn op_log_bytes(&self, s: usize) -> u64 {
         match self.spec.profile.as_ref() {
             Some(p) => p.wal_bytes_per_op.round() as u64,
-            None => rows * self.spec.log_bytes_per_row,
+            None => self.sessions[s].log_bytes,
         }
     }
 }
@@ -189,6 +184,8 @@ impl Model {
                 next: 0,
                 rows: 0,
                 pending_read: None,
+                commits: false,
+                log_bytes: 0,
                 dirty_carry: 0,
                 wait_start: 0,
                 op_start: 0,
@@ -210,6 +207,7 @@ impl Model {
             }),
             sessions,
             layout,
+            appends: ops::Appends::new(spec),
             stats: DbStats::default(),
             commit_latency: LatencyHistogram::new(),
             allocs: 0,
@@ -276,23 +274,24 @@ impl Model {
     /// Draws session `s`'s next operation and charges its CPU time.
     fn start_op(&mut self, s: u32) {
         let db = self.db.as_mut().expect("database");
-        // A random table (DPAWS: all tables equally), then a random row of it.
-        let tables = db.layout.segments.len();
-        let rng = &mut db.sessions[s as usize].rng;
-        let table = if tables > 1 {
-            rng.below(tables as u64) as usize
-        } else {
-            0
-        };
-        let rows_in_table = db.layout.segments[table].table.rows;
-        let span = if db.spec.test.ranged() {
-            rows_in_table - db.spec.range_rows.min(rows_in_table) + 1
-        } else {
-            rows_in_table
-        };
-        let key = rng.below(span);
         let mut plan = std::mem::take(&mut db.sessions[s as usize].plan);
-        let rows = db.plan(table, key, &mut plan);
+        let DbRt {
+            spec,
+            layout,
+            appends,
+            sessions,
+            ..
+        } = &mut **db;
+        let op = ops::plan_op(
+            spec,
+            layout,
+            appends,
+            &mut sessions[s as usize].rng,
+            &mut plan,
+        );
+        let rows = op.rows;
+        db.sessions[s as usize].commits = op.commits;
+        db.sessions[s as usize].log_bytes = op.log_bytes;
         let mut carry = db.sessions[s as usize].dirty_carry;
         db.apply_profile(&mut plan, &mut carry);
         let cpu = db.op_cpu_ns(plan.len(), rows);
@@ -333,13 +332,16 @@ impl Model {
             if sess.next >= sess.plan.len() {
                 break;
             }
-            let (block, write) = sess.plan[sess.next];
+            let (entry, write) = sess.plan[sess.next];
+            let (block, new) = (entry & !NEW_BLOCK, entry & NEW_BLOCK != 0);
             let a = db.cache.access(block, write);
             if measuring {
                 db.stats.accesses += 1;
                 db.stats.hits += u64::from(a.hit);
             }
-            if a.hit {
+            // A block the operation creates needs a buffer, not a read.
+            if a.hit || (new && a.evicted_dirty.is_none()) {
+                db.allocs += u64::from(!a.hit);
                 sess.next += 1;
                 continue;
             }
@@ -347,7 +349,7 @@ impl Model {
             sess.wait_start = self.now;
             let target = db.data;
             if let Some(victim) = a.evicted_dirty {
-                sess.pending_read = Some(block);
+                sess.pending_read = (!new).then_some(block);
                 self.issue_host(
                     Issuer::Db(DbIo::VictimWrite(s)),
                     target,
@@ -369,9 +371,8 @@ impl Model {
             return;
         }
         let db = self.db.as_mut().expect("database");
-        if db.spec.test.writes() {
-            let rows = db.sessions[s as usize].rows;
-            let bytes = db.op_log_bytes(rows);
+        if db.sessions[s as usize].commits {
+            let bytes = db.op_log_bytes(s as usize);
             db.log.append(bytes);
             let step = db.log.commit(s, db.spec.log_bytes_per_commit);
             db.sessions[s as usize].wait_start = self.now;
@@ -393,7 +394,8 @@ impl Model {
                 db.rows_by_second.resize(second + 1, 0);
             }
             db.rows_by_second[second] += sess.rows;
-            if db.spec.test.writes() {
+            // Transactions: every commit, and the OLTP mix's read transactions too.
+            if sess.commits || db.spec.test.oltp() {
                 db.stats.txns += 1;
             }
         }
@@ -478,10 +480,12 @@ impl Model {
                     db.stats.victim_waits += 1;
                     db.stats.victim_wait_ns += self.now - sess.wait_start;
                 }
-                let block = sess
-                    .pending_read
-                    .take()
-                    .expect("victim write without a read");
+                // A created block needs no read once its buffer is clean.
+                let Some(block) = sess.pending_read.take() else {
+                    sess.next += 1;
+                    self.advance(s);
+                    return;
+                };
                 sess.wait_start = self.now;
                 let target = db.data;
                 self.issue_host(

@@ -5,6 +5,7 @@
 mod analytic;
 mod caches;
 mod database;
+mod db_suites;
 mod determinism;
 mod failures;
 mod host_layer;
