@@ -48,22 +48,19 @@ pub fn page_key(group: u32, page: u64) -> u64 {
     ((group as u64) << 48) | page
 }
 
-const NIL: u32 = u32::MAX;
-
-#[derive(Clone, Copy, Debug)]
-struct Node {
-    key: u64,
-    prev: u32,
-    next: u32,
-}
-
 /// Least-recently-used set of segment keys with a fixed capacity.
+///
+/// Exact LRU with one random memory access per touch: the map holds each key's last-use
+/// stamp, and every use appends (key, stamp) to a queue in use order. The least recently
+/// used key is the first queue entry whose stamp is still its key's current one; older
+/// entries of keys used again since are skipped when they reach the front. The queue is
+/// compacted (stale entries dropped, order kept) when it holds twice the capacity, so memory
+/// stays bounded and each touch costs O(1) amortized.
 #[derive(Clone, Debug)]
 pub struct LruCache {
-    map: KeyMap<u32>,
-    nodes: Vec<Node>,
-    head: u32,
-    tail: u32,
+    map: KeyMap<u64>,
+    queue: std::collections::VecDeque<(u64, u64)>,
+    stamp: u64,
     capacity: usize,
 }
 
@@ -73,9 +70,8 @@ impl LruCache {
         let capacity = capacity.min(u32::MAX as u64 - 1) as usize;
         LruCache {
             map: KeyMap::default(),
-            nodes: Vec::new(),
-            head: NIL,
-            tail: NIL,
+            queue: std::collections::VecDeque::new(),
+            stamp: 0,
             capacity,
         }
     }
@@ -93,10 +89,12 @@ impl LruCache {
     /// True (and marks it most recently used) when `key` is cached.
     #[inline]
     pub fn touch(&mut self, key: u64) -> bool {
-        match self.map.get(&key) {
-            Some(&i) => {
-                self.unlink(i);
-                self.push_front(i);
+        self.stamp += 1;
+        let stamp = self.stamp;
+        match self.map.get_mut(&key) {
+            Some(s) => {
+                *s = stamp;
+                self.record(key, stamp);
                 true
             }
             None => false,
@@ -113,48 +111,29 @@ impl LruCache {
         if self.capacity == 0 || self.touch(key) {
             return;
         }
-        let i = if self.map.len() >= self.capacity {
-            let victim = self.tail;
-            self.unlink(victim);
-            self.map.remove(&self.nodes[victim as usize].key);
-            self.nodes[victim as usize].key = key;
-            victim
-        } else {
-            self.nodes.push(Node {
-                key,
-                prev: NIL,
-                next: NIL,
-            });
-            (self.nodes.len() - 1) as u32
-        };
-        self.map.insert(key, i);
-        self.push_front(i);
+        if self.map.len() >= self.capacity {
+            self.evict_lru();
+        }
+        let stamp = self.stamp;
+        self.map.insert(key, stamp);
+        self.record(key, stamp);
     }
 
-    fn unlink(&mut self, i: u32) {
-        let Node { prev, next, .. } = self.nodes[i as usize];
-        if prev == NIL {
-            self.head = next;
-        } else {
-            self.nodes[prev as usize].next = next;
-        }
-        if next == NIL {
-            self.tail = prev;
-        } else {
-            self.nodes[next as usize].prev = prev;
+    #[inline]
+    fn record(&mut self, key: u64, stamp: u64) {
+        self.queue.push_back((key, stamp));
+        if self.queue.len() > 2 * self.capacity.max(8) {
+            let map = &self.map;
+            self.queue.retain(|&(k, s)| map.get(&k) == Some(&s));
         }
     }
 
-    fn push_front(&mut self, i: u32) {
-        let old = self.head;
-        self.nodes[i as usize].prev = NIL;
-        self.nodes[i as usize].next = old;
-        if old != NIL {
-            self.nodes[old as usize].prev = i;
-        }
-        self.head = i;
-        if self.tail == NIL {
-            self.tail = i;
+    fn evict_lru(&mut self) {
+        while let Some((k, s)) = self.queue.pop_front() {
+            if self.map.get(&k) == Some(&s) {
+                self.map.remove(&k);
+                return;
+            }
         }
     }
 }
