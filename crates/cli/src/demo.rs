@@ -2,8 +2,9 @@
 //! RAID 5 against RAID 10 on the mid-range array (the IOgen matrix and the DPAWS tests,
 //! simulated), SSDs mirrored with HDDs with and without a preferred read failure group
 //! (simulated), and this machine's disk for real (a short IOgen matrix and a small DPAWS run
-//! on an ephemeral PostgreSQL, files under OUT/work). Writes the report, prints its path and
-//! the findings. Re-running resumes from the cells already in OUT unless `--fresh`.
+//! on an ephemeral PostgreSQL, files under OUT/work, or /var/tmp when the server's user
+//! cannot reach OUT). Writes the report, prints its path and the findings. Re-running resumes
+//! from the cells already in OUT unless `--fresh`.
 
 use std::path::Path;
 
@@ -25,9 +26,7 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
     if a.sim_only {
         plan.simulated_only();
     }
-    let work = a.out.join("work");
-    std::fs::create_dir_all(&work)
-        .map_err(|e| CliError::Failed(format!("{}: cannot create: {e}", work.display())))?;
+    let work = work_dir(&a.out)?;
     plan.place_real_targets(&work);
     let command = format!(
         "storlab demo --out {}{}{}",
@@ -46,4 +45,59 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         ));
     }
     Ok(())
+}
+
+/// Where the real part's files and cluster go: OUT/work, unless the PostgreSQL server's
+/// unprivileged user could not reach it (a checkout in a private home directory); then a
+/// fresh directory under /var/tmp.
+fn work_dir(out: &Path) -> Result<std::path::PathBuf, CliError> {
+    use std::os::unix::fs::PermissionsExt;
+    let create = |d: &Path| {
+        std::fs::create_dir_all(d)
+            .map_err(|e| CliError::Failed(format!("{}: cannot create: {e}", d.display())))
+    };
+    let work = out.join("work");
+    create(&work)?;
+    let abs = std::fs::canonicalize(&work)
+        .map_err(|e| CliError::Failed(format!("{}: {e}", work.display())))?;
+    let reachable = abs
+        .ancestors()
+        .skip(1)
+        .all(|d| std::fs::metadata(d).is_ok_and(|m| m.permissions().mode() & 0o001 != 0));
+    if reachable {
+        return Ok(work);
+    }
+    let _ = std::fs::remove_dir(&work);
+    // A stable name, so a re-run's commands match the stored cells and resume.
+    let tmp = std::path::PathBuf::from("/var/tmp/storlab-demo");
+    create(&tmp)?;
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| CliError::Failed(format!("{}: {e}", tmp.display())))?;
+    println!(
+        "the real part runs in {} ({} is not reachable by the PostgreSQL server's user)",
+        tmp.display(),
+        out.display()
+    );
+    Ok(tmp)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::work_dir;
+
+    #[test]
+    fn the_real_part_moves_out_of_a_private_directory() {
+        let open = tempfile::tempdir_in("/var/tmp").unwrap();
+        std::fs::set_permissions(open.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let w = work_dir(&open.path().join("out")).unwrap();
+        assert_eq!(w, open.path().join("out/work"));
+        let private = tempfile::tempdir_in("/var/tmp").unwrap();
+        std::fs::set_permissions(private.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let w = work_dir(&private.path().join("out")).unwrap();
+        assert_eq!(w, std::path::Path::new("/var/tmp/storlab-demo"));
+        assert!(!private.path().join("out/work").exists());
+        let _ = std::fs::remove_dir(&w);
+    }
 }
