@@ -317,3 +317,48 @@ fn the_report_renders_in_a_real_browser() {
         );
     }
 }
+
+#[test]
+fn trace_replays_run_on_simulated_targets_only() {
+    let dir = scratch_dir();
+    let real = dir.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    let trace = format!(
+        "{}/../sim/tests/fixtures/traces/spc.csv",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let plan = dir.path().join("trace.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "title = \"traces\"\nduration = \"30s\"\nwarmup = \"0s\"\n\
+             [[targets]]\nname = \"raid5\"\narray = \"{}\"\n\
+             [[targets]]\nname = \"local\"\ndir = \"{}\"\n\
+             [[workloads]]\ntrace = \"{trace}\"\ntrace_format = \"spc\"\ntrace_outstanding = 4\n",
+            example("midrange-raid5.toml"),
+            real.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    storlab()
+        .arg("compare")
+        .arg(&plan)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "trace-spc on local: not applicable",
+        ));
+    let r = read_json(&out.join("results.json"));
+    let runs = r["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "the trace ran on the simulated target only");
+    assert!(runs[0]["metrics"]["ios"].as_u64().unwrap() > 0);
+    let study = read_json(&out.join("study.json"));
+    let command = study["cells"][0]["command"].as_str().unwrap();
+    assert!(
+        command.contains("--trace ") && command.contains("--trace-format spc"),
+        "{command}"
+    );
+}
