@@ -58,7 +58,8 @@ pub fn page_key(group: u32, page: u64) -> u64 {
 /// stays bounded and each touch costs O(1) amortized.
 #[derive(Clone, Debug)]
 pub struct LruCache {
-    map: KeyMap<u64>,
+    /// Key -> its last-use stamp (stamps start at 1; 0 reads as absent).
+    map: wordmap::WordMap<u64>,
     queue: std::collections::VecDeque<(u64, u64)>,
     stamp: u64,
     capacity: usize,
@@ -69,7 +70,7 @@ impl LruCache {
     pub fn new(capacity: u64) -> LruCache {
         let capacity = capacity.min(u32::MAX as u64 - 1) as usize;
         LruCache {
-            map: KeyMap::default(),
+            map: wordmap::WordMap::default(),
             queue: std::collections::VecDeque::new(),
             stamp: 0,
             capacity,
@@ -83,7 +84,7 @@ impl LruCache {
 
     /// True when empty.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.map.len() == 0
     }
 
     /// True (and marks it most recently used) when `key` is cached.
@@ -91,19 +92,17 @@ impl LruCache {
     pub fn touch(&mut self, key: u64) -> bool {
         self.stamp += 1;
         let stamp = self.stamp;
-        match self.map.get_mut(&key) {
-            Some(s) => {
-                *s = stamp;
-                self.record(key, stamp);
-                true
-            }
-            None => false,
+        let (slot, _, found) = self.map.probe(key);
+        if found {
+            self.map.set_at(slot, true, key, stamp);
+            self.record(key, stamp);
         }
+        found
     }
 
     /// True when `key` is cached, without changing recency.
     pub fn contains(&self, key: u64) -> bool {
-        self.map.contains_key(&key)
+        self.map.get(key) != 0
     }
 
     /// Inserts `key` as most recently used, evicting the least recently used when full.
@@ -115,7 +114,7 @@ impl LruCache {
             self.evict_lru();
         }
         let stamp = self.stamp;
-        self.map.insert(key, stamp);
+        self.map.set(key, stamp);
         self.record(key, stamp);
     }
 
@@ -124,14 +123,14 @@ impl LruCache {
         self.queue.push_back((key, stamp));
         if self.queue.len() > 2 * self.capacity.max(8) {
             let map = &self.map;
-            self.queue.retain(|&(k, s)| map.get(&k) == Some(&s));
+            self.queue.retain(|&(k, s)| map.get(k) == s);
         }
     }
 
     fn evict_lru(&mut self) {
         while let Some((k, s)) = self.queue.pop_front() {
-            if self.map.get(&k) == Some(&s) {
-                self.map.remove(&k);
+            if self.map.get(k) == s {
+                self.map.set(k, 0);
                 return;
             }
         }

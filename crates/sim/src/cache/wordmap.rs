@@ -1,48 +1,75 @@
-//! An open-addressing map from u32 word index to a non-zero u64 bit word: linear probing,
-//! Fibonacci hashing, backward-shift deletion, at most half full. One cache line per lookup
-//! (key and value share a slot), which matters because the dirty-page table is probed at
-//! random for every host write.
+//! An open-addressing map from an integer key (u32 or u64) to a non-zero u64 value: linear
+//! probing, Fibonacci hashing, backward-shift deletion, at most half full. One cache line per
+//! lookup (key and value share a slot), which matters because the dirty-page table and the
+//! read cache are probed at random for every host I/O.
 
-const EMPTY: u32 = u32::MAX;
+/// A key of a [`WordMap`]: its all-ones value marks empty slots and is never a key.
+pub trait MapKey: Copy + Eq + std::fmt::Debug {
+    const EMPTY: Self;
+    fn wide(self) -> u64;
+}
+
+impl MapKey for u32 {
+    const EMPTY: u32 = u32::MAX;
+    #[inline]
+    fn wide(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+impl MapKey for u64 {
+    const EMPTY: u64 = u64::MAX;
+    #[inline]
+    fn wide(self) -> u64 {
+        self
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
-struct Slot {
-    key: u32,
+struct Slot<K> {
+    key: K,
     bits: u64,
 }
 
-const FREE: Slot = Slot {
-    key: EMPTY,
-    bits: 0,
-};
+impl<K: MapKey> Slot<K> {
+    const FREE: Slot<K> = Slot {
+        key: K::EMPTY,
+        bits: 0,
+    };
+}
 
-/// Map u32 -> u64 where a missing key reads as 0 and storing 0 removes the key.
+/// Map K -> u64 where a missing key reads as 0 and storing 0 removes the key.
 #[derive(Clone, Debug)]
-pub struct WordMap {
-    slots: Vec<Slot>,
+pub struct WordMap<K: MapKey = u32> {
+    slots: Vec<Slot<K>>,
     len: usize,
     shift: u32,
 }
 
-impl Default for WordMap {
+impl<K: MapKey> Default for WordMap<K> {
     fn default() -> Self {
         WordMap {
-            slots: vec![FREE; 16],
+            slots: vec![Slot::FREE; 16],
             len: 0,
             shift: 64 - 4,
         }
     }
 }
 
-impl WordMap {
-    #[inline]
-    fn home(&self, key: u32) -> usize {
-        ((key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+impl<K: MapKey> WordMap<K> {
+    /// Entries held.
+    pub fn len(&self) -> usize {
+        self.len
     }
 
     #[inline]
-    fn find(&self, key: u32) -> (usize, bool) {
-        debug_assert!(key != EMPTY);
+    fn home(&self, key: K) -> usize {
+        (key.wide().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    #[inline]
+    fn find(&self, key: K) -> (usize, bool) {
+        debug_assert!(key != K::EMPTY);
         let mask = self.slots.len() - 1;
         let mut i = self.home(key);
         loop {
@@ -50,7 +77,7 @@ impl WordMap {
             if s.key == key {
                 return (i, true);
             }
-            if s.key == EMPTY {
+            if s.key == K::EMPTY {
                 return (i, false);
             }
             i = (i + 1) & mask;
@@ -61,7 +88,7 @@ impl WordMap {
     /// one after it (probes and removals continue there), so a lookup made a little later
     /// does not wait for memory. No effect on the map's contents.
     #[inline]
-    pub fn prefetch(&self, key: u32) {
+    pub fn prefetch(&self, key: K) {
         let home = self.home(key);
         prefetch_line(&self.slots[home]);
         prefetch_line(&self.slots[(home + 1) & (self.slots.len() - 1)]);
@@ -69,7 +96,7 @@ impl WordMap {
 
     /// The bits of `key` (0 when absent).
     #[inline]
-    pub fn get(&self, key: u32) -> u64 {
+    pub fn get(&self, key: K) -> u64 {
         let (i, found) = self.find(key);
         if found {
             self.slots[i].bits
@@ -81,14 +108,14 @@ impl WordMap {
     /// Finds `key`: (slot, its bits or 0, found). Pass the slot to [`WordMap::set_at`] to
     /// update without probing again.
     #[inline]
-    pub fn probe(&self, key: u32) -> (usize, u64, bool) {
+    pub fn probe(&self, key: K) -> (usize, u64, bool) {
         let (i, found) = self.find(key);
         (i, if found { self.slots[i].bits } else { 0 }, found)
     }
 
     /// Stores `bits` for `key` at the slot [`WordMap::probe`] returned (no change in between).
     #[inline]
-    pub fn set_at(&mut self, slot: usize, found: bool, key: u32, bits: u64) {
+    pub fn set_at(&mut self, slot: usize, found: bool, key: K, bits: u64) {
         if found {
             if bits == 0 {
                 self.remove_at(slot);
@@ -106,7 +133,7 @@ impl WordMap {
 
     /// Sets the bits of `key`; 0 removes it. Returns the previous bits.
     #[inline]
-    pub fn set(&mut self, key: u32, bits: u64) -> u64 {
+    pub fn set(&mut self, key: K, bits: u64) -> u64 {
         let (i, found) = self.find(key);
         if found {
             let old = self.slots[i].bits;
@@ -129,10 +156,10 @@ impl WordMap {
 
     fn remove_at(&mut self, mut hole: usize) {
         let mask = self.slots.len() - 1;
-        self.slots[hole] = FREE;
+        self.slots[hole] = Slot::FREE;
         self.len -= 1;
         let mut i = (hole + 1) & mask;
-        while self.slots[i].key != EMPTY {
+        while self.slots[i].key != K::EMPTY {
             let home = self.home(self.slots[i].key);
             // Move the entry back into the hole unless its home lies cyclically in (hole, i].
             let stays = if hole <= i {
@@ -142,7 +169,7 @@ impl WordMap {
             };
             if !stays {
                 self.slots[hole] = self.slots[i];
-                self.slots[i] = FREE;
+                self.slots[i] = Slot::FREE;
                 hole = i;
             }
             i = (i + 1) & mask;
@@ -150,20 +177,20 @@ impl WordMap {
     }
 
     fn grow(&mut self) {
-        let old = std::mem::replace(&mut self.slots, vec![FREE; 0]);
-        self.slots = vec![FREE; old.len() * 2];
+        let old = std::mem::take(&mut self.slots);
+        self.slots = vec![Slot::FREE; old.len() * 2];
         self.shift -= 1;
         self.len = 0;
-        for s in old.into_iter().filter(|s| s.key != EMPTY) {
+        for s in old.into_iter().filter(|s| s.key != K::EMPTY) {
             self.set(s.key, s.bits);
         }
     }
 
     /// Every (key, bits) entry, in slot order (callers must not depend on the order).
-    pub fn entries(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+    pub fn entries(&self) -> impl Iterator<Item = (K, u64)> + '_ {
         self.slots
             .iter()
-            .filter(|s| s.key != EMPTY)
+            .filter(|s| s.key != K::EMPTY)
             .map(|s| (s.key, s.bits))
     }
 }
@@ -189,7 +216,7 @@ mod tests {
 
     #[test]
     fn matches_a_hash_map_under_random_updates() {
-        let mut m = WordMap::default();
+        let mut m: WordMap = WordMap::default();
         let mut model: HashMap<u32, u64> = HashMap::new();
         let mut x = 7u64;
         for _ in 0..200_000 {
