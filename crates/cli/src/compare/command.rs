@@ -10,6 +10,29 @@ fn span(t: TimeSpan) -> String {
     format!("{}ms", t.0 / 1_000_000)
 }
 
+/// The arguments of an I/O workload, the same for `storlab sim` and `storlab io`: a profile,
+/// a workload file, or a sweep of a profile.
+fn io_workload_args(what: &What) -> Vec<String> {
+    let mut a: Vec<String> = Vec::new();
+    match what {
+        What::Profile(p) => a.extend(["--profile".into(), p.clone()]),
+        What::File(f) => a.extend(["--workload".into(), f.display().to_string()]),
+        What::Sweep {
+            profile,
+            max,
+            max_p99_ms,
+        } => {
+            a.extend(["--profile".into(), profile.clone(), "--sweep".into()]);
+            a.extend(["--sweep-max".into(), max.to_string()]);
+            if let Some(c) = max_p99_ms {
+                a.extend(["--max-p99-ms".into(), c.to_string()]);
+            }
+        }
+        What::Db { .. } | What::Trace { .. } => unreachable!("not an I/O workload"),
+    }
+    a
+}
+
 /// The storlab arguments of workload `w` on target `t`, or None when it cannot run there.
 pub(super) fn args(t: &Target, w: &Workload, seed: u64, repeat: u32) -> Option<Vec<String>> {
     let mut a: Vec<String> = Vec::new();
@@ -28,23 +51,8 @@ pub(super) fn args(t: &Target, w: &Workload, seed: u64, repeat: u32) -> Option<V
         (TargetKind::Sim { array, fail }, what) => {
             push(&["sim", "--array", &array.display().to_string()]);
             match what {
-                What::Profile(p) => push(&["--profile", p]),
-                What::File(f) => push(&["--workload", &f.display().to_string()]),
-                What::Sweep {
-                    profile,
-                    max,
-                    max_p99_ms,
-                } => {
-                    push(&[
-                        "--profile",
-                        profile,
-                        "--sweep",
-                        "--sweep-max",
-                        &max.to_string(),
-                    ]);
-                    if let Some(c) = max_p99_ms {
-                        push(&["--max-p99-ms", &c.to_string()]);
-                    }
+                What::Profile(_) | What::File(_) | What::Sweep { .. } => {
+                    io_workload_args(what).iter().for_each(|x| push(&[x]));
                 }
                 What::Db { test, database, .. } => {
                     push(&["--db-test", test]);
@@ -92,27 +100,7 @@ pub(super) fn args(t: &Target, w: &Workload, seed: u64, repeat: u32) -> Option<V
                     .unwrap_or_else(|| dir.join(format!("storlab-compare-{slug}.dat")));
                 push(&["io", "--target", &file.display().to_string()]);
                 push(&["--size", &format!("{}", t.io_size.0), "--engine", &t.engine]);
-                match what {
-                    What::Profile(p) => push(&["--profile", p]),
-                    What::File(f) => push(&["--workload", &f.display().to_string()]),
-                    What::Sweep {
-                        profile,
-                        max,
-                        max_p99_ms,
-                    } => {
-                        push(&[
-                            "--profile",
-                            profile,
-                            "--sweep",
-                            "--sweep-max",
-                            &max.to_string(),
-                        ]);
-                        if let Some(c) = max_p99_ms {
-                            push(&["--max-p99-ms", &c.to_string()]);
-                        }
-                    }
-                    _ => unreachable!("matched above"),
-                }
+                io_workload_args(what).iter().for_each(|x| push(&[x]));
             }
             What::Db {
                 test,
