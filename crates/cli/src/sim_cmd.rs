@@ -227,9 +227,9 @@ fn sweep(
             params["max_p99_ms"] = c.into();
         }
         run.workload.parameters = params;
-        let p99 = run.metrics.latency_ms.p99;
+        let stop = storlab_io::sweep::beyond_ceiling(&run, a.max_p99_ms);
         runs.push(run);
-        if a.max_p99_ms.is_some_and(|c| p99 > 2.0 * c) {
+        if stop {
             break;
         }
     }

@@ -457,11 +457,7 @@ pub fn avg(it: impl Iterator<Item = f64>) -> f64 {
 /// A simulated load sweep: one row per point, the knee (most IO/s with p99 under the
 /// ceiling) marked.
 pub fn sweep(runs: &[Run], max_p99_ms: Option<f64>) -> String {
-    let knee = max_p99_ms.and_then(|c| {
-        (0..runs.len())
-            .filter(|&i| runs[i].metrics.latency_ms.p99 <= c)
-            .max_by(|&a, &b| runs[a].metrics.iops.total_cmp(&runs[b].metrics.iops))
-    });
+    let knee = max_p99_ms.and_then(|c| storlab_io::sweep::knee(runs, c));
     let rows: Vec<Vec<String>> = runs
         .iter()
         .enumerate()

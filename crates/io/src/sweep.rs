@@ -83,11 +83,10 @@ pub fn run_sweep(
         if let (Some(c), Some(params)) = (max_p99_ms, run.workload.parameters.as_object_mut()) {
             params.insert("max_p99_ms".into(), c.into());
         }
-        let p99 = run.metrics.latency_ms.p99;
-        let partial = run.partial;
+        let stop = run.partial || beyond_ceiling(&run, max_p99_ms);
         sweep.points.push(point);
         sweep.runs.push(run);
-        if partial || max_p99_ms.is_some_and(|c| p99 > 2.0 * c) {
+        if stop {
             break;
         }
     }
@@ -95,17 +94,21 @@ pub fn run_sweep(
         remove_created(&target);
     }
     result?;
-    if let Some(ceiling) = max_p99_ms {
-        sweep.knee = (0..sweep.runs.len())
-            .filter(|&i| sweep.runs[i].metrics.latency_ms.p99 <= ceiling)
-            .max_by(|&a, &b| {
-                sweep.runs[a]
-                    .metrics
-                    .iops
-                    .total_cmp(&sweep.runs[b].metrics.iops)
-            });
-    }
+    sweep.knee = max_p99_ms.and_then(|c| knee(&sweep.runs, c));
     Ok(sweep)
+}
+
+/// A sweep stops once a point's p99 exceeds twice the ceiling: latency only rises with load.
+pub fn beyond_ceiling(run: &storlab_core::result::Run, max_p99_ms: Option<f64>) -> bool {
+    max_p99_ms.is_some_and(|c| run.metrics.latency_ms.p99 > 2.0 * c)
+}
+
+/// The knee of a sweep's runs: the point with the most IOPS whose p99 stays at or under
+/// `ceiling_ms`.
+pub fn knee(runs: &[storlab_core::result::Run], ceiling_ms: f64) -> Option<usize> {
+    (0..runs.len())
+        .filter(|&i| runs[i].metrics.latency_ms.p99 <= ceiling_ms)
+        .max_by(|&a, &b| runs[a].metrics.iops.total_cmp(&runs[b].metrics.iops))
 }
 
 /// Removes what the sweep's runs created at `target` (kept between points).
