@@ -1,0 +1,154 @@
+//! What the simulated database reports: its I/O by role, rows per second in the series, its
+//! figures of the measured window (rows/s, tx/min, WAL, commit latency, waits) and its
+//! effective parameters.
+
+use storlab_core::histogram::round_to;
+use storlab_core::result::{ClassMetrics, CommitMetrics, WaitEvent};
+
+use super::{DbIo, DbStats, Model};
+use crate::dbmodel::layout::Segment;
+use crate::metrics::{round3, INTERVAL_NS};
+
+impl Model {
+    /// Counts a completed database I/O under its role (measured window only).
+    pub(in crate::model) fn db_record(
+        &mut self,
+        io: DbIo,
+        write: bool,
+        bytes: u64,
+        latency_ns: u64,
+    ) {
+        let now = self.now;
+        let db = self.db.as_mut().expect("database");
+        let role = match io {
+            DbIo::Log => &mut db.log_io,
+            DbIo::ArchiveRead | DbIo::ArchiveWrite => &mut db.archive_io,
+            _ => &mut db.data_io,
+        };
+        role.record(now, write, bytes, latency_ns);
+    }
+
+    /// The database's I/O by role: data files and log, the log with its group commit figures.
+    pub(in crate::model) fn db_classes(&self, secs: f64) -> Vec<ClassMetrics> {
+        let Some(db) = self.db.as_ref() else {
+            return Vec::new();
+        };
+        let names = |p: &crate::config::Placement| p.names.join(",");
+        let commits = db.stats.commit_waits;
+        let log_writes = db.log_io.write.count();
+        let archive = db.spec.archive.as_ref().map(|a| ClassMetrics {
+            name: "archive".into(),
+            target: names(a),
+            metrics: db.archive_io.metrics(secs),
+            commit: None,
+        });
+        let mut classes = vec![
+            ClassMetrics {
+                name: "data".into(),
+                target: names(&db.spec.data),
+                metrics: db.data_io.metrics(secs),
+                commit: None,
+            },
+            ClassMetrics {
+                name: "log".into(),
+                target: names(&db.spec.log),
+                metrics: db.log_io.metrics(secs),
+                commit: db.spec.test.writes().then(|| CommitMetrics {
+                    committers: db.spec.sessions,
+                    commits_per_s: round3(commits as f64 / secs),
+                    latency_ms: db.commit_latency.summary_ms(),
+                    mean_batch: if log_writes == 0 {
+                        0.0
+                    } else {
+                        round3(commits as f64 / log_writes as f64)
+                    },
+                }),
+            },
+        ];
+        classes.extend(archive);
+        classes
+    }
+
+    pub(in crate::model) fn reset_db_stats(&mut self) {
+        if let Some(db) = self.db.as_mut() {
+            db.stats = DbStats::default();
+            db.commit_latency.reset();
+            db.rows_by_second.clear();
+        }
+    }
+
+    /// Rows per second in each interval of the series.
+    pub(in crate::model) fn db_series(&self, series: &mut [storlab_core::result::SeriesPoint]) {
+        let Some(db) = self.db.as_ref() else { return };
+        let secs = INTERVAL_NS as f64 / 1e9;
+        for (i, p) in series.iter_mut().enumerate() {
+            let rows = db.rows_by_second.get(i).copied().unwrap_or(0);
+            p.rows_per_s = Some(round_to(rows as f64 / secs, 1));
+        }
+    }
+
+    /// Database figures of the measured window into `m`.
+    pub(in crate::model) fn db_metrics(&self, m: &mut storlab_core::result::Metrics, secs: f64) {
+        let Some(db) = self.db.as_ref() else { return };
+        let st = &db.stats;
+        m.rows_per_s = Some(round_to(st.rows as f64 / secs, 1));
+        if db.spec.test.writes() {
+            m.tx_per_min = Some(round_to(st.txns as f64 * 60.0 / secs, 1));
+            m.wal_mb_per_s = Some(round3(st.log_bytes as f64 / 1e6 / secs));
+            m.commit_ms = Some(db.commit_latency.summary_ms());
+        }
+        let total = db.sessions.len() as f64 * secs * 1e9;
+        let wait = |event: &str, ns: u64, n: u64| WaitEvent {
+            event: event.to_string(),
+            time_pct: round_to(100.0 * ns as f64 / total, 1),
+            avg_ms: if n == 0 {
+                0.0
+            } else {
+                round3(ns as f64 / n as f64 / 1e6)
+            },
+        };
+        let mut waits = vec![
+            wait("IO:DataFileRead", st.read_wait_ns, st.read_waits),
+            // A commit held for archiving waits on the archiver, not the log device: the
+            // two events split the commit time.
+            wait(
+                "IO:WALSync",
+                st.commit_wait_ns.saturating_sub(st.archive_session_ns),
+                st.commit_waits,
+            ),
+            wait("IO:DataFileWrite", st.victim_wait_ns, st.victim_waits),
+            wait("CPU", st.cpu_ns, st.ops),
+            wait("CPU:RunQueue", st.runqueue_ns, st.ops),
+            WaitEvent {
+                // Avg: how long the log writer was held each time.
+                avg_ms: wait("", st.archive_hold_ns, st.archive_holds).avg_ms,
+                ..wait("LogSwitch:ArchiveNeeded", st.archive_session_ns, 1)
+            },
+        ];
+        waits.retain(|w| w.time_pct > 0.0 || w.avg_ms > 0.0);
+        waits.sort_by(|a, b| b.time_pct.total_cmp(&a.time_pct));
+        m.waits = waits;
+    }
+
+    pub(in crate::model) fn db_parameters(&self) -> Option<serde_json::Value> {
+        let db = self.db.as_ref()?;
+        let mut v = serde_json::to_value(&db.spec).ok()?;
+        if let Some(o) = v.as_object_mut() {
+            let segs = &db.layout.segments;
+            let sum = |f: &dyn Fn(&Segment) -> u64| segs.iter().map(f).sum::<u64>();
+            o.insert(
+                "index_levels".into(),
+                segs.iter().map(|g| g.level_blocks.len()).max().into(),
+            );
+            o.insert("keys_per_leaf".into(), segs[0].table.keys_per_leaf().into());
+            o.insert("rows_per_block".into(), segs[0].rows_per_block.into());
+            o.insert("heap_blocks".into(), sum(&|g| g.table.heap_blocks()).into());
+            o.insert(
+                "index_blocks".into(),
+                sum(&|g| g.table.index_blocks()).into(),
+            );
+            o.insert("database_bytes".into(), (db.layout.blocks() * 8192).into());
+        }
+        Some(v)
+    }
+}
