@@ -100,6 +100,14 @@ impl LruCache {
         found
     }
 
+    /// Starts loading the entry a coming lookup of `key` will read. A hint only.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        if self.capacity > 0 {
+            self.map.prefetch(key);
+        }
+    }
+
     /// True when `key` is cached, without changing recency.
     pub fn contains(&self, key: u64) -> bool {
         self.map.get(key) != 0
@@ -112,6 +120,11 @@ impl LruCache {
         }
         if self.map.len() >= self.capacity {
             self.evict_lru();
+            // The next eviction will most likely take the entry now at the front: start
+            // loading its map slot so that eviction does not wait for memory.
+            if let Some(&(k, _)) = self.queue.front() {
+                self.map.prefetch(k);
+            }
         }
         let stamp = self.stamp;
         self.map.set(key, stamp);

@@ -5,6 +5,7 @@ use storlab_core::stream::JobStream;
 
 use super::state::*;
 use super::Model;
+use crate::cache::page_key;
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{HostScheduler, MultipathPolicy, WorkloadSpec};
 use crate::engine::{Event, SimTime};
@@ -85,7 +86,30 @@ impl Model {
         );
         if following.write {
             self.prefetch_write(target, following.lba, following.sectors);
+        } else {
+            self.prefetch_read(target, following.lba, following.sectors);
         }
+    }
+
+    /// Starts loading the read-cache entries a coming read will look up (its first and last
+    /// segment on each LUN it touches). Changes no state.
+    fn prefetch_read(&mut self, target: u32, lba: u64, sectors: u64) {
+        let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
+        pieces.clear();
+        let t = &self.targets[target as usize];
+        t.volume.map(lba, sectors, &mut pieces);
+        let seg = self.spec.controllers.segment_sectors;
+        for p in &pieces {
+            let l = &self.luns[t.luns[p.member as usize] as usize];
+            let grp = &self.groups[l.group as usize];
+            if grp.read_cache {
+                let first = l.offset + p.member_lba;
+                let cache = &self.ctrls[grp.ctrl as usize].cache;
+                cache.prefetch(page_key(l.group, first / seg));
+                cache.prefetch(page_key(l.group, (first + p.sectors - 1) / seg));
+            }
+        }
+        self.scratch.vol_pieces = pieces;
     }
 
     /// Starts loading the write-cache entries a coming write will look up, so that lookup
