@@ -259,6 +259,12 @@ impl Model {
         while let Some(w) = self.ctrls[ctrl].waiters.front() {
             let (pid, group, lba, sectors, since) =
                 (w.piece, w.group, w.lba, w.sectors, w.since_ns);
+            // The next waiter's dirty-page entry, loading while this one is admitted.
+            if let Some(n) = self.ctrls[ctrl].waiters.get(1) {
+                self.groups[n.group as usize]
+                    .dirty
+                    .prefetch(n.lba / PAGE_SECTORS);
+            }
             if !self.try_accept(pid, group, lba, sectors, self.now.max(since)) {
                 break;
             }
