@@ -169,6 +169,9 @@ fn report(r: &Run) -> String {
             db.checkpoints.timed,
             db.checkpoints.requested
         );
+        if let Some(io) = &db.pg_stat_io {
+            out += &pg_stat_io(io);
+        }
         for n in &db.notes {
             out += &format!("  note: {n}\n");
         }
@@ -181,6 +184,55 @@ fn report(r: &Run) -> String {
     }
     for w in &r.warnings {
         out += &format!("  warning: {w}\n");
+    }
+    out
+}
+
+/// The busiest rows of pg_stat_io, or why the server has none.
+fn pg_stat_io(io: &storlab_core::result::PgStatIo) -> String {
+    if let Some(why) = &io.unavailable {
+        // "pg_stat_io needs PostgreSQL 16 or later; the server is 15.8"
+        return format!("  note: {why}\n");
+    }
+    let summary = storlab_db::io_summary(io, 6);
+    let ms = |v: Option<f64>| v.map_or("-".into(), |v| num(v, 3));
+    let count = |v: u64| num(v as f64, 0);
+    let rows: Vec<Vec<String>> = summary
+        .lines
+        .iter()
+        .map(|l| {
+            vec![
+                l.name.clone(),
+                count(l.reads),
+                ms(l.read_avg_ms),
+                count(l.writes),
+                ms(l.write_avg_ms),
+                count(l.extends),
+                count(l.hits),
+                count(l.evictions),
+                count(l.fsyncs),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        return "  pg_stat_io: no relation I/O in the window\n".into();
+    }
+    let mut out = render(
+        &[
+            "pg_stat_io",
+            "reads",
+            "ms/rd",
+            "writes",
+            "ms/wr",
+            "extends",
+            "hits",
+            "evicts",
+            "fsyncs",
+        ],
+        &rows,
+    );
+    if summary.more > 0 {
+        out += &format!("  ({} more pg_stat_io rows in the JSON)\n", summary.more);
     }
     out
 }

@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::histogram::LatencySummaryMs;
 
+mod pg_stat_io;
+pub use pg_stat_io::{PgStatIo, PgStatIoRow};
+
 /// Schema identifier written into every result file.
 pub const SCHEMA: &str = "storlab.results/1";
 
@@ -159,6 +162,9 @@ pub struct DbEvidence {
     /// iostat view of the devices by role (data, wal, tablespace:NAME).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub roles: Vec<RoleIostat>,
+    /// Relation I/O by backend type, object and context (pg_stat_io; PostgreSQL 16+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pg_stat_io: Option<PgStatIo>,
     /// Notes for the reader ("reads served from the OS page cache").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,

@@ -33,7 +33,7 @@ mod os;
 mod teardown;
 #[cfg(test)]
 #[path = "cluster/tests.rs"]
-mod tests;
+pub(crate) mod tests;
 
 pub use binaries::{find_binaries, Binaries, MIN_MAJOR};
 pub use conf::DEFAULT_MAX_CONNECTIONS;

@@ -1,5 +1,7 @@
-//! The statspack of a run: WAL and checkpoint snapshots, per-statement block profiles, and
-//! wait events sampled from pg_stat_activity every 10 ms.
+//! The statspack of a run: WAL, checkpoint and pg_stat_io snapshots, per-statement block
+//! profiles, and wait events sampled from pg_stat_activity every 10 ms.
+
+pub(crate) mod pg_stat_io;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,16 +9,27 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use storlab_core::host_stats::round3;
-use storlab_core::result::{CheckpointStats, StatementStats, WaitEvent, WalStats};
+use storlab_core::result::{CheckpointStats, PgStatIo, StatementStats, WaitEvent, WalStats};
 use tokio_postgres::Client;
 
 use crate::error::DbError;
+use pg_stat_io::IoSnapshot;
 
 /// Sampling interval of the wait sampler.
 pub(crate) const WAIT_SAMPLE: Duration = Duration::from_millis(10);
 
+/// What the server's cumulative views say about the measured window.
+pub(crate) struct ServerWindow {
+    /// pg_stat_wal (or the WAL position before 14).
+    pub wal: WalStats,
+    /// pg_stat_bgwriter, or pg_stat_checkpointer from 17.
+    pub checkpoints: CheckpointStats,
+    /// pg_stat_io, or why the server has none.
+    pub io: PgStatIo,
+}
+
 /// Cumulative counters at one moment.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Snapshot {
     wal_records: i64,
     wal_fpi: i64,
@@ -30,12 +43,14 @@ pub(crate) struct Snapshot {
     buf_ckpt: i64,
     buf_clean: i64,
     buf_backend: i64,
+    io: IoSnapshot,
 }
 
 impl Snapshot {
     /// Reads the counters; `version_num` is the server's (`server_version_num`): pg_stat_wal
     /// exists from 14 (earlier: bytes from the WAL position only), its write and sync
-    /// counters until 17; checkpoints move to pg_stat_checkpointer in 17.
+    /// counters until 17; checkpoints move to pg_stat_checkpointer in 17; pg_stat_io from 16
+    /// (its absence or failure never fails the run).
     pub(crate) async fn take(c: &Client, version_num: i32) -> Result<Snapshot, DbError> {
         let wal_sql = if version_num >= 180_000 {
             "SELECT wal_records, wal_fpi, wal_bytes::float8, 0::bigint, 0::bigint, 0::float8, 0::float8 FROM pg_stat_wal"
@@ -64,15 +79,16 @@ impl Snapshot {
             buf_ckpt: b.get(2),
             buf_clean: b.get(3),
             buf_backend: b.get(4),
+            io: IoSnapshot::take(c, version_num).await,
         })
     }
 
-    /// WAL and checkpoint figures between `self` (earlier) and `later`.
-    pub(crate) fn diff(&self, later: &Snapshot, secs: f64) -> (WalStats, CheckpointStats) {
+    /// WAL, checkpoint and pg_stat_io figures between `self` (earlier) and `later`.
+    pub(crate) fn diff(&self, later: &Snapshot, secs: f64) -> ServerWindow {
         let d = |a: i64, b: i64| (b - a).max(0) as u64;
         let bytes = (later.wal_bytes - self.wal_bytes).max(0.0);
-        (
-            WalStats {
+        ServerWindow {
+            wal: WalStats {
                 records: d(self.wal_records, later.wal_records),
                 full_page_images: d(self.wal_fpi, later.wal_fpi),
                 bytes: bytes as u64,
@@ -82,14 +98,15 @@ impl Snapshot {
                 write_ms: round3(later.wal_write_ms - self.wal_write_ms),
                 sync_ms: round3(later.wal_sync_ms - self.wal_sync_ms),
             },
-            CheckpointStats {
+            checkpoints: CheckpointStats {
                 timed: d(self.ckpt_timed, later.ckpt_timed),
                 requested: d(self.ckpt_req, later.ckpt_req),
                 buffers_checkpoint: d(self.buf_ckpt, later.buf_ckpt),
                 buffers_clean: d(self.buf_clean, later.buf_clean),
                 buffers_backend: d(self.buf_backend, later.buf_backend),
             },
-        )
+            io: self.io.diff(&later.io),
+        }
     }
 }
 

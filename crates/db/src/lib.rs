@@ -5,9 +5,10 @@
 //! socket, as an unprivileged user, stopped and removed at the end, on Ctrl-C and on panic),
 //! the suites (`dpaws`, `orabench`, `oltp`: schema, load, tests), the async driver (one
 //! connection per client, prepared statements), and the evidence: throughput, latency per
-//! statement, commit latency, sampled wait events, WAL and checkpoint activity, per-statement
-//! block profiles, and the iostat view of the devices under each role (data, WAL,
-//! tablespaces). With `--dsn` it uses an existing server and touches only its own schema.
+//! statement, commit latency, sampled wait events, WAL and checkpoint activity, relation I/O
+//! by backend type (pg_stat_io, PostgreSQL 16+), per-statement block profiles, and the
+//! iostat view of the devices under each role (data, WAL, tablespaces). With `--dsn` it uses
+//! an existing server and touches only its own schema.
 
 // Real database runs are measured in wall-clock time by definition.
 #![allow(clippy::disallowed_methods)]
@@ -22,5 +23,6 @@ pub mod run;
 pub mod suites;
 
 pub use error::DbError;
+pub use evidence::pg_stat_io::{io_summary, IoLine, IoSummary};
 pub use options::DbOptions;
 pub use run::run_db;

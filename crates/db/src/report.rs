@@ -6,13 +6,14 @@ use std::time::Duration;
 
 use storlab_core::host_stats::round3;
 use storlab_core::result::{
-    CheckpointStats, DbEvidence, DeviceMetrics, Metrics, RoleIostat, Run, SeriesPoint,
-    StatementStats, Target, TargetKind, ToolCost, WaitEvent, WalStats, Workload, WorkloadKind,
+    DbEvidence, DeviceMetrics, Metrics, RoleIostat, Run, SeriesPoint, StatementStats, Target,
+    TargetKind, ToolCost, WaitEvent, Workload, WorkloadKind,
 };
 use storlab_io::diskstats::{BlockDevice, DiskSampler, IostatSummary};
 use storlab_io::iostat_schema::{device_metrics, schema_iostat};
 
 use crate::driver::ClientResult;
+use crate::evidence::ServerWindow;
 use crate::options::DbOptions;
 use crate::suites::TestDef;
 
@@ -82,7 +83,8 @@ pub(crate) struct TestMeasured<'a> {
     pub label: &'a str,
     pub result: ClientResult,
     pub window: Duration,
-    pub wal_ckpt: (WalStats, CheckpointStats),
+    /// WAL, checkpoints and pg_stat_io over the window.
+    pub server: ServerWindow,
     pub waits: Vec<WaitEvent>,
     pub statements: Vec<StatementStats>,
     pub roles: Vec<(String, PathBuf, Vec<IostatSummary>)>,
@@ -94,7 +96,11 @@ pub(crate) struct TestMeasured<'a> {
 pub(crate) fn build_run(m: TestMeasured) -> Run {
     let secs = m.window.as_secs_f64().max(1e-9);
     let r = &m.result;
-    let (wal, checkpoints) = m.wal_ckpt;
+    let ServerWindow {
+        wal,
+        checkpoints,
+        io,
+    } = m.server;
     let mut notes = Vec::new();
     // Reads the database asked for that the devices never saw came from the OS page cache.
     let blocks_read: f64 = m
@@ -208,6 +214,7 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
             checkpoints,
             statements: m.statements,
             roles,
+            pg_stat_io: Some(io),
             notes,
         }),
         partial: m.partial,

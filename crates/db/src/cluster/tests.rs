@@ -12,7 +12,7 @@ fn bins() -> Binaries {
 
 /// A scratch directory the server user can reach: under the current directory if possible,
 /// else under /tmp (tempfile makes its directories 0700; opened to 0755 here).
-fn scratch() -> tempfile::TempDir {
+pub(crate) fn scratch() -> tempfile::TempDir {
     let make = |parent: &str| {
         let dir = tempfile::Builder::new()
             .prefix("storlab-cl-")
@@ -55,11 +55,11 @@ fn show(client: &mut postgres::Client, sql: &str) -> String {
     client.query_one(sql, &[]).expect(sql).get(0)
 }
 
-/// Tests that start clusters run one at a time: `emergency_stop_all` stops every cluster of
-/// the process, and the machine has two cores.
+/// Tests that start clusters run one at a time (here and in other modules): `emergency_stop_all`
+/// stops every cluster of the process, and the machine has two cores.
 static CLUSTER_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn one_cluster_test_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn one_cluster_test_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     CLUSTER_TESTS.lock().unwrap_or_else(|e| e.into_inner())
 }
 

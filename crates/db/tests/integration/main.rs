@@ -266,6 +266,48 @@ fn dsn_mode_touches_only_its_own_schema() {
 }
 
 #[test]
+fn pg_stat_io_is_in_the_result_or_reported_unavailable_with_the_server_version() {
+    let _s = serial();
+    let dir = scratch();
+    let cluster = start(dir.path());
+    let dsn = cluster.conninfo("postgres");
+    let version_num = query_i64(&dsn, "SELECT current_setting('server_version_num')::int8");
+    let run = one(run_db(&options(Server::Dsn(dsn), "dpaws", "select-row", 1_000)).unwrap());
+    let db = run.db.as_ref().unwrap();
+    let io = db
+        .pg_stat_io
+        .as_ref()
+        .expect("a pg_stat_io section, filled or not");
+    let json = serde_json::to_value(&run).unwrap();
+    if version_num < 160_000 {
+        let major_minor = db.server_version.split_whitespace().next().unwrap();
+        assert_eq!(
+            io.unavailable.as_deref(),
+            Some(
+                format!("pg_stat_io needs PostgreSQL 16 or later; the server is {major_minor}")
+                    .as_str()
+            ),
+        );
+        assert!(io.rows.is_empty());
+        assert_eq!(
+            json["db"]["pg_stat_io"],
+            serde_json::json!({ "unavailable": io.unavailable }),
+            "the JSON says so too, and nothing else"
+        );
+    } else {
+        assert_eq!(io.unavailable, None);
+        assert!(
+            io.rows
+                .iter()
+                .any(|r| r.backend_type == "client backend" && r.hits > 0),
+            "select-row hits shared buffers: {:?}",
+            io.rows
+        );
+    }
+    cluster.stop().unwrap();
+}
+
+#[test]
 fn bad_input_is_refused_and_nothing_is_left_running() {
     let _s = serial();
     let dir = scratch();
