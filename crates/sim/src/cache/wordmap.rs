@@ -197,7 +197,7 @@ impl<K: MapKey> WordMap<K> {
 
 /// Starts loading the cache line holding `value`. A hint only: results never depend on it.
 #[inline(always)]
-pub(super) fn prefetch_line<T>(value: &T) {
+pub(crate) fn prefetch_line<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch has no architectural effect and cannot fault; SSE is part of the
     // x86_64 baseline, so the instruction exists on every x86_64 processor.

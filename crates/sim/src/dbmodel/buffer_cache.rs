@@ -21,14 +21,20 @@ pub struct Access {
 /// Page table entry of a page that is not cached.
 const ABSENT: u32 = u32::MAX;
 
+/// One buffer frame: the page it holds, its usage count and dirty flag, together so an
+/// access touches one cache line.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    page: u64,
+    usage: u8,
+    dirty: bool,
+}
+
 /// A fixed number of frames over a page space of `pages` page numbers (0 to pages - 1),
-/// indexed directly: the page table is one `u32` per page, small enough to stay in the CPU
-/// caches for the tables the model simulates, where a hash map would miss on every lookup.
+/// indexed directly: the page table is one `u32` per page, far cheaper than a hash map.
 #[derive(Debug, Clone)]
 pub struct BufferCache {
-    page: Vec<u64>,
-    usage: Vec<u8>,
-    dirty: Vec<bool>,
+    frames: Vec<Frame>,
     index: Vec<u32>,
     hand: usize,
     dirty_count: usize,
@@ -37,11 +43,13 @@ pub struct BufferCache {
 impl BufferCache {
     /// A cache of `frames` frames (at least one) over pages 0 to `pages` - 1.
     pub fn new(frames: usize, pages: u64) -> Self {
-        let frames = frames.max(1);
+        let empty = Frame {
+            page: EMPTY,
+            usage: 0,
+            dirty: false,
+        };
         BufferCache {
-            page: vec![EMPTY; frames],
-            usage: vec![0; frames],
-            dirty: vec![false; frames],
+            frames: vec![empty; frames.max(1)],
             index: vec![ABSENT; pages as usize],
             hand: 0,
             dirty_count: 0,
@@ -50,7 +58,7 @@ impl BufferCache {
 
     /// Number of frames.
     pub fn frames(&self) -> usize {
-        self.page.len()
+        self.frames.len()
     }
 
     /// Number of dirty frames.
@@ -63,56 +71,71 @@ impl BufferCache {
         self.index.get(page as usize).is_some_and(|&f| f != ABSENT)
     }
 
+    /// Starts loading the frame of `page`, which an access made a little later touches, and
+    /// says whether the page is cached now. A hint: changes nothing.
+    #[inline]
+    pub fn prefetch(&self, page: u64) -> bool {
+        match self.index.get(page as usize) {
+            Some(&f) if f != ABSENT => {
+                crate::cache::prefetch_line(&self.frames[f as usize]);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Reads (`write = false`) or modifies (`write = true`) `page`, loading it on a miss.
     /// Panics when `page` is outside the page space.
     pub fn access(&mut self, page: u64, write: bool) -> Access {
         let f = self.index[page as usize];
         if f != ABSENT {
-            let f = f as usize;
-            self.usage[f] = (self.usage[f] + 1).min(MAX_USAGE);
-            self.mark(f, write);
+            let fr = &mut self.frames[f as usize];
+            fr.usage = (fr.usage + 1).min(MAX_USAGE);
+            if write && !fr.dirty {
+                fr.dirty = true;
+                self.dirty_count += 1;
+            }
             return Access {
                 hit: true,
                 evicted_dirty: None,
             };
         }
         let f = self.victim();
-        let old = self.page[f];
-        let evicted_dirty = (old != EMPTY && self.dirty[f]).then_some(old);
-        if old != EMPTY {
-            self.index[old as usize] = ABSENT;
+        let old = self.frames[f];
+        let evicted_dirty = (old.page != EMPTY && old.dirty).then_some(old.page);
+        if old.page != EMPTY {
+            self.index[old.page as usize] = ABSENT;
         }
-        if self.dirty[f] {
-            self.dirty[f] = false;
+        if old.dirty {
             self.dirty_count -= 1;
         }
-        self.page[f] = page;
-        self.usage[f] = 1;
+        self.frames[f] = Frame {
+            page,
+            usage: 1,
+            dirty: write,
+        };
+        self.dirty_count += usize::from(write);
         self.index[page as usize] = f as u32;
-        self.mark(f, write);
         Access {
             hit: false,
             evicted_dirty,
         }
     }
 
-    fn mark(&mut self, f: usize, write: bool) {
-        if write && !self.dirty[f] {
-            self.dirty[f] = true;
-            self.dirty_count += 1;
-        }
-    }
-
     /// Sweeps the hand to the first frame with usage zero (an empty frame is taken at once).
     fn victim(&mut self) -> usize {
-        let n = self.page.len();
+        let n = self.frames.len();
         loop {
             let f = self.hand;
-            self.hand = (self.hand + 1) % n;
-            if self.page[f] == EMPTY || self.usage[f] == 0 {
+            self.hand += 1;
+            if self.hand == n {
+                self.hand = 0;
+            }
+            let fr = &mut self.frames[f];
+            if fr.page == EMPTY || fr.usage == 0 {
                 return f;
             }
-            self.usage[f] -= 1;
+            fr.usage -= 1;
         }
     }
 
@@ -120,17 +143,17 @@ impl BufferCache {
     /// frames from the hand (the ones likely to be evicted soonest) and returns their pages,
     /// which the caller writes asynchronously.
     pub fn clean_ahead(&mut self, lookahead: usize, max: usize) -> Vec<u64> {
-        let n = self.page.len();
+        let n = self.frames.len();
         let mut out = Vec::new();
         for i in 0..lookahead.min(n) {
             if out.len() >= max {
                 break;
             }
-            let f = (self.hand + i) % n;
-            if self.dirty[f] && self.usage[f] <= 1 {
-                self.dirty[f] = false;
+            let fr = &mut self.frames[(self.hand + i) % n];
+            if fr.dirty && fr.usage <= 1 {
+                fr.dirty = false;
                 self.dirty_count -= 1;
-                out.push(self.page[f]);
+                out.push(fr.page);
             }
         }
         out
@@ -140,10 +163,10 @@ impl BufferCache {
     /// order a checkpointer sorts its writes in).
     pub fn checkpoint(&mut self) -> Vec<u64> {
         let mut out = Vec::with_capacity(self.dirty_count);
-        for f in 0..self.page.len() {
-            if self.dirty[f] {
-                self.dirty[f] = false;
-                out.push(self.page[f]);
+        for fr in &mut self.frames {
+            if fr.dirty {
+                fr.dirty = false;
+                out.push(fr.page);
             }
         }
         self.dirty_count = 0;

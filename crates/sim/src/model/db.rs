@@ -293,6 +293,21 @@ impl Model {
         db.sessions[s as usize].log_bytes = op.log_bytes;
         let mut carry = db.sessions[s as usize].dirty_carry;
         db.apply_profile(&mut plan, &mut carry);
+        // The blocks' buffer frames load during the CPU burst, before the accesses, and so
+        // do the array read-cache entries of blocks the buffer cache lacks (at most four:
+        // the leaf and heap blocks a miss reads).
+        let mut absent = [0u64; 4];
+        let mut n_absent = 0;
+        for &(entry, _) in &plan {
+            if !db.cache.prefetch(entry & !NEW_BLOCK)
+                && entry & NEW_BLOCK == 0
+                && n_absent < absent.len()
+            {
+                absent[n_absent] = entry;
+                n_absent += 1;
+            }
+        }
+        let target = db.data;
         let cpu = db.op_cpu_ns(plan.len(), rows);
         let think = db.spec.think_ns;
         let sess = &mut db.sessions[s as usize];
@@ -319,6 +334,9 @@ impl Model {
         }
         self.queue
             .schedule(SimTime(start + cpu), Event::Db(DbTimer::Session(s)));
+        for &block in &absent[..n_absent] {
+            self.prefetch_read(target, block * BLOCK_SECTORS, BLOCK_SECTORS);
+        }
     }
 
     /// Runs session `s`'s block accesses until one misses (a read to wait for) or the

@@ -93,7 +93,7 @@ impl Model {
 
     /// Starts loading the read-cache entries a coming read will look up (its first and last
     /// segment on each LUN it touches). Changes no state.
-    fn prefetch_read(&mut self, target: u32, lba: u64, sectors: u64) {
+    pub(super) fn prefetch_read(&mut self, target: u32, lba: u64, sectors: u64) {
         let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
         pieces.clear();
         let t = &self.targets[target as usize];
