@@ -7,7 +7,7 @@
 /// Highest usage count a frame can reach (PostgreSQL's BM_MAX_USAGE_COUNT).
 pub const MAX_USAGE: u8 = 5;
 
-const EMPTY: u64 = u64::MAX;
+const EMPTY: u32 = u32::MAX;
 
 /// What one access did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,11 +21,11 @@ pub struct Access {
 /// Page table entry of a page that is not cached.
 const ABSENT: u32 = u32::MAX;
 
-/// One buffer frame: the page it holds, its usage count and dirty flag, together so an
-/// access touches one cache line.
+/// One buffer frame: the page it holds, its usage count and dirty flag, together in 8 bytes
+/// so an access touches one cache line and the frames stay small.
 #[derive(Debug, Clone, Copy)]
 struct Frame {
-    page: u64,
+    page: u32,
     usage: u8,
     dirty: bool,
 }
@@ -43,6 +43,10 @@ pub struct BufferCache {
 impl BufferCache {
     /// A cache of `frames` frames (at least one) over pages 0 to `pages` - 1.
     pub fn new(frames: usize, pages: u64) -> Self {
+        assert!(
+            pages < EMPTY as u64,
+            "a page space of {pages} pages is too large"
+        );
         let empty = Frame {
             page: EMPTY,
             usage: 0,
@@ -69,6 +73,14 @@ impl BufferCache {
     /// Whether `page` is cached.
     pub fn contains(&self, page: u64) -> bool {
         self.index.get(page as usize).is_some_and(|&f| f != ABSENT)
+    }
+
+    /// Starts loading the page-table entry of `page`. A hint only.
+    #[inline]
+    pub fn prefetch_entry(&self, page: u64) {
+        if let Some(entry) = self.index.get(page as usize) {
+            crate::cache::prefetch_line(entry);
+        }
     }
 
     /// Starts loading the frame of `page`, which an access made a little later touches, and
@@ -102,7 +114,7 @@ impl BufferCache {
         }
         let f = self.victim();
         let old = self.frames[f];
-        let evicted_dirty = (old.page != EMPTY && old.dirty).then_some(old.page);
+        let evicted_dirty = (old.page != EMPTY && old.dirty).then_some(old.page as u64);
         if old.page != EMPTY {
             self.index[old.page as usize] = ABSENT;
         }
@@ -110,7 +122,7 @@ impl BufferCache {
             self.dirty_count -= 1;
         }
         self.frames[f] = Frame {
-            page,
+            page: page as u32,
             usage: 1,
             dirty: write,
         };
@@ -153,7 +165,7 @@ impl BufferCache {
             if fr.dirty && fr.usage <= 1 {
                 fr.dirty = false;
                 self.dirty_count -= 1;
-                out.push(fr.page);
+                out.push(fr.page as u64);
             }
         }
         out
@@ -166,7 +178,7 @@ impl BufferCache {
         for fr in &mut self.frames {
             if fr.dirty {
                 fr.dirty = false;
-                out.push(fr.page);
+                out.push(fr.page as u64);
             }
         }
         self.dirty_count = 0;
@@ -253,6 +265,21 @@ mod tests {
         assert_eq!(c.dirty(), 0);
         assert_eq!(c.access(11, false).evicted_dirty, None);
         assert!(c.contains(10) && c.contains(11));
+    }
+
+    #[test]
+    fn prefetch_tells_presence_and_changes_nothing() {
+        let mut c = BufferCache::new(2, 10);
+        c.access(3, true);
+        c.access(4, false);
+        for p in 0..10 {
+            assert_eq!(c.prefetch(p), c.contains(p), "page {p}");
+            c.prefetch_entry(p);
+        }
+        c.prefetch(99);
+        c.prefetch_entry(99);
+        // Usage counts untouched: both frames still have usage 1, so the sweep evicts 3.
+        assert_eq!(c.access(5, false).evicted_dirty, Some(3));
     }
 
     #[test]

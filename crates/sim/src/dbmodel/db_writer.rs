@@ -72,6 +72,11 @@ impl DbWriter {
         Some(w)
     }
 
+    /// The write [`DbWriter::next_write`] will return once there is room (none queued: None).
+    pub fn peek(&self) -> Option<&BlockWrite> {
+        self.queue.front()
+    }
+
     /// A write completed.
     pub fn done(&mut self) {
         assert!(self.outstanding > 0, "completion without a write in flight");

@@ -114,6 +114,8 @@ pub(super) struct DbRt {
     archive_target: Option<u32>,
     archiver: Option<Archiver>,
     held_log: Option<(LogWrite, u64)>,
+    /// Scratch plan of a session's operation after next (prefetching only).
+    ahead: Vec<(u64, bool)>,
 }
 
 impl DbRt {
@@ -168,6 +170,13 @@ impl Model {
             self.add_target(spec.log.volume, &spec.log.luns)?
         };
         let layout = Layout::new(&spec.tables);
+        if layout.blocks() >= u64::from(u32::MAX) {
+            return Err(format!(
+                "the database's {} blocks of 8 KiB exceed the model's limit of {} (32 TiB)",
+                layout.blocks(),
+                u32::MAX - 1
+            ));
+        }
         let archive_target = match &spec.archive {
             Some(a) => Some(self.add_target(a.volume, &a.luns)?),
             None => None,
@@ -218,6 +227,7 @@ impl Model {
             archive_target,
             archiver,
             held_log: None,
+            ahead: Vec::new(),
         }));
         Ok(())
     }
@@ -279,15 +289,13 @@ impl Model {
             layout,
             appends,
             sessions,
+            cache,
+            ahead,
             ..
         } = &mut **db;
-        let op = ops::plan_op(
-            spec,
-            layout,
-            appends,
-            &mut sessions[s as usize].rng,
-            &mut plan,
-        );
+        let rng = &mut sessions[s as usize].rng;
+        let op = ops::plan_op(spec, layout, appends, rng, &mut plan);
+        ops::prefetch_next(spec, layout, appends, rng, cache, ahead);
         let rows = op.rows;
         db.sessions[s as usize].commits = op.commits;
         db.sessions[s as usize].log_bytes = op.log_bytes;
@@ -466,6 +474,7 @@ impl Model {
                 return;
             };
             let target = db.data;
+            let following = db.writer.peek().map(|n| (n.first, n.blocks));
             self.issue_host(
                 Issuer::Db(DbIo::Writer),
                 target,
@@ -474,6 +483,11 @@ impl Model {
                 true,
                 self.now,
             );
+            // The write after this one goes down when one completes: its write-cache entries
+            // load meanwhile.
+            if let Some((first, blocks)) = following {
+                self.prefetch_write(target, first * BLOCK_SECTORS, blocks * BLOCK_SECTORS);
+            }
         }
     }
 

@@ -114,7 +114,7 @@ impl Model {
 
     /// Starts loading the write-cache entries a coming write will look up, so that lookup
     /// (usually many events later) does not wait for memory. Changes no state.
-    fn prefetch_write(&mut self, target: u32, lba: u64, sectors: u64) {
+    pub(super) fn prefetch_write(&mut self, target: u32, lba: u64, sectors: u64) {
         let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
         pieces.clear();
         let t = &self.targets[target as usize];

@@ -12,7 +12,8 @@
 //! wrap to the middle (the space of deleted rows reused).
 
 use crate::config::{DbSpec, DbTest};
-use crate::dbmodel::layout::Layout;
+use crate::dbmodel::buffer_cache::BufferCache;
+use crate::dbmodel::layout::{Layout, NEW_BLOCK};
 use crate::rng::Rng;
 
 /// Share of OLTP transactions that write, percent.
@@ -64,6 +65,27 @@ impl Appends {
         let first = self.next[table];
         self.next[table] += n;
         first
+    }
+}
+
+/// For the single-row tests, whose next operation depends only on the session's random
+/// numbers, plans that operation on a copy of them (the session's own draws do not change)
+/// and starts loading its blocks' page-table entries, so that when it starts (an operation
+/// later) its buffer lookups do not wait for memory.
+pub(super) fn prefetch_next(
+    spec: &DbSpec,
+    layout: &Layout,
+    appends: &mut Appends,
+    rng: &Rng,
+    cache: &BufferCache,
+    scratch: &mut Vec<(u64, bool)>,
+) {
+    if !matches!(spec.test, DbTest::UpdateRow | DbTest::SelectRow) {
+        return;
+    }
+    plan_op(spec, layout, appends, &mut rng.clone(), scratch);
+    for &(entry, _) in scratch.iter() {
+        cache.prefetch_entry(entry & !NEW_BLOCK);
     }
 }
 
