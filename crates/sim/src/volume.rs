@@ -104,8 +104,9 @@ enum Layout {
     Concat {
         starts: Vec<u64>,
     },
+    /// A stripe of `1 << shift` sectors (a power of two) over `n` members.
     Stripe {
-        stripe: u64,
+        shift: u32,
         n: u64,
     },
     Multiplex {
@@ -177,7 +178,8 @@ impl Volume {
                 let cap = (smallest / s * s)
                     .checked_mul(n)
                     .ok_or(VolumeError::CapacityOverflow)?;
-                (cap, Layout::Stripe { stripe: s, n })
+                let shift = s.trailing_zeros();
+                (cap, Layout::Stripe { shift, n })
             }
             VolumeKind::Multiplex => (smallest, Layout::Multiplex { n: got as u8 }),
             VolumeKind::Asm {
@@ -272,9 +274,10 @@ impl Volume {
                 push(i as u32, pos - starts[i], len, 0);
                 len
             }
-            &Layout::Stripe { stripe, n } => {
-                let u = pos / stripe;
-                let off = pos % stripe;
+            &Layout::Stripe { shift, n } => {
+                let stripe = 1u64 << shift;
+                let u = pos >> shift;
+                let off = pos & (stripe - 1);
                 let len = (stripe - off).min(end - pos);
                 push((u % n) as u32, (u / n) * stripe + off, len, 0);
                 len
