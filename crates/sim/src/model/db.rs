@@ -343,7 +343,7 @@ impl Model {
         self.queue
             .schedule(SimTime(start + cpu), Event::Db(DbTimer::Session(s)));
         for &block in &absent[..n_absent] {
-            self.prefetch_read(target, block * BLOCK_SECTORS, BLOCK_SECTORS);
+            self.prefetch_io(target, block * BLOCK_SECTORS, BLOCK_SECTORS, false);
         }
     }
 
@@ -486,7 +486,7 @@ impl Model {
             // The write after this one goes down when one completes: its write-cache entries
             // load meanwhile.
             if let Some((first, blocks)) = following {
-                self.prefetch_write(target, first * BLOCK_SECTORS, blocks * BLOCK_SECTORS);
+                self.prefetch_io(target, first * BLOCK_SECTORS, blocks * BLOCK_SECTORS, true);
             }
         }
     }

@@ -26,9 +26,14 @@ impl Model {
             for j in 0..p.jobs {
                 let index = ((si as u64) << 32) | j as u64;
                 let mut ios = JobStream::new(p, si as u32, j, volume, self.opts.seed);
+                let next_io = ios.next_io();
+                let mut next_pieces = Vec::new();
+                let t = &self.targets[target as usize];
+                t.volume.map(next_io.lba, next_io.sectors, &mut next_pieces);
                 self.jobs.push(Job {
                     stream: si as u32,
-                    next_io: ios.next_io(),
+                    next_io,
+                    next_pieces,
                     ios,
                     arrivals: Rng::derive(self.opts.seed, Purpose::Arrival, index),
                     mean_interarrival_ns: p.rate_iops.map_or(0.0, |r| 1e9 * p.jobs as f64 / r),
@@ -70,13 +75,17 @@ impl Model {
     }
 
     /// Sends job `j`'s next I/O down and draws the one after it (the same sequence as drawing
-    /// each when issued: a job's stream has its own random numbers).
+    /// each when issued: a job's stream has its own random numbers). The one after it is
+    /// mapped onto the target now, and the cache entries it will look up (usually many events
+    /// later) start loading; neither changes any state the run depends on.
     fn issue_job_io(&mut self, j: u32) {
         let job = &mut self.jobs[j as usize];
         let following = job.ios.next_io();
         let io = std::mem::replace(&mut job.next_io, following);
         let target = self.streams[job.stream as usize].target;
-        self.issue_host(
+        // The I/O's pieces, mapped when it was drawn, go where issue_host takes them from.
+        std::mem::swap(&mut self.scratch.vol_pieces, &mut job.next_pieces);
+        self.issue_mapped(
             Issuer::Job(j),
             target,
             io.lba,
@@ -84,46 +93,42 @@ impl Model {
             io.write,
             self.now,
         );
-        if following.write {
-            self.prefetch_write(target, following.lba, following.sectors);
-        } else {
-            self.prefetch_read(target, following.lba, following.sectors);
-        }
-    }
-
-    /// Starts loading the read-cache entries a coming read will look up (its first and last
-    /// segment on each LUN it touches). Changes no state.
-    pub(super) fn prefetch_read(&mut self, target: u32, lba: u64, sectors: u64) {
-        let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
+        let mut pieces = std::mem::take(&mut self.jobs[j as usize].next_pieces);
         pieces.clear();
         let t = &self.targets[target as usize];
-        t.volume.map(lba, sectors, &mut pieces);
+        t.volume.map(following.lba, following.sectors, &mut pieces);
+        self.prefetch_pieces(target, &pieces, following.write);
+        self.jobs[j as usize].next_pieces = pieces;
+    }
+
+    /// Starts loading the cache entries an I/O with these pieces on `target` will look up:
+    /// the write cache's dirty-page entries for a write, the read cache's entries (first and
+    /// last segment of each piece) for a read. Changes no state.
+    fn prefetch_pieces(&self, target: u32, pieces: &[crate::volume::VolPiece], write: bool) {
+        let t = &self.targets[target as usize];
         let seg = self.spec.controllers.segment_sectors;
-        for p in &pieces {
+        for p in pieces {
             let l = &self.luns[t.luns[p.member as usize] as usize];
+            let first = l.offset + p.member_lba;
             let grp = &self.groups[l.group as usize];
-            if grp.read_cache {
-                let first = l.offset + p.member_lba;
+            if write {
+                grp.dirty.prefetch(first / PAGE_SECTORS);
+            } else if grp.read_cache {
                 let cache = &self.ctrls[grp.ctrl as usize].cache;
                 cache.prefetch(page_key(l.group, first / seg));
                 cache.prefetch(page_key(l.group, (first + p.sectors - 1) / seg));
             }
         }
-        self.scratch.vol_pieces = pieces;
     }
 
-    /// Starts loading the write-cache entries a coming write will look up, so that lookup
-    /// (usually many events later) does not wait for memory. Changes no state.
-    pub(super) fn prefetch_write(&mut self, target: u32, lba: u64, sectors: u64) {
+    /// [`Model::prefetch_pieces`] for an I/O not yet mapped.
+    pub(super) fn prefetch_io(&mut self, target: u32, lba: u64, sectors: u64, write: bool) {
         let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
         pieces.clear();
-        let t = &self.targets[target as usize];
-        t.volume.map(lba, sectors, &mut pieces);
-        for p in &pieces {
-            let l = &self.luns[t.luns[p.member as usize] as usize];
-            let page = (l.offset + p.member_lba) / PAGE_SECTORS;
-            self.groups[l.group as usize].dirty.prefetch(page);
-        }
+        self.targets[target as usize]
+            .volume
+            .map(lba, sectors, &mut pieces);
+        self.prefetch_pieces(target, &pieces, write);
         self.scratch.vol_pieces = pieces;
     }
 
@@ -137,6 +142,29 @@ impl Model {
         write: bool,
         start_ns: u64,
     ) {
+        self.scratch.vol_pieces.clear();
+        let t = &self.targets[target as usize];
+        t.volume.map(lba, sectors, &mut self.scratch.vol_pieces);
+        self.issue_mapped(issuer, target, lba, sectors, write, start_ns);
+    }
+
+    /// [`Model::issue_host`] for a request already mapped into `self.scratch.vol_pieces`.
+    fn issue_mapped(
+        &mut self,
+        issuer: Issuer,
+        target: u32,
+        lba: u64,
+        sectors: u64,
+        write: bool,
+        start_ns: u64,
+    ) {
+        debug_assert!({
+            let mut check = Vec::new();
+            self.targets[target as usize]
+                .volume
+                .map(lba, sectors, &mut check);
+            check == self.scratch.vol_pieces
+        });
         let h = self.hosts.insert(HostReq {
             issuer,
             write,
@@ -148,10 +176,8 @@ impl Model {
             error: false,
         });
         self.host_issued += 1;
-        let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
-        pieces.clear();
+        let pieces = std::mem::take(&mut self.scratch.vol_pieces);
         let t = &self.targets[target as usize];
-        t.volume.map(lba, sectors, &mut pieces);
         let first_lun = pieces.first().map_or(0, |p| t.luns[p.member as usize]);
         let Some(path) = self.pick_path(first_lun) else {
             self.fail_host(h);

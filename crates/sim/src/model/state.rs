@@ -113,6 +113,8 @@ pub(super) struct Job {
     pub ios: JobStream,
     /// The I/O this job issues next, drawn one ahead so its cache entry can be loaded early.
     pub next_io: NextIo,
+    /// `next_io` mapped onto the target's members (done once, when it was drawn).
+    pub next_pieces: Vec<crate::volume::VolPiece>,
     pub arrivals: Rng,
     pub mean_interarrival_ns: f64,
     pub think_ns: u64,
