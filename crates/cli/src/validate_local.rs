@@ -178,7 +178,8 @@ fn real_db(dir: &Path, test: &str, duration_ns: u64) -> Result<Run, CliError> {
 }
 
 /// The same test on the fitted array: DPAWS' table shape, the real run's sessions, buffer
-/// (`shared_buffers`) and block profile, this machine's CPU count.
+/// (`shared_buffers`) and block profile, this machine's CPU count, and its memory available
+/// for the file cache PostgreSQL reads and writes through (`os_cache`).
 fn simulate_db(system: &SystemSpec, real: &Run, duration_ns: u64) -> Result<Run, CliError> {
     let settings = real.db.as_ref().map(|d| &d.settings);
     let shared_buffers = settings
@@ -192,8 +193,9 @@ fn simulate_db(system: &SystemSpec, real: &Run, duration_ns: u64) -> Result<Run,
     let text = format!(
         "name = \"{test}\"\n[database]\ntest = \"{test}\"\nsessions = {SESSIONS}\n\
          data = [\"local\"]\nlog = [\"local\"]\ntables = 15\nrows = {SCALE}\n\
-         row_bytes = [14, 805]\nbuffer = \"{}k\"\ncpus = {cpus}\n",
-        buffer >> 10
+         row_bytes = [14, 805]\nbuffer = \"{}k\"\ncpus = {cpus}\nos_cache = \"{}k\"\n",
+        buffer >> 10,
+        mem_available_kib()
     );
     let mut workload = parse_workload(&text, "validate --local", system)?;
     let results = Results::new(GIT_COMMIT, vec![real.clone()]);
@@ -203,6 +205,18 @@ fn simulate_db(system: &SystemSpec, real: &Run, duration_ns: u64) -> Result<Run,
         db.profile = Some(profile);
     }
     timed(system, &workload, sim_options(duration_ns, WARMUP_NS))
+}
+
+/// This machine's memory available for the file cache (`MemAvailable`), KiB; 0 when unknown.
+fn mem_available_kib() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemAvailable:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
 }
 
 /// A PostgreSQL memory setting in bytes: `32MB`, `1GB`, `512kB`, or a number of 8 KiB blocks.
@@ -239,6 +253,12 @@ fn filesystem_gb(dir: &Path) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn this_machine_reports_memory_available_for_the_file_cache() {
+        // Linux gives MemAvailable; the simulated file cache is sized from it.
+        assert!(mem_available_kib() > 1024, "{}", mem_available_kib());
+    }
 
     #[test]
     fn postgres_sizes_read_like_the_server_does() {

@@ -13,6 +13,7 @@ use storlab_core::LatencyHistogram;
 
 mod archive;
 mod ops;
+mod oscache;
 mod report;
 
 use super::state::Issuer;
@@ -79,6 +80,8 @@ struct DbStats {
     log_bytes: u64,
     hits: u64,
     accesses: u64,
+    /// Buffer misses the host's file cache served (no device read).
+    os_hits: u64,
     /// Log writes held until their file was archived: count, time held, and session time
     /// spent waiting meanwhile.
     archive_holds: u64,
@@ -91,6 +94,8 @@ pub(super) struct DbRt {
     data: u32,
     log_target: u32,
     cache: BufferCache,
+    /// The host's file cache under the data files (capacity 0: none).
+    os_cache: crate::cache::LruCache,
     writer: DbWriter,
     log: LogWriter,
     sessions: Vec<Session>,
@@ -204,6 +209,7 @@ impl Model {
             data,
             log_target,
             cache: BufferCache::new(spec.buffer_blocks as usize, layout.blocks()),
+            os_cache: crate::cache::LruCache::new(spec.os_cache_blocks),
             writer: DbWriter::new(spec.dbwr_outstanding, DBWR_MAX_BLOCKS),
             log: LogWriter::new(LogConfig {
                 block: 8192,
@@ -373,8 +379,15 @@ impl Model {
             db.allocs += 1;
             sess.wait_start = self.now;
             let target = db.data;
+            if a.evicted_dirty.is_none() && db.os_cache.touch(block) {
+                // The host's file cache holds it: a short read, no device I/O.
+                db.stats.os_hits += u64::from(measuring);
+                self.os_cache_read(s);
+                return;
+            }
             if let Some(victim) = a.evicted_dirty {
                 sess.pending_read = (!new).then_some(block);
+                self.os_cache_keep(victim, 1);
                 self.issue_host(
                     Issuer::Db(DbIo::VictimWrite(s)),
                     target,
@@ -475,6 +488,7 @@ impl Model {
             };
             let target = db.data;
             let following = db.writer.peek().map(|n| (n.first, n.blocks));
+            self.os_cache_keep(w.first, w.blocks);
             self.issue_host(
                 Issuer::Db(DbIo::Writer),
                 target,
@@ -501,7 +515,9 @@ impl Model {
                     db.stats.read_waits += 1;
                     db.stats.read_wait_ns += self.now - sess.wait_start;
                 }
-                sess.next += 1;
+                self.os_cache_keep_current(s);
+                let db = self.db.as_mut().expect("database");
+                db.sessions[s as usize].next += 1;
                 self.advance(s);
             }
             DbIo::VictimWrite(s) => {
@@ -518,6 +534,11 @@ impl Model {
                     return;
                 };
                 sess.wait_start = self.now;
+                if db.os_cache.touch(block) {
+                    db.stats.os_hits += u64::from(measuring);
+                    self.os_cache_read(s);
+                    return;
+                }
                 let target = db.data;
                 self.issue_host(
                     Issuer::Db(DbIo::Read(s)),

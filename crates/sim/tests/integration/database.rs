@@ -359,3 +359,92 @@ fn archiving_copies_every_filled_log_file_and_holds_the_log_when_behind() {
     .to_string();
     assert!(e.contains("database.archive"), "{e}");
 }
+
+/// The parameters' measured figure `key`.
+fn param(run: &Run, key: &str) -> f64 {
+    run.workload.parameters[key].as_f64().unwrap_or(-1.0)
+}
+
+#[test]
+fn the_host_file_cache_serves_buffer_misses_without_device_reads() {
+    // 200,000 rows (about 30 MiB) behind a 4 MiB buffer: most blocks miss the buffer.
+    let base = "sessions = 16\nrows = 200000\nbuffer = \"4MiB\"";
+    let none = db_run("dpaws/select-row", base, 10, 1);
+    let cached = db_run(
+        "dpaws/select-row",
+        &format!("{base}\nos_cache = \"64MiB\"\nos_read = \"3us\""),
+        10,
+        1,
+    );
+    assert!(none.metrics.read_iops > 100.0, "{}", none.metrics.read_iops);
+    // The warm-up read the table into the file cache: no device reads, every miss served.
+    assert!(
+        cached.metrics.read_iops < 1.0,
+        "{}",
+        cached.metrics.read_iops
+    );
+    assert!(param(&cached, "os_cache_hit_pct") > 99.0);
+    // The buffer cache is the same size: its hit ratio barely moves (the order sessions
+    // touch blocks in changes with the timing).
+    let (bn, bc) = (
+        param(&none, "buffer_hit_pct"),
+        param(&cached, "buffer_hit_pct"),
+    );
+    assert!(
+        bn > 0.0 && (bn - bc).abs() < 2.0,
+        "buffer hits {bn}% vs {bc}%"
+    );
+    // Reads are still DataFileRead waits, as PostgreSQL reports them, of the file-cache time.
+    let (_, ms) = wait(&cached, "IO:DataFileRead");
+    assert!((ms - 0.003).abs() < 1e-9, "{ms} ms");
+    let (n, c) = (
+        none.metrics.rows_per_s.unwrap(),
+        cached.metrics.rows_per_s.unwrap(),
+    );
+    assert!(c > 3.0 * n, "rows/s {n} -> {c}");
+
+    // A file cache too small for the table serves about its share of the misses.
+    let small = db_run(
+        "dpaws/select-row",
+        &format!("{base}\nos_cache = \"12MiB\""),
+        10,
+        1,
+    );
+    let hit = param(&small, "os_cache_hit_pct");
+    assert!(hit > 15.0 && hit < 60.0, "{hit}% of misses");
+    assert!(small.metrics.read_iops > 0.3 * none.metrics.read_iops);
+}
+
+#[test]
+fn the_host_file_cache_absorbs_reads_but_writes_still_reach_the_devices() {
+    // Updates: the file cache serves the reads, while every dirtied block is still written to
+    // the devices (the model writes through the file cache, as the checkpoint's fsync forces).
+    let base = "sessions = 16\nrows = 200000\nbuffer = \"4MiB\"";
+    let none = db_run("dpaws/update-row", base, 10, 3);
+    let cached = db_run(
+        "dpaws/update-row",
+        &format!("{base}\nos_cache = \"64MiB\""),
+        10,
+        3,
+    );
+    assert!(none.metrics.read_iops > 100.0);
+    assert!(
+        cached.metrics.read_iops < 1.0,
+        "{}",
+        cached.metrics.read_iops
+    );
+    let per_row = |r: &Run| r.metrics.write_iops / r.metrics.rows_per_s.unwrap();
+    let (n, c) = (per_row(&none), per_row(&cached));
+    assert!(
+        n > 0.0 && c > 0.5 * n && c < 2.0 * n,
+        "writes per row {n} vs {c}"
+    );
+}
+
+#[test]
+fn a_bad_file_cache_size_names_the_key() {
+    let s = system(ENTERPRISE_RAID5);
+    let text = "[database]\ntest = \"dpaws/select-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nos_cache = \"lots\"\n";
+    let e = parse_workload(text, "db.toml", &s).unwrap_err().to_string();
+    assert!(e.contains("os_cache"), "{e}");
+}

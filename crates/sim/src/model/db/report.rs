@@ -148,6 +148,15 @@ impl Model {
                 sum(&|g| g.table.index_blocks()).into(),
             );
             o.insert("database_bytes".into(), (db.layout.blocks() * 8192).into());
+            // Measured in the window: block accesses the buffer cache served, and buffer
+            // misses the host's file cache served.
+            let st = &db.stats;
+            let pct = |n: u64, of: u64| round_to(100.0 * n as f64 / of.max(1) as f64, 1);
+            o.insert("buffer_hit_pct".into(), pct(st.hits, st.accesses).into());
+            if db.spec.os_cache_blocks > 0 {
+                let misses = st.accesses - st.hits;
+                o.insert("os_cache_hit_pct".into(), pct(st.os_hits, misses).into());
+            }
         }
         Some(v)
     }

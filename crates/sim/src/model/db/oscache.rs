@@ -1,0 +1,45 @@
+//! The host's file cache under the simulated database's data files (`os_cache`): PostgreSQL
+//! reads and writes its data files through the operating system's page cache, so a block the
+//! buffer cache lacks may still be in memory. Such a read costs a system call and a copy
+//! (`os_read`, a short `IO:DataFileRead` wait, as PostgreSQL reports it) and no device I/O.
+//! Every block read from the device or written by the database stays in the file cache, which
+//! evicts the least recently used. A database on raw devices, ASM or O_DIRECT has none
+//! (`os_cache = 0`, the default).
+
+use super::{DbTimer, Model, NEW_BLOCK};
+use crate::engine::{Event, SimTime};
+
+impl Model {
+    /// Session `s` reads its current block from the file cache: it waits `os_read` and goes on.
+    pub(super) fn os_cache_read(&mut self, s: u32) {
+        let measuring = self.now >= self.opts.warmup_ns;
+        let db = self.db.as_mut().expect("database");
+        let wait = db.spec.os_read_ns;
+        if measuring {
+            db.stats.read_waits += 1;
+            db.stats.read_wait_ns += wait;
+        }
+        db.sessions[s as usize].next += 1;
+        self.queue.schedule(
+            SimTime(self.now + wait.max(1)),
+            Event::Db(DbTimer::Session(s)),
+        );
+    }
+
+    /// Session `s`'s current block came from the device: it is now in the file cache too.
+    pub(super) fn os_cache_keep_current(&mut self, s: u32) {
+        let db = self.db.as_mut().expect("database");
+        let sess = &db.sessions[s as usize];
+        if let Some(&(entry, _)) = sess.plan.get(sess.next) {
+            db.os_cache.insert(entry & !NEW_BLOCK);
+        }
+    }
+
+    /// Blocks `first..first + count` were written through the file cache.
+    pub(super) fn os_cache_keep(&mut self, first: u64, count: u64) {
+        let db = self.db.as_mut().expect("database");
+        for b in first..first + count {
+            db.os_cache.insert(b);
+        }
+    }
+}
