@@ -12,6 +12,7 @@ use storlab_core::host_stats::HostStats;
 use storlab_core::LatencyHistogram;
 
 mod archive;
+mod log;
 mod ops;
 mod oscache;
 mod report;
@@ -20,9 +21,7 @@ use super::state::Issuer;
 use super::Model;
 use crate::config::DbSpec;
 use crate::dbmodel::layout::{Layout, NEW_BLOCK};
-use crate::dbmodel::{
-    Archiver, BufferCache, DbTimer, DbWriter, LogConfig, LogStep, LogWrite, LogWriter,
-};
+use crate::dbmodel::{Archiver, BufferCache, DbTimer, DbWriter, LogConfig, LogWrite, LogWriter};
 use crate::engine::{Event, SimTime};
 use crate::metrics::INTERVAL_NS;
 use crate::rng::{Purpose, Rng};
@@ -438,46 +437,6 @@ impl Model {
             }
         }
         self.start_op(s);
-    }
-
-    fn log_step(&mut self, step: LogStep) {
-        let measuring = self.now >= self.opts.warmup_ns;
-        for s in step.released {
-            let db = self.db.as_mut().expect("database");
-            if measuring {
-                let waited = self.now - db.sessions[s as usize].wait_start;
-                db.stats.commit_waits += 1;
-                db.stats.commit_wait_ns += waited;
-                db.commit_latency.record(waited);
-            }
-            self.finish_op(s);
-        }
-        // The write first: the files this step filled (the write's own among them) are
-        // queued for archiving after it is checked against the files still to be copied.
-        if let Some(w) = step.write {
-            if !self.hold_for_archive(w) {
-                self.issue_log_write(w);
-            }
-        }
-        self.archive_files(&step.archive);
-    }
-
-    fn issue_log_write(&mut self, w: LogWrite) {
-        let measuring = self.now >= self.opts.warmup_ns;
-        let db = self.db.as_mut().expect("database");
-        if measuring {
-            db.stats.log_bytes += w.bytes;
-        }
-        let target = db.log_target;
-        let base = db.spec.log_offset.unwrap_or(0);
-        self.issue_host(
-            Issuer::Db(DbIo::Log),
-            target,
-            (base + w.offset) / 512,
-            w.bytes / 512,
-            true,
-            self.now,
-        );
     }
 
     fn pump_writer(&mut self) {
