@@ -85,7 +85,7 @@ impl Measured {
     fn json(&self) -> Value {
         let mut v = json!({
             "iops": self.iops, "cpu_ns_per_io": self.cpu_ns_per_io,
-            "lat_mean_ms": self.lat_mean_ms, "load_after": support::load_average(),
+            "lat_mean_ms": self.lat_mean_ms,
         });
         if let (Some(v), Some(d)) = (v.as_object_mut(), self.detail.as_object()) {
             v.extend(d.clone());
@@ -217,7 +217,7 @@ fn run_storlab(file: &Path, case: &Case, seed: u64) -> Result<Measured, String> 
         detail: json!({
             "cpu_s": tool.cpu_s, "ios_per_syscall": tool.ios_per_syscall,
             "lat_p99_ms": run.metrics.latency_ms.p99, "partial": run.partial,
-            "device": device, "warnings": run.warnings,
+            "device": device, "warnings": run.warnings, "load_after": support::load_average(),
         }),
     })
 }
@@ -307,6 +307,7 @@ fn run_fio(args: &[String]) -> Result<Measured, String> {
             "clat_p99_ms": num(&v, "/jobs/0/read/clat_ns/percentile/99.000000").map(|n| n / 1e6),
             "iodepth_level_pct": pointer("/jobs/0/iodepth_level"),
             "iodepth_complete_pct": pointer("/jobs/0/iodepth_complete"),
+            "load_after": support::load_average(),
         }),
     })
 }

@@ -29,7 +29,7 @@ impl Measured {
         let mut v = json!({
             "tps": self.tps, "client_cpu_us_per_tx": self.client_cpu_us_per_tx,
             "server_cpu_us_per_tx": self.server_cpu_us_per_tx,
-            "latency_mean_ms": self.lat_mean_ms, "load_after": support::load_average(),
+            "latency_mean_ms": self.lat_mean_ms,
         });
         if let (Some(v), Some(d)) = (v.as_object_mut(), self.detail.as_object()) {
             v.extend(d.clone());
@@ -153,7 +153,10 @@ impl Around {
         Seen {
             client_cpu_s: user_s + sys_s,
             server_cpu_s: server,
-            detail: json!({"user_s": user_s, "sys_s": sys_s, "wall_s": wall_s, "blocks": blocks}),
+            detail: json!({
+                "user_s": user_s, "sys_s": sys_s, "wall_s": wall_s, "blocks": blocks,
+                "load_after": support::load_average(),
+            }),
         }
     }
 }
