@@ -133,8 +133,108 @@ async fn one_op(
     }
 }
 
+/// What every client of a test is given.
+#[derive(Clone)]
+pub(crate) struct ClientSpec {
+    pub conninfo: String,
+    pub test: TestDef,
+    pub schema: String,
+    pub scale: u64,
+    pub seed: u64,
+    pub window: Window,
+}
+
+/// A test's clients, spread over a few OS threads that each run a single-threaded runtime
+/// (as pgbench's `-j` threads each drive their share of connections).
+///
+/// tokio-postgres hands every request from the client's task to its connection's task and the
+/// reply back. On one thread those hand-offs are queue pushes. On the work-stealing runtime
+/// the clients used before, they woke parked workers (a futex call and a context switch each,
+/// dear on a virtual machine): up to twice pgbench's context switches per transaction and
+/// about 1.5 times its client CPU, against pgbench's count of switches now.
+pub(crate) struct ClientThreads {
+    threads: Vec<std::thread::JoinHandle<ClientResult>>,
+}
+
+impl ClientThreads {
+    /// Starts `clients` clients on at most as many threads as the machine has CPUs; client
+    /// `i` runs on thread `i % threads`.
+    pub(crate) fn start(clients: u32, spec: &ClientSpec) -> Result<ClientThreads, DbError> {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+        let count = cpus.min(clients).max(1);
+        let mut threads = Vec::new();
+        for t in 0..count {
+            let spec = spec.clone();
+            let mine: Vec<u32> = (t..clients).step_by(count as usize).collect();
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| DbError::Failed(format!("cannot start a client runtime: {e}")))?;
+            let thread = std::thread::Builder::new()
+                .name(format!("storlab-clients-{t}"))
+                .spawn(move || rt.block_on(run_clients(mine, spec)))
+                .map_err(|e| DbError::Failed(format!("cannot start a client thread: {e}")))?;
+            threads.push(thread);
+        }
+        Ok(ClientThreads { threads })
+    }
+
+    /// True when every client has stopped (the window ended, or they all failed).
+    pub(crate) fn finished(&self) -> bool {
+        self.threads.iter().all(|t| t.is_finished())
+    }
+
+    /// Waits for the clients (stop them first through the window) and merges their results.
+    pub(crate) async fn join(self) -> ClientResult {
+        let joined = tokio::task::spawn_blocking(move || {
+            let mut total = ClientResult::default();
+            for t in self.threads {
+                match t.join() {
+                    Ok(r) => total.merge(&r),
+                    Err(_) => {
+                        total
+                            .error
+                            .get_or_insert_with(|| "a client thread panicked".into());
+                    }
+                }
+            }
+            total
+        })
+        .await;
+        joined.unwrap_or_else(|e| ClientResult {
+            error: Some(format!("joining the client threads failed: {e}")),
+            ..ClientResult::default()
+        })
+    }
+}
+
+/// One thread's clients, each its own task, until the window ends; their results merged.
+async fn run_clients(indexes: Vec<u32>, spec: ClientSpec) -> ClientResult {
+    let tasks: Vec<_> = indexes
+        .into_iter()
+        .map(|i| {
+            let s = spec.clone();
+            tokio::spawn(client_loop(
+                s.conninfo, s.test, i, s.schema, s.scale, s.seed, s.window,
+            ))
+        })
+        .collect();
+    let mut total = ClientResult::default();
+    for t in tasks {
+        match t.await {
+            Ok(r) => total.merge(&r),
+            Err(e) => {
+                total
+                    .error
+                    .get_or_insert_with(|| format!("client task failed: {e}"));
+            }
+        }
+    }
+    total
+}
+
 /// One client's loop until the window ends.
-pub(crate) async fn client_loop(
+async fn client_loop(
     conninfo: String,
     test: TestDef,
     index: u32,

@@ -10,7 +10,7 @@ use storlab_core::result::Run;
 use storlab_io::diskstats::{devices_for_path, DiskSampler};
 
 use crate::cluster::{find_binaries, Cluster, ClusterSpec};
-use crate::driver::{client_loop, connect, ClientResult, Window};
+use crate::driver::{connect, ClientResult, ClientSpec, ClientThreads, Window};
 use crate::error::DbError;
 use crate::evidence::{reset_statements, sample_waits, statements, Snapshot};
 use crate::options::{DbOptions, Server};
@@ -174,18 +174,17 @@ async fn run_test(
     if test.once {
         return run_once(opts, conn, admin, test, version, version_num, roles).await;
     }
-    let mut handles = Vec::new();
-    for i in 0..clients {
-        handles.push(tokio::spawn(client_loop(
-            conn.conninfo.clone(),
+    let threads = ClientThreads::start(
+        clients,
+        &ClientSpec {
+            conninfo: conn.conninfo.clone(),
             test,
-            i,
-            opts.schema.clone(),
-            opts.scale,
-            opts.seed,
-            w.clone(),
-        )));
-    }
+            schema: opts.schema.clone(),
+            scale: opts.scale,
+            seed: opts.seed,
+            window: w.clone(),
+        },
+    )?;
     // Warm-up, then the window: snapshots, waits, devices.
     tokio::time::sleep_until(w.measure_from.into()).await;
     let cpu0 = process_cpu();
@@ -198,10 +197,7 @@ async fn run_test(
         sampler_stop.clone(),
     ));
     let mut next = w.measure_from + Duration::from_secs(1);
-    while Instant::now() < w.end
-        && !storlab_io::signal::stop_requested()
-        && !handles.iter().all(|h| h.is_finished())
-    {
+    while Instant::now() < w.end && !storlab_io::signal::stop_requested() && !threads.finished() {
         tokio::time::sleep(Duration::from_millis(50)).await;
         if Instant::now() >= next {
             roles.sample(next.duration_since(w.measure_from).as_secs_f64());
@@ -209,16 +205,7 @@ async fn run_test(
         }
     }
     w.stop.store(true, Ordering::SeqCst);
-    let mut total = ClientResult::default();
-    for h in handles {
-        match h.await {
-            Ok(r) => total.merge(&r),
-            Err(e) => total
-                .error
-                .get_or_insert(format!("client task failed: {e}"))
-                .push(' '),
-        }
-    }
+    let mut total = threads.join().await;
     sampler_stop.store(true, Ordering::SeqCst);
     let stopped = Instant::now();
     let cpu = process_cpu().saturating_sub(cpu0);

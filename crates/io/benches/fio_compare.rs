@@ -3,23 +3,28 @@
 //!
 //! Both tools read one preallocated, filled 1 GiB file (created once by storlab under the
 //! workspace's target/ directory and removed at the end) with 4 KiB uniformly random O_DIRECT
-//! reads, one job, in two cases: psync at depth 1 and io_uring at depth 32. Every run measures
-//! 10 s after a 2 s ramp. The tools take turns (fio, storlab, fio, storlab) and each keeps its
-//! better run (higher IO/s), to soften the noise of a small shared machine.
+//! reads, one job, in two cases: psync at depth 1 and io_uring at depth 32. Per case the tools
+//! take turns in short rounds (storlab, fio, storlab, fio, ...; each run 4 s after a 1 s ramp);
+//! each round gives one IO/s ratio and one CPU-per-I/O ratio, and the case is judged on the
+//! median of its rounds' ratios (min and max beside it; see support/mod.rs for why).
 //!
-//! Reported per case: IO/s of each tool and their ratio (storlab / fio; at least 0.97, goal
-//! 1.0), CPU ns per I/O of each tool and their ratio (storlab / fio; lower is better for
-//! storlab), storlab's I/Os per system call, mean and p99 latency. The goals are printed as met
-//! or not met, never asserted: a benchmark reports, it does not fail on noise.
+//! Reported per round and per case: IO/s of each tool and their ratio (storlab / fio; at least
+//! 0.97, goal 1.0), CPU ns per I/O of each tool and their ratio (storlab / fio; goal at most
+//! 1.0), storlab's I/Os per system call, mean latencies. Goals are printed as met or not met,
+//! never asserted: a benchmark reports, it does not fail on noise.
 //!
-//! CPU per I/O. storlab: its process's user + system CPU over the whole run (warm-up included)
-//! divided by every I/O it completed (warm-up included). fio: the job's `usr_cpu + sys_cpu`
-//! (percent of one CPU; fio resets its counters after the ramp) times the measured runtime,
-//! divided by the I/Os of the measured window; fio's parent process (status, reporting) is not
-//! counted.
+//! CPU per I/O. storlab: its process's user + system CPU over the whole run (ramp included)
+//! divided by every I/O it completed (ramp included); the monitor thread is in it. fio: the
+//! job's `usr_cpu + sys_cpu` (percent of one CPU; fio resets its counters after the ramp) times
+//! the measured runtime, divided by the I/Os of the measured window; fio's parent process
+//! (status, reporting) is not counted.
 //!
 //! Without fio on PATH the bench installs it with apt-get when it runs as root; if fio is still
 //! missing it says so, writes `"fio": "not available"` and exits 0.
+
+// Shared with pgbench_compare, which uses other parts of it.
+#[allow(dead_code)]
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -27,16 +32,19 @@ use std::process::{Command, Stdio};
 use serde_json::{json, Value};
 use storlab_core::{BlockSizeWeight, ByteSize, IoProfile};
 use storlab_io::{run_io, signal, EngineKind, IoOptions};
+use support::{opt, ratio, run_json, thousands, verdict, Spread};
 
 const GIB: u64 = 1 << 30;
 const BLOCK: u64 = 4096;
-const RAMP_S: u64 = 2;
-const RUNTIME_S: u64 = 10;
-/// Each tool runs this many times per case, alternately; the better run counts.
-const ROUNDS: u32 = 2;
-/// storlab's IO/s over fio's: the minimum, and the goal.
+const RAMP_S: u64 = 1;
+const RUNTIME_S: u64 = 4;
+/// Rounds per case; each round runs storlab, then fio.
+const ROUNDS: u32 = 6;
+/// storlab's IO/s over fio's (median of the rounds): the minimum, and the goal.
 const MINIMUM_RATIO: f64 = 0.97;
 const GOAL_RATIO: f64 = 1.0;
+/// storlab's CPU per I/O over fio's (median of the rounds): at most this.
+const CPU_GOAL_RATIO: f64 = 1.0;
 const NS_PER_S: u64 = 1_000_000_000;
 
 /// One comparison: 4 KiB random reads, O_DIRECT, one job.
@@ -63,38 +71,45 @@ const CASES: [Case; 2] = [
     },
 ];
 
-/// What one fio run measured.
+/// What one run of either tool measured.
 #[derive(Clone, Debug)]
-struct FioRun {
+struct Measured {
     iops: f64,
     cpu_ns_per_io: f64,
-    usr_cpu_pct: f64,
-    sys_cpu_pct: f64,
-    runtime_s: f64,
-    ios: f64,
     lat_mean_ms: f64,
-    clat_p99_ms: Option<f64>,
-    /// fio's distributions of I/Os in flight and of completions reaped per call (percent).
-    iodepth_level: Value,
-    iodepth_complete: Value,
-    /// The 1-minute load average just after the run (noise from other work shows here).
-    load_after: Option<f64>,
+    /// Everything else the tool reported that is worth keeping.
+    detail: Value,
 }
 
-/// What one storlab run measured.
-#[derive(Clone, Debug)]
-struct StorlabRun {
-    iops: f64,
-    cpu_ns_per_io: f64,
-    cpu_s: f64,
-    ios_per_syscall: Option<f64>,
-    lat_mean_ms: f64,
-    lat_p99_ms: f64,
-    partial: bool,
-    /// iostat view of the first device under the file: utilisation and queue length.
-    device: Value,
-    load_after: Option<f64>,
-    warnings: Vec<String>,
+impl Measured {
+    fn json(&self) -> Value {
+        let mut v = json!({
+            "iops": self.iops, "cpu_ns_per_io": self.cpu_ns_per_io,
+            "lat_mean_ms": self.lat_mean_ms,
+        });
+        if let (Some(v), Some(d)) = (v.as_object_mut(), self.detail.as_object()) {
+            v.extend(d.clone());
+        }
+        v
+    }
+}
+
+/// One round: storlab's run, then fio's.
+struct Round {
+    storlab: Result<Measured, String>,
+    fio: Result<Measured, String>,
+}
+
+impl Round {
+    fn iops_ratio(&self) -> Option<f64> {
+        let (s, f) = (self.storlab.as_ref().ok()?, self.fio.as_ref().ok()?);
+        ratio(Some(s.iops), Some(f.iops))
+    }
+
+    fn cpu_ratio(&self) -> Option<f64> {
+        let (s, f) = (self.storlab.as_ref().ok()?, self.fio.as_ref().ok()?);
+        ratio(Some(s.cpu_ns_per_io), Some(f.cpu_ns_per_io))
+    }
 }
 
 /// The scratch directory under target/; removed (with the 1 GiB file) when dropped, also when
@@ -119,21 +134,6 @@ fn scratch_dir() -> PathBuf {
     Path::new(base).join("storlab-fio-compare")
 }
 
-fn command_line(cmd: &str, args: &[&str]) -> Option<String> {
-    let out = Command::new(cmd)
-        .args(args)
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    (out.status.success() && !text.is_empty()).then_some(text)
-}
-
-fn fio_version() -> Option<String> {
-    command_line("fio", &["--version"])
-}
-
 fn apt_get(args: &[&str]) -> bool {
     println!("  apt-get {}", args.join(" "));
     Command::new("apt-get")
@@ -147,7 +147,7 @@ fn apt_get(args: &[&str]) -> bool {
 
 /// fio's version, installing fio with apt-get first when it is missing and this is root.
 fn ensure_fio() -> Option<String> {
-    if let Some(v) = fio_version() {
+    if let Some(v) = support::command_line("fio", &["--version"]) {
         return Some(v);
     }
     // SAFETY: geteuid has no preconditions and cannot fail.
@@ -161,86 +161,7 @@ fn ensure_fio() -> Option<String> {
         apt_get(&["update", "-q"]);
         apt_get(&install);
     }
-    fio_version()
-}
-
-/// The mount that holds `path`, from /proc/self/mountinfo (longest matching mount point).
-fn mount_of(path: &Path) -> Value {
-    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let Ok(text) = std::fs::read_to_string("/proc/self/mountinfo") else {
-        return Value::Null;
-    };
-    let mut best: Option<(usize, Value)> = None;
-    for line in text.lines() {
-        let Some((left, right)) = line.split_once(" - ") else {
-            continue;
-        };
-        let Some(mount_point) = left.split(' ').nth(4) else {
-            continue;
-        };
-        // Mount points escape spaces and the like as octal (\040).
-        let mount_point = mount_point.replace("\\040", " ");
-        if !path.starts_with(&mount_point) {
-            continue;
-        }
-        let mut r = right.split(' ');
-        let (fstype, source) = (r.next().unwrap_or(""), r.next().unwrap_or(""));
-        if best
-            .as_ref()
-            .is_none_or(|(len, _)| mount_point.len() >= *len)
-        {
-            best = Some((
-                mount_point.len(),
-                json!({"mount_point": mount_point, "fstype": fstype, "source": source}),
-            ));
-        }
-    }
-    best.map_or(Value::Null, |(_, v)| v)
-}
-
-/// The 1-minute load average.
-fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
-fn machine(dir: &Path) -> Value {
-    let nproc = command_line("nproc", &[])
-        .and_then(|s| s.parse::<u64>().ok())
-        .or_else(|| {
-            std::thread::available_parallelism()
-                .ok()
-                .map(|n| n.get() as u64)
-        });
-    let kernel = command_line("uname", &["-r"]).or_else(|| {
-        std::fs::read_to_string("/proc/sys/kernel/osrelease")
-            .ok()
-            .map(|s| s.trim().to_string())
-    });
-    let cpu_model = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| {
-        t.lines()
-            .find(|l| l.starts_with("model name"))
-            .and_then(|l| l.split_once(':'))
-            .map(|(_, v)| v.trim().to_string())
-    });
-    json!({"nproc": nproc, "kernel": kernel, "cpu_model": cpu_model, "device": mount_of(dir)})
-}
-
-fn write_report(report: &Value) {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/bench");
-    std::fs::create_dir_all(dir).expect("create target/bench");
-    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| PathBuf::from(dir));
-    let path = dir.join("io.json");
-    std::fs::write(
-        &path,
-        serde_json::to_string_pretty(report).expect("json") + "\n",
-    )
-    .expect("write io.json");
-    println!("wrote {}", path.display());
+    support::command_line("fio", &["--version"])
 }
 
 fn storlab_options(file: &Path, profile: IoProfile, engine: EngineKind) -> IoOptions {
@@ -270,7 +191,7 @@ fn create_file(file: &Path) {
     );
 }
 
-fn run_storlab(file: &Path, case: &Case, seed: u64) -> Result<StorlabRun, String> {
+fn run_storlab(file: &Path, case: &Case, seed: u64) -> Result<Measured, String> {
     let mut profile = IoProfile::builtin("randread-8k").expect("built-in profile");
     profile.name = "randread-4k".into();
     profile.block_sizes = vec![BlockSizeWeight {
@@ -285,20 +206,19 @@ fn run_storlab(file: &Path, case: &Case, seed: u64) -> Result<StorlabRun, String
     o.seed = seed;
     let run = run_io(&o).map_err(|e| e.to_string())?;
     let tool = run.tool.as_ref().ok_or("storlab reported no tool cost")?;
-    Ok(StorlabRun {
+    let device = run.devices.first().map_or(
+        Value::Null,
+        |d| json!({"name": d.name, "util_pct": d.util_pct, "queue_len": d.queue_len}),
+    );
+    Ok(Measured {
         iops: run.metrics.iops,
         cpu_ns_per_io: tool.cpu_ns_per_io,
-        cpu_s: tool.cpu_s,
-        ios_per_syscall: tool.ios_per_syscall,
         lat_mean_ms: run.metrics.latency_ms.mean,
-        lat_p99_ms: run.metrics.latency_ms.p99,
-        partial: run.partial,
-        device: run.devices.first().map_or(
-            Value::Null,
-            |d| json!({"name": d.name, "util_pct": d.util_pct, "queue_len": d.queue_len}),
-        ),
-        load_after: load_average(),
-        warnings: run.warnings.clone(),
+        detail: json!({
+            "cpu_s": tool.cpu_s, "ios_per_syscall": tool.ios_per_syscall,
+            "lat_p99_ms": run.metrics.latency_ms.p99, "partial": run.partial,
+            "device": device, "warnings": run.warnings, "load_after": support::load_average(),
+        }),
     })
 }
 
@@ -331,18 +251,8 @@ fn num(v: &Value, pointer: &str) -> Option<f64> {
     v.pointer(pointer).and_then(Value::as_f64)
 }
 
-fn run_fio(args: &[String]) -> Result<FioRun, String> {
-    let out = Command::new("fio")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot start fio: {e}"))?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
-        return Err(format!("fio failed ({}): {}", out.status, stderr.trim()));
-    }
-    // fio may print notes before the JSON document.
+/// fio's JSON document (fio may print notes before it).
+fn fio_document(stdout: &str) -> Result<Value, String> {
     let start = if stdout.starts_with('{') {
         0
     } else {
@@ -351,169 +261,183 @@ fn run_fio(args: &[String]) -> Result<FioRun, String> {
             .map(|i| i + 1)
             .ok_or_else(|| format!("no JSON in fio's output: {}", stdout.trim()))?
     };
-    let v: Value = serde_json::Deserializer::from_str(&stdout[start..])
+    serde_json::Deserializer::from_str(&stdout[start..])
         .into_iter::<Value>()
         .next()
         .ok_or("empty fio output")?
-        .map_err(|e| format!("fio's JSON: {e}"))?;
+        .map_err(|e| format!("fio's JSON: {e}"))
+}
+
+fn run_fio(args: &[String]) -> Result<Measured, String> {
+    let out = Command::new("fio")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot start fio: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!("fio failed ({}): {}", out.status, stderr.trim()));
+    }
+    let v = fio_document(&String::from_utf8_lossy(&out.stdout))?;
     let error = num(&v, "/jobs/0/error").unwrap_or(0.0);
     if error != 0.0 {
         return Err(format!("fio job error {error}: {}", stderr.trim()));
     }
     let field = |p: &str| num(&v, p).ok_or_else(|| format!("fio's JSON has no {p}"));
     let iops = field("/jobs/0/read/iops")?;
-    let usr = field("/jobs/0/usr_cpu")?;
-    let sys = field("/jobs/0/sys_cpu")?;
-    let runtime_ms = num(&v, "/jobs/0/read/runtime")
+    let (usr, sys) = (field("/jobs/0/usr_cpu")?, field("/jobs/0/sys_cpu")?);
+    let runtime_s = num(&v, "/jobs/0/read/runtime")
         .filter(|r| *r > 0.0)
         .or_else(|| num(&v, "/jobs/0/job_runtime"))
-        .ok_or("fio's JSON has no runtime")?;
-    let runtime_s = runtime_ms / 1000.0;
+        .ok_or("fio's JSON has no runtime")?
+        / 1000.0;
     let ios = num(&v, "/jobs/0/read/total_ios")
         .filter(|n| *n > 0.0)
         .unwrap_or(iops * runtime_s);
     if ios <= 0.0 {
         return Err("fio completed no I/O".into());
     }
-    Ok(FioRun {
+    let pointer = |p: &str| v.pointer(p).cloned().unwrap_or_default();
+    Ok(Measured {
         iops,
         cpu_ns_per_io: (usr + sys) / 100.0 * runtime_s / ios * 1e9,
-        usr_cpu_pct: usr,
-        sys_cpu_pct: sys,
-        runtime_s,
-        ios,
         lat_mean_ms: field("/jobs/0/read/lat_ns/mean")? / 1e6,
-        clat_p99_ms: num(&v, "/jobs/0/read/clat_ns/percentile/99.000000").map(|n| n / 1e6),
-        iodepth_level: v
-            .pointer("/jobs/0/iodepth_level")
-            .cloned()
-            .unwrap_or_default(),
-        iodepth_complete: v
-            .pointer("/jobs/0/iodepth_complete")
-            .cloned()
-            .unwrap_or_default(),
-        load_after: load_average(),
+        detail: json!({
+            "usr_cpu_pct": usr, "sys_cpu_pct": sys, "runtime_s": runtime_s, "ios": ios,
+            "clat_p99_ms": num(&v, "/jobs/0/read/clat_ns/percentile/99.000000").map(|n| n / 1e6),
+            "iodepth_level_pct": pointer("/jobs/0/iodepth_level"),
+            "iodepth_complete_pct": pointer("/jobs/0/iodepth_complete"),
+            "load_after": support::load_average(),
+        }),
     })
 }
 
-fn fio_json(r: &Result<FioRun, String>) -> Value {
+fn print_run(case: &Case, round: u32, tool: &str, r: &Result<Measured, String>) {
     match r {
-        Ok(f) => json!({
-            "iops": f.iops, "cpu_ns_per_io": f.cpu_ns_per_io, "usr_cpu_pct": f.usr_cpu_pct,
-            "sys_cpu_pct": f.sys_cpu_pct, "runtime_s": f.runtime_s, "ios": f.ios,
-            "lat_mean_ms": f.lat_mean_ms, "clat_p99_ms": f.clat_p99_ms,
-            "iodepth_level_pct": f.iodepth_level, "iodepth_complete_pct": f.iodepth_complete,
-            "load_after": f.load_after,
-        }),
-        Err(e) => json!({"error": e}),
+        Ok(m) => println!(
+            "{:<26} round {round}: {tool:<7} {:>9} IO/s, {:>7} CPU ns/IO, {:.3} ms",
+            case.name,
+            thousands(m.iops),
+            thousands(m.cpu_ns_per_io),
+            m.lat_mean_ms
+        ),
+        Err(e) => println!("{:<26} round {round}: {tool} failed: {e}", case.name),
     }
 }
 
-fn storlab_json(r: &Result<StorlabRun, String>) -> Value {
-    match r {
-        Ok(s) => json!({
-            "iops": s.iops, "cpu_ns_per_io": s.cpu_ns_per_io, "cpu_s": s.cpu_s,
-            "ios_per_syscall": s.ios_per_syscall, "lat_mean_ms": s.lat_mean_ms,
-            "lat_p99_ms": s.lat_p99_ms, "partial": s.partial, "device": s.device,
-            "load_after": s.load_after, "warnings": s.warnings,
-        }),
-        Err(e) => json!({"error": e}),
-    }
-}
-
-/// The run with the most IO/s.
-fn best<T: Clone>(runs: &[Result<T, String>], iops: impl Fn(&T) -> f64) -> Option<T> {
-    runs.iter()
-        .filter_map(|r| r.as_ref().ok())
-        .max_by(|a, b| iops(a).total_cmp(&iops(b)))
-        .cloned()
-}
-
-/// One case's outcome.
-struct Outcome {
-    storlab: Option<StorlabRun>,
-    fio: Option<FioRun>,
-}
-
-impl Outcome {
-    fn ratio(&self) -> Option<f64> {
-        let (s, f) = (self.storlab.as_ref()?, self.fio.as_ref()?);
-        (f.iops > 0.0).then(|| s.iops / f.iops)
-    }
-
-    fn cpu_ratio(&self) -> Option<f64> {
-        let (s, f) = (self.storlab.as_ref()?, self.fio.as_ref()?);
-        (f.cpu_ns_per_io > 0.0).then(|| s.cpu_ns_per_io / f.cpu_ns_per_io)
-    }
-}
-
-fn thousands(x: f64) -> String {
-    let digits = format!("{:.0}", x.abs());
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
+/// Runs one case's rounds: storlab, fio, storlab, fio, ...
+fn run_case(file: &Path, case: &Case, args: &[String]) -> Vec<Round> {
+    let mut rounds = Vec::new();
+    for round in 1..=ROUNDS {
+        if signal::stop_requested() {
+            break;
         }
-        out.push(c);
+        let storlab = run_storlab(file, case, u64::from(round));
+        print_run(case, round, "storlab", &storlab);
+        if signal::stop_requested() {
+            break;
+        }
+        let fio = run_fio(args);
+        print_run(case, round, "fio", &fio);
+        let r = Round { storlab, fio };
+        println!(
+            "{:<26} round {round}: IO/s ratio {}, CPU/IO ratio {}",
+            case.name,
+            opt(r.iops_ratio(), |x| format!("{x:.3}x")),
+            opt(r.cpu_ratio(), |x| format!("{x:.3}x"))
+        );
+        rounds.push(r);
     }
-    if x < -0.5 {
-        out.insert(0, '-');
-    }
-    out
+    rounds
 }
 
-fn opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
-    x.map_or_else(|| "-".to_string(), f)
+/// The medians of one case's rounds.
+struct Summary {
+    ratio: Option<Spread>,
+    cpu_ratio: Option<Spread>,
+    storlab_iops: Option<Spread>,
+    fio_iops: Option<Spread>,
+    storlab_cpu: Option<Spread>,
+    fio_cpu: Option<Spread>,
 }
 
-fn verdict(ratio: Option<f64>, bound: f64) -> &'static str {
-    match ratio {
-        Some(r) if r >= bound => "met",
-        Some(_) => "NOT met",
-        None => "unknown (a tool failed)",
+fn summarize(rounds: &[Round]) -> Summary {
+    type Pick = fn(&Round) -> Option<&Measured>;
+    let storlab: Pick = |r| r.storlab.as_ref().ok();
+    let fio: Pick = |r| r.fio.as_ref().ok();
+    let spread =
+        |pick: Pick, f: fn(&Measured) -> f64| Spread::of(rounds.iter().filter_map(pick).map(f));
+    Summary {
+        ratio: Spread::of(rounds.iter().filter_map(Round::iops_ratio)),
+        cpu_ratio: Spread::of(rounds.iter().filter_map(Round::cpu_ratio)),
+        storlab_iops: spread(storlab, |m| m.iops),
+        fio_iops: spread(fio, |m| m.iops),
+        storlab_cpu: spread(storlab, |m| m.cpu_ns_per_io),
+        fio_cpu: spread(fio, |m| m.cpu_ns_per_io),
     }
 }
 
-fn print_table(cases: &[(&Case, Outcome)]) {
+fn case_json(case: &Case, args: &[String], rounds: &[Round], s: &Summary) -> Value {
+    let median = |x: Option<Spread>| x.map(|s| s.median);
+    let r = median(s.ratio);
+    let c = median(s.cpu_ratio);
+    json!({
+        "case": case.name, "rw": "randread", "block_bytes": BLOCK, "direct": true, "jobs": 1,
+        "iodepth": case.iodepth, "engine": case.fio_engine,
+        "ratio": Spread::json(s.ratio),
+        "cpu_ratio": Spread::json(s.cpu_ratio),
+        "minimum_ratio": MINIMUM_RATIO, "goal_ratio": GOAL_RATIO, "cpu_goal_ratio": CPU_GOAL_RATIO,
+        "minimum_met": r.map(|r| r >= MINIMUM_RATIO),
+        "goal_met": r.map(|r| r >= GOAL_RATIO),
+        "cpu_goal_met": c.map(|c| c <= CPU_GOAL_RATIO),
+        "storlab_iops": Spread::json(s.storlab_iops),
+        "fio_iops": Spread::json(s.fio_iops),
+        "storlab_cpu_ns_per_io": Spread::json(s.storlab_cpu),
+        "fio_cpu_ns_per_io": Spread::json(s.fio_cpu),
+        "fio_command": format!("fio {}", args.join(" ")),
+        "rounds": rounds.iter().enumerate().map(|(i, r)| json!({
+            "round": i + 1,
+            "storlab": run_json(&r.storlab, Measured::json),
+            "fio": run_json(&r.fio, Measured::json),
+            "ratio": r.iops_ratio(), "cpu_ratio": r.cpu_ratio(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn print_table(cases: &[(&Case, Summary)]) {
+    let median = |x: Option<Spread>| x.map(|s| s.median);
     println!();
     println!(
-        "{:<26} {:>12} {:>12} {:>7} {:>13} {:>11} {:>9} {:>11} {:>10} {:>10}",
-        "case",
+        "{:<26} {:>12} {:>12} {:>26} {:>13} {:>11} {:>26}",
+        "case (medians of rounds)",
         "storlab IO/s",
         "fio IO/s",
-        "ratio",
+        "IO/s ratio (min-max)",
         "storlab ns/IO",
         "fio ns/IO",
-        "cpu ratio",
-        "IOs/syscall",
-        "storlab ms",
-        "fio ms"
+        "CPU/IO ratio (min-max)"
     );
-    for (case, o) in cases {
-        let s = o.storlab.as_ref();
-        let f = o.fio.as_ref();
+    for (case, s) in cases {
         println!(
-            "{:<26} {:>12} {:>12} {:>7} {:>13} {:>11} {:>9} {:>11} {:>10} {:>10}",
+            "{:<26} {:>12} {:>12} {:>26} {:>13} {:>11} {:>26}",
             case.name,
-            opt(s.map(|s| s.iops), thousands),
-            opt(f.map(|f| f.iops), thousands),
-            opt(o.ratio(), |r| format!("{r:.3}x")),
-            opt(s.map(|s| s.cpu_ns_per_io), thousands),
-            opt(f.map(|f| f.cpu_ns_per_io), thousands),
-            opt(o.cpu_ratio(), |r| format!("{r:.2}x")),
-            opt(s.and_then(|s| s.ios_per_syscall), |r| format!("{r:.2}")),
-            opt(s.map(|s| s.lat_mean_ms), |r| format!("{r:.3}")),
-            opt(f.map(|f| f.lat_mean_ms), |r| format!("{r:.3}")),
+            opt(median(s.storlab_iops), thousands),
+            opt(median(s.fio_iops), thousands),
+            Spread::ratio_text(s.ratio),
+            opt(median(s.storlab_cpu), thousands),
+            opt(median(s.fio_cpu), thousands),
+            Spread::ratio_text(s.cpu_ratio),
         );
     }
-    println!("(ratio = storlab / fio IO/s; cpu ratio = storlab / fio CPU ns per I/O, lower is better for storlab; ms = mean latency)");
-    for (case, o) in cases {
+    println!("(ratios are storlab / fio, the median of the per-round ratios; lower CPU/IO is better for storlab)");
+    for (case, s) in cases {
+        let (r, c) = (median(s.ratio), median(s.cpu_ratio));
         println!(
-            "{:<26} IO/s ratio {}: minimum {MINIMUM_RATIO:.2}x {}; goal {GOAL_RATIO:.2}x {}",
+            "{:<26} IO/s ratio: minimum {MINIMUM_RATIO:.2}x {}, goal {GOAL_RATIO:.2}x {}; CPU/IO at most {CPU_GOAL_RATIO:.2}x fio's {}",
             case.name,
-            opt(o.ratio(), |r| format!("{r:.3}x")),
-            verdict(o.ratio(), MINIMUM_RATIO),
-            verdict(o.ratio(), GOAL_RATIO),
+            verdict(r.map(|r| r >= MINIMUM_RATIO)),
+            verdict(r.map(|r| r >= GOAL_RATIO)),
+            verdict(c.map(|c| c <= CPU_GOAL_RATIO)),
         );
     }
 }
@@ -522,11 +446,10 @@ fn main() {
     // Ctrl-C stops the current run (fio gets it too), then the bench cleans up and reports.
     signal::install();
     let dir = scratch_dir();
-    let machine = machine(dir.parent().unwrap_or(&dir));
     let mut report = json!({
         "benchmark": "storlab io vs fio",
         "storlab_version": env!("CARGO_PKG_VERSION"),
-        "machine": machine,
+        "machine": support::machine(dir.parent()),
     });
     let Some(fio) = ensure_fio() else {
         println!(
@@ -534,10 +457,10 @@ fn main() {
         );
         report["fio"] = json!("not available");
         report["cases"] = json!([]);
-        write_report(&report);
+        support::write_report("io.json", &report);
         return;
     };
-    println!("{fio}; machine: {machine}");
+    println!("{fio}; machine: {}", report["machine"]);
     report["fio"] = json!(fio);
 
     // A leftover from an interrupted earlier run is ours: start clean.
@@ -548,81 +471,18 @@ fn main() {
     let file = dir.join("fio-compare.dat");
     println!("creating {} (1 GiB) with storlab", file.display());
     create_file(&file);
-    report["machine"]["device"] = mount_of(&file);
+    report["machine"]["device"] = support::mount_of(&file);
 
-    let mut outcomes = Vec::new();
+    let mut summaries = Vec::new();
     let mut case_reports = Vec::new();
     for case in &CASES {
         let args = fio_args(&file, case);
-        let mut fio_runs = Vec::new();
-        let mut storlab_runs = Vec::new();
-        for round in 1..=ROUNDS {
-            if signal::stop_requested() {
-                break;
-            }
-            let r = run_fio(&args);
-            match &r {
-                Ok(f) => println!(
-                    "{:<26} round {round}: fio     {:>9} IO/s, {:>7} CPU ns/IO",
-                    case.name,
-                    thousands(f.iops),
-                    thousands(f.cpu_ns_per_io)
-                ),
-                Err(e) => println!("{:<26} round {round}: fio failed: {e}", case.name),
-            }
-            fio_runs.push(r);
-            if signal::stop_requested() {
-                break;
-            }
-            let r = run_storlab(&file, case, u64::from(round));
-            match &r {
-                Ok(s) => println!(
-                    "{:<26} round {round}: storlab {:>9} IO/s, {:>7} CPU ns/IO",
-                    case.name,
-                    thousands(s.iops),
-                    thousands(s.cpu_ns_per_io)
-                ),
-                Err(e) => println!("{:<26} round {round}: storlab failed: {e}", case.name),
-            }
-            storlab_runs.push(r);
-        }
-        let o = Outcome {
-            storlab: best(&storlab_runs, |s| s.iops),
-            fio: best(&fio_runs, |f| f.iops),
-        };
-        let (ratio, cpu_ratio) = (o.ratio(), o.cpu_ratio());
-        let s = o.storlab.as_ref();
-        let f = o.fio.as_ref();
-        case_reports.push(json!({
-            "case": case.name,
-            "rw": "randread",
-            "block_bytes": BLOCK,
-            "direct": true,
-            "jobs": 1,
-            "iodepth": case.iodepth,
-            "engine": case.fio_engine,
-            "storlab_iops": s.map(|s| s.iops),
-            "fio_iops": f.map(|f| f.iops),
-            "ratio": ratio,
-            "minimum_ratio": MINIMUM_RATIO,
-            "goal_ratio": GOAL_RATIO,
-            "minimum_met": ratio.map(|r| r >= MINIMUM_RATIO),
-            "goal_met": ratio.map(|r| r >= GOAL_RATIO),
-            "storlab_cpu_ns_per_io": s.map(|s| s.cpu_ns_per_io),
-            "fio_cpu_ns_per_io": f.map(|f| f.cpu_ns_per_io),
-            "cpu_ratio": cpu_ratio,
-            "storlab_ios_per_syscall": s.and_then(|s| s.ios_per_syscall),
-            "storlab_latency_ms": s.map(|s| json!({"mean": s.lat_mean_ms, "p99": s.lat_p99_ms})),
-            "fio_latency_ms": f.map(|f| json!({"mean": f.lat_mean_ms, "clat_p99": f.clat_p99_ms})),
-            "fio_command": format!("fio {}", args.join(" ")),
-            "runs": {
-                "fio": fio_runs.iter().map(fio_json).collect::<Vec<_>>(),
-                "storlab": storlab_runs.iter().map(storlab_json).collect::<Vec<_>>(),
-            },
-        }));
-        outcomes.push((case, o));
+        let rounds = run_case(&file, case, &args);
+        let s = summarize(&rounds);
+        case_reports.push(case_json(case, &args, &rounds, &s));
+        summaries.push((case, s));
     }
-    print_table(&outcomes);
+    print_table(&summaries);
 
     drop(scratch);
     let removed = !file.exists();
@@ -635,11 +495,11 @@ fn main() {
         "ramp_s": RAMP_S,
         "runtime_s": RUNTIME_S,
         "rounds": ROUNDS,
-        "order": "per case: fio, storlab, fio, storlab; each tool's run with the most IO/s is kept",
-        "storlab_cpu": "process user+system CPU over warm-up and measurement / all I/Os completed",
-        "fio_cpu": "(usr_cpu + sys_cpu) / 100 * runtime / I/Os, over fio's measured window",
+        "order": "per case: storlab, fio, storlab, fio, ...; each round's two runs give one ratio; a case is judged on the median of its rounds' ratios",
+        "storlab_cpu": "process user+system CPU over ramp and measurement / all I/Os completed",
+        "fio_cpu": "(usr_cpu + sys_cpu) / 100 * runtime / I/Os, over fio's measured window (the job process only)",
     });
     report["interrupted"] = json!(signal::stop_requested());
     report["cases"] = json!(case_reports);
-    write_report(&report);
+    support::write_report("io.json", &report);
 }

@@ -285,12 +285,23 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
     }
     let engine = opts.engine;
     let mut steady_at: Option<Instant> = None;
+    // The monitor (this thread) sleeps until the next one-second sample and is woken early
+    // only by a worker that ends: a few wake-ups a second instead of one per poll, each of
+    // which costs a context switch (tens of microseconds on a virtual machine) and may land
+    // on the CPU a worker is about to be woken on.
+    let monitor = std::thread::current();
     let results: Vec<(usize, bool, WorkerResult)> = std::thread::scope(|scope| {
         let handles: Vec<_> = tasks
             .into_iter()
             .map(|(ci, t)| {
                 let committer = matches!(t, Task::Committer(..));
-                (ci, committer, scope.spawn(move || run_task(engine, t)))
+                let monitor = monitor.clone();
+                let handle = scope.spawn(move || {
+                    let r = run_task(engine, t);
+                    monitor.unpark();
+                    r
+                });
+                (ci, committer, handle)
             })
             .collect();
         let mut next = measure_from;
@@ -322,9 +333,10 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
                 last_done = done;
                 next += Duration::from_secs(1);
             }
-            std::thread::sleep(
-                Duration::from_millis(20)
-                    .min(next.saturating_duration_since(now))
+            // Ctrl-C stops the workers, whose ends wake this thread.
+            std::thread::park_timeout(
+                next.min(end)
+                    .saturating_duration_since(Instant::now())
                     .max(Duration::from_millis(1)),
             );
         }
