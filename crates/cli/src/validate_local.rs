@@ -179,7 +179,8 @@ fn real_db(dir: &Path, test: &str, duration_ns: u64) -> Result<Run, CliError> {
 
 /// The same test on the fitted array: DPAWS' table shape, the real run's sessions, buffer
 /// (`shared_buffers`) and block profile, this machine's CPU count, and its memory available
-/// for the file cache PostgreSQL reads and writes through (`os_cache`).
+/// for the file cache PostgreSQL reads and writes through (`os_cache`), which starts holding
+/// the database as the real one does after its load.
 fn simulate_db(system: &SystemSpec, real: &Run, duration_ns: u64) -> Result<Run, CliError> {
     let settings = real.db.as_ref().map(|d| &d.settings);
     let shared_buffers = settings
@@ -193,7 +194,7 @@ fn simulate_db(system: &SystemSpec, real: &Run, duration_ns: u64) -> Result<Run,
     let text = format!(
         "name = \"{test}\"\n[database]\ntest = \"{test}\"\nsessions = {SESSIONS}\n\
          data = [\"local\"]\nlog = [\"local\"]\ntables = 15\nrows = {SCALE}\n\
-         row_bytes = [14, 805]\nbuffer = \"{}k\"\ncpus = {cpus}\nos_cache = \"{}k\"\n",
+         row_bytes = [14, 805]\nbuffer = \"{}k\"\ncpus = {cpus}\nos_cache = \"{}k\"\nos_cache_warm = true\n",
         buffer >> 10,
         mem_available_kib()
     );

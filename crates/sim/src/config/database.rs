@@ -13,6 +13,7 @@
 //! row_bytes = [14, 805]       # one size, or [smallest, largest] spread over the tables
 //! buffer = "2GiB"             # database buffer cache
 //! os_cache = "16GiB"          # the host's file cache under the data files (0: none)
+//! os_cache_warm = true        # it starts holding the database (as right after loading it)
 //! archive = "archvol"         # optional: archive each filled log file to this target
 //! ```
 
@@ -130,6 +131,9 @@ pub struct DbSpec {
     pub os_cache_blocks: u64,
     /// Time of a read the file cache serves (system call and 8 KiB copy), ns.
     pub os_read_ns: u64,
+    /// The file cache starts holding the database's blocks (as far as it can), as it does
+    /// right after the tables were loaded through it.
+    pub os_cache_warm: bool,
     /// Think time between a session's operations, ns.
     pub think_ns: u64,
     /// CPU time per block access (buffer lookup, row processing), ns.
@@ -186,6 +190,8 @@ struct Raw {
     os_cache: ByteSize,
     #[serde(default = "d_os_read")]
     os_read: TimeSpan,
+    #[serde(default)]
+    os_cache_warm: bool,
     #[serde(default)]
     think: Option<TimeSpan>,
     #[serde(default = "d_cpu")]
@@ -496,6 +502,7 @@ pub fn parse_database(
         buffer_blocks,
         os_cache_blocks: raw.os_cache.0 / 8192,
         os_read_ns: raw.os_read.0,
+        os_cache_warm: raw.os_cache_warm,
         // The OLTP suite's clients think 10 ms between transactions.
         think_ns: raw
             .think

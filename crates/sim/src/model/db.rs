@@ -208,7 +208,7 @@ impl Model {
             data,
             log_target,
             cache: BufferCache::new(spec.buffer_blocks as usize, layout.blocks()),
-            os_cache: crate::cache::LruCache::new(spec.os_cache_blocks),
+            os_cache: oscache::initial(spec, layout.blocks()),
             writer: DbWriter::new(spec.dbwr_outstanding, DBWR_MAX_BLOCKS),
             log: LogWriter::new(LogConfig {
                 block: 8192,

@@ -448,3 +448,21 @@ fn a_bad_file_cache_size_names_the_key() {
     let e = parse_workload(text, "db.toml", &s).unwrap_err().to_string();
     assert!(e.contains("os_cache"), "{e}");
 }
+
+#[test]
+fn a_warm_file_cache_starts_holding_the_database() {
+    // No warm-up: a cold file cache must read the table from the devices first, a warm one
+    // (as right after loading the tables through it) serves every buffer miss at once.
+    let s = system(ENTERPRISE_RAID5);
+    let run = |warm: bool| {
+        let text = format!(
+            "[database]\ntest = \"dpaws/select-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nsessions = 16\nrows = 200000\nbuffer = \"4MiB\"\nos_cache = \"64MiB\"\nos_cache_warm = {warm}\n"
+        );
+        let w = parse_workload(&text, "db.toml", &s).unwrap();
+        simulate(&s, &w, opts(2, 0, 1)).unwrap()
+    };
+    let (cold, warm) = (run(false), run(true));
+    assert!(cold.metrics.read_iops > 100.0, "{}", cold.metrics.read_iops);
+    assert_eq!(warm.metrics.read_iops, 0.0);
+    assert!(param(&warm, "os_cache_hit_pct") == 100.0);
+}

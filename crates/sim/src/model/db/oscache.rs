@@ -7,7 +7,21 @@
 //! (`os_cache = 0`, the default).
 
 use super::{DbTimer, Model, NEW_BLOCK};
+use crate::cache::LruCache;
+use crate::config::DbSpec;
 use crate::engine::{Event, SimTime};
+
+/// The file cache at the start: empty, or (`os_cache_warm`) holding the database's first
+/// blocks in order, as many as fit (all of them when it is larger than the database).
+pub(super) fn initial(spec: &DbSpec, db_blocks: u64) -> LruCache {
+    let mut c = LruCache::new(spec.os_cache_blocks);
+    if spec.os_cache_warm {
+        for b in 0..db_blocks.min(spec.os_cache_blocks) {
+            c.insert(b);
+        }
+    }
+    c
+}
 
 impl Model {
     /// Session `s` reads its current block from the file cache: it waits `os_read` and goes on.
