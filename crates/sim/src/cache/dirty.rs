@@ -302,12 +302,12 @@ impl DirtyPages {
             if b.destaging == 0 {
                 self.busy.remove(&key);
             }
-            let word = self.words.get(key);
+            let (slot, word, found) = self.words.probe(key);
             assert!(
                 word & mask == mask,
                 "destaged pages of word {w} are not dirty"
             );
-            self.words.set(key, word & !free);
+            self.words.set_at(slot, found, key, word & !free);
             freed += free.count_ones() as u64;
             if word & !free == 0 {
                 Self::clear_summary(&mut self.level1, &mut self.level2, w);

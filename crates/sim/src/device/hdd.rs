@@ -490,9 +490,12 @@ impl Hdd {
             if p.arrived_ns < oldest_arrived_ns {
                 (oldest, oldest_arrived_ns) = (i, p.arrived_ns);
             }
+            // The window never reaches past `from + readahead_sectors`: a read beyond it is
+            // not buffered, and the window's current end (a division) is not needed.
             let buffered = !p.write
                 && self.readahead.as_ref().is_some_and(|ra| {
                     p.lba >= ra.from
+                        && p.lba <= ra.from + self.readahead_sectors
                         && p.lba
                             <= *ra_avail.get_or_insert_with(|| self.ra_available_end(ra, now_ns))
                 });
