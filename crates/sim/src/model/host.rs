@@ -28,8 +28,7 @@ impl Model {
                 let mut ios = JobStream::new(p, si as u32, j, volume, self.opts.seed);
                 let next_io = ios.next_io();
                 let mut next_pieces = Vec::new();
-                let t = &self.targets[target as usize];
-                t.volume.map(next_io.lba, next_io.sectors, &mut next_pieces);
+                self.map_io(target, next_io.lba, next_io.sectors, &mut next_pieces);
                 self.jobs.push(Job {
                     stream: si as u32,
                     next_io,
@@ -94,11 +93,15 @@ impl Model {
             self.now,
         );
         let mut pieces = std::mem::take(&mut self.jobs[j as usize].next_pieces);
-        pieces.clear();
-        let t = &self.targets[target as usize];
-        t.volume.map(following.lba, following.sectors, &mut pieces);
+        self.map_io(target, following.lba, following.sectors, &mut pieces);
         self.prefetch_pieces(target, &pieces, following.write);
         self.jobs[j as usize].next_pieces = pieces;
+    }
+
+    /// Maps [lba, lba + sectors) of `target` onto its members into `out` (cleared first).
+    fn map_io(&self, target: u32, lba: u64, sectors: u64, out: &mut Vec<crate::volume::VolPiece>) {
+        out.clear();
+        self.targets[target as usize].volume.map(lba, sectors, out);
     }
 
     /// Starts loading the cache entries an I/O with these pieces on `target` will look up:
@@ -124,10 +127,7 @@ impl Model {
     /// [`Model::prefetch_pieces`] for an I/O not yet mapped.
     pub(super) fn prefetch_io(&mut self, target: u32, lba: u64, sectors: u64, write: bool) {
         let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
-        pieces.clear();
-        self.targets[target as usize]
-            .volume
-            .map(lba, sectors, &mut pieces);
+        self.map_io(target, lba, sectors, &mut pieces);
         self.prefetch_pieces(target, &pieces, write);
         self.scratch.vol_pieces = pieces;
     }
@@ -142,9 +142,9 @@ impl Model {
         write: bool,
         start_ns: u64,
     ) {
-        self.scratch.vol_pieces.clear();
-        let t = &self.targets[target as usize];
-        t.volume.map(lba, sectors, &mut self.scratch.vol_pieces);
+        let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
+        self.map_io(target, lba, sectors, &mut pieces);
+        self.scratch.vol_pieces = pieces;
         self.issue_mapped(issuer, target, lba, sectors, write, start_ns);
     }
 
@@ -160,9 +160,7 @@ impl Model {
     ) {
         debug_assert!({
             let mut check = Vec::new();
-            self.targets[target as usize]
-                .volume
-                .map(lba, sectors, &mut check);
+            self.map_io(target, lba, sectors, &mut check);
             check == self.scratch.vol_pieces
         });
         let h = self.hosts.insert(HostReq {
