@@ -378,12 +378,6 @@ impl Model {
             db.allocs += 1;
             sess.wait_start = self.now;
             let target = db.data;
-            if a.evicted_dirty.is_none() && db.os_cache.touch(block) {
-                // The host's file cache holds it: a short read, no device I/O.
-                db.stats.os_hits += u64::from(measuring);
-                self.os_cache_read(s);
-                return;
-            }
             if let Some(victim) = a.evicted_dirty {
                 sess.pending_read = (!new).then_some(block);
                 self.os_cache_keep(victim, 1);
@@ -395,7 +389,8 @@ impl Model {
                     true,
                     self.now,
                 );
-            } else {
+            } else if !self.os_cache_read(s, block) {
+                // Not in the host's file cache either: read from the device.
                 self.issue_host(
                     Issuer::Db(DbIo::Read(s)),
                     target,
@@ -493,12 +488,10 @@ impl Model {
                     return;
                 };
                 sess.wait_start = self.now;
-                if db.os_cache.touch(block) {
-                    db.stats.os_hits += u64::from(measuring);
-                    self.os_cache_read(s);
+                let target = db.data;
+                if self.os_cache_read(s, block) {
                     return;
                 }
-                let target = db.data;
                 self.issue_host(
                     Issuer::Db(DbIo::Read(s)),
                     target,

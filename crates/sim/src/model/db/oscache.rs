@@ -24,12 +24,18 @@ pub(super) fn initial(spec: &DbSpec, db_blocks: u64) -> LruCache {
 }
 
 impl Model {
-    /// Session `s` reads its current block from the file cache: it waits `os_read` and goes on.
-    pub(super) fn os_cache_read(&mut self, s: u32) {
+    /// When the file cache holds `block` (session `s`'s current block, a buffer miss), the
+    /// session reads it from there: it waits `os_read` and goes on, and true is returned.
+    /// False: the block must come from the device.
+    pub(super) fn os_cache_read(&mut self, s: u32, block: u64) -> bool {
         let measuring = self.now >= self.opts.warmup_ns;
         let db = self.db.as_mut().expect("database");
+        if !db.os_cache.touch(block) {
+            return false;
+        }
         let wait = db.spec.os_read_ns;
         if measuring {
+            db.stats.os_hits += 1;
             db.stats.read_waits += 1;
             db.stats.read_wait_ns += wait;
         }
@@ -38,6 +44,7 @@ impl Model {
             SimTime(self.now + wait.max(1)),
             Event::Db(DbTimer::Session(s)),
         );
+        true
     }
 
     /// Session `s`'s current block came from the device: it is now in the file cache too.
