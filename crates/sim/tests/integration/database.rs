@@ -7,12 +7,17 @@ use storlab_sim::{parse_workload, simulate};
 use super::{opts, system, ENTERPRISE_RAID5};
 
 fn db_run(test: &str, extra: &str, duration_s: u64, seed: u64) -> Run {
+    db_run_with(test, extra, opts(duration_s, 5, seed))
+}
+
+/// [`db_run`] with its own run options (warm-up, seed).
+fn db_run_with(test: &str, extra: &str, o: storlab_sim::RunOptions) -> Run {
     let s = system(ENTERPRISE_RAID5);
     let text = format!(
         "name = \"db\"\n[database]\ntest = \"{test}\"\ndata = \"datavol\"\nlog = \"logvol\"\n{extra}\n"
     );
     let w = parse_workload(&text, "db.toml", &s).unwrap_or_else(|e| panic!("{e}"));
-    simulate(&s, &w, opts(duration_s, 5, seed)).unwrap()
+    simulate(&s, &w, o).unwrap()
 }
 
 fn wait(run: &Run, event: &str) -> (f64, f64) {
@@ -453,13 +458,11 @@ fn a_bad_file_cache_size_names_the_key() {
 fn a_warm_file_cache_starts_holding_the_database() {
     // No warm-up: a cold file cache must read the table from the devices first, a warm one
     // (as right after loading the tables through it) serves every buffer miss at once.
-    let s = system(ENTERPRISE_RAID5);
     let run = |warm: bool| {
-        let text = format!(
-            "[database]\ntest = \"dpaws/select-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nsessions = 16\nrows = 200000\nbuffer = \"4MiB\"\nos_cache = \"64MiB\"\nos_cache_warm = {warm}\n"
+        let extra = format!(
+            "sessions = 16\nrows = 200000\nbuffer = \"4MiB\"\nos_cache = \"64MiB\"\nos_cache_warm = {warm}"
         );
-        let w = parse_workload(&text, "db.toml", &s).unwrap();
-        simulate(&s, &w, opts(2, 0, 1)).unwrap()
+        db_run_with("dpaws/select-row", &extra, opts(2, 0, 1))
     };
     let (cold, warm) = (run(false), run(true));
     assert!(cold.metrics.read_iops > 100.0, "{}", cold.metrics.read_iops);
