@@ -14,6 +14,11 @@
 
 #![allow(clippy::disallowed_methods)] // a benchmark measures wall time by definition
 
+// The machine facts, round statistics and report writing the comparison benches use.
+#[allow(dead_code)]
+#[path = "../../io/benches/support/mod.rs"]
+mod support;
+
 use std::time::Instant;
 
 use serde_json::json;
@@ -21,6 +26,7 @@ use storlab_sim::trace::{TraceFormat, TraceReader};
 use storlab_sim::{
     parse_array, parse_workload, profile_workload, simulate, RunOptions, SystemSpec,
 };
+use support::Spread;
 
 const RAID5: &str = include_str!("../../../examples/arrays/midrange-raid5.toml");
 const ENTERPRISE: &str = include_str!("../../../examples/arrays/enterprise-raid5.toml");
@@ -133,25 +139,6 @@ fn trace_speed() -> serde_json::Value {
 const SECS: u64 = 600;
 const ROUNDS: usize = 3;
 
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
-}
-
-fn min(v: &[f64]) -> f64 {
-    v.iter().copied().fold(f64::INFINITY, f64::min)
-}
-
-fn max(v: &[f64]) -> f64 {
-    v.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-}
-
 fn main() {
     let system = parse_array(RAID5, "midrange-raid5.toml").expect("example array");
     if std::env::args().any(|a| a == "--memory-child") {
@@ -186,19 +173,19 @@ fn main() {
             let (w2, ios2, _) = timed(sys, profile, 2 * SECS);
             rounds.push((w1, ios1, ev1, w2, ios2));
         }
-        let rate: Vec<f64> = rounds.iter().map(|r| r.1 as f64 / r.0).collect();
-        let ratio: Vec<f64> = rounds.iter().map(|r| r.3 / r.0).collect();
+        let rate = Spread::of(rounds.iter().map(|r| r.1 as f64 / r.0)).expect("rounds ran");
+        let ratio = Spread::of(rounds.iter().map(|r| r.3 / r.0)).expect("rounds ran");
         let (ios1, ev1) = (rounds[0].1, rounds[0].2);
-        let (rate_m, ratio_m) = (median(&rate), median(&ratio));
         let events_per_io = ev1 as f64 / ios1 as f64;
         println!(
-            "{array:>38} {profile:>13}: {:>10.0} host I/Os/s ({:.0}-{:.0}), {:>11.0} events/s, {events_per_io:.2} events per I/O; 2x duration -> {ratio_m:.2}x wall ({:.2}-{:.2})",
-            rate_m,
-            min(&rate),
-            max(&rate),
-            rate_m * events_per_io,
-            min(&ratio),
-            max(&ratio),
+            "{array:>38} {profile:>13}: {:>10.0} host I/Os/s ({:.0}-{:.0}), {:>11.0} events/s, {events_per_io:.2} events per I/O; 2x duration -> {:.2}x wall ({:.2}-{:.2})",
+            rate.median,
+            rate.min,
+            rate.max,
+            rate.median * events_per_io,
+            ratio.median,
+            ratio.min,
+            ratio.max,
         );
         profiles.push(json!({
             "array": array,
@@ -208,15 +195,15 @@ fn main() {
             "host_ios": ios1,
             "events": ev1,
             "wall_s": rounds.iter().map(|r| r.0).collect::<Vec<_>>(),
-            "host_ios_per_wall_s": rate_m,
-            "host_ios_per_wall_s_min_max": [min(&rate), max(&rate)],
-            "events_per_wall_s": rate_m * events_per_io,
+            "host_ios_per_wall_s": rate.median,
+            "host_ios_per_wall_s_min_max": [rate.min, rate.max],
+            "events_per_wall_s": rate.median * events_per_io,
             "doubled": {
                 "simulated_s": 2 * SECS,
                 "host_ios": rounds[0].4,
                 "wall_s": rounds.iter().map(|r| r.3).collect::<Vec<_>>(),
-                "wall_ratio": ratio_m,
-                "wall_ratio_min_max": [min(&ratio), max(&ratio)],
+                "wall_ratio": ratio.median,
+                "wall_ratio_min_max": [ratio.min, ratio.max],
             },
             "goal_host_ios_per_s": 3_000_000,
             "minimum_host_ios_per_s": 1_000_000,
@@ -244,17 +231,10 @@ fn main() {
         "benchmark": "storlab-sim throughput",
         "array": "examples/arrays/midrange-raid5.toml",
         "storlab_version": env!("CARGO_PKG_VERSION"),
+        "machine": support::machine(None),
         "profiles": profiles,
         "memory": {"profile": "oltp-60-40", "simulated_s": 3600, "host_ios": ios, "wall_s": wall,
                    "peak_rss_mib": rss_kib as f64 / 1024.0, "limit_mib": 200},
     });
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/bench");
-    std::fs::create_dir_all(dir).expect("bench dir");
-    let path = format!("{dir}/sim.json");
-    std::fs::write(
-        &path,
-        serde_json::to_string_pretty(&report).expect("json") + "\n",
-    )
-    .expect("write");
-    println!("wrote {path}");
+    support::write_report("sim.json", &report);
 }

@@ -1,6 +1,7 @@
-//! What the two comparison benchmarks share (`fio_compare` here, `pgbench_compare` in
-//! storlab-db, which includes this file with `#[path]`): the machine facts and JSON report
-//! every result carries, the statistics of alternating rounds, and number formatting.
+//! What the benchmarks share (`fio_compare` here; `pgbench_compare` in storlab-db and
+//! `sim_throughput` in storlab-sim include this file with `#[path]`): the machine facts and
+//! JSON report every result carries, the statistics of alternating rounds, and number
+//! formatting.
 //!
 //! Rounds. On a small shared machine one run of each tool says little: another tenant's load,
 //! or which CPU a thread lands on, moves a figure by 10-20% from one run to the next. So the
