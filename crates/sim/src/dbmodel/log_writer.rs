@@ -287,38 +287,26 @@ mod tests {
             .iter()
             .all(|&(f, off)| off == u64::from(f) * c.file_bytes));
     }
-}
 
-#[test]
-fn a_partly_filled_last_block_does_not_switch_until_the_log_reaches_the_file_end() {
-    let c = LogConfig {
-        file_bytes: 64 * 1024,
-        groups: 2,
-        archive: true,
-        ..tests_cfg()
-    };
-    let mut l = LogWriter::new(c);
-    // 60 KiB of log: the write rounds up to the file end (64 KiB) but the file is not full.
-    let s = l.commit(0, 60 * 1024);
-    assert_eq!(s.write.unwrap().bytes, 64 * 1024);
-    assert!(s.archive.is_empty());
-    assert_eq!(l.switches, 0);
-    l.member_done();
-    // 4 KiB more fill it: the rewrite of the last block is the switch.
-    let s = l.commit(0, 4 * 1024);
-    assert_eq!(s.write.unwrap().offset, 56 * 1024);
-    assert_eq!(s.archive, vec![(0, 0)]);
-    assert_eq!(l.switches, 1);
-}
-
-#[cfg(test)]
-fn tests_cfg() -> LogConfig {
-    LogConfig {
-        block: 8192,
-        max_write: 1 << 20,
-        file_bytes: 16 << 20,
-        groups: 3,
-        members: 1,
-        archive: false,
+    #[test]
+    fn a_partly_filled_last_block_does_not_switch_until_the_log_reaches_the_file_end() {
+        let c = LogConfig {
+            file_bytes: 64 * 1024,
+            groups: 2,
+            archive: true,
+            ..cfg()
+        };
+        let mut l = LogWriter::new(c);
+        // 60 KiB of log: the write rounds up to the file end (64 KiB) but the file is not full.
+        let s = l.commit(0, 60 * 1024);
+        assert_eq!(s.write.unwrap().bytes, 64 * 1024);
+        assert!(s.archive.is_empty());
+        assert_eq!(l.switches, 0);
+        l.member_done();
+        // 4 KiB more fill it: the rewrite of the last block is the switch.
+        let s = l.commit(0, 4 * 1024);
+        assert_eq!(s.write.unwrap().offset, 56 * 1024);
+        assert_eq!(s.archive, vec![(0, 0)]);
+        assert_eq!(l.switches, 1);
     }
 }
