@@ -148,9 +148,10 @@ pub fn workload_bars(study: &Study, workload: &str) -> Option<String> {
 }
 
 /// Latency against achieved IOPS over a load sweep, per configuration: p99 solid, mean
-/// dashed, the knee ringed.
+/// dashed, the knee ringed and its load named in the caption ("raid5 at 8 outstanding").
 pub fn sweep_curve(study: &Study, workload: &str) -> Option<String> {
     let mut lines = Vec::new();
+    let mut knees = Vec::new();
     for (i, c) in study.configurations.iter().enumerate() {
         let runs = study.runs(&c.name, workload);
         let Some(s) = sweep::find(&runs) else {
@@ -163,6 +164,9 @@ pub fn sweep_curve(study: &Study, workload: &str) -> Option<String> {
                 .collect()
         };
         let color = config_color(i).to_string();
+        if let Some(p) = s.knee.and_then(|k| s.points.get(k)) {
+            knees.push(format!("{} at {}", c.name, p.load.label()));
+        }
         lines.push(Line {
             name: format!("{} p99", c.name),
             color: color.clone(),
@@ -187,10 +191,15 @@ pub fn sweep_curve(study: &Study, workload: &str) -> Option<String> {
         lines,
         ..LineChart::default()
     };
-    let cap = format!(
-        "{}: latency vs load (sweep), knee ringed",
-        human_name(workload)
-    );
+    let cap = if knees.is_empty() {
+        format!("{}: latency vs load (sweep)", human_name(workload))
+    } else {
+        format!(
+            "{}: latency vs load (sweep), knee ringed: {}",
+            human_name(workload),
+            knees.join(", ")
+        )
+    };
     let svg = plot::line_chart(&chart, &cap);
     let id = format!("{}-sweep", anchor::bars(study, workload));
     Some(figure(

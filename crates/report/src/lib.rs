@@ -7,19 +7,19 @@
 //! reads no clock: the same study always gives the same bytes. The HTML holds no scripts and
 //! no URLs, so it can be mailed, archived and printed as it is.
 
-pub mod anchor;
-pub mod charts;
-pub mod cost;
+mod anchor;
+mod charts;
+mod cost;
 pub mod csv;
 pub mod findings;
-pub mod html;
+mod html;
 pub mod model;
-pub mod plot;
-pub mod svg;
-pub mod sweep;
+mod plot;
+mod svg;
+mod sweep;
 pub mod synthetic;
-pub mod tables;
-pub mod workload;
+mod tables;
+mod workload;
 
 use std::path::{Path, PathBuf};
 

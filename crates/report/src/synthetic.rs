@@ -152,7 +152,7 @@ fn series(mean: f64, db: bool, seed: u64) -> Vec<SeriesPoint> {
             } else {
                 1.0
             };
-            let v = mean * ramp * (1.0 + 0.06 * jitter(seed * 100 + t as u64));
+            let v = mean * ramp * (1.0 + 0.06 * jitter((seed * 100).wrapping_add_signed(t)));
             SeriesPoint {
                 t_s: t as f64,
                 iops: if db { v * 2.5 } else { v },

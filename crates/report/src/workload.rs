@@ -46,11 +46,6 @@ impl Metric {
         }
     }
 
-    /// True for throughput (more is better); false for latency.
-    pub fn higher_is_better(self) -> bool {
-        !matches!(self, Metric::LatMeanMs | Metric::LatP99Ms)
-    }
-
     /// The figure in `run`, when the run has it.
     pub fn of(self, run: &Run) -> Option<f64> {
         let m = &run.metrics;

@@ -101,6 +101,10 @@ fn the_demo_has_every_kind_of_chart() {
         assert!(html.contains(id), "no {id}");
     }
     assert!(html.contains(">knee</text>") && html.contains(">warm-up</text>"));
+    assert!(
+        html.contains("knee ringed: raid5 at 8 outstanding, raid10 at 8 outstanding"),
+        "the sweep caption names each configuration's knee load"
+    );
     assert_eq!(
         svgs(&html).len(),
         19,
