@@ -17,7 +17,8 @@ pub(crate) mod dpaws;
 pub(crate) mod oltp;
 pub(crate) mod orabench;
 
-use tokio_postgres::Client;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, Statement};
 
 use crate::error::DbError;
 
@@ -236,6 +237,20 @@ pub(crate) async fn load(
         "oltp" => load_oltp(client, schema, scale, tablespace).await,
         _ => load_orabench(client, schema, scale, tablespace).await,
     }
+}
+
+/// Runs a prepared SELECT and returns how many rows it returned, without decoding them.
+///
+/// The server does exactly what `Client::query` makes it do (the same Bind with binary
+/// results, Execute and Sync, every row sent); the count comes from the `SELECT n` tag that
+/// ends the reply. Rows are never built: `query` allocates a row and a vector of rows per call,
+/// client CPU the measurement would charge to every transaction.
+pub(crate) async fn rows_selected(
+    c: &Client,
+    statement: &Statement,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<u64, DbError> {
+    Ok(c.execute(statement, params).await?)
 }
 
 /// `TABLESPACE x` clause or nothing.

@@ -3,7 +3,7 @@
 use storlab_core::rng::Rng;
 use tokio_postgres::{Client, Statement};
 
-use super::{tablespace_clause, Op};
+use super::{rows_selected, tablespace_clause, Op};
 use crate::driver::Outcome;
 use crate::error::DbError;
 
@@ -91,7 +91,7 @@ pub(crate) async fn dpaws_op(
     let id = (1 + rng.below(span)) as i64;
     let rows = match op {
         Op::DpawsUpdateRow | Op::DpawsUpdateRange => c.execute(&stmts[k], &[&id]).await?,
-        Op::DpawsSelectRow => c.query(&stmts[k], &[&id]).await?.len() as u64,
+        Op::DpawsSelectRow => rows_selected(c, &stmts[k], &[&id]).await?,
         _ => {
             let n: i64 = c.query_one(&stmts[k], &[&id]).await?.get(0);
             n as u64

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use storlab_core::rng::Rng;
 use tokio_postgres::{Client, Statement};
 
-use super::tablespace_clause;
+use super::{rows_selected, tablespace_clause};
 use crate::driver::Outcome;
 use crate::error::DbError;
 
@@ -74,7 +74,7 @@ pub(crate) async fn oltp_op(
     if read {
         for _ in 0..5 {
             let id = (1 + rng.below(scale)) as i64;
-            rows += c.query(&s[0], &[&id]).await?.len() as u64;
+            rows += rows_selected(c, &s[0], &[&id]).await?;
         }
     } else {
         for _ in 0..2 {

@@ -8,7 +8,7 @@ use futures_util::SinkExt;
 use storlab_core::rng::Rng;
 use tokio_postgres::{Client, Statement};
 
-use super::{tablespace_clause, Op};
+use super::{rows_selected, tablespace_clause, Op};
 use crate::driver::Outcome;
 use crate::error::DbError;
 
@@ -137,7 +137,7 @@ pub(crate) async fn orabench_op(
 ) -> Result<Outcome, DbError> {
     let id = (1 + rng.below(scale)) as i64;
     let out = match op {
-        Op::ObSelectRandom => Outcome::rows(c.query(&st[0], &[&id]).await?.len() as u64),
+        Op::ObSelectRandom => Outcome::rows(rows_selected(c, &st[0], &[&id]).await?),
         Op::ObUpdateRandom => Outcome::rows(c.execute(&st[0], &[&id]).await?),
         Op::ObLoadConventional => {
             c.execute(&st[0], &[]).await?;
