@@ -106,7 +106,8 @@ pub struct ControllersFile {
     pub write_cache: ByteSize,
     /// `write-back` (acknowledge from NVS) or `write-through` (acknowledge after the disks).
     pub write_policy: WritePolicy,
-    /// Copy every write to the peer controller's cache before acknowledging it.
+    /// Copy every write to the peer controller's cache before acknowledging it (no effect
+    /// with one controller: there is no peer; after a failover the survivor stops copying).
     pub mirror_writes: bool,
     /// Bandwidth of the inter-controller mirror link, MB/s.
     pub mirror_mbps: f64,

@@ -338,14 +338,16 @@ fn resolve_controllers(raw: &ArrayFile, file: &str) -> Result<ControllerSpec, Co
     if c.count == 0 || c.count > 16 {
         return Err(bad("count", format!("must be 1..=16; got {}", c.count)));
     }
-    let nvs_footprint = c.write_cache.0 * if c.mirror_writes { 2 } else { 1 };
+    // Mirroring needs a peer: one controller has nothing to copy its writes to.
+    let mirror_writes = c.mirror_writes && c.count > 1;
+    let nvs_footprint = c.write_cache.0 * if mirror_writes { 2 } else { 1 };
     if c.cache.0 < nvs_footprint {
         return Err(bad(
             "write_cache",
             format!(
                 "{} of write cache{} does not fit in {} of cache",
                 c.write_cache,
-                if c.mirror_writes {
+                if mirror_writes {
                     " (twice, with the peer's mirror copy)"
                 } else {
                     ""
@@ -405,7 +407,7 @@ fn resolve_controllers(raw: &ArrayFile, file: &str) -> Result<ControllerSpec, Co
         read_cache_segments: (c.cache.0 - nvs_footprint) / seg,
         write_cache_pages,
         write_policy: c.write_policy,
-        mirror_writes: c.mirror_writes,
+        mirror_writes,
         mirror_ns_per_byte: 1e3 / c.mirror_mbps,
         mirror_latency_ns: c.mirror_latency.0,
         overhead_ns: c.overhead.0,

@@ -83,6 +83,7 @@ impl Model {
                 waiters: VecDeque::new(),
                 cpu_free_ns: 0,
                 mirror_free_ns: 0,
+                mirror: c.mirror_writes,
                 groups: Vec::new(),
                 next_group: 0,
                 failed: false,

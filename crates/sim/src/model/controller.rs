@@ -229,10 +229,16 @@ impl Model {
     }
 
     /// Marks the pages dirty and acknowledges after the mirror copy, if the write cache has
-    /// room for the pages the write adds; false (nothing changed) when it has not.
+    /// room for the pages the write adds; false (nothing changed) when it has not. A
+    /// controller that took over its failed peer's LUNs holds both caches' dirty pages, more
+    /// than its own capacity: it has no room until destaging brings it back under.
     fn try_accept(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, ready_ns: u64) -> bool {
         let ctrl = self.groups[g as usize].ctrl as usize;
-        let room = self.spec.controllers.write_cache_pages - self.ctrls[ctrl].dirty_pages;
+        let room = self
+            .spec
+            .controllers
+            .write_cache_pages
+            .saturating_sub(self.ctrls[ctrl].dirty_pages);
         let pages = (lba / PAGE_SECTORS, (lba + sectors).div_ceil(PAGE_SECTORS));
         let Some(added) = self.groups[g as usize]
             .dirty
@@ -244,7 +250,7 @@ impl Model {
         let c = &mut self.ctrls[ctrl];
         c.dirty_pages += added;
         let mut ack = ready_ns;
-        if cs.mirror_writes {
+        if c.mirror {
             let start = ready_ns.max(c.mirror_free_ns);
             c.mirror_free_ns = start + (sectors as f64 * 512.0 * cs.mirror_ns_per_byte) as u64;
             ack = c.mirror_free_ns + cs.mirror_latency_ns;

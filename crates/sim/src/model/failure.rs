@@ -134,6 +134,10 @@ impl Model {
         target.dirty_pages += dirty;
         target.destaging_pages += destaging;
         target.waiters.extend(waiters);
+        // The last controller standing has no peer to copy writes to.
+        if self.ctrls.iter().filter(|k| !k.failed).count() == 1 {
+            self.ctrls[to as usize].mirror = false;
+        }
         self.note(
             "failover",
             &format!("controller:{c}"),

@@ -68,6 +68,9 @@ pub(super) struct CtrlRt {
     pub waiters: VecDeque<NvsWaiter>,
     pub cpu_free_ns: u64,
     pub mirror_free_ns: u64,
+    /// Writes are copied to a peer's cache before they are acknowledged: mirroring is on
+    /// and another controller is alive.
+    pub mirror: bool,
     pub groups: Vec<u32>,
     pub next_group: usize,
     pub failed: bool,

@@ -77,22 +77,38 @@ fn write_back_hides_the_raid5_penalty_until_nvs_fills() {
 
 #[test]
 fn mirroring_writes_to_the_peer_costs_latency() {
-    let on = system(&SMALL_ARRAY.replace(
-        "[controllers]",
-        "[controllers]\nmirror_writes = true\nmirror_latency = \"100us\"",
-    ));
-    let off = system(&SMALL_ARRAY.replace("[controllers]", "[controllers]\nmirror_writes = false"));
-    let a = run_profile(&on, "redo", opts(5, 1, 1))
-        .metrics
-        .latency_ms
-        .mean;
-    let b = run_profile(&off, "redo", opts(5, 1, 1))
-        .metrics
-        .latency_ms
-        .mean;
+    let redo_ms = |controllers: &str| {
+        let s = system(&SMALL_ARRAY.replace("[controllers]\ncount = 1", controllers));
+        run_profile(&s, "redo", opts(5, 1, 1))
+            .metrics
+            .latency_ms
+            .mean
+    };
+    let two = "[controllers]\ncount = 2\nmirror_latency = \"100us\"";
+    let a = redo_ms(&format!("{two}\nmirror_writes = true"));
+    let b = redo_ms(&format!("{two}\nmirror_writes = false"));
     // 100 us fixed plus 8 KiB at 800 MB/s.
     let extra = a - b;
     assert!((extra - 0.110).abs() < 0.005, "mirror adds {extra} ms");
+    // One controller has no peer to copy to.
+    let one = "[controllers]\ncount = 1\nmirror_latency = \"100us\"";
+    let single = redo_ms(&format!("{one}\nmirror_writes = true"));
+    let single_off = redo_ms(&format!("{one}\nmirror_writes = false"));
+    assert_eq!(single, single_off, "mirroring without a peer");
+    // The peer fails at 1 s: the survivor has nothing to copy to from then on.
+    let s = system(&SMALL_ARRAY.replace(
+        "[controllers]\ncount = 1",
+        &format!("{two}\nmirror_writes = true"),
+    ));
+    let w = profile_workload("redo", &s).unwrap();
+    let fail = storlab_sim::parse_failure_arg("controller:1@1s", &s).unwrap();
+    let after = storlab_sim::simulate_with(&s, &w, &[fail], None, opts(5, 1, 1)).unwrap();
+    assert!(after.events.iter().any(|e| e.kind == "failover"));
+    let after = after.metrics.latency_ms.mean;
+    assert!(
+        (after - b).abs() < 0.005,
+        "{after} ms after the failover, {b} unmirrored"
+    );
 }
 
 #[test]

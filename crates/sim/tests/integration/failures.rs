@@ -141,6 +141,26 @@ fn controller_failure_moves_luns_to_the_peer() {
     );
 }
 
+/// Both controllers' write caches are full of random writes when one fails: the survivor
+/// holds both sets of dirty pages, more than its own cache, so new writes wait until
+/// destaging brings it back under (they were accepted without limit when the free room
+/// wrapped below zero).
+#[test]
+fn a_survivor_over_its_write_cache_takes_no_writes_until_it_drains() {
+    let s = system(MIDRANGE_RAID5);
+    let steady = run_failing(&s, "randwrite-8k", &[], opts(10, 20, 1));
+    let after = run_failing(&s, "randwrite-8k", &["controller:0@20s"], opts(10, 20, 1));
+    assert!(after.events.iter().any(|e| e.kind == "failover"));
+    assert!(
+        after.metrics.write_iops < 0.5 * steady.metrics.write_iops,
+        "writes after the failover {} against {} before",
+        after.metrics.write_iops,
+        steady.metrics.write_iops
+    );
+    let delayed: Vec<f64> = after.arrays.iter().map(|a| a.nvs_full_delay_pct).collect();
+    assert!(delayed.iter().any(|&p| p > 50.0), "{delayed:?}");
+}
+
 fn spc_trace(mode: TraceMode) -> TraceSource {
     let text = include_str!("../fixtures/traces/spc.csv");
     let reader = storlab_sim::trace::TraceReader::new(
