@@ -13,11 +13,15 @@
 //! 1.0), storlab's I/Os per system call, mean latencies. Goals are printed as met or not met,
 //! never asserted: a benchmark reports, it does not fail on noise.
 //!
-//! CPU per I/O. storlab: its process's user + system CPU over the whole run (ramp included)
-//! divided by every I/O it completed (ramp included); the monitor thread is in it. fio: the
-//! job's `usr_cpu + sys_cpu` (percent of one CPU; fio resets its counters after the ramp) times
-//! the measured runtime, divided by the I/Os of the measured window; fio's parent process
-//! (status, reporting) is not counted.
+//! CPU per I/O, both over the measured window (after the ramp), divided by the I/Os completed
+//! in it. fio: its job's `usr_cpu + sys_cpu` times `job_runtime`, the run time fio divided by to
+//! get those percentages, which gives back the job thread's own CPU (fio takes
+//! getrusage(RUSAGE_THREAD) when its ramp ends and when the job ends); fio's parent process
+//! (start-up, status, reporting) is not in it. storlab: its process's user + system CPU from
+//! the end of the warm-up to the end of the window (`tool.cpu_ns_per_io`), so its set-up,
+//! thread start and warm-up are out as fio's are; its monitor thread (a few wake-ups a second,
+//! /proc/diskstats once a second) is in, which fio's figure has no counterpart of: if anything
+//! the comparison is tilted against storlab.
 //!
 //! Without fio on PATH the bench installs it with apt-get when it runs as root; if fio is still
 //! missing it says so, writes `"fio": "not available"` and exits 0.
@@ -46,6 +50,9 @@ const GOAL_RATIO: f64 = 1.0;
 /// storlab's CPU per I/O over fio's (median of the rounds): at most this.
 const CPU_GOAL_RATIO: f64 = 1.0;
 const NS_PER_S: u64 = 1_000_000_000;
+/// What each tool's CPU per I/O covers (printed with the table and kept in io.json).
+const STORLAB_CPU: &str = "storlab: process user+system CPU from the end of the warm-up to the end of the window (monitor thread included) / I/Os completed in the window";
+const FIO_CPU: &str = "fio: job thread's user+system CPU from the end of the ramp to the end of the job ((usr_cpu + sys_cpu) / 100 * job_runtime; parent process excluded) / I/Os completed in the window";
 
 /// One comparison: 4 KiB random reads, O_DIRECT, one job.
 struct Case {
@@ -286,9 +293,10 @@ fn run_fio(args: &[String]) -> Result<Measured, String> {
     let field = |p: &str| num(&v, p).ok_or_else(|| format!("fio's JSON has no {p}"));
     let iops = field("/jobs/0/read/iops")?;
     let (usr, sys) = (field("/jobs/0/usr_cpu")?, field("/jobs/0/sys_cpu")?);
-    let runtime_s = num(&v, "/jobs/0/read/runtime")
+    // fio's usr_cpu and sys_cpu are percentages of job_runtime: times it, the job's CPU.
+    let runtime_s = num(&v, "/jobs/0/job_runtime")
         .filter(|r| *r > 0.0)
-        .or_else(|| num(&v, "/jobs/0/job_runtime"))
+        .or_else(|| num(&v, "/jobs/0/read/runtime"))
         .ok_or("fio's JSON has no runtime")?
         / 1000.0;
     let ios = num(&v, "/jobs/0/read/total_ios")
@@ -430,6 +438,7 @@ fn print_table(cases: &[(&Case, Summary)]) {
         );
     }
     println!("(ratios are storlab / fio, the median of the per-round ratios; lower CPU/IO is better for storlab)");
+    println!("CPU per I/O, {STORLAB_CPU};\n            {FIO_CPU}");
     for (case, s) in cases {
         let (r, c) = (median(s.ratio), median(s.cpu_ratio));
         println!(
@@ -496,8 +505,8 @@ fn main() {
         "runtime_s": RUNTIME_S,
         "rounds": ROUNDS,
         "order": "per case: storlab, fio, storlab, fio, ...; each round's two runs give one ratio; a case is judged on the median of its rounds' ratios",
-        "storlab_cpu": "process user+system CPU over ramp and measurement / all I/Os completed",
-        "fio_cpu": "(usr_cpu + sys_cpu) / 100 * runtime / I/Os, over fio's measured window (the job process only)",
+        "storlab_cpu": STORLAB_CPU,
+        "fio_cpu": FIO_CPU,
     });
     report["interrupted"] = json!(signal::stop_requested());
     report["cases"] = json!(case_reports);
