@@ -381,6 +381,9 @@ fn print_table(cases: &[(&Case, Summary)]) {
 }
 
 fn main() {
+    if placement::run_watcher_if_asked() {
+        return;
+    }
     // Ctrl-C stops the current run (fio gets it too), then the bench cleans up and reports.
     signal::install();
     let dir = scratch_dir();
