@@ -376,9 +376,10 @@ pub struct VerifyFault {
 pub struct ToolCost {
     /// Engine (`psync`, `io_uring`).
     pub engine: String,
-    /// CPU time of the storlab process (user + system) per I/O, ns.
+    /// CPU time of the storlab process (user + system) per I/O, ns: over the measured window
+    /// (set-up and warm-up excluded), per I/O completed in it.
     pub cpu_ns_per_io: f64,
-    /// CPU seconds used, user + system.
+    /// CPU seconds used over the measured window, user + system.
     pub cpu_s: f64,
     /// I/Os per system call that submitted or reaped them (io_uring).
     #[serde(default, skip_serializing_if = "Option::is_none")]

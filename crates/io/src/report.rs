@@ -57,11 +57,19 @@ impl ClassResult {
     }
 }
 
+/// What running the workload cost storlab's process: CPU (user + system) over `wall`, and the
+/// I/Os completed in that time. Normally the measured window (see run.rs, `CpuWindow`).
+pub(crate) struct CpuCost {
+    pub cpu: Duration,
+    pub wall: Duration,
+    pub ios: u64,
+}
+
 /// What the run measured.
 pub(crate) struct Measured {
     pub classes: Vec<ClassResult>,
     pub window: Duration,
-    pub cpu: Duration,
+    pub cpu: CpuCost,
     pub iostat: Vec<IostatSummary>,
     pub partial: bool,
     pub steady: bool,
@@ -196,12 +204,12 @@ pub(crate) fn build_run(
         db: None,
         tool: Some(ToolCost {
             engine: opts.engine.name().into(),
-            cpu_ns_per_io: if ios > 0 {
-                round3(m.cpu.as_nanos() as f64 / ios as f64)
+            cpu_ns_per_io: if m.cpu.ios > 0 {
+                round3(m.cpu.cpu.as_nanos() as f64 / m.cpu.ios as f64)
             } else {
                 0.0
             },
-            cpu_s: round3(m.cpu.as_secs_f64()),
+            cpu_s: round3(m.cpu.cpu.as_secs_f64()),
             ios_per_syscall: (opts.engine == EngineKind::IoUring && syscalls > 0)
                 .then(|| round3(ios as f64 / syscalls as f64)),
             requested_iops: rate(opts),
@@ -253,7 +261,7 @@ fn warnings(
         })
         .sum();
     let cpu_share =
-        m.cpu.as_secs_f64() / (secs + opts.warmup_ns as f64 / 1e9) / threads.max(1) as f64;
+        m.cpu.cpu.as_secs_f64() / m.cpu.wall.as_secs_f64().max(1e-9) / threads.max(1) as f64;
     let device_util = m.iostat.first().map_or(100.0, |d| d.total.util_pct);
     if cpu_share > 0.9 && device_util < 90.0 {
         w.push(format!(

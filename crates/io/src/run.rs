@@ -20,10 +20,30 @@ use crate::engine::{
 };
 use crate::error::IoError;
 use crate::options::{EngineKind, IoClass, IoOptions, SyncMode};
-use crate::report::{build_run, ClassResult, Measured};
+use crate::report::{build_run, ClassResult, CpuCost, Measured};
 use crate::signal;
 use crate::target::{cleanup, open_target, precondition, prepare, PreparedTarget, TargetNeeds};
 use crate::verify::Generations;
+
+/// The process's CPU over the measured window: taken by the monitor at its first sample (the
+/// end of the warm-up) and when it stops watching (the end of the window, a steady stop or
+/// Ctrl-C). Set-up, opening files, starting threads and the warm-up are left out, as fio leaves
+/// its job's start-up and ramp out of its usr/sys figures; the monitor thread and its
+/// /proc/diskstats sampling are in (a few wake-ups a second).
+#[derive(Clone, Copy, Debug, Default)]
+struct CpuWindow {
+    from: Option<(Instant, Duration)>,
+    to: Option<(Instant, Duration)>,
+}
+
+impl CpuWindow {
+    /// CPU and wall time between the two samples; None when the window never opened
+    /// (interrupted during the warm-up, or every worker ended before it).
+    fn span(&self) -> Option<(Duration, Duration)> {
+        let ((t0, c0), (t1, c1)) = (self.from?, self.to?);
+        Some((c1.saturating_sub(c0), t1.saturating_duration_since(t0)))
+    }
+}
 
 /// CPU time (user + system) of this process so far.
 pub(crate) fn cpu_time() -> Duration {
@@ -285,6 +305,7 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
     }
     let engine = opts.engine;
     let mut steady_at: Option<Instant> = None;
+    let mut cpu_window = CpuWindow::default();
     // The monitor (this thread) sleeps until the next one-second sample and is woken early
     // only by a worker that ends: a few wake-ups a second instead of one per poll, each of
     // which costs a context switch (tens of microseconds on a virtual machine) and may land
@@ -315,6 +336,9 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
             let now = Instant::now();
             if now >= next {
                 let done = sh.done.load(Ordering::Relaxed);
+                if !started {
+                    cpu_window.from = Some((now, cpu_time()));
+                }
                 if let Some(s) = sampler.as_mut() {
                     if !started {
                         *s = DiskSampler::new(s.devices()).unwrap_or_else(|_| s.clone());
@@ -340,6 +364,7 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
                     .max(Duration::from_millis(1)),
             );
         }
+        cpu_window.to = Some((Instant::now(), cpu_time()));
         handles
             .into_iter()
             .map(|(ci, committer, h)| (ci, committer, h.join().unwrap_or_else(|_| panicked(opts))))
@@ -350,7 +375,6 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
     if let Some(s) = sampler.as_mut() {
         let _ = s.sample(stopped.duration_since(measure_from).as_secs_f64().max(1e-3));
     }
-    let cpu = cpu_time().saturating_sub(cpu0);
     let mut classes: Vec<ClassResult> = opts
         .classes
         .iter()
@@ -365,6 +389,18 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
         }
         classes[*ci].add(r, *committer);
     }
+    let cpu = match cpu_window.span() {
+        Some((cpu, wall)) => CpuCost {
+            cpu,
+            wall,
+            ios: classes.iter().map(|c| c.io.all.count()).sum(),
+        },
+        None => CpuCost {
+            cpu: cpu_time().saturating_sub(cpu0),
+            wall: stopped.saturating_duration_since(sh.start),
+            ios: classes.iter().map(|c| c.ios).sum(),
+        },
+    };
     let interrupted = signal::stop_requested();
     let window = match (interrupted, steady_at) {
         (true, _) => stopped.saturating_duration_since(measure_from),

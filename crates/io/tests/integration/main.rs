@@ -102,6 +102,35 @@ fn the_requested_rate_is_achieved_and_latency_counts_from_the_intended_start() {
 }
 
 #[test]
+fn cpu_per_io_covers_the_measured_window_only() {
+    let _serial = serial();
+    let dir = scratch();
+    // Buffered reads of a small file come from the page cache: the one worker is busy all
+    // the time, warm-up included. Over the whole run it would use up to 3 CPU seconds.
+    let mut o = options(&dir.path().join("c.dat"), "randread-8k", 1);
+    o.direct = false;
+    o.warmup_ns = 2_000_000_000;
+    o.classes[0].profile.jobs = 1;
+    o.classes[0].profile.iodepth = 1;
+    let run = run_io(&o).unwrap();
+    let tool = run.tool.expect("tool cost");
+    assert!(
+        tool.cpu_s > 0.0 && tool.cpu_s < 1.5,
+        "one worker over a 1 s window used {} CPU seconds: set-up or warm-up counted",
+        tool.cpu_s
+    );
+    // Per I/O: the window's CPU over the window's I/Os (those the IO/s figure counts).
+    let per_io_s = tool.cpu_ns_per_io * run.metrics.ios as f64 / 1e9;
+    assert!(
+        (per_io_s - tool.cpu_s).abs() <= 0.002 + 0.01 * tool.cpu_s,
+        "{} ns x {} I/Os against {} s",
+        tool.cpu_ns_per_io,
+        run.metrics.ios,
+        tool.cpu_s
+    );
+}
+
+#[test]
 fn o_direct_reads_reach_the_device() {
     let _serial = serial();
     let dir = scratch();

@@ -13,22 +13,34 @@
 //! 1.0), storlab's I/Os per system call, mean latencies. Goals are printed as met or not met,
 //! never asserted: a benchmark reports, it does not fail on noise.
 //!
-//! CPU per I/O. storlab: its process's user + system CPU over the whole run (ramp included)
-//! divided by every I/O it completed (ramp included); the monitor thread is in it. fio: the
-//! job's `usr_cpu + sys_cpu` (percent of one CPU; fio resets its counters after the ramp) times
-//! the measured runtime, divided by the I/Os of the measured window; fio's parent process
-//! (status, reporting) is not counted.
+//! CPU per I/O, both over the measured window (after the ramp), divided by the I/Os completed
+//! in it. fio: its job's `usr_cpu + sys_cpu` times `job_runtime`, the run time fio divided by to
+//! get those percentages, which gives back the job thread's own CPU (fio takes
+//! getrusage(RUSAGE_THREAD) when its ramp ends and when the job ends); fio's parent process
+//! (start-up, status, reporting) is not in it. storlab: its process's user + system CPU from
+//! the end of the warm-up to the end of the window (`tool.cpu_ns_per_io`), so its set-up,
+//! thread start and warm-up are out as fio's are; its monitor thread (a few wake-ups a second,
+//! /proc/diskstats once a second) is in, which fio's figure has no counterpart of: if anything
+//! the comparison is tilted against storlab.
+//!
+//! Placement. Each run records which CPU its I/O thread ran on (placement.rs): on a small
+//! virtual machine that moves CPU per I/O by more than the tools differ, so the CPU ratio of
+//! the rounds where both ran on the same CPU is reported beside the median of all rounds.
 //!
 //! Without fio on PATH the bench installs it with apt-get when it runs as root; if fio is still
 //! missing it says so, writes `"fio": "not available"` and exits 0.
 
+mod fio;
+mod placement;
 // Shared with pgbench_compare, which uses other parts of it.
 #[allow(dead_code)]
+#[path = "../support/mod.rs"]
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
+use fio::{ensure_fio, fio_args, run_fio};
+use placement::{Placement, Watcher, Whose};
 use serde_json::{json, Value};
 use storlab_core::{BlockSizeWeight, ByteSize, IoProfile};
 use storlab_io::{run_io, signal, EngineKind, IoOptions};
@@ -46,6 +58,11 @@ const GOAL_RATIO: f64 = 1.0;
 /// storlab's CPU per I/O over fio's (median of the rounds): at most this.
 const CPU_GOAL_RATIO: f64 = 1.0;
 const NS_PER_S: u64 = 1_000_000_000;
+/// A run "ran on" a CPU when its I/O thread spent at least this share of its time there.
+const SAME_CPU_SHARE: f64 = 0.8;
+/// What each tool's CPU per I/O covers (printed with the table and kept in io.json).
+const STORLAB_CPU: &str = "storlab: process user+system CPU from the end of the warm-up to the end of the window (monitor thread included) / I/Os completed in the window";
+const FIO_CPU: &str = "fio: job thread's user+system CPU from the end of the ramp to the end of the job ((usr_cpu + sys_cpu) / 100 * job_runtime; parent process excluded) / I/Os completed in the window";
 
 /// One comparison: 4 KiB random reads, O_DIRECT, one job.
 struct Case {
@@ -77,6 +94,8 @@ struct Measured {
     iops: f64,
     cpu_ns_per_io: f64,
     lat_mean_ms: f64,
+    /// Which CPU its I/O thread ran on.
+    placement: Placement,
     /// Everything else the tool reported that is worth keeping.
     detail: Value,
 }
@@ -85,7 +104,7 @@ impl Measured {
     fn json(&self) -> Value {
         let mut v = json!({
             "iops": self.iops, "cpu_ns_per_io": self.cpu_ns_per_io,
-            "lat_mean_ms": self.lat_mean_ms,
+            "lat_mean_ms": self.lat_mean_ms, "placement": self.placement.json(),
         });
         if let (Some(v), Some(d)) = (v.as_object_mut(), self.detail.as_object()) {
             v.extend(d.clone());
@@ -110,6 +129,18 @@ impl Round {
         let (s, f) = (self.storlab.as_ref().ok()?, self.fio.as_ref().ok()?);
         ratio(Some(s.cpu_ns_per_io), Some(f.cpu_ns_per_io))
     }
+
+    /// True when both tools' I/O threads spent most of their time on the same CPU.
+    fn same_cpu(&self) -> bool {
+        let main = |m: &Result<Measured, String>| {
+            m.as_ref()
+                .ok()
+                .and_then(|m| m.placement.main_cpu())
+                .filter(|(_, share)| *share >= SAME_CPU_SHARE)
+                .map(|(cpu, _)| cpu)
+        };
+        main(&self.storlab).is_some_and(|s| main(&self.fio) == Some(s))
+    }
 }
 
 /// The scratch directory under target/; removed (with the 1 GiB file) when dropped, also when
@@ -132,36 +163,6 @@ fn scratch_dir() -> PathBuf {
         "/../../target/bench-tmp"
     ));
     Path::new(base).join("storlab-fio-compare")
-}
-
-fn apt_get(args: &[&str]) -> bool {
-    println!("  apt-get {}", args.join(" "));
-    Command::new("apt-get")
-        .args(args)
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// fio's version, installing fio with apt-get first when it is missing and this is root.
-fn ensure_fio() -> Option<String> {
-    if let Some(v) = support::command_line("fio", &["--version"]) {
-        return Some(v);
-    }
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
-        println!("fio is not on PATH and this process is not root: not installing it");
-        return None;
-    }
-    println!("fio is not on PATH: installing it");
-    let install = ["install", "-y", "-q", "fio"];
-    if !apt_get(&install) {
-        apt_get(&["update", "-q"]);
-        apt_get(&install);
-    }
-    support::command_line("fio", &["--version"])
 }
 
 fn storlab_options(file: &Path, profile: IoProfile, engine: EngineKind) -> IoOptions {
@@ -204,7 +205,10 @@ fn run_storlab(file: &Path, case: &Case, seed: u64) -> Result<Measured, String> 
     o.warmup_ns = RAMP_S * NS_PER_S;
     o.duration_ns = RUNTIME_S * NS_PER_S;
     o.seed = seed;
-    let run = run_io(&o).map_err(|e| e.to_string())?;
+    let watcher = Watcher::start(Whose::OwnThreads);
+    let run = run_io(&o);
+    let placement = watcher.finish();
+    let run = run.map_err(|e| e.to_string())?;
     let tool = run.tool.as_ref().ok_or("storlab reported no tool cost")?;
     let device = run.devices.first().map_or(
         Value::Null,
@@ -214,6 +218,7 @@ fn run_storlab(file: &Path, case: &Case, seed: u64) -> Result<Measured, String> 
         iops: run.metrics.iops,
         cpu_ns_per_io: tool.cpu_ns_per_io,
         lat_mean_ms: run.metrics.latency_ms.mean,
+        placement,
         detail: json!({
             "cpu_s": tool.cpu_s, "ios_per_syscall": tool.ios_per_syscall,
             "lat_p99_ms": run.metrics.latency_ms.p99, "partial": run.partial,
@@ -222,104 +227,20 @@ fn run_storlab(file: &Path, case: &Case, seed: u64) -> Result<Measured, String> 
     })
 }
 
-fn fio_args(file: &Path, case: &Case) -> Vec<String> {
-    // fio separates file names with ':'; a literal one is escaped.
-    let name = file.display().to_string().replace(':', "\\:");
-    [
-        "--name=storlab-compare".to_string(),
-        format!("--filename={name}"),
-        "--size=1g".into(),
-        "--allow_file_create=0".into(),
-        "--readonly".into(),
-        "--rw=randread".into(),
-        format!("--bs={BLOCK}"),
-        "--direct=1".into(),
-        format!("--ioengine={}", case.fio_engine),
-        format!("--iodepth={}", case.iodepth),
-        "--numjobs=1".into(),
-        "--time_based".into(),
-        format!("--runtime={RUNTIME_S}"),
-        format!("--ramp_time={RAMP_S}"),
-        "--norandommap".into(),
-        "--randrepeat=0".into(),
-        "--output-format=json".into(),
-    ]
-    .into()
-}
-
-fn num(v: &Value, pointer: &str) -> Option<f64> {
-    v.pointer(pointer).and_then(Value::as_f64)
-}
-
-/// fio's JSON document (fio may print notes before it).
-fn fio_document(stdout: &str) -> Result<Value, String> {
-    let start = if stdout.starts_with('{') {
-        0
-    } else {
-        stdout
-            .find("\n{")
-            .map(|i| i + 1)
-            .ok_or_else(|| format!("no JSON in fio's output: {}", stdout.trim()))?
-    };
-    serde_json::Deserializer::from_str(&stdout[start..])
-        .into_iter::<Value>()
-        .next()
-        .ok_or("empty fio output")?
-        .map_err(|e| format!("fio's JSON: {e}"))
-}
-
-fn run_fio(args: &[String]) -> Result<Measured, String> {
-    let out = Command::new("fio")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot start fio: {e}"))?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
-        return Err(format!("fio failed ({}): {}", out.status, stderr.trim()));
-    }
-    let v = fio_document(&String::from_utf8_lossy(&out.stdout))?;
-    let error = num(&v, "/jobs/0/error").unwrap_or(0.0);
-    if error != 0.0 {
-        return Err(format!("fio job error {error}: {}", stderr.trim()));
-    }
-    let field = |p: &str| num(&v, p).ok_or_else(|| format!("fio's JSON has no {p}"));
-    let iops = field("/jobs/0/read/iops")?;
-    let (usr, sys) = (field("/jobs/0/usr_cpu")?, field("/jobs/0/sys_cpu")?);
-    let runtime_s = num(&v, "/jobs/0/read/runtime")
-        .filter(|r| *r > 0.0)
-        .or_else(|| num(&v, "/jobs/0/job_runtime"))
-        .ok_or("fio's JSON has no runtime")?
-        / 1000.0;
-    let ios = num(&v, "/jobs/0/read/total_ios")
-        .filter(|n| *n > 0.0)
-        .unwrap_or(iops * runtime_s);
-    if ios <= 0.0 {
-        return Err("fio completed no I/O".into());
-    }
-    let pointer = |p: &str| v.pointer(p).cloned().unwrap_or_default();
-    Ok(Measured {
-        iops,
-        cpu_ns_per_io: (usr + sys) / 100.0 * runtime_s / ios * 1e9,
-        lat_mean_ms: field("/jobs/0/read/lat_ns/mean")? / 1e6,
-        detail: json!({
-            "usr_cpu_pct": usr, "sys_cpu_pct": sys, "runtime_s": runtime_s, "ios": ios,
-            "clat_p99_ms": num(&v, "/jobs/0/read/clat_ns/percentile/99.000000").map(|n| n / 1e6),
-            "iodepth_level_pct": pointer("/jobs/0/iodepth_level"),
-            "iodepth_complete_pct": pointer("/jobs/0/iodepth_complete"),
-            "load_after": support::load_average(),
-        }),
-    })
-}
-
 fn print_run(case: &Case, round: u32, tool: &str, r: &Result<Measured, String>) {
     match r {
         Ok(m) => println!(
-            "{:<26} round {round}: {tool:<7} {:>9} IO/s, {:>7} CPU ns/IO, {:.3} ms",
+            "{:<26} round {round}: {tool:<7} {:>9} IO/s, {:>7} CPU ns/IO, {:.3} ms, {}",
             case.name,
             thousands(m.iops),
             thousands(m.cpu_ns_per_io),
-            m.lat_mean_ms
+            m.lat_mean_ms,
+            m.placement
+                .main_cpu()
+                .map_or("CPU unknown".into(), |(cpu, share)| format!(
+                    "CPU {cpu} ({:.0}%)",
+                    share * 100.0
+                ))
         ),
         Err(e) => println!("{:<26} round {round}: {tool} failed: {e}", case.name),
     }
@@ -355,6 +276,8 @@ fn run_case(file: &Path, case: &Case, args: &[String]) -> Vec<Round> {
 struct Summary {
     ratio: Option<Spread>,
     cpu_ratio: Option<Spread>,
+    /// The CPU ratio of the rounds where both tools ran on the same CPU.
+    cpu_ratio_same_cpu: Option<Spread>,
     storlab_iops: Option<Spread>,
     fio_iops: Option<Spread>,
     storlab_cpu: Option<Spread>,
@@ -370,6 +293,12 @@ fn summarize(rounds: &[Round]) -> Summary {
     Summary {
         ratio: Spread::of(rounds.iter().filter_map(Round::iops_ratio)),
         cpu_ratio: Spread::of(rounds.iter().filter_map(Round::cpu_ratio)),
+        cpu_ratio_same_cpu: Spread::of(
+            rounds
+                .iter()
+                .filter(|r| r.same_cpu())
+                .filter_map(Round::cpu_ratio),
+        ),
         storlab_iops: spread(storlab, |m| m.iops),
         fio_iops: spread(fio, |m| m.iops),
         storlab_cpu: spread(storlab, |m| m.cpu_ns_per_io),
@@ -386,6 +315,7 @@ fn case_json(case: &Case, args: &[String], rounds: &[Round], s: &Summary) -> Val
         "iodepth": case.iodepth, "engine": case.fio_engine,
         "ratio": Spread::json(s.ratio),
         "cpu_ratio": Spread::json(s.cpu_ratio),
+        "cpu_ratio_same_cpu": Spread::json(s.cpu_ratio_same_cpu),
         "minimum_ratio": MINIMUM_RATIO, "goal_ratio": GOAL_RATIO, "cpu_goal_ratio": CPU_GOAL_RATIO,
         "minimum_met": r.map(|r| r >= MINIMUM_RATIO),
         "goal_met": r.map(|r| r >= GOAL_RATIO),
@@ -399,7 +329,7 @@ fn case_json(case: &Case, args: &[String], rounds: &[Round], s: &Summary) -> Val
             "round": i + 1,
             "storlab": run_json(&r.storlab, Measured::json),
             "fio": run_json(&r.fio, Measured::json),
-            "ratio": r.iops_ratio(), "cpu_ratio": r.cpu_ratio(),
+            "ratio": r.iops_ratio(), "cpu_ratio": r.cpu_ratio(), "same_cpu": r.same_cpu(),
         })).collect::<Vec<_>>(),
     })
 }
@@ -430,6 +360,14 @@ fn print_table(cases: &[(&Case, Summary)]) {
         );
     }
     println!("(ratios are storlab / fio, the median of the per-round ratios; lower CPU/IO is better for storlab)");
+    println!("CPU per I/O, {STORLAB_CPU};\n            {FIO_CPU}");
+    for (case, s) in cases {
+        println!(
+            "{:<26} CPU/IO ratio of the rounds where both ran on the same CPU: {}",
+            case.name,
+            Spread::ratio_text(s.cpu_ratio_same_cpu)
+        );
+    }
     for (case, s) in cases {
         let (r, c) = (median(s.ratio), median(s.cpu_ratio));
         println!(
@@ -443,6 +381,9 @@ fn print_table(cases: &[(&Case, Summary)]) {
 }
 
 fn main() {
+    if placement::run_watcher_if_asked() {
+        return;
+    }
     // Ctrl-C stops the current run (fio gets it too), then the bench cleans up and reports.
     signal::install();
     let dir = scratch_dir();
@@ -496,8 +437,8 @@ fn main() {
         "runtime_s": RUNTIME_S,
         "rounds": ROUNDS,
         "order": "per case: storlab, fio, storlab, fio, ...; each round's two runs give one ratio; a case is judged on the median of its rounds' ratios",
-        "storlab_cpu": "process user+system CPU over ramp and measurement / all I/Os completed",
-        "fio_cpu": "(usr_cpu + sys_cpu) / 100 * runtime / I/Os, over fio's measured window (the job process only)",
+        "storlab_cpu": STORLAB_CPU,
+        "fio_cpu": FIO_CPU,
     });
     report["interrupted"] = json!(signal::stop_requested());
     report["cases"] = json!(case_reports);
