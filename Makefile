@@ -33,11 +33,14 @@ test-deps: deps
 demo: deps build
 	$(STORLAB) demo --out out/demo
 
-# Every check: formatting, lints (warnings are errors), every test in release mode.
+# Every check: formatting, lints (warnings are errors), every test in release mode, and the
+# simulator's, the schema's and the report's tests again with overflow checks and debug
+# assertions on (profile `checked`).
 test: test-deps
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	$(CARGO) test --workspace --release --locked
+	$(CARGO) test --profile checked --locked -p storlab-sim -p storlab-core -p storlab-report
 	$(CARGO) run --release --locked -q -p storlab-cli -- validate --json target/validate.json
 
 # Benchmarks: simulator throughput and memory (target/bench/sim.json), storlab io against
