@@ -23,9 +23,12 @@
 //! /proc/diskstats once a second) is in, which fio's figure has no counterpart of: if anything
 //! the comparison is tilted against storlab.
 //!
-//! Placement. Each run records which CPU its I/O thread ran on (placement.rs): on a small
-//! virtual machine that moves CPU per I/O by more than the tools differ, so the CPU ratio of
-//! the rounds where both ran on the same CPU is reported beside the median of all rounds.
+//! Placement. On a small virtual machine the CPU a run lands on moves CPU per I/O by more
+//! than the tools differ (the disk's interrupt goes to one CPU; a thread there pays less per
+//! I/O). So both tools of a round are pinned to the same CPU (the bench's thread is pinned
+//! before it starts storlab's threads and fio's process, which inherit it), and the rounds
+//! take the CPUs in turn; each run still records where its I/O thread ran (placement.rs), and
+//! the CPU ratio of the rounds where both ran on the same CPU is reported beside the median.
 //!
 //! Without fio on PATH the bench installs it with apt-get when it runs as root; if fio is still
 //! missing it says so, writes `"fio": "not available"` and exits 0.
@@ -246,19 +249,27 @@ fn print_run(case: &Case, round: u32, tool: &str, r: &Result<Measured, String>) 
     }
 }
 
-/// Runs one case's rounds: storlab, fio, storlab, fio, ...
+/// Runs one case's rounds: storlab, fio, storlab, fio, ... Both tools of a round run on the
+/// same CPU, the next round on the next CPU (see the module comment, Placement).
 fn run_case(file: &Path, case: &Case, args: &[String]) -> Vec<Round> {
     let mut rounds = Vec::new();
+    let cpus = placement::online_cpus();
     for round in 1..=ROUNDS {
         if signal::stop_requested() {
             break;
         }
+        placement::pin(Some((round as usize - 1) % cpus));
         let storlab = run_storlab(file, case, u64::from(round));
         print_run(case, round, "storlab", &storlab);
+        let fio = if signal::stop_requested() {
+            Err("interrupted".to_string())
+        } else {
+            run_fio(args)
+        };
+        placement::pin(None);
         if signal::stop_requested() {
             break;
         }
-        let fio = run_fio(args);
         print_run(case, round, "fio", &fio);
         let r = Round { storlab, fio };
         println!(

@@ -118,6 +118,8 @@ pub fn run_watcher_if_asked() -> bool {
     let Ok(spec) = std::env::var(WATCH_ENV) else {
         return false;
     };
+    // Started by a thread pinned to the round's CPU: the watcher itself runs anywhere.
+    pin(None);
     let whose = match spec.split_once(':') {
         Some(("threads", pid)) => pid.parse().ok().map(|p| (Whose::OwnThreads, p)),
         Some(("children", pid)) => pid.parse().ok().map(|p| (Whose::ChildrenOf(p), p)),
@@ -205,4 +207,27 @@ fn thread_state(pid: u32, tid: u32) -> Option<(u64, u32)> {
     let after_comm = stat.rsplit_once(')')?.1;
     let cpu = after_comm.split_whitespace().nth(36)?.parse().ok()?;
     Some((run_ns, cpu))
+}
+
+/// Restricts the calling thread, and the threads and processes it starts from then on, to
+/// `cpu`; with None, lets it run on every online CPU again.
+pub fn pin(cpu: Option<usize>) {
+    let online = online_cpus();
+    // SAFETY: cpu_set_t is plain data; all zeroes is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for c in (0..online).filter(|&c| cpu.is_none_or(|p| p == c)) {
+        // SAFETY: c < online <= CPU_SETSIZE for any machine this bench runs on.
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: `set` is a valid cpu_set_t of `size` bytes; 0 is the calling thread.
+    if unsafe { libc::sched_setaffinity(0, size, &set) } != 0 {
+        eprintln!("cannot pin to {cpu:?}: {}", std::io::Error::last_os_error());
+    }
+}
+
+/// Online CPUs (not the calling thread's affinity, which a pin narrows).
+pub fn online_cpus() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as usize
 }
