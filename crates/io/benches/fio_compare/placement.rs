@@ -5,11 +5,14 @@
 //! tools ran on the same CPU can be compared apart.
 //!
 //! The watcher is a separate process (this bench run again with STORLAB_PLACEMENT_WATCH set),
-//! so neither tool's process holds it and neither tool's CPU figure counts it. Every 250 ms it
+//! so neither tool's process holds it and neither tool's CPU figure counts it. Every 100 ms it
 //! reads, for every I/O thread (fio: its job processes; storlab, which runs in the bench
 //! process: every thread of it but the main one, which only monitors), the CPU time it used
 //! since the last look (schedstat) and the CPU it is on (stat field 39), and credits the time
-//! to that CPU. It stops when the bench closes its standard input and prints what it saw.
+//! to that CPU, and notes the total so far with the time of the look: the timeline from which
+//! the bench takes each tool's scheduler CPU rate in the middle of its measured window (the
+//! same instrument for both tools; see main.rs). It stops when the bench closes its standard
+//! input and prints what it saw.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -29,11 +32,16 @@ pub enum Whose {
 }
 
 const WATCH_ENV: &str = "STORLAB_PLACEMENT_WATCH";
+/// Time between two looks at the watched threads.
+const LOOK_MS: u64 = 100;
 
 /// CPU time of the watched threads, per CPU.
 #[derive(Clone, Debug, Default)]
 pub struct Placement {
     pub ns_by_cpu: BTreeMap<u32, u64>,
+    /// (time since the watcher started, run time of the watched threads since then), ns, one
+    /// pair per look.
+    pub timeline: Vec<(u64, u64)>,
     /// What the watcher process itself used (user + system).
     pub watcher_cpu_ns: u64,
 }
@@ -44,6 +52,15 @@ impl Placement {
         let total: u64 = self.ns_by_cpu.values().sum();
         let (cpu, ns) = self.ns_by_cpu.iter().max_by_key(|(_, ns)| **ns)?;
         (total > 0).then(|| (*cpu, *ns as f64 / total as f64))
+    }
+
+    /// CPU the watched threads used per second of wall time between `from_s` and `to_s` after
+    /// the watcher started (the looks nearest inside that span), in ns per second.
+    pub fn cpu_rate(&self, from_s: f64, to_s: f64) -> Option<f64> {
+        let (from, to) = ((from_s * 1e9) as u64, (to_s * 1e9) as u64);
+        let first = self.timeline.iter().find(|(t, _)| *t >= from)?;
+        let last = self.timeline.iter().rev().find(|(t, _)| *t <= to)?;
+        (last.0 > first.0).then(|| (last.1 - first.1) as f64 / ((last.0 - first.0) as f64 / 1e9))
     }
 
     pub fn json(&self) -> Value {
@@ -100,6 +117,11 @@ impl Watcher {
             let mut f = line.split_whitespace();
             match (f.next(), f.next().and_then(|x| x.parse::<u64>().ok())) {
                 (Some("self"), Some(ns)) => p.watcher_cpu_ns = ns,
+                (Some("t"), Some(t)) => {
+                    if let Some(ns) = f.next().and_then(|x| x.parse().ok()) {
+                        p.timeline.push((t, ns));
+                    }
+                }
                 (Some(cpu), Some(ns)) => {
                     if let Ok(cpu) = cpu.parse() {
                         p.ns_by_cpu.insert(cpu, ns);
@@ -138,6 +160,9 @@ pub fn run_watcher_if_asked() -> bool {
     for (cpu, ns) in &p.ns_by_cpu {
         let _ = writeln!(out, "{cpu} {ns}");
     }
+    for (t, ns) in &p.timeline {
+        let _ = writeln!(out, "t {t} {ns}");
+    }
     let _ = writeln!(out, "self {}", process_cpu_ns());
     true
 }
@@ -145,7 +170,11 @@ pub fn run_watcher_if_asked() -> bool {
 fn watch(whose: Whose, pid: u32, stop: &AtomicBool) -> Placement {
     let mut last: BTreeMap<u32, u64> = BTreeMap::new();
     let mut placement = Placement::default();
+    #[allow(clippy::disallowed_methods)] // the timeline is wall time by definition
+    let start = std::time::Instant::now();
+    let mut used = 0u64;
     while !stop.load(Ordering::Relaxed) {
+        let now = start.elapsed().as_nanos() as u64;
         for (process, tid) in threads(whose, pid) {
             if matches!(whose, Whose::OwnThreads) && tid == process {
                 continue;
@@ -154,9 +183,12 @@ fn watch(whose: Whose, pid: u32, stop: &AtomicBool) -> Placement {
                 continue;
             };
             let before = last.insert(tid, run_ns).unwrap_or(run_ns);
-            *placement.ns_by_cpu.entry(cpu).or_default() += run_ns.saturating_sub(before);
+            let delta = run_ns.saturating_sub(before);
+            *placement.ns_by_cpu.entry(cpu).or_default() += delta;
+            used += delta;
         }
-        std::thread::sleep(Duration::from_millis(250));
+        placement.timeline.push((now, used));
+        std::thread::sleep(Duration::from_millis(LOOK_MS));
     }
     placement
 }
