@@ -114,7 +114,8 @@ impl Model {
             return;
         };
         let groups = std::mem::take(&mut self.ctrls[c as usize].groups);
-        let mirrored = self.spec.controllers.mirror_writes;
+        // Its dirty pages survive if it was copying them to a peer.
+        let mirrored = self.ctrls[c as usize].mirror;
         let mut lost = 0;
         for &g in &groups {
             self.groups[g as usize].ctrl = to;

@@ -77,9 +77,10 @@ fn write_back_hides_the_raid5_penalty_until_nvs_fills() {
 
 #[test]
 fn mirroring_writes_to_the_peer_costs_latency() {
+    let array =
+        |controllers: &str| system(&SMALL_ARRAY.replace("[controllers]\ncount = 1", controllers));
     let redo_ms = |controllers: &str| {
-        let s = system(&SMALL_ARRAY.replace("[controllers]\ncount = 1", controllers));
-        run_profile(&s, "redo", opts(5, 1, 1))
+        run_profile(&array(controllers), "redo", opts(5, 1, 1))
             .metrics
             .latency_ms
             .mean
@@ -96,10 +97,7 @@ fn mirroring_writes_to_the_peer_costs_latency() {
     let single_off = redo_ms(&format!("{one}\nmirror_writes = false"));
     assert_eq!(single, single_off, "mirroring without a peer");
     // The peer fails at 1 s: the survivor has nothing to copy to from then on.
-    let s = system(&SMALL_ARRAY.replace(
-        "[controllers]\ncount = 1",
-        &format!("{two}\nmirror_writes = true"),
-    ));
+    let s = array(&format!("{two}\nmirror_writes = true"));
     let w = profile_workload("redo", &s).unwrap();
     let fail = storlab_sim::parse_failure_arg("controller:1@1s", &s).unwrap();
     let after = storlab_sim::simulate_with(&s, &w, &[fail], None, opts(5, 1, 1)).unwrap();
