@@ -56,6 +56,13 @@ struct Entry {
     event: Event,
 }
 
+impl Entry {
+    #[inline]
+    fn key(&self) -> u128 {
+        (u128::from(self.time) << 64) | u128::from(self.seq)
+    }
+}
+
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
         self.time == other.time && self.seq == other.seq
@@ -69,15 +76,23 @@ impl PartialOrd for Entry {
 }
 impl Ord for Entry {
     /// Reversed so the std max-heap pops the earliest (time, seq) first.
+    /// One 128-bit comparison (branch-free) instead of a tuple's two.
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.key().cmp(&self.key())
     }
 }
 
 /// Pending events ordered by (time, sequence).
+///
+/// Popping leaves the earliest entry in place, marked taken: most handlers schedule the next
+/// event of the thing that just happened (a disk's next completion), and that event then
+/// replaces the taken root with one sift down, instead of a pop's sift and a push's sift.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
+    /// The root was returned by `pop` and is no longer pending.
+    top_taken: bool,
     next_seq: u64,
     processed: u64,
 }
@@ -93,23 +108,45 @@ impl EventQueue {
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry {
+        let entry = Entry {
             time: time.0,
             seq,
             event,
-        });
+        };
+        if self.top_taken {
+            self.top_taken = false;
+            // Any value may replace the root of a heap: dropping the PeekMut sifts it down.
+            if let Some(mut root) = self.heap.peek_mut() {
+                *root = entry;
+            }
+        } else {
+            self.heap.push(entry);
+        }
+    }
+
+    /// Removes the taken root, if any.
+    #[inline]
+    fn settle(&mut self) {
+        if self.top_taken {
+            self.top_taken = false;
+            self.heap.pop();
+        }
     }
 
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let e = self.heap.pop()?;
+        self.settle();
+        let e = *self.heap.peek()?;
+        self.top_taken = true;
         self.processed += 1;
         Some((SimTime(e.time), e.event))
     }
 
     /// Time of the earliest pending event.
-    pub fn peek_time(&self) -> Option<SimTime> {
+    #[inline]
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        self.settle();
         self.heap.peek().map(|e| SimTime(e.time))
     }
 
@@ -120,12 +157,12 @@ impl EventQueue {
 
     /// Events waiting.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - usize::from(self.top_taken)
     }
 
     /// True when nothing is scheduled.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 

@@ -97,6 +97,8 @@ pub struct Hdd {
     heads: u64,
     capacity_sectors: u64,
     rev_ns: u64,
+    /// `u64::MAX / rev_ns`: times are reduced modulo a revolution by a multiply with it.
+    rev_inv: u64,
     phase_ns: u64,
     seek: SeekCurve,
     head_switch_ns: u64,
@@ -162,6 +164,7 @@ impl Hdd {
             heads: p.heads as u64,
             capacity_sectors,
             rev_ns,
+            rev_inv: u64::MAX / rev_ns,
             phase_ns: phase_ns % rev_ns,
             seek,
             head_switch_ns: (p.head_switch_ms * 1e6) as u64,
@@ -271,7 +274,7 @@ impl Hdd {
             return None;
         }
         // The spindle angle now, computed once for the pick and the chosen command.
-        let now_angle = (now_ns + self.phase_ns) % self.rev_ns;
+        let now_angle = self.wrap_rev(now_ns + self.phase_ns);
         let idx = if self.scheduler == Scheduler::Sptf {
             self.pick_sptf(now_ns, now_angle)
         } else {
@@ -344,7 +347,21 @@ impl Hdd {
     #[inline]
     fn angle_ns(&self, pos: &Position) -> u64 {
         let track = pos.cyl as u64 * self.heads + pos.head as u64;
-        (self.sector_ns(pos.sector as u64, pos.spt) + track * self.skew_ns) % self.rev_ns
+        self.wrap_rev(self.sector_ns(pos.sector as u64, pos.spt) + track * self.skew_ns)
+    }
+
+    /// `t` modulo one revolution without a division. The quotient estimate
+    /// `t * floor((2^64 - 1) / rev) / 2^64` is the true quotient or one less (its error is
+    /// below `t / 2^64 < 1`), so one conditional subtraction finishes the remainder.
+    #[inline]
+    fn wrap_rev(&self, t: u64) -> u64 {
+        let q = ((u128::from(t) * u128::from(self.rev_inv)) >> 64) as u64;
+        let r = t - q * self.rev_ns;
+        if r >= self.rev_ns {
+            r - self.rev_ns
+        } else {
+            r
+        }
     }
 
     /// Rotational wait for a sector at `angle_ns` when the head is ready `lead_ns` after a
@@ -352,6 +369,8 @@ impl Hdd {
     #[inline]
     fn rotate_wait_ns(&self, now_angle: u64, lead_ns: u64, angle_ns: u64) -> u64 {
         let rev = self.rev_ns;
+        // A loop, not wrap_rev: the lead is rarely more than a revolution or two, and the
+        // subtractions measured faster than the multiply.
         let mut at = now_angle + lead_ns;
         while at >= rev {
             at -= rev;
@@ -452,7 +471,7 @@ impl Hdd {
         match self.scheduler {
             Scheduler::Fifo => oldest,
             Scheduler::Sstf => self.min_index(|p| (p.pos.cyl.abs_diff(cur) as u64, p.arrived_ns)),
-            Scheduler::Sptf => self.pick_sptf(now_ns, (now_ns + self.phase_ns) % self.rev_ns),
+            Scheduler::Sptf => self.pick_sptf(now_ns, self.wrap_rev(now_ns + self.phase_ns)),
             Scheduler::Elevator => {
                 let ahead = |p: &Pending, up: bool| {
                     if up {

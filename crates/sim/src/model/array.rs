@@ -157,6 +157,9 @@ impl Model {
         let disk = device.unwrap_or(grp.members[io.disk as usize]);
         if class == OpClass::Destage {
             grp.destage_ops_inflight += 1;
+            if grp.destage_ops_inflight == grp.destage_ops_limit {
+                self.ctrls[grp.ctrl as usize].destage_room -= 1;
+            }
         }
         let cmd = Command {
             op: 0,
@@ -194,6 +197,9 @@ impl Model {
             OpClass::Destage => {
                 grp.stats.destage_ops += 1;
                 grp.stats.destage_delay_ns += took;
+                if grp.destage_ops_inflight == grp.destage_ops_limit {
+                    self.ctrls[grp.ctrl as usize].destage_room += 1;
+                }
                 grp.destage_ops_inflight -= 1;
             }
             OpClass::Rebuild => grp.stats.rebuild_ops += 1,

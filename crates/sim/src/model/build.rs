@@ -86,6 +86,7 @@ impl Model {
                 mirror: c.mirror_writes,
                 groups: Vec::new(),
                 next_group: 0,
+                destage_room: 0,
                 failed: false,
             })
             .collect();
@@ -111,6 +112,9 @@ impl Model {
                 }
             };
             ctrls[g.controller as usize].groups.push(gi as u32);
+            if c.destage_queue_per_disk > 0 {
+                ctrls[g.controller as usize].destage_room += 1;
+            }
             groups.push(GroupRt {
                 layout: g.layout.clone(),
                 members,

@@ -288,8 +288,21 @@ impl Model {
         if !c.destage_active && (c.dirty_pages >= high || !c.waiters.is_empty()) {
             c.destage_active = true;
         }
+        debug_assert_eq!(
+            self.ctrls[ctrl].destage_room as usize,
+            self.ctrls[ctrl]
+                .groups
+                .iter()
+                .filter(|&&g| {
+                    let grp = &self.groups[g as usize];
+                    grp.destage_ops_inflight < grp.destage_ops_limit
+                })
+                .count(),
+            "destage room count out of step"
+        );
         let mut idle_groups = 0;
         while self.ctrls[ctrl].destage_active
+            && self.ctrls[ctrl].destage_room > 0
             && (self.ctrls[ctrl].dirty_pages - self.ctrls[ctrl].destaging_pages > low
                 || !self.ctrls[ctrl].waiters.is_empty())
             && idle_groups < self.ctrls[ctrl].groups.len()

@@ -128,10 +128,12 @@ impl Model {
         let from = &mut self.ctrls[c as usize];
         let (dirty, destaging) = (from.dirty_pages - lost, from.destaging_pages);
         let waiters = std::mem::take(&mut from.waiters);
+        let room = std::mem::take(&mut from.destage_room);
         from.dirty_pages = 0;
         from.destaging_pages = 0;
         let target = &mut self.ctrls[to as usize];
         target.groups.extend(groups);
+        target.destage_room += room;
         target.dirty_pages += dirty;
         target.destaging_pages += destaging;
         target.waiters.extend(waiters);

@@ -73,6 +73,10 @@ pub(super) struct CtrlRt {
     pub mirror: bool,
     pub groups: Vec<u32>,
     pub next_group: usize,
+    /// How many of `groups` have destage queue room (ops in flight under their limit): a
+    /// busy array calls the destage pump after every destage op, and with every group full
+    /// it returns at once instead of visiting each group.
+    pub destage_room: u32,
     pub failed: bool,
 }
 
