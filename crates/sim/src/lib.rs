@@ -11,6 +11,7 @@ pub mod cache;
 pub mod config;
 pub mod dbmodel;
 pub mod device;
+pub mod divisor;
 pub mod engine;
 pub mod metrics;
 pub mod model;

@@ -70,6 +70,7 @@
 //! planners silently clip the request to the capacity and [`Layout::locate`]
 //! returns an unspecified location.
 
+use crate::divisor::Divisor;
 use std::fmt;
 
 // Explicit paths (relative to this file's directory) resolve the same whether
@@ -286,6 +287,12 @@ pub struct Layout {
     level: RaidLevel,
     disks: u32,
     unit: u64,
+    /// `unit == 1 << unit_shift` (the unit is a power of two).
+    unit_shift: u32,
+    /// The member count and the data units per stripe (RAID 10: mirror pairs) as divisors:
+    /// mapping an address divides by them on every I/O.
+    n_div: Divisor,
+    k_div: Divisor,
     usable: u64,
     capacity: u64,
 }
@@ -336,6 +343,9 @@ impl Layout {
             level,
             disks,
             unit,
+            unit_shift: unit.trailing_zeros(),
+            n_div: Divisor::new(u64::from(disks)),
+            k_div: Divisor::new(u64::from(data_disks)),
             usable,
             capacity,
         })
@@ -386,23 +396,24 @@ impl Layout {
             "lba {lba} beyond capacity {}",
             self.capacity
         );
-        let n = u64::from(self.disks);
         let unit = self.unit;
-        let (u, off) = (lba / unit, lba % unit);
+        let (u, off) = (lba >> self.unit_shift, lba & (unit - 1));
         let at = |disk: u64, disk_lba: u64| Location {
             disk: disk_id(disk),
             disk_lba,
         };
         match self.level {
             RaidLevel::Jbod => Located::single(at(lba / self.usable, lba % self.usable)),
-            RaidLevel::Raid0 => Located::single(at(u % n, u / n * unit + off)),
+            RaidLevel::Raid0 => {
+                let (row, disk) = self.n_div.div_rem(u);
+                Located::single(at(disk, row * unit + off))
+            }
             RaidLevel::Raid1 => Located {
                 copies: [at(0, lba), at(1, lba)],
                 n_copies: 2,
             },
             RaidLevel::Raid10 => {
-                let pairs = n / 2;
-                let (p, row) = (u % pairs, u / pairs);
+                let (row, p) = self.k_div.div_rem(u);
                 let disk_lba = row * unit + off;
                 Located {
                     copies: [at(2 * p, disk_lba), at(2 * p + 1, disk_lba)],
@@ -410,8 +421,7 @@ impl Layout {
                 }
             }
             RaidLevel::Raid5 | RaidLevel::Raid6 => {
-                let k = u64::from(self.data_disks());
-                let (s, i) = (u / k, u % k);
+                let (s, i) = self.k_div.div_rem(u);
                 Located::single(at(self.data_disk(s, i), s * unit + off))
             }
         }
@@ -423,7 +433,7 @@ impl Layout {
         let p = self.parity_disk(stripe);
         match self.level {
             RaidLevel::Raid5 => Some((disk_id(p), None)),
-            RaidLevel::Raid6 => Some((disk_id(p), Some(disk_id((p + 1) % self.n())))),
+            RaidLevel::Raid6 => Some((disk_id(p), Some(disk_id(self.n_div.remainder(p + 1))))),
             _ => None,
         }
     }
@@ -434,12 +444,13 @@ impl Layout {
 
     /// P disk of stripe `s` (meaningful for RAID 5/6 only).
     fn parity_disk(&self, s: u64) -> u64 {
-        (self.n() - 1) - (s % self.n())
+        (self.n() - 1) - self.n_div.remainder(s)
     }
 
     /// Disk of data unit `i` (0-based) of stripe `s`, RAID 5/6.
     fn data_disk(&self, s: u64, i: u64) -> u64 {
-        (self.parity_disk(s) + self.level.parity_count() + i) % self.n()
+        self.n_div
+            .remainder(self.parity_disk(s) + self.level.parity_count() + i)
     }
 
     /// Clips `[lba, lba + sectors)` to the capacity, asserting in debug

@@ -58,6 +58,7 @@ mod error;
 #[path = "volume/tests.rs"]
 mod tests;
 
+use crate::divisor::Divisor;
 pub use error::VolumeError;
 
 /// How a volume lays data out over its members.
@@ -107,7 +108,7 @@ enum Layout {
     /// A stripe of `1 << shift` sectors (a power of two) over `n` members.
     Stripe {
         shift: u32,
-        n: u64,
+        n: Divisor,
     },
     Multiplex {
         n: u8,
@@ -179,7 +180,13 @@ impl Volume {
                     .checked_mul(n)
                     .ok_or(VolumeError::CapacityOverflow)?;
                 let shift = s.trailing_zeros();
-                (cap, Layout::Stripe { shift, n })
+                (
+                    cap,
+                    Layout::Stripe {
+                        shift,
+                        n: Divisor::new(n),
+                    },
+                )
             }
             VolumeKind::Multiplex => (smallest, Layout::Multiplex { n: got as u8 }),
             VolumeKind::Asm {
@@ -204,7 +211,7 @@ impl Volume {
     pub fn members(&self) -> usize {
         match &self.layout {
             Layout::Concat { starts } => starts.len() - 1,
-            Layout::Stripe { n, .. } => *n as usize,
+            Layout::Stripe { n, .. } => n.get() as usize,
             Layout::Multiplex { n } => *n as usize,
             Layout::Asm { disks, .. } => disks.len(),
         }
@@ -279,7 +286,8 @@ impl Volume {
                 let u = pos >> shift;
                 let off = pos & (stripe - 1);
                 let len = (stripe - off).min(end - pos);
-                push((u % n) as u32, (u / n) * stripe + off, len, 0);
+                let (row, member) = n.div_rem(u);
+                push(member as u32, row * stripe + off, len, 0);
                 len
             }
             &Layout::Multiplex { n } => {

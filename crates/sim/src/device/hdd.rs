@@ -30,6 +30,7 @@
 mod geometry;
 mod params;
 
+use crate::divisor::Divisor;
 use geometry::{SeekCurve, Zone, ZoneIndex};
 use params::check_params;
 pub use params::{HddParams, Scheduler};
@@ -97,8 +98,8 @@ pub struct Hdd {
     heads: u64,
     capacity_sectors: u64,
     rev_ns: u64,
-    /// `u64::MAX / rev_ns`: times are reduced modulo a revolution by a multiply with it.
-    rev_inv: u64,
+    /// `rev_ns` as a divisor: times reduce modulo a revolution without a division.
+    rev: Divisor,
     phase_ns: u64,
     seek: SeekCurve,
     head_switch_ns: u64,
@@ -164,7 +165,7 @@ impl Hdd {
             heads: p.heads as u64,
             capacity_sectors,
             rev_ns,
-            rev_inv: u64::MAX / rev_ns,
+            rev: Divisor::new(rev_ns),
             phase_ns: phase_ns % rev_ns,
             seek,
             head_switch_ns: (p.head_switch_ms * 1e6) as u64,
@@ -350,18 +351,10 @@ impl Hdd {
         self.wrap_rev(self.sector_ns(pos.sector as u64, pos.spt) + track * self.skew_ns)
     }
 
-    /// `t` modulo one revolution without a division. The quotient estimate
-    /// `t * floor((2^64 - 1) / rev) / 2^64` is the true quotient or one less (its error is
-    /// below `t / 2^64 < 1`), so one conditional subtraction finishes the remainder.
+    /// `t` modulo one revolution.
     #[inline]
     fn wrap_rev(&self, t: u64) -> u64 {
-        let q = ((u128::from(t) * u128::from(self.rev_inv)) >> 64) as u64;
-        let r = t - q * self.rev_ns;
-        if r >= self.rev_ns {
-            r - self.rev_ns
-        } else {
-            r
-        }
+        self.rev.remainder(t)
     }
 
     /// Rotational wait for a sector at `angle_ns` when the head is ready `lead_ns` after a
@@ -503,7 +496,8 @@ impl Hdd {
     fn pick_sptf(&self, now_ns: u64, now_angle: u64) -> usize {
         let overlapped = self.last_done_ns == now_ns;
         let mut ra_avail = None;
-        let (mut best, mut best_key) = (0, (u64::MAX, u64::MAX));
+        // (positioning time, arrival) as one 128-bit key: one branch-free comparison.
+        let (mut best, mut best_key) = (0, u128::MAX);
         let (mut oldest, mut oldest_arrived_ns) = (0, u64::MAX);
         for (i, p) in self.pending.iter().enumerate() {
             if p.arrived_ns < oldest_arrived_ns {
@@ -529,7 +523,7 @@ impl Hdd {
                 let lead = overhead + self.seek_between(p.pos.cyl, p.pos.head, p.write);
                 lead + self.rotate_wait_ns(now_angle, lead, p.angle_ns)
             };
-            let key = (t, p.arrived_ns);
+            let key = (u128::from(t) << 64) | u128::from(p.arrived_ns);
             if key < best_key {
                 best_key = key;
                 best = i;

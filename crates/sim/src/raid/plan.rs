@@ -67,7 +67,7 @@ impl Layout {
             }
             let room = match self.level {
                 RaidLevel::Jbod => self.usable - pos % self.usable,
-                _ => self.unit - pos % self.unit,
+                _ => self.unit - (pos & (self.unit - 1)),
             };
             let len = room.min(end - pos);
             let piece = (pos, self.locate(pos), len);
@@ -79,9 +79,12 @@ impl Layout {
     /// The stripes touched by the non-empty, in-range RAID 5/6 request
     /// `[lba, end)`, in order.
     pub(super) fn stripes(&self, lba: u64, end: u64) -> impl Iterator<Item = Stripe<'_>> + '_ {
-        let unit = self.unit;
+        let (unit, shift) = (self.unit, self.unit_shift);
         let stripe_len = u64::from(self.data_disks()) * unit;
-        (lba / stripe_len..=(end - 1) / stripe_len).map(move |s| {
+        // lba / (k unit) = (lba / unit) / k
+        let first = self.k_div.div_rem(lba >> shift).0;
+        let last = self.k_div.div_rem((end - 1) >> shift).0;
+        (first..=last).map(move |s| {
             let start = s * stripe_len;
             // Stripe-relative logical range touched: [lo, hi), non-empty.
             let lo = lba.max(start) - start;
@@ -89,10 +92,10 @@ impl Layout {
             Stripe {
                 layout: self,
                 s,
-                first: lo / unit,
-                last: (hi - 1) / unit,
-                first_lo: lo % unit,
-                last_hi: hi - (hi - 1) / unit * unit,
+                first: lo >> shift,
+                last: (hi - 1) >> shift,
+                first_lo: lo & (unit - 1),
+                last_hi: hi - (((hi - 1) >> shift) << shift),
             }
         })
     }
@@ -196,7 +199,7 @@ impl Stripe<'_> {
     pub(super) fn parity(&self, lo: u64, hi: u64, v: &mut Vec<DiskIo>) {
         let p = self.layout.parity_disk(self.s);
         for j in 0..self.layout.level.parity_count() {
-            push_merged(v, self.io((p + j) % self.layout.n(), lo, hi));
+            push_merged(v, self.io(self.layout.n_div.remainder(p + j), lo, hi));
         }
     }
 

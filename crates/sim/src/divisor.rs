@@ -1,0 +1,84 @@
+//! Division by a run-time constant without a division instruction.
+//!
+//! A disk's revolution and a volume's member count are fixed when the model is built but
+//! divide addresses and times on every I/O; a 64-bit division costs tens of cycles, a
+//! multiply by a precomputed reciprocal a few.
+
+/// A divisor with its reciprocal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Divisor {
+    d: u64,
+    /// `floor((2^64 - 1) / d)`.
+    inv: u64,
+}
+
+impl Divisor {
+    /// `d` must not be zero.
+    pub fn new(d: u64) -> Divisor {
+        assert!(d > 0, "division by zero");
+        Divisor {
+            d,
+            inv: u64::MAX / d,
+        }
+    }
+
+    /// The divisor.
+    #[inline]
+    pub fn get(self) -> u64 {
+        self.d
+    }
+
+    /// `(x / d, x % d)`. The estimate `x * inv / 2^64` is the true quotient or one less: it
+    /// never exceeds `x / d`, and falls short of it by `x (2^64 - d inv) / (d 2^64)`, below
+    /// `x / 2^64 < 1` because `2^64 - d inv <= d`. One conditional step corrects it.
+    #[inline]
+    pub fn div_rem(self, x: u64) -> (u64, u64) {
+        let q = ((u128::from(x) * u128::from(self.inv)) >> 64) as u64;
+        let r = x - q * self.d;
+        if r >= self.d {
+            (q + 1, r - self.d)
+        } else {
+            (q, r)
+        }
+    }
+
+    /// `x % d`.
+    #[inline]
+    pub fn remainder(self, x: u64) -> u64 {
+        self.div_rem(x).1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    #[test]
+    fn matches_the_division_instruction() {
+        let mut rng = Rng::from_seed(11);
+        let mut divisors = vec![1, 2, 3, 6, 7, 4_000_000, 6_000_000, 8_333_333, u64::MAX];
+        divisors.extend(
+            (0..200)
+                .map(|_| rng.next_u64() >> (rng.next_u64() % 64))
+                .filter(|&d| d > 0),
+        );
+        for d in divisors {
+            let div = Divisor::new(d);
+            let mut xs = vec![
+                0,
+                1,
+                d - 1,
+                d,
+                d.saturating_add(1),
+                d.saturating_mul(2),
+                u64::MAX,
+            ];
+            xs.extend((1..64).map(|k| (1u64 << k) - 1));
+            xs.extend((0..2_000).map(|_| rng.next_u64() >> (rng.next_u64() % 64)));
+            for x in xs {
+                assert_eq!(div.div_rem(x), (x / d, x % d), "{x} / {d}");
+            }
+        }
+    }
+}
