@@ -282,6 +282,11 @@ impl Model {
     /// Starts destage at the high watermark and keeps it going down to the low watermark,
     /// sweeping each group's dirty pages in address order, one stripe-bounded run at a time.
     pub(super) fn pump_destage(&mut self, ctrl: usize) {
+        // A failed controller destages nothing: its groups moved to a survivor, or, with no
+        // controller left, their data is unavailable.
+        if self.ctrls[ctrl].failed {
+            return;
+        }
         let cs = &self.spec.controllers;
         let (high, low) = (cs.destage_high_pages, cs.destage_low_pages);
         let c = &mut self.ctrls[ctrl];

@@ -111,6 +111,12 @@ impl Model {
                 &format!("controller:{c}"),
                 "no controller left".into(),
             );
+            // Writes waiting for write cache room will never get it: they fail. (Disk
+            // operations already started still complete; their requests end as they would.)
+            let waiters = std::mem::take(&mut self.ctrls[c as usize].waiters);
+            for w in waiters {
+                self.piece_done(w.piece, self.now, true);
+            }
             return;
         };
         let groups = std::mem::take(&mut self.ctrls[c as usize].groups);

@@ -279,7 +279,14 @@ impl Model {
         let l = &mut self.luns[lun as usize];
         l.outstanding += 1;
         let (g, glba) = (l.group, l.offset + lba);
-        let t_cpu = self.controller_time(self.groups[g as usize].ctrl, arrive);
+        let ctrl = self.groups[g as usize].ctrl;
+        if self.ctrls[ctrl as usize].failed {
+            // No controller left to serve the LUN (a failed one's groups otherwise moved
+            // to a survivor): the piece fails at once.
+            self.piece_done(pid, self.now, true);
+            return;
+        }
+        let t_cpu = self.controller_time(ctrl, arrive);
         if write {
             self.write_piece(pid, g, glba, sectors, t_cpu);
         } else {

@@ -161,6 +161,25 @@ fn a_survivor_over_its_write_cache_takes_no_writes_until_it_drains() {
     assert!(delayed.iter().any(|&p| p > 50.0), "{delayed:?}");
 }
 
+/// Both controllers fail, one after the other, under random writes: the second failure
+/// leaves the LUNs without a controller. The run still ends with every request completed
+/// once (the model asserts it), reports the data as unavailable and counts the errors;
+/// destaging stops with the last controller.
+#[test]
+fn losing_the_last_controller_makes_the_data_unavailable() {
+    let s = system(MIDRANGE_RAID5);
+    let run = run_failing(
+        &s,
+        "randwrite-8k",
+        &["controller:1@4s", "controller:0@6s"],
+        opts(6, 2, 1),
+    );
+    let kinds: Vec<&str> = run.events.iter().map(|e| e.kind.as_str()).collect();
+    assert!(kinds.contains(&"failover"), "{kinds:?}");
+    assert!(kinds.contains(&"data_unavailable"), "{kinds:?}");
+    assert!(run.metrics.io_errors > 0);
+}
+
 fn spc_trace(mode: TraceMode) -> TraceSource {
     let text = include_str!("../fixtures/traces/spc.csv");
     let reader = storlab_sim::trace::TraceReader::new(
