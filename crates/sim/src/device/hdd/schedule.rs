@@ -1,0 +1,104 @@
+//! Command scheduling of the drive's queue: FIFO, SSTF, elevator and shortest positioning
+//! time first (the part of the model that runs on every command start).
+
+use super::{Hdd, Pending, Scheduler};
+
+impl Hdd {
+    pub(super) fn pick(&mut self, now_ns: u64) -> usize {
+        let oldest = (0..self.pending.len())
+            .min_by_key(|&i| (self.pending[i].arrived_ns, i))
+            .unwrap_or(0);
+        if self.scheduler == Scheduler::Fifo
+            || now_ns.saturating_sub(self.pending[oldest].arrived_ns) > self.max_age_ns
+        {
+            return oldest;
+        }
+        let cur = self.cur_cyl;
+        match self.scheduler {
+            Scheduler::Fifo => oldest,
+            Scheduler::Sstf => self.min_index(|p| (p.pos.cyl.abs_diff(cur) as u64, p.arrived_ns)),
+            Scheduler::Sptf => self.pick_sptf(now_ns, self.wrap_rev(now_ns + self.phase_ns)),
+            Scheduler::Elevator => {
+                let ahead = |p: &Pending, up: bool| {
+                    if up {
+                        p.pos.cyl >= cur
+                    } else {
+                        p.pos.cyl <= cur
+                    }
+                };
+                if !self.pending.iter().any(|p| ahead(p, self.sweep_up)) {
+                    self.sweep_up = !self.sweep_up;
+                }
+                let up = self.sweep_up;
+                self.min_index(|p| {
+                    let dist = if ahead(p, up) {
+                        p.pos.cyl.abs_diff(cur) as u64
+                    } else {
+                        u64::MAX
+                    };
+                    (dist, p.arrived_ns)
+                })
+            }
+        }
+    }
+
+    /// Shortest positioning time first, or the oldest command once it is older than the age
+    /// limit (found in the same pass). The hot loop of a busy array: each candidate costs one
+    /// seek-curve lookup and no division; the read-ahead window is computed only when a read
+    /// might fall in it.
+    pub(super) fn pick_sptf(&self, now_ns: u64, now_angle: u64) -> usize {
+        let overlapped = self.last_done_ns == now_ns;
+        let mut ra_avail = None;
+        // (positioning time, arrival) as one 128-bit key: one branch-free comparison.
+        let (mut best, mut best_key) = (0, u128::MAX);
+        let (mut oldest, mut oldest_arrived_ns) = (0, u64::MAX);
+        for (i, p) in self.pending.iter().enumerate() {
+            if p.arrived_ns < oldest_arrived_ns {
+                (oldest, oldest_arrived_ns) = (i, p.arrived_ns);
+            }
+            // The window never reaches past `from + readahead_sectors`: a read beyond it is
+            // not buffered, and the window's current end (a division) is not needed.
+            let buffered = !p.write
+                && self.readahead.as_ref().is_some_and(|ra| {
+                    p.lba >= ra.from
+                        && p.lba <= ra.from + self.readahead_sectors
+                        && p.lba
+                            <= *ra_avail.get_or_insert_with(|| self.ra_available_end(ra, now_ns))
+                });
+            let t = if buffered {
+                0
+            } else {
+                let overhead = if overlapped && p.arrived_ns < now_ns {
+                    0
+                } else {
+                    self.overhead_ns
+                };
+                let lead = overhead + self.seek_between(p.pos.cyl, p.pos.head, p.write);
+                lead + self.rotate_wait_ns(now_angle, lead, p.angle_ns)
+            };
+            let key = (u128::from(t) << 64) | u128::from(p.arrived_ns);
+            if key < best_key {
+                best_key = key;
+                best = i;
+            }
+        }
+        if now_ns.saturating_sub(oldest_arrived_ns) > self.max_age_ns {
+            oldest
+        } else {
+            best
+        }
+    }
+
+    fn min_index(&self, key: impl Fn(&Pending) -> (u64, u64)) -> usize {
+        let mut best = 0;
+        let mut best_key = (u64::MAX, u64::MAX);
+        for (i, p) in self.pending.iter().enumerate() {
+            let k = key(p);
+            if k < best_key {
+                best_key = k;
+                best = i;
+            }
+        }
+        best
+    }
+}
