@@ -109,6 +109,12 @@ pub struct ControllersFile {
     /// Copy every write to the peer controller's cache before acknowledging it (no effect
     /// with one controller: there is no peer; after a failover the survivor stops copying).
     pub mirror_writes: bool,
+    /// Write policy of a controller once it has taken over a failed peer's LUNs:
+    /// `write-back` keeps acknowledging from its NVS (now holding both controllers' dirty
+    /// pages, so new writes wait until destaging brings it back under its size);
+    /// `write-through`, as many arrays do once writes can no longer be mirrored, sends new
+    /// writes to the disks and destages everything it holds.
+    pub failover_write_policy: WritePolicy,
     /// Bandwidth of the inter-controller mirror link, MB/s.
     pub mirror_mbps: f64,
     /// Fixed cost of one mirror copy.
@@ -137,6 +143,7 @@ impl Default for ControllersFile {
             write_cache: ByteSize(1 << 30),
             write_policy: WritePolicy::WriteBack,
             mirror_writes: true,
+            failover_write_policy: WritePolicy::WriteBack,
             mirror_mbps: 800.0,
             mirror_latency: TimeSpan(20_000),
             overhead: TimeSpan(10_000),

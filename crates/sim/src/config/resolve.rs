@@ -63,6 +63,8 @@ pub struct ControllerSpec {
     pub write_policy: WritePolicy,
     /// Mirror writes to the peer.
     pub mirror_writes: bool,
+    /// Write policy of a controller that took over a failed peer's LUNs.
+    pub failover_write_policy: WritePolicy,
     /// Nanoseconds per byte on the mirror link.
     pub mirror_ns_per_byte: f64,
     /// Fixed mirror copy cost.
@@ -408,6 +410,7 @@ fn resolve_controllers(raw: &ArrayFile, file: &str) -> Result<ControllerSpec, Co
         write_cache_pages,
         write_policy: c.write_policy,
         mirror_writes,
+        failover_write_policy: c.failover_write_policy,
         mirror_ns_per_byte: 1e3 / c.mirror_mbps,
         mirror_latency_ns: c.mirror_latency.0,
         overhead_ns: c.overhead.0,

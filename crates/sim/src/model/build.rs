@@ -84,6 +84,7 @@ impl Model {
                 cpu_free_ns: 0,
                 mirror_free_ns: 0,
                 mirror: c.mirror_writes,
+                write_through: false,
                 groups: Vec::new(),
                 next_group: 0,
                 destage_room: 0,

@@ -203,18 +203,14 @@ impl Model {
     pub(super) fn write_piece(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, t_cpu: u64) {
         let grp = &mut self.groups[g as usize];
         grp.stats.host_writes += 1;
-        let write_back =
-            grp.write_cache && self.spec.controllers.write_policy == WritePolicy::WriteBack;
+        let ctrl = grp.ctrl as usize;
+        let write_back = grp.write_cache
+            && self.spec.controllers.write_policy == WritePolicy::WriteBack
+            && !self.ctrls[ctrl].write_through;
         if !write_back {
-            if self
-                .issue_write(g, lba, sectors, AreqKind::WriteThrough { piece: pid })
-                .is_none()
-            {
-                self.piece_done(pid, self.now, true);
-            }
+            self.write_through(pid, g, lba, sectors);
             return;
         }
-        let ctrl = grp.ctrl as usize;
         if self.ctrls[ctrl].waiters.is_empty() && self.try_accept(pid, g, lba, sectors, t_cpu) {
             return;
         }
@@ -226,6 +222,16 @@ impl Model {
             sectors,
             since_ns: t_cpu,
         });
+    }
+
+    /// Sends a write piece to the disks; the host hears when they have it.
+    pub(super) fn write_through(&mut self, pid: u32, g: u32, lba: u64, sectors: u64) {
+        if self
+            .issue_write(g, lba, sectors, AreqKind::WriteThrough { piece: pid })
+            .is_none()
+        {
+            self.piece_done(pid, self.now, true);
+        }
     }
 
     /// Marks the pages dirty and acknowledges after the mirror copy, if the write cache has
@@ -288,8 +294,13 @@ impl Model {
             return;
         }
         let cs = &self.spec.controllers;
-        let (high, low) = (cs.destage_high_pages, cs.destage_low_pages);
         let c = &mut self.ctrls[ctrl];
+        // Gone write-through after a failover: everything it holds is destaged.
+        let (high, low) = if c.write_through {
+            (1, 0)
+        } else {
+            (cs.destage_high_pages, cs.destage_low_pages)
+        };
         if !c.destage_active && (c.dirty_pages >= high || !c.waiters.is_empty()) {
             c.destage_active = true;
         }

@@ -2,7 +2,7 @@
 
 use super::state::{AreqKind, OpClass, RebuildTask};
 use super::Model;
-use crate::config::FailureTarget;
+use crate::config::{FailureTarget, WritePolicy};
 use crate::engine::{Event, SimTime};
 
 /// Rebuild works in chunks of 1 MiB of member address space.
@@ -146,6 +146,16 @@ impl Model {
         // The last controller standing has no peer to copy writes to.
         if self.ctrls.iter().filter(|k| !k.failed).count() == 1 {
             self.ctrls[to as usize].mirror = false;
+        }
+        if self.spec.controllers.failover_write_policy == WritePolicy::WriteThrough {
+            // New writes, and those waiting for cache room, go to the disks.
+            self.ctrls[to as usize].write_through = true;
+            let waiting = std::mem::take(&mut self.ctrls[to as usize].waiters);
+            for w in waiting {
+                self.groups[w.group as usize].stats.nvs_delay_ns +=
+                    self.now.saturating_sub(w.since_ns);
+                self.write_through(w.piece, w.group, w.lba, w.sectors);
+            }
         }
         self.note(
             "failover",

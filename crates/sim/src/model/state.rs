@@ -71,6 +71,9 @@ pub(super) struct CtrlRt {
     /// Writes are copied to a peer's cache before they are acknowledged: mirroring is on
     /// and another controller is alive.
     pub mirror: bool,
+    /// Took over a failed peer under `failover_write_policy = "write-through"`: new writes go
+    /// to the disks, and everything dirty is destaged.
+    pub write_through: bool,
     pub groups: Vec<u32>,
     pub next_group: usize,
     /// How many of `groups` have destage queue room (ops in flight under their limit): a

@@ -161,6 +161,44 @@ fn a_survivor_over_its_write_cache_takes_no_writes_until_it_drains() {
     assert!(delayed.iter().any(|&p| p > 50.0), "{delayed:?}");
 }
 
+/// The same failover with `failover_write_policy = "write-through"`: the survivor sends new
+/// writes (and those that were waiting for cache room) to the disks while it destages
+/// everything it holds, so writes keep flowing, slower than from cache, instead of stalling.
+#[test]
+fn a_write_through_survivor_keeps_writes_flowing() {
+    let back = system(MIDRANGE_RAID5);
+    let through = system(&MIDRANGE_RAID5.replace(
+        "mirror_writes = true",
+        "mirror_writes = true\nfailover_write_policy = \"write-through\"",
+    ));
+    let stalled = run_failing(
+        &back,
+        "randwrite-8k",
+        &["controller:0@20s"],
+        opts(10, 20, 1),
+    );
+    let flowing = run_failing(
+        &through,
+        "randwrite-8k",
+        &["controller:0@20s"],
+        opts(10, 20, 1),
+    );
+    assert!(
+        flowing.metrics.write_iops > 100.0
+            && flowing.metrics.write_iops > 100.0 * stalled.metrics.write_iops,
+        "write-through {} against write-back {} IO/s after the failover",
+        flowing.metrics.write_iops,
+        stalled.metrics.write_iops
+    );
+    let delayed: Vec<f64> = flowing
+        .arrays
+        .iter()
+        .map(|a| a.nvs_full_delay_pct)
+        .collect();
+    assert!(delayed.iter().all(|&p| p == 0.0), "{delayed:?}");
+    assert_eq!(flowing.metrics.io_errors, 0);
+}
+
 /// Both controllers fail, one after the other, under random writes: the second failure
 /// leaves the LUNs without a controller. The run still ends with every request completed
 /// once (the model asserts it), reports the data as unavailable and counts the errors;
