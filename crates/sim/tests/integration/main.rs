@@ -7,6 +7,7 @@ mod caches;
 mod database;
 mod db_suites;
 mod determinism;
+mod examples_sweep;
 mod failures;
 mod host_layer;
 mod measured_profile;
