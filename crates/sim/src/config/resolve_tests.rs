@@ -187,3 +187,33 @@ fn workload_streams_resolve_targets_and_overrides() {
         "{err}"
     );
 }
+
+#[test]
+fn unknown_and_misplaced_targets_say_which() {
+    let s = parse_array(
+        &format!("{GOOD}\n[[volumes]]\nname = \"vol\"\nkind = \"stripe\"\nstripe = \"1m\"\nluns = [\"rg-0\", \"rg-1\"]\n"),
+        "x.toml",
+    )
+    .unwrap();
+    let target = |t: &str| {
+        let w = format!("[[streams]]\nprofile = \"randread-8k\"\ntarget = {t}\n");
+        parse_workload(&w, "w.toml", &s).unwrap_err().to_string()
+    };
+    let unknown = target("[\"rg-7\"]");
+    assert!(
+        unknown.contains("\"rg-7\"") && unknown.contains("known: vol, rg-0, rg-1"),
+        "{unknown}"
+    );
+    assert!(!unknown.contains("only target"), "{unknown}");
+    let mixed = target("[\"vol\", \"rg-0\"]");
+    assert!(
+        mixed.contains("\"vol\" is a volume") && mixed.contains("only target"),
+        "{mixed}"
+    );
+    assert!(parse_workload(
+        "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"vol\"\n",
+        "w.toml",
+        &s
+    )
+    .is_ok());
+}

@@ -154,11 +154,15 @@ pub fn resolve_placement(names: &[String], system: &SystemSpec) -> Result<Placem
                     .filter(|(_, l)| l.group == g as u32)
                     .map(|(i, _)| i as u32),
             );
+        } else if system.volume_index(n).is_some() {
+            return Err(format!(
+                "{n:?} is a volume: a volume must be the only target, not listed with others"
+            ));
         } else {
             let mut known: Vec<&str> = system.volumes.iter().map(|v| v.name.as_str()).collect();
             known.extend(system.luns.iter().map(|l| l.name.as_str()));
             return Err(format!(
-                "no volume, LUN or group named {n:?} (a volume must be the only target); known: {}",
+                "no volume, LUN or group named {n:?}; known: {}",
                 known.join(", ")
             ));
         }
