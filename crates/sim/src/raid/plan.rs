@@ -102,6 +102,47 @@ impl Layout {
 
     /// RAID 5/6 write of the non-empty, in-range `[lba, end)`.
     fn plan_parity_write(&self, lba: u64, end: u64, plan: &mut WritePlan) {
+        if lba >> self.unit_shift == (end - 1) >> self.unit_shift {
+            self.plan_unit_write(lba, end, plan);
+        } else {
+            self.plan_stripes_write(lba, end, plan);
+        }
+    }
+
+    /// A RAID 5/6 write inside one stripe unit, the common small write (a destage of a few
+    /// pages): the plan the stripe walk below makes for it, without the walk. It is never a
+    /// full stripe (at least two data units); it reconstructs when that reads fewer units
+    /// (`k + m < 2 + 2m`), else reads the old data and parity. Each disk appears once, so
+    /// nothing merges. A property test compares the two.
+    fn plan_unit_write(&self, lba: u64, end: u64, plan: &mut WritePlan) {
+        let u = lba >> self.unit_shift;
+        let (s, i) = self.k_div.div_rem(u);
+        let (lo, hi) = (lba - (u << self.unit_shift), end - (u << self.unit_shift));
+        let (k, m) = (u64::from(self.data_disks()), self.level.parity_count());
+        let p = self.parity_disk(s);
+        let io = |disk: u64| DiskIo {
+            disk: super::disk_id(disk),
+            disk_lba: s * self.unit + lo,
+            sectors: hi - lo,
+        };
+        let data = |j: u64| io(self.n_div.remainder(p + m + j));
+        if k + m < 2 + 2 * m {
+            plan.reads.extend((0..k).filter(|&j| j != i).map(data));
+            plan.reconstruct_write = plan.reconstruct_write.saturating_add(1);
+        } else {
+            plan.reads.push(data(i));
+            plan.reads
+                .extend((0..m).map(|j| io(self.n_div.remainder(p + j))));
+            plan.read_modify_write = plan.read_modify_write.saturating_add(1);
+        }
+        plan.writes.push(data(i));
+        plan.writes
+            .extend((0..m).map(|j| io(self.n_div.remainder(p + j))));
+    }
+
+    /// RAID 5/6 write of `[lba, end)` stripe by stripe: full-stripe, reconstruct or
+    /// read-modify-write each.
+    pub(super) fn plan_stripes_write(&self, lba: u64, end: u64, plan: &mut WritePlan) {
         let unit = self.unit;
         let k = u64::from(self.data_disks());
         let m = self.level.parity_count();

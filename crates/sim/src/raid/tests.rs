@@ -110,6 +110,22 @@ proptest! {
         }
     }
 
+    /// The one-unit fast path makes the plan the stripe walk makes, op for op.
+    #[test]
+    fn a_write_inside_one_unit_plans_as_the_stripe_walk_does(
+        (l, lba, sectors) in request(),
+        cut in 1u64..64,
+    ) {
+        prop_assume!(matches!(l.level(), Raid5 | Raid6) && sectors > 0);
+        let unit = l.stripe_unit_sectors();
+        let in_unit = (unit - lba % unit).min(sectors).min(cut);
+        let mut fast = WritePlan::default();
+        l.plan_write(lba, in_unit, &mut fast);
+        let mut walk = WritePlan::default();
+        l.plan_stripes_write(lba, lba + in_unit, &mut walk);
+        prop_assert_eq!(fast, walk);
+    }
+
     #[test]
     fn plan_write_is_complete_and_sufficient((l, lba, sectors) in request()) {
         let mut plan = WritePlan {
