@@ -306,6 +306,9 @@ impl Model {
         let p = self.pieces.remove(pid);
         let l = &mut self.luns[p.lun as usize];
         l.outstanding -= 1;
+        // A piece whose controller died (no survivor took its LUNs) never reaches the host,
+        // even if the disks finished its operations.
+        let error = error || self.ctrls[self.groups[l.group as usize].ctrl as usize].failed;
         if let Some(next) = self.next_queued(p.lun) {
             self.dispatch_piece(next);
         }

@@ -216,6 +216,27 @@ fn losing_the_last_controller_makes_the_data_unavailable() {
     assert!(kinds.contains(&"failover"), "{kinds:?}");
     assert!(kinds.contains(&"data_unavailable"), "{kinds:?}");
     assert!(run.metrics.io_errors > 0);
+    // Reads too: from the second failure on, nothing completes, not even what the disks were
+    // serving (32 reads did in the next second before requests on a dead controller failed).
+    let reads = run_failing(
+        &s,
+        "oltp-60-40",
+        &["controller:1@4s", "controller:0@6s"],
+        opts(6, 2, 1),
+    );
+    // The series counts from the end of the 2 s warm-up: the second failure is at 4 s in it.
+    let after: Vec<(f64, f64)> = reads
+        .series
+        .iter()
+        .filter(|p| p.t_s >= 4.0)
+        .map(|p| (p.t_s, p.iops))
+        .collect();
+    // (At most the few replies already on their way over the paths at the failure land.)
+    assert!(
+        after.len() == 2 && after[0].1 <= 5.0 && after[1].1 == 0.0,
+        "{after:?}"
+    );
+    assert!(reads.series.iter().any(|p| p.t_s < 4.0 && p.iops > 0.0));
 }
 
 fn spc_trace(mode: TraceMode) -> TraceSource {
