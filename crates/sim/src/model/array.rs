@@ -251,7 +251,10 @@ impl Model {
             AreqKind::Destage { first_page, pages } => {
                 self.destage_done(areq.group, first_page, pages)
             }
-            AreqKind::WriteThrough { piece } => self.piece_done(piece, self.now, false),
+            AreqKind::WriteThrough { piece } => {
+                let unreachable = self.controller_dead(areq.group);
+                self.piece_done(piece, self.now, unreachable)
+            }
             AreqKind::Rebuild { task } => self.rebuild_chunk_done(task),
         }
     }

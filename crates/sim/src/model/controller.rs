@@ -139,9 +139,18 @@ impl Model {
                 }
             }
         }
+        // Data the disks returned after the group's controller died (no survivor took its
+        // LUNs) never reaches the host.
+        let unreachable = self.controller_dead(g);
         for pid in waiters {
-            self.fetch_waiter_done(pid, false);
+            self.fetch_waiter_done(pid, unreachable);
         }
+    }
+
+    /// True when group `g`'s controller has failed with no survivor to take its LUNs (after a
+    /// failover the group names the survivor).
+    pub(super) fn controller_dead(&self, g: u32) -> bool {
+        self.ctrls[self.groups[g as usize].ctrl as usize].failed
     }
 
     /// Tracks up to `SEQ_SLOTS` sequential readers per group and prefetches ahead of them.

@@ -279,14 +279,12 @@ impl Model {
         let l = &mut self.luns[lun as usize];
         l.outstanding += 1;
         let (g, glba) = (l.group, l.offset + lba);
-        let ctrl = self.groups[g as usize].ctrl;
-        if self.ctrls[ctrl as usize].failed {
-            // No controller left to serve the LUN (a failed one's groups otherwise moved
-            // to a survivor): the piece fails at once.
+        if self.controller_dead(g) {
+            // No controller left to serve the LUN: the piece fails at once.
             self.piece_done(pid, self.now, true);
             return;
         }
-        let t_cpu = self.controller_time(ctrl, arrive);
+        let t_cpu = self.controller_time(self.groups[g as usize].ctrl, arrive);
         if write {
             self.write_piece(pid, g, glba, sectors, t_cpu);
         } else {
@@ -306,9 +304,6 @@ impl Model {
         let p = self.pieces.remove(pid);
         let l = &mut self.luns[p.lun as usize];
         l.outstanding -= 1;
-        // A piece whose controller died (no survivor took its LUNs) never reaches the host,
-        // even if the disks finished its operations.
-        let error = error || self.ctrls[self.groups[l.group as usize].ctrl as usize].failed;
         if let Some(next) = self.next_queued(p.lun) {
             self.dispatch_piece(next);
         }
