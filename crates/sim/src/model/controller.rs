@@ -302,14 +302,8 @@ impl Model {
         if self.ctrls[ctrl].failed {
             return;
         }
-        let cs = &self.spec.controllers;
+        let (high, low) = self.destage_marks(ctrl);
         let c = &mut self.ctrls[ctrl];
-        // Gone write-through after a failover: everything it holds is destaged.
-        let (high, low) = if c.write_through {
-            (1, 0)
-        } else {
-            (cs.destage_high_pages, cs.destage_low_pages)
-        };
         if !c.destage_active && (c.dirty_pages >= high || !c.waiters.is_empty()) {
             c.destage_active = true;
         }
@@ -384,10 +378,23 @@ impl Model {
         let c = &mut self.ctrls[ctrl];
         c.dirty_pages -= freed;
         c.destaging_pages -= pages;
-        if c.dirty_pages <= self.spec.controllers.destage_low_pages && c.waiters.is_empty() {
+        let low = self.destage_marks(ctrl).1;
+        let c = &mut self.ctrls[ctrl];
+        if c.dirty_pages <= low && c.waiters.is_empty() {
             c.destage_active = false;
         }
         ctrl
+    }
+
+    /// Dirty pages at which `ctrl` starts and stops destaging: the configured watermarks, or,
+    /// gone write-through after a failover, any dirty page at all down to none.
+    fn destage_marks(&self, ctrl: usize) -> (u64, u64) {
+        let cs = &self.spec.controllers;
+        if self.ctrls[ctrl].write_through {
+            (1, 0)
+        } else {
+            (cs.destage_high_pages, cs.destage_low_pages)
+        }
     }
 
     /// A destage completed: free its pages, admit waiting writes, keep destaging.
