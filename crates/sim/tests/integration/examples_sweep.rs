@@ -7,7 +7,6 @@
 //! stopped a failed controller from destaging).
 
 use super::*;
-use storlab_sim::{parse_failure_arg, simulate_with};
 
 fn example_arrays() -> Vec<(String, SystemSpec)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/arrays");
@@ -43,13 +42,8 @@ fn every_example_array_survives_disk_and_controller_failures() {
         for profile in ["randwrite-8k", "oltp-60-40", "seqread-1m"] {
             for fails in &failure_sets {
                 let what = format!("{name} {profile} {fails:?}");
-                let w = profile_workload(profile, s).unwrap_or_else(|e| panic!("{what}: {e}"));
-                let f: Vec<_> = fails
-                    .iter()
-                    .map(|a| parse_failure_arg(a, s).unwrap_or_else(|e| panic!("{what}: {e}")))
-                    .collect();
-                let run = simulate_with(s, &w, &f, None, opts(3, 1, 1))
-                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let args: Vec<&str> = fails.iter().map(String::as_str).collect();
+                let run = run_failing(s, profile, &args, opts(3, 1, 1));
                 let m = &run.metrics;
                 assert!(m.iops.is_finite() && m.iops >= 0.0, "{what}: {}", m.iops);
                 assert!(m.mbps.is_finite(), "{what}");

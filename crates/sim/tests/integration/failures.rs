@@ -4,15 +4,6 @@
 use super::*;
 use storlab_sim::{parse_failure_arg, simulate_with, TraceMode, TraceSource};
 
-fn run_failing(s: &SystemSpec, profile: &str, fails: &[&str], o: RunOptions) -> Run {
-    let w = profile_workload(profile, s).unwrap();
-    let f: Vec<_> = fails
-        .iter()
-        .map(|f| parse_failure_arg(f, s).unwrap())
-        .collect();
-    simulate_with(s, &w, &f, None, o).unwrap()
-}
-
 fn disk_reads_per_host_read(run: &Run) -> f64 {
     device_sum(run, |d| d.read_iops) / run.metrics.read_iops
 }

@@ -46,6 +46,17 @@ pub fn run_profile(s: &SystemSpec, profile: &str, o: RunOptions) -> Run {
     simulate(s, &w, o).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Runs a built-in profile with failures given as `--fail` arguments (`disk@time`,
+/// `controller:N@time` ...).
+pub fn run_failing(s: &SystemSpec, profile: &str, fails: &[&str], o: RunOptions) -> Run {
+    let w = profile_workload(profile, s).unwrap_or_else(|e| panic!("{e}"));
+    let f: Vec<_> = fails
+        .iter()
+        .map(|f| storlab_sim::parse_failure_arg(f, s).unwrap_or_else(|e| panic!("{f}: {e}")))
+        .collect();
+    storlab_sim::simulate_with(s, &w, &f, None, o).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Runs a workload file given as text.
 pub fn run_workload(s: &SystemSpec, workload: &str, o: RunOptions) -> Run {
     let w = parse_workload(workload, "w.toml", s).unwrap_or_else(|e| panic!("{e}"));
