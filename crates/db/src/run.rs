@@ -213,6 +213,7 @@ async fn run_test(
     roles.sample(window.as_secs_f64().max(1e-3));
     let after = Snapshot::take(admin, version_num).await?;
     let tally = waits.await.unwrap_or_default();
+    let server = before.diff(&after, window.as_secs_f64());
     if let Some(e) = total.error.take() {
         if total.ops == 0 {
             return Err(DbError::Failed(format!("{}: {e}", test.name)));
@@ -229,8 +230,8 @@ async fn run_test(
         label: &conn.label,
         result: total,
         window,
-        server: before.diff(&after, window.as_secs_f64()),
-        waits: tally.top(5),
+        waits: tally.top(5, &server.wait_means),
+        server,
         statements: stmts,
         roles: roles.summaries(),
         partial: storlab_io::signal::stop_requested(),

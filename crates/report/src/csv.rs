@@ -164,7 +164,14 @@ fn waits(study: &Study) -> Vec<Vec<String>> {
     per_run(study, |run| {
         let w = &run.metrics.waits;
         w.iter()
-            .map(|e| vec![e.event.clone(), num(e.time_pct), num(e.avg_ms)])
+            .map(|e| {
+                vec![
+                    e.event.clone(),
+                    num(e.time_pct),
+                    opt(e.avg_ms),
+                    e.avg_from.clone().unwrap_or_default(),
+                ]
+            })
             .collect()
     })
 }
@@ -301,7 +308,10 @@ pub fn files(study: &Study) -> Vec<(&'static str, String)> {
         ),
         (
             "waits.csv",
-            to_csv(&with_key(&["event", "time_pct", "avg_ms"]), &waits(study)),
+            to_csv(
+                &with_key(&["event", "time_pct", "avg_ms", "avg_from"]),
+                &waits(study),
+            ),
         ),
         ("iostat.csv", to_csv(&ih, &iostat(study))),
         (

@@ -210,7 +210,8 @@ fn waits(read_ms: f64) -> Vec<WaitEvent> {
     let w = |e: &str, p: f64, a: f64| WaitEvent {
         event: e.into(),
         time_pct: p,
-        avg_ms: a,
+        avg_ms: Some(a),
+        avg_from: None,
     };
     vec![
         w("IO:DataFileRead", 52.0, read_ms),

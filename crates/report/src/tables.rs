@@ -218,7 +218,7 @@ pub fn timed_events(study: &Study) -> Option<String> {
                 (rank + 1).to_string(),
                 esc(&e.event),
                 format!("{:.1}", e.time_pct),
-                format!("{:.2}", e.avg_ms),
+                e.avg_ms.map_or("-".into(), |a| format!("{a:.2}")),
             ]);
         }
     }

@@ -13,8 +13,17 @@ pub struct WaitEvent {
     pub event: String,
     /// Share of the sampled active session time, percent.
     pub time_pct: f64,
-    /// Estimated mean length of one wait, ms (from consecutive samples of a session).
-    pub avg_ms: f64,
+    /// Mean length of one wait, ms: the simulator's exact figure; for a real server the
+    /// server's own timing of that operation (`avg_from` says which view), or, for waits the
+    /// server does not time, an estimate from consecutive samples of a session when the waits
+    /// clearly outlast the sampling interval. Absent (null) when neither can time it.
+    #[serde(default)]
+    pub avg_ms: Option<f64>,
+    /// Where a real server's `avg_ms` comes from: `pg_stat_wal`, `pg_stat_io`,
+    /// `pg_stat_database` (the server timed every operation) or `samples` (run lengths of
+    /// the 10 ms wait samples). Absent for simulated runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg_from: Option<String>,
 }
 
 /// The statspack of a database run: server settings, WAL, checkpoints, statements, devices.

@@ -7,6 +7,8 @@ use storlab_db::cluster::{find_binaries, Cluster, ClusterSpec};
 use storlab_db::options::Server;
 use storlab_db::{run_db, DbError, DbOptions};
 
+mod majors;
+
 /// One cluster at a time: the machine has two cores.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 

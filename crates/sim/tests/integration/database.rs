@@ -25,7 +25,7 @@ fn wait(run: &Run, event: &str) -> (f64, f64) {
         .waits
         .iter()
         .find(|w| w.event == event)
-        .map_or((0.0, 0.0), |w| (w.time_pct, w.avg_ms))
+        .map_or((0.0, 0.0), |w| (w.time_pct, w.avg_ms.unwrap_or(0.0)))
 }
 
 #[test]

@@ -39,7 +39,7 @@ fn wait_ms(r: &Run, event: &str) -> f64 {
         .waits
         .iter()
         .find(|w| w.event == event)
-        .map_or(0.0, |w| w.avg_ms)
+        .map_or(0.0, |w| w.avg_ms.unwrap_or(0.0))
 }
 
 #[test]

@@ -101,11 +101,12 @@ impl Model {
         let wait = |event: &str, ns: u64, n: u64| WaitEvent {
             event: event.to_string(),
             time_pct: round_to(100.0 * ns as f64 / total, 1),
-            avg_ms: if n == 0 {
+            avg_ms: Some(if n == 0 {
                 0.0
             } else {
                 round3(ns as f64 / n as f64 / 1e6)
-            },
+            }),
+            avg_from: None,
         };
         let mut waits = vec![
             wait("IO:DataFileRead", st.read_wait_ns, st.read_waits),
@@ -125,7 +126,7 @@ impl Model {
                 ..wait("LogSwitch:ArchiveNeeded", st.archive_session_ns, 1)
             },
         ];
-        waits.retain(|w| w.time_pct > 0.0 || w.avg_ms > 0.0);
+        waits.retain(|w| w.time_pct > 0.0 || w.avg_ms.is_some_and(|a| a > 0.0));
         waits.sort_by(|a, b| b.time_pct.total_cmp(&a.time_pct));
         m.waits = waits;
     }
