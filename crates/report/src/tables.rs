@@ -218,7 +218,13 @@ pub fn timed_events(study: &Study) -> Option<String> {
                 (rank + 1).to_string(),
                 esc(&e.event),
                 format!("{:.1}", e.time_pct),
-                e.avg_ms.map_or("-".into(), |a| format!("{a:.2}")),
+                e.avg_ms.map_or("-".into(), |a| {
+                    if a < 1.0 {
+                        format!("{a:.3}")
+                    } else {
+                        format!("{a:.2}")
+                    }
+                }),
             ]);
         }
     }
