@@ -172,6 +172,7 @@ fn report(r: &Run) -> String {
         if let Some(io) = &db.pg_stat_io {
             out += &pg_stat_io(io);
         }
+        out += &io_settings(&db.settings);
         for n in &db.notes {
             out += &format!("  note: {n}\n");
         }
@@ -186,6 +187,31 @@ fn report(r: &Run) -> String {
         out += &format!("  warning: {w}\n");
     }
     out
+}
+
+/// The server settings that most change its I/O, on one line (all of them are in the JSON).
+fn io_settings(settings: &std::collections::BTreeMap<String, String>) -> String {
+    let shown: Vec<String> = [
+        "shared_buffers",
+        "wal_sync_method",
+        "synchronous_commit",
+        "full_page_writes",
+        "data_checksums",
+        "io_method",
+        "io_workers",
+        "effective_io_concurrency",
+    ]
+    .iter()
+    .filter_map(|name| settings.get(*name).map(|v| format!("{name} {v}")))
+    .collect();
+    if shown.is_empty() {
+        return String::new();
+    }
+    format!(
+        "  server: {}
+",
+        shown.join(", ")
+    )
 }
 
 /// The busiest rows of pg_stat_io, or why the server has none.

@@ -2,6 +2,7 @@
 //! profiles, and wait events sampled from pg_stat_activity every 10 ms.
 
 pub(crate) mod pg_stat_io;
+pub(crate) mod settings;
 pub(crate) mod wait_means;
 
 use std::collections::BTreeMap;

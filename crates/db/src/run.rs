@@ -12,6 +12,7 @@ use storlab_io::diskstats::{devices_for_path, DiskSampler};
 use crate::cluster::{find_binaries, Cluster, ClusterSpec};
 use crate::driver::{connect, ClientResult, ClientSpec, ClientThreads, Window};
 use crate::error::DbError;
+use crate::evidence::settings::{storage_settings, with_server_values};
 use crate::evidence::{reset_statements, sample_waits, statements, Snapshot};
 use crate::options::{DbOptions, Server};
 use crate::report::{build_run, RoleSampler, TestMeasured};
@@ -85,13 +86,13 @@ pub fn run_db(opts: &DbOptions) -> Result<Vec<Run>, DbError> {
         .map(|t| opts.clients.unwrap_or(t.default_clients))
         .max()
         .unwrap_or(1);
-    let conn = start_server(opts, max_clients)?;
+    let mut conn = start_server(opts, max_clients)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| DbError::Failed(format!("cannot start the async runtime: {e}")))?;
-    let result = rt.block_on(run_tests(opts, &conn, &tests));
+    let result = rt.block_on(run_tests(opts, &mut conn, &tests));
     if let Some(cluster) = conn.cluster {
         if result.is_err() && !cluster.is_running() {
             let tail = cluster.log_tail(20);
@@ -103,8 +104,14 @@ pub fn run_db(opts: &DbOptions) -> Result<Vec<Run>, DbError> {
     result
 }
 
-async fn run_tests(opts: &DbOptions, conn: &Conn, tests: &[TestDef]) -> Result<Vec<Run>, DbError> {
+async fn run_tests(
+    opts: &DbOptions,
+    conn: &mut Conn,
+    tests: &[TestDef],
+) -> Result<Vec<Run>, DbError> {
     let admin = connect(&conn.conninfo).await?;
+    conn.settings = with_server_values(&conn.settings, storage_settings(&admin).await?);
+    let conn = &*conn;
     let version: String = admin.query_one("SHOW server_version", &[]).await?.get(0);
     let version_num: i32 = admin
         .query_one("SHOW server_version_num", &[])

@@ -47,7 +47,10 @@ fn db_runs_a_test_and_refuses_bad_directories() {
         .assert()
         .success()
         .stdout(predicate::str::contains("dpaws/select-row"))
-        .stdout(predicate::str::contains("top wait events"));
+        .stdout(predicate::str::contains("top wait events"))
+        .stdout(
+            predicate::str::is_match(r"server: shared_buffers 32MB, wal_sync_method \w+").unwrap(),
+        );
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let run = &v["runs"][0];

@@ -57,6 +57,21 @@ fn every_major_reports_wal_io_pg_stat_io_and_server_timed_waits() {
             "{at}: {}",
             db.server_version
         );
+        // The server's own I/O settings, read from it even over --dsn: 18's asynchronous I/O
+        // method among them, and none of 18's names on older servers.
+        let setting = |name: &str| db.settings.get(name).map(String::as_str);
+        assert_eq!(setting("track_wal_io_timing"), Some("on"), "{at}");
+        assert!(
+            setting("wal_sync_method").is_some(),
+            "{at}: {:?}",
+            db.settings
+        );
+        assert_eq!(
+            setting("io_method").is_some(),
+            num >= 180_000,
+            "{at}: {:?}",
+            db.settings
+        );
 
         // Committed updates write and sync WAL, counted and timed on every major (from
         // pg_stat_io on 18, where pg_stat_wal no longer counts them).
