@@ -5,9 +5,9 @@
 //! session that fsyncs half the time shows the event in consecutive samples without any
 //! single wait spanning them. So the mean of an event comes from the server's own timing of
 //! the operation behind it wherever the server keeps one: pg_stat_wal (WAL writes and syncs,
-//! 14 to 17), pg_stat_io (relation reads, writes, extends' fsyncs of client backends and,
-//! from 18, WAL), pg_stat_database (block reads before 16). Only events without such a
-//! timing fall back to the samples (see [`super::WaitTally::top`]).
+//! 14 to 17), pg_stat_io (client backends' relation reads, writes and fsyncs and, from 18,
+//! WAL writes and syncs), pg_stat_database (block reads before 16). Only events without such
+//! a timing fall back to the samples (see [`super::WaitTally::top`]).
 
 use std::collections::BTreeMap;
 
