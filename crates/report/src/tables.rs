@@ -205,30 +205,33 @@ pub fn raid_groups(study: &Study) -> Option<String> {
     (!rows.is_empty()).then(|| table(&head, &rows))
 }
 
-/// The five largest wait events of each configuration and workload.
+/// The five largest wait events of each configuration and workload. When a real database run
+/// is among them, a column says which server view timed each mean ("-": not timed).
 pub fn timed_events(study: &Study) -> Option<String> {
+    let runs = each_run(study);
+    let sourced = runs
+        .iter()
+        .any(|(_, _, run)| run.metrics.waits.iter().any(|w| w.avg_from.is_some()));
     let mut rows = Vec::new();
-    for (cfg, wl, run) in each_run(study) {
+    for (cfg, wl, run) in runs {
         let mut w = run.metrics.waits.clone();
         w.sort_by(|a, b| b.time_pct.total_cmp(&a.time_pct));
         for (rank, e) in w.iter().take(5).enumerate() {
-            rows.push(vec![
+            let mut row = vec![
                 config_cell(study, cfg),
                 esc(&wl),
                 (rank + 1).to_string(),
                 esc(&e.event),
                 format!("{:.1}", e.time_pct),
-                e.avg_ms.map_or("-".into(), |a| {
-                    if a < 1.0 {
-                        format!("{a:.3}")
-                    } else {
-                        format!("{a:.2}")
-                    }
-                }),
-            ]);
+                e.avg_ms.map_or("-".into(), wait_ms),
+            ];
+            if sourced {
+                row.push(e.avg_from.as_deref().map_or("-".into(), esc));
+            }
+            rows.push(row);
         }
     }
-    let head = [
+    let mut head = vec![
         "configuration",
         "workload",
         "rank",
@@ -236,7 +239,19 @@ pub fn timed_events(study: &Study) -> Option<String> {
         "% DB time",
         "avg wait ms",
     ];
+    if sourced {
+        head.push("mean from");
+    }
     (!rows.is_empty()).then(|| table(&head, &rows))
+}
+
+/// A mean wait: microsecond waits (page-cache reads) need the third decimal.
+fn wait_ms(ms: f64) -> String {
+    if ms < 1.0 {
+        format!("{ms:.3}")
+    } else {
+        format!("{ms:.2}")
+    }
 }
 
 /// Per RAID group internals of simulated arrays.

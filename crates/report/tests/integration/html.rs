@@ -183,3 +183,47 @@ fn time_series_shade_the_warm_up_of_the_runs() {
         .expect("a time-series chart");
     assert!(series.contains("warm-up (not measured)"), "warm-up shaded");
 }
+
+#[test]
+fn real_wait_means_say_what_timed_them_and_untimed_ones_show_a_dash() {
+    let mut study = raid_study(["raid5", "raid10"]);
+    let plain = render_html(&study);
+    assert!(
+        !plain.contains("mean from"),
+        "simulated means need no source"
+    );
+    let run = study
+        .cells
+        .iter_mut()
+        .filter_map(|c| c.run.as_mut())
+        .find(|r| r.workload.name == "dpaws/update-row")
+        .expect("a database run");
+    run.metrics.waits = vec![
+        storlab_core::result::WaitEvent {
+            event: "IO:WalSync".into(),
+            time_pct: 60.0,
+            avg_ms: Some(0.124),
+            avg_from: Some("pg_stat_wal".into()),
+        },
+        storlab_core::result::WaitEvent {
+            event: "LWLock:WALWrite".into(),
+            time_pct: 40.0,
+            avg_ms: None,
+            avg_from: None,
+        },
+    ];
+    let html = render_html(&study);
+    let table = html
+        .split("<table")
+        .find(|t| t.contains("avg wait ms"))
+        .expect("the timed-events table");
+    assert!(table.contains("mean from"), "{table}");
+    assert!(table.contains(">0.124</td>") && table.contains("<td>pg_stat_wal</td>"));
+    let lwlock = &table[table.find("LWLock:WALWrite").expect("the untimed event")..];
+    let row = &lwlock[..lwlock.find("</tr>").expect("end of row")];
+    assert_eq!(
+        row.matches("<td>-</td>").count(),
+        2,
+        "no mean, no source: {row}"
+    );
+}
