@@ -116,16 +116,19 @@ impl Snapshot {
             write_ms: round3(later.wal_write_ms - self.wal_write_ms),
             sync_ms: round3(later.wal_sync_ms - self.wal_sync_ms),
         };
-        if later.version_num >= 180_000 {
+        let wal_from = if later.version_num >= 180_000 {
             // 18 moved WAL write and sync counts from pg_stat_wal to pg_stat_io.
             wal_from_pg_stat_io(&io, &mut wal);
-        }
+            "pg_stat_io"
+        } else {
+            "pg_stat_wal"
+        };
         let reads = DbReads {
             blocks: d(self.db_blks_read, later.db_blks_read),
             ms: (later.db_blk_read_ms - self.db_blk_read_ms).max(0.0),
         };
         ServerWindow {
-            wait_means: server_means(&wal, &io, reads),
+            wait_means: server_means(&wal, wal_from, &io, reads),
             wal,
             checkpoints: CheckpointStats {
                 timed: d(self.ckpt_timed, later.ckpt_timed),

@@ -40,21 +40,60 @@ fn client_relation(r: &PgStatIoRow) -> bool {
     r.backend_type == "client backend" && (r.object == "relation" || r.object == "temp relation")
 }
 
+fn wal_normal(r: &PgStatIoRow) -> bool {
+    r.object == "wal" && r.context == "normal"
+}
+
+fn wal_init(r: &PgStatIoRow) -> bool {
+    r.object == "wal" && r.context == "init"
+}
+
+fn reads(r: &PgStatIoRow) -> (u64, f64) {
+    (r.reads, r.read_ms)
+}
+
+fn writes(r: &PgStatIoRow) -> (u64, f64) {
+    (r.writes, r.write_ms)
+}
+
+fn fsyncs(r: &PgStatIoRow) -> (u64, f64) {
+    (r.fsyncs, r.fsync_ms)
+}
+
+/// The wait events pg_stat_io times: which rows, which operation.
+type Timed = (
+    &'static str,
+    fn(&PgStatIoRow) -> bool,
+    fn(&PgStatIoRow) -> (u64, f64),
+);
+const PG_STAT_IO_TIMED: [Timed; 5] = [
+    ("IO:DataFileRead", client_relation, reads),
+    ("IO:DataFileWrite", client_relation, writes),
+    ("IO:DataFileSync", client_relation, fsyncs),
+    ("IO:WalInitWrite", wal_init, writes),
+    ("IO:WalInitSync", wal_init, fsyncs),
+];
+
 /// WAL writes and syncs (normal context) from pg_stat_io's `wal` rows, PostgreSQL 18's
 /// replacement for pg_stat_wal's counters: every backend type, as pg_stat_wal counted.
 pub(crate) fn wal_from_pg_stat_io(io: &PgStatIo, wal: &mut WalStats) {
-    let normal = |r: &PgStatIoRow| r.object == "wal" && r.context == "normal";
-    let (writes, write_ms) = total(&io.rows, normal, |r| (r.writes, r.write_ms));
-    let (syncs, sync_ms) = total(&io.rows, normal, |r| (r.fsyncs, r.fsync_ms));
-    wal.writes = writes;
+    let (n_writes, write_ms) = total(&io.rows, wal_normal, writes);
+    let (n_syncs, sync_ms) = total(&io.rows, wal_normal, fsyncs);
+    wal.writes = n_writes;
     wal.write_ms = round3(write_ms);
-    wal.syncs = syncs;
+    wal.syncs = n_syncs;
     wal.sync_ms = round3(sync_ms);
 }
 
-/// The mean of every wait event the window's server counters time. A count without time
-/// (track_io_timing or track_wal_io_timing off) gives no mean.
-pub(crate) fn server_means(wal: &WalStats, io: &PgStatIo, db_reads: DbReads) -> WaitMeans {
+/// The mean of every wait event the window's server counters time; `wal_from` names the view
+/// `wal`'s write and sync counts came from (pg_stat_wal, or pg_stat_io on 18). A count without
+/// time (track_io_timing or track_wal_io_timing off) gives no mean.
+pub(crate) fn server_means(
+    wal: &WalStats,
+    wal_from: &'static str,
+    io: &PgStatIo,
+    db_reads: DbReads,
+) -> WaitMeans {
     let mut means = WaitMeans::new();
     let mut put = |event: &'static str, (n, ms): (u64, f64), from: &'static str| {
         if n > 0 && ms > 0.0 && !means.contains_key(event) {
@@ -62,48 +101,12 @@ pub(crate) fn server_means(wal: &WalStats, io: &PgStatIo, db_reads: DbReads) -> 
         }
     };
     if io.unavailable.is_none() {
-        let rows = &io.rows;
-        put(
-            "IO:DataFileRead",
-            total(rows, client_relation, |r| (r.reads, r.read_ms)),
-            "pg_stat_io",
-        );
-        put(
-            "IO:DataFileWrite",
-            total(rows, client_relation, |r| (r.writes, r.write_ms)),
-            "pg_stat_io",
-        );
-        put(
-            "IO:DataFileSync",
-            total(rows, client_relation, |r| (r.fsyncs, r.fsync_ms)),
-            "pg_stat_io",
-        );
-        let wal_in = |context: &'static str| {
-            move |r: &PgStatIoRow| r.object == "wal" && r.context == context
-        };
-        put(
-            "IO:WalWrite",
-            total(rows, wal_in("normal"), |r| (r.writes, r.write_ms)),
-            "pg_stat_io",
-        );
-        put(
-            "IO:WalSync",
-            total(rows, wal_in("normal"), |r| (r.fsyncs, r.fsync_ms)),
-            "pg_stat_io",
-        );
-        put(
-            "IO:WalInitWrite",
-            total(rows, wal_in("init"), |r| (r.writes, r.write_ms)),
-            "pg_stat_io",
-        );
-        put(
-            "IO:WalInitSync",
-            total(rows, wal_in("init"), |r| (r.fsyncs, r.fsync_ms)),
-            "pg_stat_io",
-        );
+        for (event, keep, op) in PG_STAT_IO_TIMED {
+            put(event, total(&io.rows, keep, op), "pg_stat_io");
+        }
     }
-    put("IO:WalWrite", (wal.writes, wal.write_ms), "pg_stat_wal");
-    put("IO:WalSync", (wal.syncs, wal.sync_ms), "pg_stat_wal");
+    put("IO:WalWrite", (wal.writes, wal.write_ms), wal_from);
+    put("IO:WalSync", (wal.syncs, wal.sync_ms), wal_from);
     put(
         "IO:DataFileRead",
         (db_reads.blocks, db_reads.ms),
@@ -170,7 +173,9 @@ mod tests {
                 },
             ],
         };
-        let means = server_means(&WalStats::default(), &io, DbReads::default());
+        let mut wal = WalStats::default();
+        wal_from_pg_stat_io(&io, &mut wal);
+        let means = server_means(&wal, "pg_stat_io", &io, DbReads::default());
         assert_eq!(
             means["IO:DataFileRead"],
             (0.3, "pg_stat_io"),
@@ -185,8 +190,6 @@ mod tests {
             "no writes, no mean"
         );
 
-        let mut wal = WalStats::default();
-        wal_from_pg_stat_io(&io, &mut wal);
         assert_eq!((wal.writes, wal.syncs), (100, 100), "normal context only");
         assert_eq!((wal.write_ms, wal.sync_ms), (10.0, 50.0));
     }
@@ -208,7 +211,7 @@ mod tests {
             blocks: 50,
             ms: 10.0,
         };
-        let means = server_means(&wal, &old, reads);
+        let means = server_means(&wal, "pg_stat_wal", &old, reads);
         assert_eq!(means["IO:WalWrite"], (0.02, "pg_stat_wal"));
         assert_eq!(means["IO:WalSync"], (0.25, "pg_stat_wal"));
         assert_eq!(means["IO:DataFileRead"], (0.2, "pg_stat_database"));
@@ -223,6 +226,6 @@ mod tests {
             blocks: 50,
             ms: 0.0,
         };
-        assert!(server_means(&untimed, &old, no_time).is_empty());
+        assert!(server_means(&untimed, "pg_stat_wal", &old, no_time).is_empty());
     }
 }
