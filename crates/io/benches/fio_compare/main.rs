@@ -4,9 +4,12 @@
 //! Both tools read one preallocated, filled 1 GiB file (created once by storlab under the
 //! workspace's target/ directory and removed at the end) with 4 KiB uniformly random O_DIRECT
 //! reads, one job, in two cases: psync at depth 1 and io_uring at depth 32. Per case the tools
-//! take turns in short rounds (storlab, fio, storlab, fio, ...; each run 4 s after a 1 s ramp);
-//! each round gives one IO/s ratio and one CPU-per-I/O ratio, and the case is judged on the
-//! median of its rounds' ratios (min and max beside it; see support/mod.rs for why).
+//! take turns in short rounds (each run 4 s after a 1 s ramp); each round gives one IO/s ratio
+//! and one CPU-per-I/O ratio, and the case is judged on the median of its rounds' ratios (min
+//! and max beside it; see support/mod.rs for why). Which tool goes first in a round changes
+//! every second round (storlab first in rounds 1-2, fio in 3-4, ...), so each CPU sees both
+//! orders equally often and a drift of the shared disk within a round (a host cache warming,
+//! a neighbour's burst) favours neither tool; the medians by order are reported beside.
 //!
 //! Reported per round and per case: IO/s of each tool and their ratio (storlab / fio; at least
 //! 0.97, goal 1.0), CPU ns per I/O of each tool and their ratio (storlab / fio; goal at most
@@ -60,8 +63,8 @@ const GIB: u64 = 1 << 30;
 const BLOCK: u64 = 4096;
 const RAMP_S: u64 = 1;
 const RUNTIME_S: u64 = 4;
-/// Rounds per case; each round runs storlab, then fio.
-const ROUNDS: u32 = 6;
+/// Rounds per case: a multiple of 4, so that on 2 CPUs every CPU sees each order twice.
+const ROUNDS: u32 = 8;
 const NS_PER_S: u64 = 1_000_000_000;
 /// A run "ran on" a CPU when its I/O thread spent at least this share of its time there.
 const SAME_CPU_SHARE: f64 = 0.8;
@@ -123,10 +126,11 @@ impl Measured {
     }
 }
 
-/// One round: storlab's run, then fio's.
+/// One round: storlab's run and fio's, in the order `fio_first` says.
 struct Round {
     storlab: Result<Measured, String>,
     fio: Result<Measured, String>,
+    fio_first: bool,
 }
 
 impl Round {
@@ -261,8 +265,16 @@ fn print_run(case: &Case, round: u32, tool: &str, r: &Result<Measured, String>) 
     }
 }
 
-/// Runs one case's rounds: storlab, fio, storlab, fio, ... Both tools of a round run on the
-/// same CPU, the next round on the next CPU (see the module comment, Placement).
+/// Which tool runs first in a round (1-based): storlab in the first `cpus` rounds, fio in the
+/// next `cpus`, and so on, so that with rounds alternating over the CPUs every CPU sees both
+/// orders.
+fn fio_first(round: u32, cpus: usize) -> bool {
+    ((round as usize - 1) / cpus.max(1)) % 2 == 1
+}
+
+/// Runs one case's rounds. Both tools of a round run on the same CPU, the next round on the
+/// next CPU (see the module comment, Placement); the order within a round follows
+/// `fio_first`.
 fn run_case(file: &Path, case: &Case, args: &[String]) -> Vec<Round> {
     let mut rounds = Vec::new();
     let cpus = placement::online_cpus();
@@ -271,19 +283,41 @@ fn run_case(file: &Path, case: &Case, args: &[String]) -> Vec<Round> {
             break;
         }
         placement::pin(Some((round as usize - 1) % cpus));
-        let storlab = run_storlab(file, case, u64::from(round));
-        print_run(case, round, "storlab", &storlab);
-        let fio = if signal::stop_requested() {
-            Err("interrupted".to_string())
+        let fio_first = fio_first(round, cpus);
+        let interrupted = || Err::<Measured, _>("interrupted".to_string());
+        let (storlab, fio) = if fio_first {
+            let fio = run_fio(args);
+            print_run(case, round, "fio", &fio);
+            let storlab = if signal::stop_requested() {
+                interrupted()
+            } else {
+                run_storlab(file, case, u64::from(round))
+            };
+            (storlab, fio)
         } else {
-            run_fio(args)
+            let storlab = run_storlab(file, case, u64::from(round));
+            print_run(case, round, "storlab", &storlab);
+            let fio = if signal::stop_requested() {
+                interrupted()
+            } else {
+                run_fio(args)
+            };
+            (storlab, fio)
         };
         placement::pin(None);
         if signal::stop_requested() {
             break;
         }
-        print_run(case, round, "fio", &fio);
-        let r = Round { storlab, fio };
+        if fio_first {
+            print_run(case, round, "storlab", &storlab);
+        } else {
+            print_run(case, round, "fio", &fio);
+        }
+        let r = Round {
+            storlab,
+            fio,
+            fio_first,
+        };
         println!(
             "{:<26} round {round}: IO/s ratio {}, CPU/IO ratio {}",
             case.name,
@@ -351,7 +385,7 @@ fn main() {
         "ramp_s": RAMP_S,
         "runtime_s": RUNTIME_S,
         "rounds": ROUNDS,
-        "order": "per case: storlab, fio, storlab, fio, ...; each round's two runs give one ratio; a case is judged on the median of its rounds' ratios",
+        "order": "per case: rounds alternate over the CPUs; storlab runs first in the first round on each CPU, fio in the next, and so on; each round's two runs give one ratio; a case is judged on the median of its rounds' ratios",
         "storlab_cpu": summary::STORLAB_CPU,
         "fio_cpu": summary::FIO_CPU,
     });

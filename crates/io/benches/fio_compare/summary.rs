@@ -19,6 +19,9 @@ pub const FIO_CPU: &str = "fio: job thread's user+system CPU from the end of the
 /// The medians of one case's rounds.
 pub struct Summary {
     ratio: Option<Spread>,
+    /// The IO/s ratio of the rounds where storlab ran first, and of those where fio did.
+    ratio_storlab_first: Option<Spread>,
+    ratio_fio_first: Option<Spread>,
     cpu_ratio: Option<Spread>,
     /// The CPU ratio of the rounds where both tools ran on the same CPU.
     cpu_ratio_same_cpu: Option<Spread>,
@@ -46,8 +49,18 @@ pub fn summarize(rounds: &[Round]) -> Summary {
                 .filter_map(Measured::sched_cpu_ns_per_io),
         )
     };
+    let by_order = |fio_first: bool| {
+        Spread::of(
+            rounds
+                .iter()
+                .filter(|r| r.fio_first == fio_first)
+                .filter_map(Round::iops_ratio),
+        )
+    };
     Summary {
         ratio: Spread::of(rounds.iter().filter_map(Round::iops_ratio)),
+        ratio_storlab_first: by_order(false),
+        ratio_fio_first: by_order(true),
         cpu_ratio: Spread::of(rounds.iter().filter_map(Round::cpu_ratio)),
         cpu_ratio_same_cpu: Spread::of(
             rounds
@@ -73,6 +86,8 @@ pub fn case_json(case: &Case, args: &[String], rounds: &[Round], s: &Summary) ->
         "case": case.name, "rw": "randread", "block_bytes": BLOCK, "direct": true, "jobs": 1,
         "iodepth": case.iodepth, "engine": case.fio_engine,
         "ratio": Spread::json(s.ratio),
+        "ratio_storlab_first": Spread::json(s.ratio_storlab_first),
+        "ratio_fio_first": Spread::json(s.ratio_fio_first),
         "cpu_ratio": Spread::json(s.cpu_ratio),
         "cpu_ratio_same_cpu": Spread::json(s.cpu_ratio_same_cpu),
         "sched_cpu_ratio": Spread::json(s.sched_cpu_ratio),
@@ -89,7 +104,7 @@ pub fn case_json(case: &Case, args: &[String], rounds: &[Round], s: &Summary) ->
         "fio_cpu_ns_per_io": Spread::json(s.fio_cpu),
         "fio_command": format!("fio {}", args.join(" ")),
         "rounds": rounds.iter().enumerate().map(|(i, r)| json!({
-            "round": i + 1,
+            "round": i + 1, "first": if r.fio_first { "fio" } else { "storlab" },
             "storlab": run_json(&r.storlab, Measured::json),
             "fio": run_json(&r.fio, Measured::json),
             "ratio": r.iops_ratio(), "cpu_ratio": r.cpu_ratio(), "same_cpu": r.same_cpu(),
@@ -130,6 +145,14 @@ pub fn print_table(cases: &[(&Case, Summary)]) {
             "{:<26} CPU/IO ratio of the rounds where both ran on the same CPU: {}",
             case.name,
             Spread::ratio_text(s.cpu_ratio_same_cpu)
+        );
+    }
+    for (case, s) in cases {
+        println!(
+            "{:<26} IO/s ratio by order: storlab first {}, fio first {}",
+            case.name,
+            Spread::ratio_text(s.ratio_storlab_first),
+            Spread::ratio_text(s.ratio_fio_first)
         );
     }
     println!("scheduler CPU per I/O: {SCHED_CPU}");
