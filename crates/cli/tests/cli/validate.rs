@@ -122,7 +122,9 @@ fn a_known_gap_is_printed_with_its_analysis_and_does_not_fail() {
          [[figures]]\nname = \"rows\"\narray = \"raid5\"\nprofile = \"upd\"\nmetric = \"rows_per_s\"\n\
          published = 1\ntolerance_pct = 30\ngap = \"the model is faster\"\n\
          [[figures]]\nname = \"log\"\narray = \"raid5\"\nprofile = \"upd\"\nmetric = \"log.iops\"\n\
-         published = 1\ntolerance_pct = 1000000000\n",
+         published = 1\ntolerance_pct = 1000000000\n\
+         [[figures]]\nname = \"log again\"\narray = \"raid5\"\nprofile = \"upd\"\nmetric = \"log.iops\"\n\
+         published = 1\ntolerance_pct = 1000000000\ngap = \"an old analysis\"\n",
     )
     .unwrap();
     storlab()
@@ -134,7 +136,12 @@ fn a_known_gap_is_printed_with_its_analysis_and_does_not_fail() {
         .stdout(predicate::str::contains(
             "known gap: rows: the model is faster",
         ))
+        // A marked figure within its tolerance is named as such, not printed as a gap.
         .stdout(predicate::str::contains(
-            "2 figures, 1 within tolerance, 0 outside, 1 known gaps",
+            "marked as a gap but within tolerance (the mark can go): log again",
+        ))
+        .stdout(predicate::str::contains("an old analysis").not())
+        .stdout(predicate::str::contains(
+            "3 figures, 2 within tolerance, 0 outside, 1 known gaps",
         ));
 }
