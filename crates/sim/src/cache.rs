@@ -221,6 +221,35 @@ mod tests {
     }
 
     #[test]
+    fn a_write_through_cleans_idle_pages_and_unflags_rewritten_destaging_ones() {
+        let mut d = DirtyPages::new(1 << 20);
+        assert_eq!(d.write(0, 10), 10);
+        assert_eq!(d.write(100, 102), 2);
+        // Pages 0..4 go to disk; 2 and 3 are written again meanwhile (they would stay dirty).
+        assert_eq!(d.take_run(0, 4), Some((0, 4)));
+        assert_eq!(d.write(2, 4), 0);
+        // A write-through of pages 2..8: 4..8 are idle and become clean; 2..4 are on their
+        // way to disk, so they stay until their destage, and no longer stay after it.
+        assert_eq!(d.clean_idle(2, 8), 4);
+        assert_eq!(d.len(), 8);
+        assert!(d.contains(3) && !d.contains(4) && !d.contains(7) && d.contains(8));
+        assert_eq!(d.destaged(0, 4), 4);
+        assert_eq!(d.len(), 4);
+        // What is left is 8, 9, 100 and 101, found in order.
+        assert_eq!(d.take_run(0, 64), Some((8, 2)));
+        assert_eq!(d.take_run(0, 1024), Some((100, 2)));
+        // Nothing dirty in range: nothing to clean; a whole word cleaned empties it.
+        assert_eq!(d.clean_idle(200, 300), 0);
+        assert_eq!(d.destaged(8, 2), 2);
+        assert_eq!(d.destaged(100, 2), 2);
+        assert!(d.is_empty());
+        assert_eq!(d.write(64, 128), 64);
+        assert_eq!(d.clean_idle(0, 192), 64);
+        assert!(d.is_empty());
+        assert_eq!(d.take_run(0, 64), None);
+    }
+
+    #[test]
     fn dirty_run_stops_at_boundary_and_wraps() {
         let mut d = DirtyPages::new(1 << 20);
         for p in 6..12 {
@@ -245,6 +274,15 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             let p = (x >> 20) % cap;
             assert_eq!(d.write(p, p + 1) == 1, model.insert(p));
+            if i % 7 == 0 {
+                // A write-through over a range: every dirty page in it is idle here.
+                let (lo, hi) = (p.saturating_sub(x % 300), p + x % 200);
+                let gone: Vec<u64> = model.range(lo..hi).copied().collect();
+                assert_eq!(d.clean_idle(lo, hi), gone.len() as u64);
+                for q in gone {
+                    model.remove(&q);
+                }
+            }
             if i % 3 == 0 {
                 let want = model
                     .range(cursor..)

@@ -317,6 +317,36 @@ impl DirtyPages {
         freed
     }
 
+    /// A newer write put pages [first, end) on disk directly (write-through): the dirty ones
+    /// not being destaged become clean, and those being destaged no longer stay dirty after
+    /// their destage; returns the pages cleaned now.
+    pub fn clean_idle(&mut self, first: u64, end: u64) -> u64 {
+        let mut cleaned = 0u64;
+        let mut p = first;
+        while p < end {
+            let w = p >> 6;
+            let hi = end.min((w + 1) << 6);
+            let mask = bits(p & 63, hi - (w << 6));
+            p = hi;
+            let key = w as u32;
+            if let Some(b) = self.busy.get_mut(&key) {
+                b.redirtied &= !mask;
+            }
+            let idle = self.idle_bits(w) & mask;
+            if idle == 0 {
+                continue;
+            }
+            let (slot, word, found) = self.words.probe(key);
+            self.words.set_at(slot, found, key, word & !idle);
+            if word & !idle == 0 {
+                Self::clear_summary(&mut self.level1, &mut self.level2, w);
+            }
+            cleaned += idle.count_ones() as u64;
+        }
+        self.count -= cleaned as usize;
+        cleaned
+    }
+
     /// Drops every dirty page that is not being destaged (its data is lost); returns how many.
     /// Order-independent, so iterating the map here cannot leak hash order into results.
     pub fn drop_idle(&mut self) -> u64 {

@@ -233,8 +233,18 @@ impl Model {
         });
     }
 
-    /// Sends a write piece to the disks; the host hears when they have it.
+    /// Sends a write piece to the disks; the host hears when they have it. Dirty pages it
+    /// covers whole (held from before a failover to write-through) hold older data: they are
+    /// dropped rather than destaged over it later.
     pub(super) fn write_through(&mut self, pid: u32, g: u32, lba: u64, sectors: u64) {
+        let grp = &mut self.groups[g as usize];
+        if !grp.dirty.is_empty() {
+            let (first, end) = (lba.div_ceil(PAGE_SECTORS), (lba + sectors) / PAGE_SECTORS);
+            if first < end {
+                let cleaned = grp.dirty.clean_idle(first, end);
+                self.ctrls[grp.ctrl as usize].dirty_pages -= cleaned;
+            }
+        }
         if self
             .issue_write(g, lba, sectors, AreqKind::WriteThrough { piece: pid })
             .is_none()
