@@ -67,6 +67,33 @@ struct Case {
     figures: Vec<Figure>,
     #[serde(default)]
     ratios: Vec<Ratio>,
+    /// Analyses shared by several figures: a figure's `gap` that is one word names one.
+    #[serde(default)]
+    gaps: BTreeMap<String, String>,
+}
+
+impl Case {
+    /// The analysis of a figure's gap mark: the text itself, or, for a one-word mark, the
+    /// `[gaps]` entry it names (an unknown name is bad input, so a typo cannot pass as text).
+    fn gap_text(
+        &self,
+        mark: Option<&str>,
+        figure: &str,
+        file: &str,
+    ) -> Result<Option<String>, CliError> {
+        let Some(mark) = mark else {
+            return Ok(None);
+        };
+        if mark.split_whitespace().count() > 1 {
+            return Ok(Some(mark.to_string()));
+        }
+        self.gaps.get(mark).cloned().map(Some).ok_or_else(|| {
+            CliError::BadInput(format!(
+                "{file}: {figure}: gap: no [gaps] entry named {mark:?} (a one-word gap names \
+                 one; write the analysis itself otherwise)"
+            ))
+        })
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -280,6 +307,15 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
     for (file, text, root) in load_cases(&a.references)? {
         let case: Case =
             toml::from_str(&text).map_err(|e| CliError::BadInput(format!("{file}: {e}")))?;
+        // Gap marks are checked before anything runs: a bad one is bad input, found at once.
+        for (name, mark) in case
+            .figures
+            .iter()
+            .map(|f| (&f.name, &f.gap))
+            .chain(case.ratios.iter().map(|r| (&r.name, &r.gap)))
+        {
+            case.gap_text(mark.as_deref(), name, &file)?;
+        }
         println!("{}: {}", case.name, case.source);
         let opts = RunOptions {
             duration_ns: case.run.duration.0,
@@ -322,7 +358,8 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
                 pass: err.abs() <= f.tolerance_pct,
                 gap: f.gap.is_some(),
             });
-            note_gap(&mut gaps, &mut unneeded, &checks, &f.name, f.gap.as_deref());
+            let why = case.gap_text(f.gap.as_deref(), &f.name, &file)?;
+            note_gap(&mut gaps, &mut unneeded, &checks, &f.name, why.as_deref());
         }
         for r in &case.ratios {
             let n = metric(&get(&r.numerator, &r.profile)?, &r.metric, &file)?;
@@ -343,7 +380,8 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
                 rule,
                 gap: r.gap.is_some(),
             });
-            note_gap(&mut gaps, &mut unneeded, &checks, &r.name, r.gap.as_deref());
+            let why = case.gap_text(r.gap.as_deref(), &r.name, &file)?;
+            note_gap(&mut gaps, &mut unneeded, &checks, &r.name, why.as_deref());
         }
         for n in &case.notes {
             println!("  note: {n}");

@@ -100,6 +100,22 @@ fn validate_fails_a_figure_out_of_tolerance_and_rejects_bad_cases() {
         .stderr(predicate::str::contains(
             "t.toml: metric: unknown metric \"speed\"",
         ));
+    // A one-word gap mark names a shared analysis in [gaps]; a name with no entry (a typo)
+    // is bad input, found before anything runs.
+    std::fs::write(
+        root.join("references/t.toml"),
+        case("name = \"x\"\narray = \"raid5\"\nprofile = \"randwrite-8k\"\nmetric = \"iops\"\npublished = 26000\ntolerance_pct = 30\ngap = \"fsat\"\n[gaps]\nfast = \"the model is faster\"\n"),
+    )
+    .unwrap();
+    storlab()
+        .args(["validate", "--references"])
+        .arg(root.join("references"))
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("IO/s").not())
+        .stderr(predicate::str::contains(
+            "t.toml: x: gap: no [gaps] entry named \"fsat\"",
+        ));
 }
 
 #[test]
@@ -120,11 +136,12 @@ fn a_known_gap_is_printed_with_its_analysis_and_does_not_fail() {
          [workloads.upd]\nwarmup = \"2s\"\n[workloads.upd.database]\ntest = \"dpaws/update-row\"\n\
          data = \"datavol\"\nlog = \"datavol\"\nsessions = 8\nrows = 100000\n\
          [[figures]]\nname = \"rows\"\narray = \"raid5\"\nprofile = \"upd\"\nmetric = \"rows_per_s\"\n\
-         published = 1\ntolerance_pct = 30\ngap = \"the model is faster\"\n\
+         published = 1\ntolerance_pct = 30\ngap = \"faster\"\n\
          [[figures]]\nname = \"log\"\narray = \"raid5\"\nprofile = \"upd\"\nmetric = \"log.iops\"\n\
          published = 1\ntolerance_pct = 1000000000\n\
          [[figures]]\nname = \"log again\"\narray = \"raid5\"\nprofile = \"upd\"\nmetric = \"log.iops\"\n\
-         published = 1\ntolerance_pct = 1000000000\ngap = \"an old analysis\"\n",
+         published = 1\ntolerance_pct = 1000000000\ngap = \"an old analysis\"\n\
+         [gaps]\nfaster = \"the model is faster\"\n",
     )
     .unwrap();
     storlab()
