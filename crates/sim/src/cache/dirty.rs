@@ -166,13 +166,7 @@ impl DirtyPages {
     /// Marks pages [first, end) dirty; returns how many were not dirty before.
     pub fn write(&mut self, first: u64, end: u64) -> u64 {
         let mut added = 0;
-        let mut p = first;
-        while p < end {
-            let w = p >> 6;
-            let hi = end.min((w + 1) << 6);
-            added += self.write_word(w, bits(p & 63, hi - (w << 6)));
-            p = hi;
-        }
+        Self::for_words(first, end, |w, mask| added += self.write_word(w, mask));
         self.count += added as usize;
         added
     }
@@ -284,13 +278,7 @@ impl DirtyPages {
     pub fn destaged(&mut self, first: u64, count: u64) -> u64 {
         self.destaging -= count as usize;
         let mut freed = 0;
-        let mut p = first;
-        let end = first + count;
-        while p < end {
-            let w = p >> 6;
-            let hi = end.min((w + 1) << 6);
-            let mask = bits(p & 63, hi - (w << 6));
-            p = hi;
+        Self::for_words(first, first + count, |w, mask| {
             let key = w as u32;
             let Some(b) = self.busy.get_mut(&key) else {
                 panic!("destaged word {w} has no destage in flight");
@@ -312,7 +300,7 @@ impl DirtyPages {
             if word & !free == 0 {
                 Self::clear_summary(&mut self.level1, &mut self.level2, w);
             }
-        }
+        });
         self.count -= freed as usize;
         freed
     }
@@ -322,27 +310,23 @@ impl DirtyPages {
     /// their destage; returns the pages cleaned now.
     pub fn clean_idle(&mut self, first: u64, end: u64) -> u64 {
         let mut cleaned = 0u64;
-        let mut p = first;
-        while p < end {
-            let w = p >> 6;
-            let hi = end.min((w + 1) << 6);
-            let mask = bits(p & 63, hi - (w << 6));
-            p = hi;
+        Self::for_words(first, end, |w, mask| {
             let key = w as u32;
-            if let Some(b) = self.busy.get_mut(&key) {
+            let destaging = self.busy.get_mut(&key).map_or(0, |b| {
                 b.redirtied &= !mask;
-            }
-            let idle = self.idle_bits(w) & mask;
-            if idle == 0 {
-                continue;
-            }
+                b.destaging
+            });
             let (slot, word, found) = self.words.probe(key);
+            let idle = word & mask & !destaging;
+            if idle == 0 {
+                return;
+            }
             self.words.set_at(slot, found, key, word & !idle);
             if word & !idle == 0 {
                 Self::clear_summary(&mut self.level1, &mut self.level2, w);
             }
             cleaned += idle.count_ones() as u64;
-        }
+        });
         self.count -= cleaned as usize;
         cleaned
     }
