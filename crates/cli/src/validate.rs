@@ -73,26 +73,32 @@ struct Case {
 }
 
 impl Case {
-    /// The analysis of a figure's gap mark: the text itself, or, for a one-word mark, the
-    /// `[gaps]` entry it names (an unknown name is bad input, so a typo cannot pass as text).
-    fn gap_text(
-        &self,
-        mark: Option<&str>,
-        figure: &str,
-        file: &str,
-    ) -> Result<Option<String>, CliError> {
-        let Some(mark) = mark else {
-            return Ok(None);
-        };
-        if mark.split_whitespace().count() > 1 {
-            return Ok(Some(mark.to_string()));
+    /// Replaces each one-word gap mark with the `[gaps]` entry it names (an unknown name is
+    /// bad input, so a typo cannot pass as an analysis); a mark of several words is the
+    /// analysis itself.
+    fn resolve_gaps(&mut self, file: &str) -> Result<(), CliError> {
+        let shared = &self.gaps;
+        let marks = self
+            .figures
+            .iter_mut()
+            .map(|f| (&f.name, &mut f.gap))
+            .chain(self.ratios.iter_mut().map(|r| (&r.name, &mut r.gap)));
+        for (figure, mark) in marks {
+            let Some(name) = mark
+                .as_deref()
+                .filter(|m| m.split_whitespace().count() <= 1)
+            else {
+                continue;
+            };
+            let text = shared.get(name).ok_or_else(|| {
+                CliError::BadInput(format!(
+                    "{file}: {figure}: gap: no [gaps] entry named {name:?} (a one-word gap \
+                     names one; write the analysis itself otherwise)"
+                ))
+            })?;
+            *mark = Some(text.clone());
         }
-        self.gaps.get(mark).cloned().map(Some).ok_or_else(|| {
-            CliError::BadInput(format!(
-                "{file}: {figure}: gap: no [gaps] entry named {mark:?} (a one-word gap names \
-                 one; write the analysis itself otherwise)"
-            ))
-        })
+        Ok(())
     }
 }
 
@@ -305,17 +311,10 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
     let mut gaps = Vec::new();
     let mut unneeded = Vec::new();
     for (file, text, root) in load_cases(&a.references)? {
-        let case: Case =
+        let mut case: Case =
             toml::from_str(&text).map_err(|e| CliError::BadInput(format!("{file}: {e}")))?;
-        // Gap marks are checked before anything runs: a bad one is bad input, found at once.
-        for (name, mark) in case
-            .figures
-            .iter()
-            .map(|f| (&f.name, &f.gap))
-            .chain(case.ratios.iter().map(|r| (&r.name, &r.gap)))
-        {
-            case.gap_text(mark.as_deref(), name, &file)?;
-        }
+        // Before anything runs: a bad gap mark is bad input, found at once.
+        case.resolve_gaps(&file)?;
         println!("{}: {}", case.name, case.source);
         let opts = RunOptions {
             duration_ns: case.run.duration.0,
@@ -358,8 +357,7 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
                 pass: err.abs() <= f.tolerance_pct,
                 gap: f.gap.is_some(),
             });
-            let why = case.gap_text(f.gap.as_deref(), &f.name, &file)?;
-            note_gap(&mut gaps, &mut unneeded, &checks, &f.name, why.as_deref());
+            note_gap(&mut gaps, &mut unneeded, &checks, &f.name, f.gap.as_deref());
         }
         for r in &case.ratios {
             let n = metric(&get(&r.numerator, &r.profile)?, &r.metric, &file)?;
@@ -380,8 +378,7 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
                 rule,
                 gap: r.gap.is_some(),
             });
-            let why = case.gap_text(r.gap.as_deref(), &r.name, &file)?;
-            note_gap(&mut gaps, &mut unneeded, &checks, &r.name, why.as_deref());
+            note_gap(&mut gaps, &mut unneeded, &checks, &r.name, r.gap.as_deref());
         }
         for n in &case.notes {
             println!("  note: {n}");

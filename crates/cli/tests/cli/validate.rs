@@ -65,52 +65,37 @@ fn validate_fails_a_figure_out_of_tolerance_and_rejects_bad_cases() {
         root.join("examples/arrays/midrange-raid5.toml"),
     )
     .unwrap();
-    let case = |figure: &str| {
-        format!(
-            "name = \"t\"\nsource = \"test\"\n[run]\nduration = \"5s\"\nwarmup = \"1s\"\nseed = 1\n\
-             [arrays]\nraid5 = \"examples/arrays/midrange-raid5.toml\"\n[[figures]]\n{figure}"
+    // Writes a case of one figure and runs validate on it.
+    let validate = |figure: &str| {
+        std::fs::write(
+            root.join("references/t.toml"),
+            format!(
+                "name = \"t\"\nsource = \"test\"\n[run]\nduration = \"5s\"\nwarmup = \"1s\"\nseed = 1\n\
+                 [arrays]\nraid5 = \"examples/arrays/midrange-raid5.toml\"\n[[figures]]\n{figure}"
+            ),
         )
+        .unwrap();
+        storlab()
+            .args(["validate", "--references"])
+            .arg(root.join("references"))
+            .assert()
     };
     // A published figure ten times what the array can do: exit 1, the figure marked FAIL.
-    std::fs::write(
-        root.join("references/t.toml"),
-        case("name = \"x\"\narray = \"raid5\"\nprofile = \"randwrite-8k\"\nmetric = \"iops\"\npublished = 26000\ntolerance_pct = 30\n"),
-    )
-    .unwrap();
-    storlab()
-        .args(["validate", "--references"])
-        .arg(root.join("references"))
-        .assert()
+    validate("name = \"x\"\narray = \"raid5\"\nprofile = \"randwrite-8k\"\nmetric = \"iops\"\npublished = 26000\ntolerance_pct = 30\n")
         .code(1)
         .stdout(predicate::str::contains("FAIL"))
         .stderr(predicate::str::contains(
             "1 reference figures outside tolerance",
         ));
     // An unknown metric is bad input: exit 2, naming the file and the key.
-    std::fs::write(
-        root.join("references/t.toml"),
-        case("name = \"x\"\narray = \"raid5\"\nprofile = \"randwrite-8k\"\nmetric = \"speed\"\npublished = 1\ntolerance_pct = 30\n"),
-    )
-    .unwrap();
-    storlab()
-        .args(["validate", "--references"])
-        .arg(root.join("references"))
-        .assert()
+    validate("name = \"x\"\narray = \"raid5\"\nprofile = \"randwrite-8k\"\nmetric = \"speed\"\npublished = 1\ntolerance_pct = 30\n")
         .code(2)
         .stderr(predicate::str::contains(
             "t.toml: metric: unknown metric \"speed\"",
         ));
     // A one-word gap mark names a shared analysis in [gaps]; a name with no entry (a typo)
     // is bad input, found before anything runs.
-    std::fs::write(
-        root.join("references/t.toml"),
-        case("name = \"x\"\narray = \"raid5\"\nprofile = \"randwrite-8k\"\nmetric = \"iops\"\npublished = 26000\ntolerance_pct = 30\ngap = \"fsat\"\n[gaps]\nfast = \"the model is faster\"\n"),
-    )
-    .unwrap();
-    storlab()
-        .args(["validate", "--references"])
-        .arg(root.join("references"))
-        .assert()
+    validate("name = \"x\"\narray = \"raid5\"\nprofile = \"randwrite-8k\"\nmetric = \"iops\"\npublished = 26000\ntolerance_pct = 30\ngap = \"fsat\"\n[gaps]\nfast = \"the model is faster\"\n")
         .code(2)
         .stdout(predicate::str::contains("IO/s").not())
         .stderr(predicate::str::contains(
