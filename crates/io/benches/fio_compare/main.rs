@@ -284,35 +284,35 @@ fn run_case(file: &Path, case: &Case, args: &[String]) -> Vec<Round> {
         }
         placement::pin(Some((round as usize - 1) % cpus));
         let fio_first = fio_first(round, cpus);
-        let interrupted = || Err::<Measured, _>("interrupted".to_string());
-        let (storlab, fio) = if fio_first {
-            let fio = run_fio(args);
-            print_run(case, round, "fio", &fio);
-            let storlab = if signal::stop_requested() {
-                interrupted()
+        let run = |tool: &str| {
+            if tool == "fio" {
+                run_fio(args)
             } else {
                 run_storlab(file, case, u64::from(round))
-            };
-            (storlab, fio)
+            }
+        };
+        let order = if fio_first {
+            ["fio", "storlab"]
         } else {
-            let storlab = run_storlab(file, case, u64::from(round));
-            print_run(case, round, "storlab", &storlab);
-            let fio = if signal::stop_requested() {
-                interrupted()
-            } else {
-                run_fio(args)
-            };
-            (storlab, fio)
+            ["storlab", "fio"]
+        };
+        let first = run(order[0]);
+        print_run(case, round, order[0], &first);
+        let second = if signal::stop_requested() {
+            Err("interrupted".to_string())
+        } else {
+            run(order[1])
         };
         placement::pin(None);
         if signal::stop_requested() {
             break;
         }
-        if fio_first {
-            print_run(case, round, "storlab", &storlab);
+        print_run(case, round, order[1], &second);
+        let (storlab, fio) = if fio_first {
+            (second, first)
         } else {
-            print_run(case, round, "fio", &fio);
-        }
+            (first, second)
+        };
         let r = Round {
             storlab,
             fio,
