@@ -27,7 +27,7 @@ pub enum Purpose {
 }
 
 /// xoshiro256** generator.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rng {
     s: [u64; 4],
 }

@@ -74,6 +74,8 @@ pub struct Model {
     spare_pools: Vec<Vec<u32>>,
     rebuilds: Vec<RebuildTask>,
     failures: Vec<FailureSpec>,
+    /// A failure has happened (the latency phases move on from 0).
+    failed_once: bool,
     log: Vec<SimEvent>,
     trace: Option<Box<trace_replay::TraceRt>>,
     db: Option<Box<db::DbRt>>,
@@ -157,7 +159,7 @@ impl Model {
     /// Which latency phase the system is in: 0 healthy so far, 1 degraded or rebuilding,
     /// 2 every failed member rebuilt.
     fn phase(&self) -> usize {
-        if self.log.iter().all(|e| e.kind != "failure") {
+        if !self.failed_once {
             0
         } else if self.groups.iter().any(|g| !g.failed.is_empty()) {
             1

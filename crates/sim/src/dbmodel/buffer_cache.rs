@@ -30,6 +30,36 @@ struct Frame {
     dirty: bool,
 }
 
+/// Cleans the dirty frames of `frames` with usage at most 1, in order, until `out` holds
+/// `max` pages. A scan may pass every frame of a large cache and few frames qualify, so
+/// groups of 8 are tested at once without branches, and only their candidates visited.
+fn clean_frames(frames: &mut [Frame], max: usize, out: &mut Vec<u64>) {
+    fn cleanable(f: &Frame) -> bool {
+        f.dirty & (f.usage <= 1)
+    }
+    fn clean_group(group: &mut [Frame], max: usize, out: &mut Vec<u64>) {
+        let mut found = group
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (i, f)| m | u32::from(cleanable(f)) << i);
+        while found != 0 && out.len() < max {
+            let fr = &mut group[found.trailing_zeros() as usize];
+            fr.dirty = false;
+            out.push(u64::from(fr.page));
+            found &= found - 1;
+        }
+    }
+    let mut groups = frames.chunks_exact_mut(8);
+    for group in &mut groups {
+        if out.len() >= max {
+            return;
+        }
+        let group: &mut [Frame; 8] = group.try_into().expect("groups of 8");
+        clean_group(group, max, out);
+    }
+    clean_group(groups.into_remainder(), max, out);
+}
+
 /// A fixed number of frames over a page space of `pages` page numbers (0 to pages - 1),
 /// indexed directly: the page table is one `u32` per page, far cheaper than a hash map.
 #[derive(Debug, Clone)]
@@ -156,18 +186,14 @@ impl BufferCache {
     /// which the caller writes asynchronously.
     pub fn clean_ahead(&mut self, lookahead: usize, max: usize) -> Vec<u64> {
         let n = self.frames.len();
+        let lookahead = lookahead.min(n);
         let mut out = Vec::new();
-        for i in 0..lookahead.min(n) {
-            if out.len() >= max {
-                break;
-            }
-            let fr = &mut self.frames[(self.hand + i) % n];
-            if fr.dirty && fr.usage <= 1 {
-                fr.dirty = false;
-                self.dirty_count -= 1;
-                out.push(fr.page as u64);
-            }
-        }
+        // The frames from the hand to the end, then from the start: two plain slices.
+        let (before, from_hand) = self.frames.split_at_mut(self.hand);
+        let ahead = lookahead.min(from_hand.len());
+        clean_frames(&mut from_hand[..ahead], max, &mut out);
+        clean_frames(&mut before[..lookahead - ahead], max, &mut out);
+        self.dirty_count -= out.len();
         out
     }
 
@@ -280,6 +306,36 @@ mod tests {
         c.prefetch_entry(99);
         // Usage counts untouched: both frames still have usage 1, so the sweep evicts 3.
         assert_eq!(c.access(5, false).evicted_dirty, Some(3));
+    }
+
+    /// The writer's scan against a frame-by-frame reference: the same pages, in clock order
+    /// from the hand (wrapping), at most `max`, within `lookahead` frames.
+    #[test]
+    fn clean_ahead_takes_the_next_cleanable_frames_from_the_hand() {
+        let mut rng = Rng::from_seed(5);
+        for round in 0..200 {
+            let frames = 1 + rng.below(40) as usize;
+            let mut c = BufferCache::new(frames, 200);
+            for _ in 0..rng.below(300) {
+                c.access(rng.below(200), rng.below(3) == 0);
+            }
+            let (lookahead, max) = (rng.below(60) as usize, rng.below(12) as usize);
+            let mut reference = c.clone();
+            let mut expect = Vec::new();
+            for i in 0..lookahead.min(frames) {
+                let fr = &mut reference.frames[(reference.hand + i) % frames];
+                if expect.len() < max && fr.dirty && fr.usage <= 1 {
+                    fr.dirty = false;
+                    expect.push(u64::from(fr.page));
+                }
+            }
+            let dirty_before = c.dirty();
+            let got = c.clean_ahead(lookahead, max);
+            assert_eq!(got, expect, "round {round}: hand {}", c.hand);
+            assert_eq!(c.dirty(), dirty_before - got.len(), "round {round}");
+            let still_dirty = c.frames.iter().filter(|f| f.dirty).count();
+            assert_eq!(c.dirty(), still_dirty, "round {round}: dirty count");
+        }
     }
 
     #[test]

@@ -185,6 +185,7 @@ impl Model {
             spare_pools,
             rebuilds: Vec::new(),
             failures: failures.to_vec(),
+            failed_once: false,
             log: Vec::new(),
             trace: None,
             db: None,

@@ -61,6 +61,8 @@ struct Session {
     dirty_carry: u64,
     wait_start: u64,
     op_start: u64,
+    /// The operation after the current one, planned early (single-row tests).
+    ahead: ops::Ahead,
 }
 
 #[derive(Default)]
@@ -118,8 +120,6 @@ pub(super) struct DbRt {
     archive_target: Option<u32>,
     archiver: Option<Archiver>,
     held_log: Option<(LogWrite, u64)>,
-    /// Scratch plan of a session's operation after next (prefetching only).
-    ahead: Vec<(u64, bool)>,
 }
 
 impl DbRt {
@@ -201,6 +201,7 @@ impl Model {
                 dirty_carry: 0,
                 wait_start: 0,
                 op_start: 0,
+                ahead: ops::Ahead::new(),
             })
             .collect();
         self.db = Some(Box::new(DbRt {
@@ -232,7 +233,6 @@ impl Model {
             archive_target,
             archiver,
             held_log: None,
-            ahead: Vec::new(),
         }));
         Ok(())
     }
@@ -295,12 +295,11 @@ impl Model {
             appends,
             sessions,
             cache,
-            ahead,
             ..
         } = &mut **db;
-        let rng = &mut sessions[s as usize].rng;
-        let op = ops::plan_op(spec, layout, appends, rng, &mut plan);
-        ops::prefetch_next(spec, layout, appends, rng, cache, ahead);
+        let Session { rng, ahead, .. } = &mut sessions[s as usize];
+        let op = ops::take_or_plan(spec, layout, appends, rng, ahead, &mut plan);
+        ops::plan_ahead(spec, layout, appends, rng, cache, ahead);
         let rows = op.rows;
         db.sessions[s as usize].commits = op.commits;
         db.sessions[s as usize].log_bytes = op.log_bytes;

@@ -12,6 +12,7 @@ impl Model {
     pub(super) fn on_failure(&mut self, i: u32) {
         let f = self.failures[i as usize].clone();
         self.note("failure", &f.label, "failed".into());
+        self.failed_once = true;
         match f.target {
             FailureTarget::Disk { device, members } => self.fail_disk(&device, &members),
             FailureTarget::Path(p) => {

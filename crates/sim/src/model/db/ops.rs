@@ -29,6 +29,7 @@ const INSERT_LOG_BYTES: u64 = 52;
 const INDEX_INSERT_LOG_BYTES: u64 = 64;
 
 /// One planned operation.
+#[derive(Clone, Copy)]
 pub(super) struct Op {
     pub rows: u64,
     pub commits: bool,
@@ -68,23 +69,69 @@ impl Appends {
     }
 }
 
+/// A session's next operation, planned an operation early.
+pub(super) struct Ahead {
+    /// The session's random state the plan was drawn from, and its state after.
+    from: Rng,
+    to: Rng,
+    op: Op,
+    plan: Vec<(u64, bool)>,
+}
+
+impl Ahead {
+    pub fn new() -> Ahead {
+        Ahead {
+            from: Rng::from_seed(0),
+            to: Rng::from_seed(0),
+            op: Op {
+                rows: 0,
+                commits: false,
+                log_bytes: 0,
+            },
+            plan: Vec::new(),
+        }
+    }
+}
+
+/// Plans the session's operation into `out` like [`plan_op`], taking the plan made an
+/// operation early (by [`plan_ahead`]) when it was drawn from the same random state.
+pub(super) fn take_or_plan(
+    spec: &DbSpec,
+    layout: &Layout,
+    appends: &mut Appends,
+    rng: &mut Rng,
+    ahead: &mut Ahead,
+    out: &mut Vec<(u64, bool)>,
+) -> Op {
+    if !ahead.plan.is_empty() && ahead.from == *rng {
+        std::mem::swap(out, &mut ahead.plan);
+        ahead.plan.clear();
+        *rng = ahead.to.clone();
+        return ahead.op;
+    }
+    plan_op(spec, layout, appends, rng, out)
+}
+
 /// For the single-row tests, whose next operation depends only on the session's random
 /// numbers, plans that operation on a copy of them (the session's own draws do not change)
 /// and starts loading its blocks' page-table entries, so that when it starts (an operation
-/// later) its buffer lookups do not wait for memory.
-pub(super) fn prefetch_next(
+/// later) its buffer lookups do not wait for memory. The plan is kept for
+/// [`take_or_plan`].
+pub(super) fn plan_ahead(
     spec: &DbSpec,
     layout: &Layout,
     appends: &mut Appends,
     rng: &Rng,
     cache: &BufferCache,
-    scratch: &mut Vec<(u64, bool)>,
+    ahead: &mut Ahead,
 ) {
     if !matches!(spec.test, DbTest::UpdateRow | DbTest::SelectRow) {
         return;
     }
-    plan_op(spec, layout, appends, &mut rng.clone(), scratch);
-    for &(entry, _) in scratch.iter() {
+    ahead.from.clone_from(rng);
+    ahead.to.clone_from(rng);
+    ahead.op = plan_op(spec, layout, appends, &mut ahead.to, &mut ahead.plan);
+    for &(entry, _) in &ahead.plan {
         cache.prefetch_entry(entry & !NEW_BLOCK);
     }
 }
