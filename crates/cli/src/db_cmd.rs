@@ -177,6 +177,13 @@ fn report(r: &Run) -> String {
             out += &format!("  note: {n}\n");
         }
     }
+    let server_cpu = r.db.as_ref().and_then(|d| d.server_cpu_ns_per_op);
+    if let Some(ns) = server_cpu {
+        out += &format!(
+            "  server CPU: {} us per transaction (its processes, over the window)\n",
+            num(ns / 1e3, 1)
+        );
+    }
     if let Some(t) = &r.tool {
         out += &format!(
             "  driver: {} us of client CPU per transaction\n",

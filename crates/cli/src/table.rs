@@ -116,8 +116,13 @@ fn block_profile(params: &serde_json::Value) -> String {
     let p = &params["profile"];
     let f = |k: &str| p[k].as_f64().unwrap_or(0.0);
     if p.is_object() {
+        let cpu = p["server_cpu_ns_per_op"]
+            .as_f64()
+            .map_or(String::new(), |ns| {
+                format!(", server CPU {} us", num(ns / 1e3, 1))
+            });
         format!(
-            "  block profile: measured in {} ({}, PostgreSQL {}, {} calls): {} blocks, {} dirtied, {} WAL bytes per operation\n",
+            "  block profile: measured in {} ({}, PostgreSQL {}, {} calls): {} blocks, {} dirtied, {} WAL bytes{cpu} per operation\n",
             p["source"].as_str().unwrap_or("?"),
             p["test"].as_str().unwrap_or("?"),
             p["server_version"].as_str().unwrap_or("?"),

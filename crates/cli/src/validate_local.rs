@@ -178,9 +178,11 @@ fn real_db(dir: &Path, test: &str, duration_ns: u64) -> Result<Run, CliError> {
 }
 
 /// The same test on the fitted array: DPAWS' table shape, the real run's sessions, buffer
-/// (`shared_buffers`) and block profile, this machine's CPU count, and its memory available
-/// for the file cache PostgreSQL reads and writes through (`os_cache`), which starts holding
-/// the database as the real one does after its load.
+/// (`shared_buffers`) and block profile (with the server's CPU per operation), this
+/// machine's CPU count, the load generator's CPU per operation on those same CPUs (storlab's
+/// driver ran beside the server), and its memory available for the file cache PostgreSQL
+/// reads and writes through (`os_cache`), which starts holding the database as the real one
+/// does after its load.
 fn simulate_db(system: &SystemSpec, real: &Run, duration_ns: u64) -> Result<Run, CliError> {
     let settings = real.db.as_ref().map(|d| &d.settings);
     let shared_buffers = settings
@@ -203,6 +205,9 @@ fn simulate_db(system: &SystemSpec, real: &Run, duration_ns: u64) -> Result<Run,
     let profile = MeasuredProfile::from_results(&results, test, "the real run")
         .map_err(|e| CliError::Failed(format!("block profile of the real run: {e}")))?;
     if let Some(db) = workload.database.as_mut() {
+        db.client_cpu_ns = profile
+            .client_cpu_ns_per_op
+            .map_or(0, |ns| ns.round() as u64);
         db.profile = Some(profile);
     }
     timed(system, &workload, sim_options(duration_ns, WARMUP_NS))

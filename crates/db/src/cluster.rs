@@ -285,6 +285,12 @@ impl Cluster {
         self.settings.clone()
     }
 
+    /// CPU time the server's processes have used so far (the postmaster and its children);
+    /// None when it cannot be read.
+    pub fn server_cpu(&self) -> Option<std::time::Duration> {
+        os::postmaster_pid(&self.data_dir).and_then(os::process_tree_cpu)
+    }
+
     /// Whether the postmaster runs (pid from `postmaster.pid`, checked with kill(pid, 0)).
     pub fn is_running(&self) -> bool {
         os::postmaster_running(&self.data_dir)

@@ -91,6 +91,8 @@ pub(crate) struct TestMeasured<'a> {
     pub partial: bool,
     /// CPU the client (this process) used in the window.
     pub client_cpu: Option<Duration>,
+    /// CPU the server's processes used in the window (a server storlab started).
+    pub server_cpu: Option<Duration>,
 }
 
 pub(crate) fn build_run(m: TestMeasured) -> Run {
@@ -217,6 +219,11 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
             roles,
             pg_stat_io: Some(io),
             notes,
+            server_cpu_s: m.server_cpu.map(|c| round3(c.as_secs_f64())),
+            server_cpu_ns_per_op: m
+                .server_cpu
+                .filter(|_| r.ops > 0)
+                .map(|c| round3(c.as_nanos() as f64 / r.ops as f64)),
         }),
         partial: m.partial,
         tool,

@@ -195,6 +195,7 @@ async fn run_test(
     // Warm-up, then the window: snapshots, waits, devices.
     tokio::time::sleep_until(w.measure_from.into()).await;
     let cpu0 = process_cpu();
+    let server_cpu0 = conn.cluster.as_ref().and_then(Cluster::server_cpu);
     let before = Snapshot::take(admin, version_num).await?;
     reset_statements(admin).await?;
     roles.restart();
@@ -216,6 +217,12 @@ async fn run_test(
     sampler_stop.store(true, Ordering::SeqCst);
     let stopped = Instant::now();
     let cpu = process_cpu().saturating_sub(cpu0);
+    let server_cpu = conn
+        .cluster
+        .as_ref()
+        .and_then(Cluster::server_cpu)
+        .zip(server_cpu0)
+        .map(|(after, before)| after.saturating_sub(before));
     let window = stopped.min(w.end).saturating_duration_since(w.measure_from);
     roles.sample(window.as_secs_f64().max(1e-3));
     let after = Snapshot::take(admin, version_num).await?;
@@ -243,6 +250,7 @@ async fn run_test(
         roles: roles.summaries(),
         partial: storlab_io::signal::stop_requested(),
         client_cpu: Some(cpu),
+        server_cpu,
     }))
 }
 
@@ -299,6 +307,7 @@ async fn run_once(
         roles: roles.summaries(),
         partial: false,
         client_cpu: None,
+        server_cpu: None,
     }))
 }
 

@@ -29,4 +29,7 @@ pub enum DbTimer {
     Writer,
     /// A checkpoint.
     Checkpoint,
+    /// A session's write of a dirty victim into the host's file cache is done (the device
+    /// write goes on in the background).
+    VictimBuffered(u32),
 }

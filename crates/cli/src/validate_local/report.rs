@@ -169,10 +169,34 @@ fn cpu_reason(real: &Run, sim: &Run) -> Option<String> {
     } else {
         String::new()
     };
+    let basis = if sim.workload.parameters["profile"]["server_cpu_ns_per_op"].is_number() {
+        "the server's measured CPU per operation"
+    } else {
+        "default CPU per block"
+    };
     Some(format!(
-        "the real run was CPU-bound (CPU {}% of session time{client_part}) where the model spends {}% on CPU (default CPU per block)",
+        "the real run was CPU-bound (CPU {}% of session time{client_part}) where the model spends {}% on CPU ({basis})",
         num(real_cpu, 0),
         num(sim_cpu, 0)
+    ))
+}
+
+/// The model is bound by the CPUs at the real run's measured CPU per operation, but the real
+/// run left CPU time unused: it lost time the model does not have.
+fn idle_cpu_reason(real: &Run, sim: &Run, cpus: usize) -> Option<String> {
+    let runqueue = wait_pct(sim, "CPU:RunQueue");
+    let server = real.db.as_ref()?.server_cpu_s?;
+    let client = real.tool.as_ref().map_or(0.0, |t| t.cpu_s);
+    let secs = real.workload.duration_s.max(1e-9);
+    let used = (server + client) / secs;
+    if runqueue < 50.0 || used > 0.9 * cpus as f64 {
+        return None;
+    }
+    Some(format!(
+        "the model is CPU-bound at the real run's CPU per operation, but the real run kept only {} of the {cpus} CPUs busy (server {}, driver {}): it lost time off the CPUs that the model does not have (scheduling, other processes, the wait sampler)",
+        num(used, 2),
+        num(server / secs, 2),
+        num(client / secs, 2)
     ))
 }
 
@@ -188,6 +212,10 @@ pub fn verdict(real: &Run, sim: &Run) -> String {
     }
     let mut why = Vec::new();
     if let Some(reason) = cpu_reason(real, sim) {
+        why.push(reason);
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(reason) = idle_cpu_reason(real, sim, cpus) {
         why.push(reason);
     }
     let sim_reads: f64 = sim.devices.iter().map(|d| d.read_iops).sum();

@@ -98,3 +98,36 @@ fn waiting_for_the_client_counts_as_cpu_bound() {
         "{v}"
     );
 }
+
+#[test]
+fn a_model_bound_by_cpus_the_real_run_left_idle_is_explained() {
+    let real_with = |server_cpu_s: f64, client_cpu_s: f64| {
+        let mut r = run("real", 1000.0, &[("Client:ClientRead", 77.0)], 1.0, 0.0);
+        r.db.as_mut().unwrap().server_cpu_s = Some(server_cpu_s);
+        r.tool = Some(storlab_core::result::ToolCost {
+            cpu_s: client_cpu_s,
+            ..Default::default()
+        });
+        r
+    };
+    let sim = run(
+        "sim",
+        1340.0,
+        &[("CPU:RunQueue", 87.0), ("CPU", 12.0)],
+        1.0,
+        0.0,
+    );
+    // 10 s window: 10.6 + 4.4 CPU seconds keep 1.5 of 2 CPUs busy.
+    let reason = idle_cpu_reason(&real_with(10.6, 4.4), &sim, 2).expect("explained");
+    assert!(
+        reason.contains("kept only 1.50 of the 2 CPUs busy (server 1.06, driver 0.44)"),
+        "{reason}"
+    );
+    // A real run that used its CPUs, or a model not bound by them, is not this case.
+    assert_eq!(idle_cpu_reason(&real_with(14.0, 5.0), &sim, 2), None);
+    let io_bound = run("sim", 1340.0, &[("IO:WALSync", 80.0)], 1.0, 0.0);
+    assert_eq!(idle_cpu_reason(&real_with(10.6, 4.4), &io_bound, 2), None);
+    // Without the server's CPU (a server storlab did not start) nothing is claimed.
+    let unknown = run("real", 1000.0, &[("Client:ClientRead", 77.0)], 1.0, 0.0);
+    assert_eq!(idle_cpu_reason(&unknown, &sim, 2), None);
+}

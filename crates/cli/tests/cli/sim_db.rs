@@ -112,13 +112,28 @@ fn a_real_db_result_drives_the_simulated_database() {
         .args(["--duration", "2s", "--warmup", "0", "--json"])
         .arg(&real)
         .assert()
-        .success();
+        .success()
+        .stdout(
+            predicate::str::contains("server CPU: ").and(predicate::str::contains(
+                "us per transaction (its processes",
+            )),
+        );
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&real).unwrap()).unwrap();
     let wal = weighted(&r["runs"][0], "wal_bytes");
     let blocks =
         weighted(&r["runs"][0], "shared_blks_hit") + weighted(&r["runs"][0], "shared_blks_read");
     assert!(wal > 0.0 && blocks >= 2.0, "wal {wal} blocks {blocks}");
+    // The server storlab started: its processes' CPU over the window, per operation too.
+    let db = &r["runs"][0]["db"];
+    let server_cpu = db["server_cpu_ns_per_op"]
+        .as_f64()
+        .expect("server CPU per op");
+    assert!(db["server_cpu_s"].as_f64().unwrap() > 0.0, "{db}");
+    assert!(
+        (1_000.0..100_000_000.0).contains(&server_cpu),
+        "{server_cpu} ns of server CPU per update"
+    );
 
     let sim = |profile: bool, out: &std::path::Path| {
         let mut cmd = storlab();
@@ -157,8 +172,8 @@ fn a_real_db_result_drives_the_simulated_database() {
         per_tx >= wal + 50.0 - 1.0 && per_tx <= wal + 50.0 + 8192.0,
         "{per_tx} bytes per transaction for {wal} measured"
     );
-    // CPU per operation: 5 us per measured block visit and 2 us per row, versus the schema's
-    // descent plus heap block.
+    // CPU per operation: the server's, measured, versus the schema's 5 us per block of the
+    // descent plus heap block and 2 us per row.
     let cpu = |run: &serde_json::Value| {
         run["metrics"]["waits"]
             .as_array()
@@ -168,7 +183,7 @@ fn a_real_db_result_drives_the_simulated_database() {
             .map(|w| w["avg_ms"].as_f64().unwrap())
             .unwrap()
     };
-    let expect = (5.0 * blocks + 2.0) / 1000.0;
+    let expect = server_cpu / 1e6;
     assert!(
         (cpu(&measured) - expect).abs() < 0.0011,
         "{} vs {expect}",

@@ -67,6 +67,30 @@ fn validate_local_compares_real_and_simulated_and_cleans_up() {
     assert_eq!(runs_of(&v, "sim", "db").len(), 2, "simulated database runs");
     for r in runs_of(&v, "sim", "db") {
         assert!(r["metrics"]["rows_per_s"].as_f64().unwrap() > 0.0);
+        // The model takes the real server's CPU per operation and the load generator's (it
+        // ran beside the server): each operation's CPU burst is their sum.
+        let test = &r["workload"]["name"];
+        let real = runs_of(&v, "real", "db")
+            .into_iter()
+            .find(|x| &x["workload"]["name"] == test)
+            .expect("the real run of the test");
+        let server = real["db"]["server_cpu_ns_per_op"]
+            .as_f64()
+            .expect("server CPU");
+        let client = real["tool"]["cpu_ns_per_io"].as_f64().expect("client CPU");
+        let p = &r["workload"]["parameters"]["profile"];
+        assert!((p["server_cpu_ns_per_op"].as_f64().unwrap() - server).abs() < 1.0);
+        let burst = r["metrics"]["waits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["event"] == "CPU")
+            .and_then(|w| w["avg_ms"].as_f64())
+            .expect("CPU wait");
+        assert!(
+            (burst - (server + client) / 1e6).abs() < 0.0011,
+            "{test}: {burst} ms of CPU per operation, server {server} ns + client {client} ns"
+        );
     }
 
     assert!(

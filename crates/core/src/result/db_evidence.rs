@@ -46,6 +46,14 @@ pub struct DbEvidence {
     /// Relation I/O by backend type, object and context (pg_stat_io; PostgreSQL 16+).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pg_stat_io: Option<PgStatIo>,
+    /// CPU time (user + system) the server's processes (postmaster, backends, background
+    /// processes) used over the measured window, seconds: known when storlab started the
+    /// server on this machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu_s: Option<f64>,
+    /// `server_cpu_s` per operation the clients completed in the window, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu_ns_per_op: Option<f64>,
     /// Notes for the reader ("reads served from the OS page cache").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,

@@ -202,3 +202,77 @@ pub fn kill_postmaster(data_dir: &Path, wait: std::time::Duration) -> bool {
     }
     !postmaster_running(data_dir)
 }
+
+/// Fields of `/proc/PID/stat` after the command name: (parent pid, CPU clock ticks of the
+/// process itself (user + system) and of its waited-for children).
+fn stat_cpu(stat: &str) -> Option<(i32, u64, u64)> {
+    // The command name is in parentheses and may hold spaces or parentheses: the fields
+    // start after the last ')'. After it: state (3), ppid (4), ... utime (14), stime (15),
+    // cutime (16), cstime (17).
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let num = |i: usize| f.get(i - 3)?.parse::<u64>().ok();
+    let ppid = f.get(1)?.parse().ok()?;
+    Some((ppid, num(14)? + num(15)?, num(16)? + num(17)?))
+}
+
+/// CPU time (user + system) of process `root` and its children, their own and that of their
+/// children already reaped: the postmaster, its backends and background processes. A child
+/// that exits moves into the postmaster's reaped total, so the sum keeps growing as it
+/// should. None without /proc.
+pub fn process_tree_cpu(root: i32) -> Option<std::time::Duration> {
+    let own = std::fs::read_to_string(format!("/proc/{root}/stat")).ok()?;
+    let (_, self_ticks, reaped) = stat_cpu(&own)?;
+    let mut ticks = self_ticks + reaped;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        // A process may exit between the listing and the read: skip it.
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        if let Some((ppid, t, r)) = stat_cpu(&stat) {
+            if ppid == root {
+                ticks += t + r;
+            }
+        }
+    }
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = u64::try_from(hz).ok().filter(|&h| h > 0)?;
+    Some(std::time::Duration::from_nanos(ticks * 1_000_000_000 / hz))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_are_read_after_the_command_name() {
+        // A command name with spaces and a parenthesis, as a process may set it.
+        let line = "4242 (postgres: a (b) c) S 17 4242 4242 0 -1 4194560 900 0 0 0 \
+                    250 75 30 12 20 0 1 0 100 200000000 3000 18446744073709551615";
+        assert_eq!(stat_cpu(line), Some((17, 325, 42)));
+        assert_eq!(stat_cpu("garbage"), None);
+        assert_eq!(stat_cpu("1 (x) S 0"), None);
+    }
+
+    #[test]
+    fn this_process_tree_reports_its_cpu() {
+        // Burn some CPU in a child, wait for it: it moves into this process's reaped total.
+        let pid = std::process::id() as i32;
+        let before = process_tree_cpu(pid).expect("/proc is readable");
+        let status = Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"])
+            .status()
+            .expect("sh runs");
+        assert!(status.success());
+        let after = process_tree_cpu(pid).expect("/proc is readable");
+        assert!(
+            after > before,
+            "a child's CPU is counted: {before:?} -> {after:?}"
+        );
+    }
+}

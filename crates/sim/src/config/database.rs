@@ -140,6 +140,9 @@ pub struct DbSpec {
     pub cpu_ns_per_block: u64,
     /// CPU time per row processed and returned, ns.
     pub cpu_ns_per_row: u64,
+    /// CPU time the load generator spends per operation on the same host CPUs (a client on
+    /// the database host, as `storlab db`'s driver is), ns; 0: clients run elsewhere.
+    pub client_cpu_ns: u64,
     /// Host CPUs the sessions share.
     pub cpus: u32,
     /// Log bytes per changed row (record headers, the new tuple).
@@ -198,6 +201,8 @@ struct Raw {
     cpu_per_block: TimeSpan,
     #[serde(default = "d_cpu_row")]
     cpu_per_row: TimeSpan,
+    #[serde(default)]
+    client_cpu: TimeSpan,
     #[serde(default = "d_cpus")]
     cpus: u32,
     #[serde(default = "d_log_row")]
@@ -509,6 +514,7 @@ pub fn parse_database(
             .map_or(if test.oltp() { 10_000_000 } else { 0 }, |t| t.0),
         cpu_ns_per_block: raw.cpu_per_block.0,
         cpu_ns_per_row: raw.cpu_per_row.0,
+        client_cpu_ns: raw.client_cpu.0,
         cpus: raw.cpus,
         log_bytes_per_row: raw.log_bytes_per_row,
         log_bytes_per_commit: raw.log_bytes_per_commit,

@@ -38,6 +38,12 @@ pub struct MeasuredProfile {
     pub written_per_op: f64,
     pub wal_bytes_per_op: f64,
     pub rows_per_op: f64,
+    /// CPU per operation of the server's processes (known when storlab started the server),
+    /// and of the load generator (storlab's driver, on the same machine), ns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_cpu_ns_per_op: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_cpu_ns_per_op: Option<f64>,
 }
 
 impl MeasuredProfile {
@@ -80,7 +86,23 @@ impl MeasuredProfile {
             written_per_op: 0.0,
             wal_bytes_per_op: 0.0,
             rows_per_op: 0.0,
+            server_cpu_ns_per_op: None,
+            client_cpu_ns_per_op: None,
         };
+        // CPU seconds and the operations they served, over the runs that measured them.
+        let (mut server, mut client) = ((0.0, 0u64), (0.0, 0u64));
+        for run in &runs {
+            let ops = run.metrics.ios;
+            if let Some(cpu) = run.db.as_ref().and_then(|d| d.server_cpu_s) {
+                server = (server.0 + cpu, server.1 + ops);
+            }
+            if let Some(tool) = run.tool.as_ref() {
+                client = (client.0 + tool.cpu_s, client.1 + ops);
+            }
+        }
+        let per_op = |(cpu, ops): (f64, u64)| (ops > 0).then(|| (cpu * 1e9 / ops as f64).round());
+        p.server_cpu_ns_per_op = per_op(server);
+        p.client_cpu_ns_per_op = per_op(client);
         for run in runs {
             let Some(db) = run.db.as_ref() else { continue };
             if p.server_version.is_empty() {

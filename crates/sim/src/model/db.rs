@@ -45,7 +45,13 @@ pub(super) enum DbIo {
     /// The archiver's read of a filled log file, and its write to the archive target.
     ArchiveRead,
     ArchiveWrite,
+    /// The host's write-back of a block a session wrote into the file cache: nobody waits.
+    Writeback,
 }
+
+/// Write-backs of the file cache in flight at most: beyond them a session's write waits for
+/// the device, as the kernel throttles writers when dirty pages pile up.
+const WRITEBACK_MAX: u32 = 4096;
 
 struct Session {
     rng: Rng,
@@ -108,6 +114,8 @@ pub(super) struct DbRt {
     commit_latency: LatencyHistogram,
     /// Buffers allocated (misses) since the writer's last round.
     allocs: u64,
+    /// File-cache write-backs in flight.
+    writebacks: u32,
     /// When each host CPU is next free.
     cpu_free: Vec<u64>,
     /// Rows completed in each one-second interval of the measured window.
@@ -145,14 +153,21 @@ impl DbRt {
         }
     }
 
-    /// CPU time of an operation that visits `blocks` blocks and processes `rows` rows.
+    /// CPU time of an operation that visits `blocks` blocks and processes `rows` rows: the
+    /// server's CPU per operation measured on a real server when the profile has it, else
+    /// the assumed cost per block visited and row processed; and the load generator's CPU
+    /// when it shares the host.
     fn op_cpu_ns(&self, blocks: usize, rows: u64) -> u64 {
         let per_block = self.spec.cpu_ns_per_block;
-        let visits = match self.spec.profile.as_ref() {
-            Some(p) => (per_block as f64 * p.blocks_per_op).round() as u64,
-            None => per_block * blocks as u64,
+        let per_row = self.spec.cpu_ns_per_row * rows;
+        let server = match self.spec.profile.as_ref() {
+            Some(p) => match p.server_cpu_ns_per_op {
+                Some(cpu) => cpu.round() as u64,
+                None => (per_block as f64 * p.blocks_per_op).round() as u64 + per_row,
+            },
+            None => per_block * blocks as u64 + per_row,
         };
-        visits + self.spec.cpu_ns_per_row * rows
+        server + self.spec.client_cpu_ns
     }
 
     /// Log bytes of an operation's changes (before its commit record).
@@ -225,6 +240,7 @@ impl Model {
             stats: DbStats::default(),
             commit_latency: LatencyHistogram::new(),
             allocs: 0,
+            writebacks: 0,
             cpu_free: vec![0; spec.cpus as usize],
             rows_by_second: Vec::new(),
             data_io: HostStats::new(self.opts.warmup_ns),
@@ -258,6 +274,10 @@ impl Model {
     pub(super) fn on_db_timer(&mut self, t: DbTimer) {
         match t {
             DbTimer::Session(s) => self.advance(s),
+            DbTimer::VictimBuffered(s) => {
+                let measuring = self.now >= self.opts.warmup_ns;
+                self.victim_written(s, measuring);
+            }
             DbTimer::Writer => {
                 let db = self.db.as_mut().expect("database timer without a database");
                 // Like PostgreSQL's background writer: clean ahead of the clock hand twice as
@@ -380,6 +400,24 @@ impl Model {
             if let Some(victim) = a.evicted_dirty {
                 sess.pending_read = (!new).then_some(block);
                 self.os_cache_keep(victim, 1);
+                let db = self.db.as_mut().expect("database");
+                if db.spec.os_cache_blocks > 0 && db.writebacks < WRITEBACK_MAX {
+                    // A write through the file cache: the session pays the system call and
+                    // the copy, the host writes the block back later.
+                    db.writebacks += 1;
+                    let done = self.now + db.spec.os_read_ns.max(1);
+                    self.queue
+                        .schedule(SimTime(done), Event::Db(DbTimer::VictimBuffered(s)));
+                    self.issue_host(
+                        Issuer::Db(DbIo::Writeback),
+                        target,
+                        victim * BLOCK_SECTORS,
+                        BLOCK_SECTORS,
+                        true,
+                        self.now,
+                    );
+                    return;
+                }
                 self.issue_host(
                     Issuer::Db(DbIo::VictimWrite(s)),
                     target,
@@ -458,6 +496,36 @@ impl Model {
         }
     }
 
+    /// Session `s`'s dirty victim is written (to the device, or into the file cache): it
+    /// reads the block it needs, or goes on when the block is one it creates.
+    fn victim_written(&mut self, s: u32, measuring: bool) {
+        let db = self.db.as_mut().expect("database");
+        let sess = &mut db.sessions[s as usize];
+        if measuring {
+            db.stats.victim_waits += 1;
+            db.stats.victim_wait_ns += self.now - sess.wait_start;
+        }
+        // A created block needs no read once its buffer is clean.
+        let Some(block) = sess.pending_read.take() else {
+            sess.next += 1;
+            self.advance(s);
+            return;
+        };
+        sess.wait_start = self.now;
+        let target = db.data;
+        if self.os_cache_read(s, block) {
+            return;
+        }
+        self.issue_host(
+            Issuer::Db(DbIo::Read(s)),
+            target,
+            block * BLOCK_SECTORS,
+            BLOCK_SECTORS,
+            false,
+            self.now,
+        );
+    }
+
     pub(super) fn db_io_done(&mut self, io: DbIo) {
         let measuring = self.now >= self.opts.warmup_ns;
         match io {
@@ -473,33 +541,8 @@ impl Model {
                 db.sessions[s as usize].next += 1;
                 self.advance(s);
             }
-            DbIo::VictimWrite(s) => {
-                let db = self.db.as_mut().expect("database");
-                let sess = &mut db.sessions[s as usize];
-                if measuring {
-                    db.stats.victim_waits += 1;
-                    db.stats.victim_wait_ns += self.now - sess.wait_start;
-                }
-                // A created block needs no read once its buffer is clean.
-                let Some(block) = sess.pending_read.take() else {
-                    sess.next += 1;
-                    self.advance(s);
-                    return;
-                };
-                sess.wait_start = self.now;
-                let target = db.data;
-                if self.os_cache_read(s, block) {
-                    return;
-                }
-                self.issue_host(
-                    Issuer::Db(DbIo::Read(s)),
-                    target,
-                    block * BLOCK_SECTORS,
-                    BLOCK_SECTORS,
-                    false,
-                    self.now,
-                );
-            }
+            DbIo::VictimWrite(s) => self.victim_written(s, measuring),
+            DbIo::Writeback => self.db.as_mut().expect("database").writebacks -= 1,
             DbIo::Writer => {
                 self.db.as_mut().expect("database").writer.done();
                 self.pump_writer();

@@ -469,3 +469,59 @@ fn a_warm_file_cache_starts_holding_the_database() {
     assert_eq!(warm.metrics.read_iops, 0.0);
     assert!(param(&warm, "os_cache_hit_pct") == 100.0);
 }
+
+#[test]
+fn a_dirty_victim_written_through_the_file_cache_costs_a_copy_not_a_device_write() {
+    // A small buffer: sessions evict dirty blocks the writer has not cleaned yet. Without a
+    // file cache they wait for the device write; with one, for the system call and copy
+    // (`os_read`), and the device still receives the block in the background.
+    let base = "sessions = 16\nrows = 200000\nbuffer = \"2MiB\"\ndbwr_outstanding = 1";
+    let direct = db_run("dpaws/update-row", base, 10, 4);
+    let buffered = db_run(
+        "dpaws/update-row",
+        &format!("{base}\nos_cache = \"64MiB\"\nos_read = \"3us\""),
+        10,
+        4,
+    );
+    let (direct_pct, direct_ms) = wait(&direct, "IO:DataFileWrite");
+    let (buffered_pct, buffered_ms) = wait(&buffered, "IO:DataFileWrite");
+    assert!(
+        direct_pct > 0.0 && direct_ms > 0.05,
+        "device writes: {direct_ms} ms"
+    );
+    assert!(buffered_pct > 0.0, "victims are still written");
+    assert!(
+        (buffered_ms - 0.003).abs() < 0.0005,
+        "through the file cache: {buffered_ms} ms"
+    );
+    let per_row = |r: &Run| r.metrics.write_iops / r.metrics.rows_per_s.unwrap();
+    assert!(
+        per_row(&buffered) > 0.5 * per_row(&direct),
+        "written back to the devices: {} vs {} writes per row",
+        per_row(&buffered),
+        per_row(&direct)
+    );
+}
+
+#[test]
+fn a_client_on_the_database_host_takes_its_cpu_per_operation() {
+    // The table fits the buffer cache: every operation is CPU only, the server's and the
+    // load generator's on the same 2 CPUs.
+    let base = "sessions = 32\nrows = 200000\nbuffer = \"64MiB\"\ncpus = 2\ncpu_per_block = \"5us\"\ncpu_per_row = \"2us\"";
+    for client_us in [0.0, 10.0] {
+        let r = db_run(
+            "dpaws/select-row",
+            &format!("{base}\nclient_cpu = \"{client_us}us\""),
+            10,
+            6,
+        );
+        let levels = r.workload.parameters["index_levels"].as_u64().unwrap() as f64;
+        let per_op_s = (levels + 1.0) * 5e-6 + 2e-6 + client_us * 1e-6;
+        let expect = 2.0 / per_op_s;
+        let got = r.metrics.rows_per_s.unwrap();
+        assert!(
+            (got - expect).abs() / expect < 0.02,
+            "client {client_us} us: {got} rows/s vs {expect}"
+        );
+    }
+}

@@ -1,5 +1,5 @@
 //! Block profiles measured on a real database (`--profile-from`) change what the simulated
-//! database does: blocks visited set its CPU, blocks dirtied its data writes, WAL bytes its
+//! database does: blocks visited (or the server's measured CPU) set its CPU, blocks dirtied its data writes, WAL bytes its
 //! log volume.
 
 use storlab_core::result::Run;
@@ -21,6 +21,8 @@ fn profile(blocks: f64, dirtied: f64, wal: f64) -> MeasuredProfile {
         written_per_op: 0.0,
         wal_bytes_per_op: wal,
         rows_per_op: 1.0,
+        server_cpu_ns_per_op: None,
+        client_cpu_ns_per_op: None,
     }
 }
 
@@ -100,6 +102,22 @@ fn measured_blocks_per_operation_set_its_cpu_time() {
         "schema CPU {a} ms per op, {expect} expected"
     );
     assert!((b - 0.052).abs() < 0.001, "measured CPU {b} ms per op");
+
+    // The server's CPU per operation, measured, replaces the per-block estimate; the load
+    // generator's is charged only when it shares the host (`client_cpu`).
+    let timed = MeasuredProfile {
+        server_cpu_ns_per_op: Some(37_000.0),
+        client_cpu_ns_per_op: Some(11_000.0),
+        ..profile(10.0, 0.0, 0.0)
+    };
+    let server = run("dpaws/select-row", cfg, Some(timed.clone()));
+    assert!((wait_ms(&server, "CPU") - 0.037).abs() < 0.001);
+    let beside = run(
+        "dpaws/select-row",
+        &format!("{cfg}\nclient_cpu = \"11us\""),
+        Some(timed),
+    );
+    assert!((wait_ms(&beside, "CPU") - 0.048).abs() < 0.001);
 }
 
 #[test]
