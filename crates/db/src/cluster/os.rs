@@ -219,11 +219,33 @@ fn stat_cpu(stat: &str) -> Option<(i32, u64, u64)> {
 /// CPU time (user + system) of process `root` and its children, their own and that of their
 /// children already reaped: the postmaster, its backends and background processes. A child
 /// that exits moves into the postmaster's reaped total, so the sum keeps growing as it
-/// should. None without /proc.
+/// should. A child reaped while /proc is walked would be missed or counted twice: the walk is
+/// repeated until the reaped total is the same before and after it. None without /proc.
 pub fn process_tree_cpu(root: i32) -> Option<std::time::Duration> {
-    let own = std::fs::read_to_string(format!("/proc/{root}/stat")).ok()?;
-    let (_, self_ticks, reaped) = stat_cpu(&own)?;
-    let mut ticks = self_ticks + reaped;
+    let read_root = || {
+        let own = std::fs::read_to_string(format!("/proc/{root}/stat")).ok()?;
+        stat_cpu(&own).map(|(_, t, reaped)| (t, reaped))
+    };
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = u64::try_from(hz).ok().filter(|&h| h > 0)?;
+    let mut ticks = 0;
+    for _ in 0..5 {
+        let (_, reaped_before) = read_root()?;
+        let children = children_ticks(root)?;
+        let (own, reaped) = read_root()?;
+        ticks = own + reaped + children;
+        if reaped == reaped_before {
+            break;
+        }
+    }
+    Some(std::time::Duration::from_nanos(ticks * 1_000_000_000 / hz))
+}
+
+/// CPU clock ticks of the live (or not yet reaped) children of `root`, their reaped children
+/// included.
+fn children_ticks(root: i32) -> Option<u64> {
+    let mut ticks = 0;
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
         let name = entry.file_name();
         let Some(pid) = name.to_str().and_then(|n| n.parse::<i32>().ok()) else {
@@ -239,10 +261,7 @@ pub fn process_tree_cpu(root: i32) -> Option<std::time::Duration> {
             }
         }
     }
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    let hz = u64::try_from(hz).ok().filter(|&h| h > 0)?;
-    Some(std::time::Duration::from_nanos(ticks * 1_000_000_000 / hz))
+    Some(ticks)
 }
 
 #[cfg(test)]
