@@ -11,7 +11,7 @@ mod dirty;
 mod wordmap;
 pub use dirty::DirtyPages;
 use std::hash::{BuildHasherDefault, Hasher};
-pub(crate) use wordmap::prefetch_line;
+pub(crate) use wordmap::{huge_table, prefetch_line};
 
 /// Multiplicative hasher for u64 keys (keys are dense integers; no DoS concern in a simulator).
 #[derive(Default, Clone, Copy)]

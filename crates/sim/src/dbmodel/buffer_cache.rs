@@ -83,8 +83,8 @@ impl BufferCache {
             dirty: false,
         };
         BufferCache {
-            frames: vec![empty; frames.max(1)],
-            index: vec![ABSENT; pages as usize],
+            frames: crate::cache::huge_table(frames.max(1), empty),
+            index: crate::cache::huge_table(pages as usize, ABSENT),
             hand: 0,
             dirty_count: 0,
         }

@@ -105,8 +105,8 @@ impl Model {
     }
 
     /// Starts loading the cache entries an I/O with these pieces on `target` will look up:
-    /// the write cache's dirty-page entries for a write, the read cache's entries (first and
-    /// last segment of each piece) for a read. Changes no state.
+    /// the write cache's dirty-page entries, and for a read the read cache's entries too
+    /// (first and last segment of each piece). Changes no state.
     fn prefetch_pieces(&self, target: u32, pieces: &[crate::volume::VolPiece], write: bool) {
         let t = &self.targets[target as usize];
         let seg = self.spec.controllers.segment_sectors;
@@ -116,10 +116,16 @@ impl Model {
             let grp = &self.groups[l.group as usize];
             if write {
                 grp.dirty.prefetch(first / PAGE_SECTORS);
-            } else if grp.read_cache {
-                let cache = &self.ctrls[grp.ctrl as usize].cache;
-                cache.prefetch(page_key(l.group, first / seg));
-                cache.prefetch(page_key(l.group, (first + p.sectors - 1) / seg));
+            } else {
+                // A read looks in the write cache first (dirty data is read from there).
+                if !grp.dirty.is_empty() {
+                    grp.dirty.prefetch(first / PAGE_SECTORS);
+                }
+                if grp.read_cache {
+                    let cache = &self.ctrls[grp.ctrl as usize].cache;
+                    cache.prefetch(page_key(l.group, first / seg));
+                    cache.prefetch(page_key(l.group, (first + p.sectors - 1) / seg));
+                }
             }
         }
     }
