@@ -153,14 +153,13 @@ fn real_device_reads(r: &Run) -> Option<f64> {
 
 /// The real run was bound by the machine's CPUs (the server's own, or waiting for the load
 /// generator's clients on the same CPUs) while the model's sessions were not.
-fn cpu_reason(real: &Run, sim: &Run) -> Option<String> {
+fn cpu_reason(real: &Run, sim: &Run, cpus: usize) -> Option<String> {
     let real_cpu = wait_pct(real, "CPU");
     let client = wait_pct(real, "Client:ClientRead");
     let sim_cpu = wait_pct(sim, "CPU") + wait_pct(sim, "CPU:RunQueue");
     if real_cpu + client < 50.0 || sim_cpu > real_cpu + client - 20.0 {
         return None;
     }
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let client_part = if client >= 10.0 {
         format!(
             " and waiting for its client {}% (the load generator shares the {cpus} CPUs)",
@@ -211,10 +210,10 @@ pub fn verdict(real: &Run, sim: &Run) -> String {
         );
     }
     let mut why = Vec::new();
-    if let Some(reason) = cpu_reason(real, sim) {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(reason) = cpu_reason(real, sim, cpus) {
         why.push(reason);
     }
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     if let Some(reason) = idle_cpu_reason(real, sim, cpus) {
         why.push(reason);
     }

@@ -49,10 +49,6 @@ pub(super) enum DbIo {
     Writeback,
 }
 
-/// Write-backs of the file cache in flight at most: beyond them a session's write waits for
-/// the device, as the kernel throttles writers when dirty pages pile up.
-const WRITEBACK_MAX: u32 = 4096;
-
 struct Session {
     rng: Rng,
     plan: Vec<(u64, bool)>,
@@ -274,10 +270,7 @@ impl Model {
     pub(super) fn on_db_timer(&mut self, t: DbTimer) {
         match t {
             DbTimer::Session(s) => self.advance(s),
-            DbTimer::VictimBuffered(s) => {
-                let measuring = self.now >= self.opts.warmup_ns;
-                self.victim_written(s, measuring);
-            }
+            DbTimer::VictimBuffered(s) => self.victim_written(s),
             DbTimer::Writer => {
                 let db = self.db.as_mut().expect("database timer without a database");
                 // Like PostgreSQL's background writer: clean ahead of the clock hand twice as
@@ -396,46 +389,14 @@ impl Model {
             }
             db.allocs += 1;
             sess.wait_start = self.now;
-            let target = db.data;
             if let Some(victim) = a.evicted_dirty {
                 sess.pending_read = (!new).then_some(block);
                 self.os_cache_keep(victim, 1);
-                let db = self.db.as_mut().expect("database");
-                if db.spec.os_cache_blocks > 0 && db.writebacks < WRITEBACK_MAX {
-                    // A write through the file cache: the session pays the system call and
-                    // the copy, the host writes the block back later.
-                    db.writebacks += 1;
-                    let done = self.now + db.spec.os_read_ns.max(1);
-                    self.queue
-                        .schedule(SimTime(done), Event::Db(DbTimer::VictimBuffered(s)));
-                    self.issue_host(
-                        Issuer::Db(DbIo::Writeback),
-                        target,
-                        victim * BLOCK_SECTORS,
-                        BLOCK_SECTORS,
-                        true,
-                        self.now,
-                    );
-                    return;
+                if !self.os_cache_write_victim(s, victim) {
+                    self.issue_block(DbIo::VictimWrite(s), victim, true);
                 }
-                self.issue_host(
-                    Issuer::Db(DbIo::VictimWrite(s)),
-                    target,
-                    victim * BLOCK_SECTORS,
-                    BLOCK_SECTORS,
-                    true,
-                    self.now,
-                );
-            } else if !self.os_cache_read(s, block) {
-                // Not in the host's file cache either: read from the device.
-                self.issue_host(
-                    Issuer::Db(DbIo::Read(s)),
-                    target,
-                    block * BLOCK_SECTORS,
-                    BLOCK_SECTORS,
-                    false,
-                    self.now,
-                );
+            } else {
+                self.read_block(s, block);
             }
             return;
         }
@@ -498,7 +459,8 @@ impl Model {
 
     /// Session `s`'s dirty victim is written (to the device, or into the file cache): it
     /// reads the block it needs, or goes on when the block is one it creates.
-    fn victim_written(&mut self, s: u32, measuring: bool) {
+    fn victim_written(&mut self, s: u32) {
+        let measuring = self.now >= self.opts.warmup_ns;
         let db = self.db.as_mut().expect("database");
         let sess = &mut db.sessions[s as usize];
         if measuring {
@@ -512,16 +474,26 @@ impl Model {
             return;
         };
         sess.wait_start = self.now;
-        let target = db.data;
-        if self.os_cache_read(s, block) {
-            return;
+        self.read_block(s, block);
+    }
+
+    /// Session `s` reads `block`: from the host's file cache when it holds it, else from
+    /// the device.
+    fn read_block(&mut self, s: u32, block: u64) {
+        if !self.os_cache_read(s, block) {
+            self.issue_block(DbIo::Read(s), block, false);
         }
+    }
+
+    /// A database I/O of one 8 KiB block of the data files.
+    fn issue_block(&mut self, io: DbIo, block: u64, write: bool) {
+        let target = self.db.as_ref().expect("database").data;
         self.issue_host(
-            Issuer::Db(DbIo::Read(s)),
+            Issuer::Db(io),
             target,
             block * BLOCK_SECTORS,
             BLOCK_SECTORS,
-            false,
+            write,
             self.now,
         );
     }
@@ -541,7 +513,7 @@ impl Model {
                 db.sessions[s as usize].next += 1;
                 self.advance(s);
             }
-            DbIo::VictimWrite(s) => self.victim_written(s, measuring),
+            DbIo::VictimWrite(s) => self.victim_written(s),
             DbIo::Writeback => self.db.as_mut().expect("database").writebacks -= 1,
             DbIo::Writer => {
                 self.db.as_mut().expect("database").writer.done();

@@ -20,6 +20,11 @@ fn db_run_with(test: &str, extra: &str, o: storlab_sim::RunOptions) -> Run {
     simulate(&s, &w, o).unwrap()
 }
 
+/// Host writes per row the database completed.
+fn writes_per_row(r: &Run) -> f64 {
+    r.metrics.write_iops / r.metrics.rows_per_s.unwrap()
+}
+
 fn wait(run: &Run, event: &str) -> (f64, f64) {
     run.metrics
         .waits
@@ -217,21 +222,22 @@ fn logs_on_the_data_target_follow_the_data() {
 #[test]
 fn cached_sessions_are_limited_by_the_host_cpus() {
     // The table fits the buffer cache: after the warm-up every operation is CPU only, and 32
-    // sessions queue for the CPUs. Throughput = CPUs / CPU time per operation.
-    for cpus in [2u32, 4] {
+    // sessions queue for the CPUs. Throughput = CPUs / CPU time per operation, the server's
+    // and, with `client_cpu`, a load generator's on the same CPUs.
+    for (cpus, client_us) in [(2u32, 0.0), (4, 0.0), (2, 10.0)] {
         let r = db_run(
             "dpaws/select-row",
-            &format!("sessions = 32\nrows = 200000\nbuffer = \"64MiB\"\ncpus = {cpus}\ncpu_per_block = \"5us\"\ncpu_per_row = \"2us\""),
+            &format!("sessions = 32\nrows = 200000\nbuffer = \"64MiB\"\ncpus = {cpus}\ncpu_per_block = \"5us\"\ncpu_per_row = \"2us\"\nclient_cpu = \"{client_us}us\""),
             10,
             6,
         );
         let levels = r.workload.parameters["index_levels"].as_u64().unwrap() as f64;
-        let per_op_s = (levels + 1.0) * 5e-6 + 2e-6;
+        let per_op_s = (levels + 1.0) * 5e-6 + 2e-6 + client_us * 1e-6;
         let expect = f64::from(cpus) / per_op_s;
         let got = r.metrics.rows_per_s.unwrap();
         assert!(
             (got - expect).abs() / expect < 0.02,
-            "{cpus} CPUs: {got} rows/s vs {expect}"
+            "{cpus} CPUs, client {client_us} us: {got} rows/s vs {expect}"
         );
         assert!(wait(&r, "CPU:RunQueue").0 > 50.0, "sessions wait for CPUs");
     }
@@ -438,8 +444,7 @@ fn the_host_file_cache_absorbs_reads_but_writes_still_reach_the_devices() {
         "{}",
         cached.metrics.read_iops
     );
-    let per_row = |r: &Run| r.metrics.write_iops / r.metrics.rows_per_s.unwrap();
-    let (n, c) = (per_row(&none), per_row(&cached));
+    let (n, c) = (writes_per_row(&none), writes_per_row(&cached));
     assert!(
         n > 0.0 && c > 0.5 * n && c < 2.0 * n,
         "writes per row {n} vs {c}"
@@ -494,34 +499,10 @@ fn a_dirty_victim_written_through_the_file_cache_costs_a_copy_not_a_device_write
         (buffered_ms - 0.003).abs() < 0.0005,
         "through the file cache: {buffered_ms} ms"
     );
-    let per_row = |r: &Run| r.metrics.write_iops / r.metrics.rows_per_s.unwrap();
     assert!(
-        per_row(&buffered) > 0.5 * per_row(&direct),
+        writes_per_row(&buffered) > 0.5 * writes_per_row(&direct),
         "written back to the devices: {} vs {} writes per row",
-        per_row(&buffered),
-        per_row(&direct)
+        writes_per_row(&buffered),
+        writes_per_row(&direct)
     );
-}
-
-#[test]
-fn a_client_on_the_database_host_takes_its_cpu_per_operation() {
-    // The table fits the buffer cache: every operation is CPU only, the server's and the
-    // load generator's on the same 2 CPUs.
-    let base = "sessions = 32\nrows = 200000\nbuffer = \"64MiB\"\ncpus = 2\ncpu_per_block = \"5us\"\ncpu_per_row = \"2us\"";
-    for client_us in [0.0, 10.0] {
-        let r = db_run(
-            "dpaws/select-row",
-            &format!("{base}\nclient_cpu = \"{client_us}us\""),
-            10,
-            6,
-        );
-        let levels = r.workload.parameters["index_levels"].as_u64().unwrap() as f64;
-        let per_op_s = (levels + 1.0) * 5e-6 + 2e-6 + client_us * 1e-6;
-        let expect = 2.0 / per_op_s;
-        let got = r.metrics.rows_per_s.unwrap();
-        assert!(
-            (got - expect).abs() / expect < 0.02,
-            "client {client_us} us: {got} rows/s vs {expect}"
-        );
-    }
 }

@@ -6,10 +6,14 @@
 //! evicts the least recently used. A database on raw devices, ASM or O_DIRECT has none
 //! (`os_cache = 0`, the default).
 
-use super::{DbTimer, Model, NEW_BLOCK};
+use super::{DbIo, DbTimer, Model, NEW_BLOCK};
 use crate::cache::LruCache;
 use crate::config::DbSpec;
 use crate::engine::{Event, SimTime};
+
+/// Write-backs of the file cache in flight at most: beyond them a session's write waits for
+/// the device, as the kernel throttles writers when dirty pages pile up.
+const WRITEBACK_MAX: u32 = 4096;
 
 /// The file cache at the start: empty, or (`os_cache_warm`) holding the database's first
 /// blocks in order, as many as fit (all of them when it is larger than the database).
@@ -44,6 +48,23 @@ impl Model {
             SimTime(self.now + wait.max(1)),
             Event::Db(DbTimer::Session(s)),
         );
+        true
+    }
+
+    /// Session `s` writes its dirty victim `victim` through the file cache: it pays the system
+    /// call and the copy (`os_read`) and the host writes the block back in the background.
+    /// False when there is no file cache, or too many write-backs are in flight: the session
+    /// then writes to the device and waits.
+    pub(super) fn os_cache_write_victim(&mut self, s: u32, victim: u64) -> bool {
+        let db = self.db.as_mut().expect("database");
+        if db.spec.os_cache_blocks == 0 || db.writebacks >= WRITEBACK_MAX {
+            return false;
+        }
+        db.writebacks += 1;
+        let done = self.now + db.spec.os_read_ns.max(1);
+        self.queue
+            .schedule(SimTime(done), Event::Db(DbTimer::VictimBuffered(s)));
+        self.issue_block(DbIo::Writeback, victim, true);
         true
     }
 
