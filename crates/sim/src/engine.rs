@@ -33,8 +33,8 @@ impl SimTime {
 pub enum Event {
     /// A job issues its next I/O (think time over, or an open-loop arrival).
     JobIssue(u32),
-    /// A device finished the operation with this id.
-    DeviceDone { disk: u32, op: u32 },
+    /// A device finished the disk operation with this id (the operation names its device).
+    DeviceDone(u32),
     /// A host request's data and acknowledgement reached the host.
     HostDone(u32),
     /// End of the warm-up: statistics restart.
@@ -49,23 +49,78 @@ pub enum Event {
     Db(crate::dbmodel::DbTimer),
 }
 
+/// Bits of an event's index in its packed form; the kind takes the 4 above them.
+const INDEX_BITS: u32 = 28;
+const INDEX_MASK: u32 = (1 << INDEX_BITS) - 1;
+
+impl Event {
+    /// The event as 32 bits: its kind in the top 4, its index in the rest.
+    ///
+    /// # Panics
+    /// When an index does not fit in 28 bits: more than 268 million requests or operations
+    /// in flight at once, which no machine's memory holds.
+    #[inline]
+    fn pack(self) -> u32 {
+        use crate::dbmodel::DbTimer;
+        let (kind, index) = match self {
+            Event::JobIssue(i) => (0, i),
+            Event::DeviceDone(i) => (1, i),
+            Event::HostDone(i) => (2, i),
+            Event::WarmupEnd => (3, 0),
+            Event::Failure(i) => (4, i),
+            Event::RebuildTick(i) => (5, i),
+            Event::TraceNext => (6, 0),
+            Event::Db(DbTimer::Session(i)) => (7, i),
+            Event::Db(DbTimer::Writer) => (8, 0),
+            Event::Db(DbTimer::Checkpoint) => (9, 0),
+            Event::Db(DbTimer::VictimBuffered(i)) => (10, i),
+        };
+        assert!(
+            index <= INDEX_MASK,
+            "event index {index} beyond {INDEX_MASK}: too many requests in flight"
+        );
+        (kind << INDEX_BITS) | index
+    }
+
+    #[inline]
+    fn unpack(code: u32) -> Event {
+        use crate::dbmodel::DbTimer;
+        let i = code & INDEX_MASK;
+        match code >> INDEX_BITS {
+            0 => Event::JobIssue(i),
+            1 => Event::DeviceDone(i),
+            2 => Event::HostDone(i),
+            3 => Event::WarmupEnd,
+            4 => Event::Failure(i),
+            5 => Event::RebuildTick(i),
+            6 => Event::TraceNext,
+            7 => Event::Db(DbTimer::Session(i)),
+            8 => Event::Db(DbTimer::Writer),
+            9 => Event::Db(DbTimer::Checkpoint),
+            _ => Event::Db(DbTimer::VictimBuffered(i)),
+        }
+    }
+}
+
+/// A pending event in 16 bytes: its time, then its sequence number (high 32 bits) and its
+/// packed event (low 32). Compared as one 128-bit number, entries order by time, then by
+/// sequence; the packed event never decides, as sequence numbers are unique.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: u64,
-    seq: u64,
-    event: Event,
+    seq_event: u64,
 }
 
 impl Entry {
     #[inline]
-    fn key(&self) -> u128 {
-        (u128::from(self.time) << 64) | u128::from(self.seq)
+    fn key(self) -> u128 {
+        (u128::from(self.time) << 64) | u128::from(self.seq_event)
     }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.key() == other.key()
     }
 }
 impl Eq for Entry {}
@@ -76,24 +131,25 @@ impl PartialOrd for Entry {
 }
 impl Ord for Entry {
     /// Reversed so the std max-heap pops the earliest (time, seq) first.
-    /// One 128-bit comparison (branch-free) instead of a tuple's two.
     #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
         other.key().cmp(&self.key())
     }
 }
 
-/// Pending events ordered by (time, sequence).
+/// Pending events ordered by (time, sequence): a binary heap of 16-byte entries.
 ///
 /// Popping leaves the earliest entry in place, marked taken: most handlers schedule the next
 /// event of the thing that just happened (a disk's next completion), and that event then
 /// replaces the taken root with one sift down, instead of a pop's sift and a push's sift.
+/// Sequence numbers are 32 bits; when they run out (every 4 billion events) the pending
+/// events are renumbered in their order, which keeps every later comparison the same.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
     /// The root was returned by `pop` and is no longer pending.
     top_taken: bool,
-    next_seq: u64,
+    next_seq: u32,
     processed: u64,
 }
 
@@ -106,12 +162,14 @@ impl EventQueue {
     /// Schedules `event` at `time`.
     #[inline]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
+        if self.next_seq == u32::MAX {
+            self.renumber();
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
         let entry = Entry {
             time: time.0,
-            seq,
-            event,
+            seq_event: (u64::from(seq) << 32) | u64::from(event.pack()),
         };
         if self.top_taken {
             self.top_taken = false;
@@ -122,6 +180,19 @@ impl EventQueue {
         } else {
             self.heap.push(entry);
         }
+    }
+
+    /// Gives the pending events the sequence numbers 0, 1, ... in their order.
+    #[cold]
+    fn renumber(&mut self) {
+        self.settle();
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        entries.sort_unstable_by_key(|e| e.key());
+        for (i, e) in entries.iter_mut().enumerate() {
+            e.seq_event = ((i as u64) << 32) | (e.seq_event & u64::from(u32::MAX));
+        }
+        self.next_seq = u32::try_from(entries.len()).expect("fewer than 2^32 pending events");
+        self.heap = BinaryHeap::from(entries);
     }
 
     /// Removes the taken root, if any.
@@ -140,7 +211,7 @@ impl EventQueue {
         let e = *self.heap.peek()?;
         self.top_taken = true;
         self.processed += 1;
-        Some((SimTime(e.time), e.event))
+        Some((SimTime(e.time), Event::unpack(e.seq_event as u32)))
     }
 
     /// Time of the earliest pending event.
@@ -148,6 +219,15 @@ impl EventQueue {
     pub fn peek_time(&mut self) -> Option<SimTime> {
         self.settle();
         self.heap.peek().map(|e| SimTime(e.time))
+    }
+
+    /// A queue whose sequence numbers are about to run out (tests of the renumbering).
+    #[cfg(test)]
+    fn near_sequence_end(left: u32) -> EventQueue {
+        EventQueue {
+            next_seq: u32::MAX - left,
+            ..EventQueue::default()
+        }
     }
 
     /// Events popped so far.
@@ -191,12 +271,46 @@ mod tests {
         assert!(q.is_empty());
     }
 
+    #[test]
+    fn every_event_survives_packing() {
+        use crate::dbmodel::DbTimer;
+        let max = INDEX_MASK;
+        let all = [
+            Event::JobIssue(max),
+            Event::DeviceDone(7),
+            Event::HostDone(max),
+            Event::WarmupEnd,
+            Event::Failure(3),
+            Event::RebuildTick(max),
+            Event::TraceNext,
+            Event::Db(DbTimer::Session(max)),
+            Event::Db(DbTimer::Writer),
+            Event::Db(DbTimer::Checkpoint),
+            Event::Db(DbTimer::VictimBuffered(0)),
+        ];
+        for e in all {
+            assert_eq!(Event::unpack(e.pack()), e);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "too many requests in flight")]
+    fn an_index_beyond_28_bits_is_refused() {
+        EventQueue::new().schedule(SimTime(1), Event::HostDone(INDEX_MASK + 1));
+    }
+
     /// Random interleavings of scheduling and popping against std's binary heap: times at,
-    /// near and far after the current one.
+    /// near and far after the current one. The second queue's sequence numbers run out
+    /// during the run: its order must not change when they are renumbered.
     #[test]
     fn matches_time_then_sequence_order_under_random_use() {
+        random_use_matches_std(EventQueue::new());
+        let q = random_use_matches_std(EventQueue::near_sequence_end(70_000));
+        assert!(q.next_seq < 100_000, "the sequence numbers were renumbered");
+    }
+
+    fn random_use_matches_std(mut q: EventQueue) -> EventQueue {
         use std::cmp::Reverse;
-        let mut q = EventQueue::new();
         let mut model = std::collections::BinaryHeap::new();
         let (mut x, mut now, mut seq) = (99u64, 0u64, 0u64);
         for _ in 0..200_000 {
@@ -226,5 +340,7 @@ mod tests {
             }
             assert_eq!(q.len(), model.len());
         }
+        assert!(q.processed() > 70_000);
+        q
     }
 }

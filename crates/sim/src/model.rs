@@ -129,7 +129,7 @@ impl Model {
     fn dispatch(&mut self, event: Event) {
         match event {
             Event::JobIssue(job) => self.on_job_issue(job),
-            Event::DeviceDone { disk, op } => self.on_disk_done(disk, op),
+            Event::DeviceDone(op) => self.on_disk_done(op),
             Event::HostDone(h) => self.on_host_done(h),
             Event::WarmupEnd => self.reset_stats(),
             Event::Failure(i) => self.on_failure(i),

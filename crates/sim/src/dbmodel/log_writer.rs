@@ -54,6 +54,8 @@ pub struct LogWriter {
     inflight: Option<(u64, u32)>,
     /// Committers in LSN order: (session, LSN its commit needs on disk).
     waiters: VecDeque<(u32, u64)>,
+    /// An emptied `released` list handed back by the caller, reused for the next step.
+    spare: Vec<u32>,
     /// End of the current log file in LSN terms: the switch happens when the log written
     /// reaches it (a write that only covers a partly filled last block does not switch).
     next_switch: u64,
@@ -77,6 +79,7 @@ impl LogWriter {
             flushed: 0,
             inflight: None,
             waiters: VecDeque::new(),
+            spare: Vec::new(),
             next_switch: cfg.file_bytes,
             writes: 0,
             commits: 0,
@@ -116,9 +119,19 @@ impl LogWriter {
         }
     }
 
+    /// Takes back a step's `released` list once the caller has read it, so the next step
+    /// reuses its memory instead of allocating.
+    pub fn recycle(&mut self, mut released: Vec<u32>) {
+        released.clear();
+        self.spare = released;
+    }
+
     /// One member finished the write in flight.
     pub fn member_done(&mut self) -> LogStep {
-        let mut step = LogStep::default();
+        let mut step = LogStep {
+            released: std::mem::take(&mut self.spare),
+            ..LogStep::default()
+        };
         let Some((to, left)) = self.inflight else {
             return step;
         };

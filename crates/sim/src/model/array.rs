@@ -179,16 +179,16 @@ impl Model {
         let cmd = op.cmd;
         if let Some(s) = self.devices[disk as usize].submit(self.now, cmd) {
             self.queue
-                .schedule(SimTime(s.done_ns), Event::DeviceDone { disk, op: s.op });
+                .schedule(SimTime(s.done_ns), Event::DeviceDone(s.op));
         }
     }
 
-    pub(super) fn on_disk_done(&mut self, disk: u32, op_id: u32) {
+    pub(super) fn on_disk_done(&mut self, op_id: u32) {
         let op = self.ops.remove(op_id);
-        debug_assert_eq!(op.disk, disk);
+        let disk = op.disk;
         if let Some(s) = self.devices[disk as usize].complete(self.now, &op.cmd, op.arrived_ns) {
             self.queue
-                .schedule(SimTime(s.done_ns), Event::DeviceDone { disk, op: s.op });
+                .schedule(SimTime(s.done_ns), Event::DeviceDone(s.op));
         }
         let areq = self.areqs.get_mut(op.areq);
         let grp = &mut self.groups[areq.group as usize];

@@ -1,7 +1,7 @@
 //! Controller: read cache with sequential detection and prefetch, write-back cache (NVS) with
 //! watermark destage in address order, write-through, and the NVS-full wait.
 
-use super::state::{AreqKind, NvsWaiter, SeqStream, SEQ_SLOTS};
+use super::state::{AreqKind, NvsWaiter, SeqStream, Waiters, SEQ_SLOTS};
 use super::Model;
 use crate::cache::page_key;
 use crate::config::resolve::PAGE_SECTORS;
@@ -94,7 +94,7 @@ impl Model {
         let kind = AreqKind::Fetch {
             lba,
             sectors,
-            waiters: waiter.into_iter().collect(),
+            waiters: Waiters::new(waiter),
             cache,
             ctrl,
         };
@@ -142,7 +142,7 @@ impl Model {
         // Data the disks returned after the group's controller died (no survivor took its
         // LUNs) never reaches the host.
         let unreachable = self.controller_dead(g);
-        for pid in waiters {
+        for pid in waiters.into_pieces() {
             self.fetch_waiter_done(pid, unreachable);
         }
     }

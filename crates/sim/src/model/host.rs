@@ -428,8 +428,12 @@ impl Model {
                     self.db_record(io, req.write, req.bytes, latency);
                 }
             }
-            let phase = self.phase();
-            self.phase_latency[phase].record(latency);
+            // Latency before, during and after a rebuild: reported only when a failure
+            // can start one.
+            if !self.failures.is_empty() {
+                let phase = self.phase();
+                self.phase_latency[phase].record(latency);
+            }
         }
         match req.issuer {
             Issuer::Trace => self.trace_request_done(),

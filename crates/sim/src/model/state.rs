@@ -168,7 +168,7 @@ pub(super) enum AreqKind {
     Fetch {
         lba: u64,
         sectors: u64,
-        waiters: Vec<u32>,
+        waiters: Waiters,
         cache: bool,
         ctrl: u32,
     },
@@ -182,6 +182,36 @@ pub(super) enum AreqKind {
     Rebuild {
         task: u32,
     },
+}
+
+/// Pieces waiting for a fetch. Almost every fetch has one (the read that started it), so the
+/// first is held inline: no allocation per fetch.
+#[derive(Default)]
+pub(super) struct Waiters {
+    first: Option<u32>,
+    more: Vec<u32>,
+}
+
+impl Waiters {
+    pub fn new(first: Option<u32>) -> Waiters {
+        Waiters {
+            first,
+            more: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, pid: u32) {
+        if self.first.is_none() {
+            self.first = Some(pid);
+        } else {
+            self.more.push(pid);
+        }
+    }
+
+    /// The waiters in the order they came.
+    pub fn into_pieces(self) -> impl Iterator<Item = u32> {
+        self.first.into_iter().chain(self.more)
+    }
 }
 
 /// Traffic class of a disk operation, for the group statistics.

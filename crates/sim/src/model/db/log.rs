@@ -7,7 +7,7 @@ use crate::dbmodel::{LogStep, LogWrite};
 impl Model {
     pub(super) fn log_step(&mut self, step: LogStep) {
         let measuring = self.now >= self.opts.warmup_ns;
-        for s in step.released {
+        for &s in &step.released {
             let db = self.db.as_mut().expect("database");
             if measuring {
                 let waited = self.now - db.sessions[s as usize].wait_start;
@@ -17,6 +17,8 @@ impl Model {
             }
             self.finish_op(s);
         }
+        let db = self.db.as_mut().expect("database");
+        db.log.recycle(step.released);
         // The write first: the files this step filled (the write's own among them) are
         // queued for archiving after it is checked against the files still to be copied.
         if let Some(w) = step.write {
