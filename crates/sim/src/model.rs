@@ -80,6 +80,9 @@ pub struct Model {
     trace: Option<Box<trace_replay::TraceRt>>,
     db: Option<Box<db::DbRt>>,
     host: HostStats,
+    /// Every host I/O is the database's: the host figures are its roles' figures merged at
+    /// the end, and each I/O is recorded once (under its role), not twice.
+    host_from_db: bool,
     /// Host latency before any failure, while any member is failed or rebuilding, after.
     phase_latency: [LatencyHistogram; 3],
     io_errors: u64,
@@ -94,6 +97,7 @@ impl Model {
     pub fn run(mut self) -> Result<Run, ConfigError> {
         self.start_jobs();
         self.start_db();
+        self.host_from_db = self.db.is_some() && self.jobs.is_empty() && self.trace.is_none();
         let end = self.opts.warmup_ns + self.opts.duration_ns;
         if self.opts.warmup_ns > 0 {
             self.queue

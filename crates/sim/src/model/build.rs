@@ -190,6 +190,7 @@ impl Model {
             trace: None,
             db: None,
             host: HostStats::new(opts.warmup_ns),
+            host_from_db: false,
             phase_latency: [
                 LatencyHistogram::new(),
                 LatencyHistogram::new(),

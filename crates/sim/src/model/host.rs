@@ -423,9 +423,11 @@ impl Model {
             }
         } else {
             if self.now >= self.opts.warmup_ns {
-                self.host.record(self.now, req.write, req.bytes, latency);
                 if let Issuer::Db(io) = req.issuer {
                     self.db_record(io, req.write, req.bytes, latency);
+                }
+                if !self.host_from_db {
+                    self.host.record(self.now, req.write, req.bytes, latency);
                 }
             }
             // Latency before, during and after a rebuild: reported only when a failure

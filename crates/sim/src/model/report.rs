@@ -37,6 +37,9 @@ impl Model {
         }
         let window_ns = self.opts.duration_ns;
         let secs = window_ns as f64 / 1e9;
+        if self.host_from_db {
+            self.host = self.db_host_stats();
+        }
         let h = &self.host;
         let mut metrics = Metrics {
             io_errors: self.io_errors,

@@ -342,6 +342,20 @@ fn archiving_copies_every_filled_log_file_and_holds_the_log_when_behind() {
     assert!(a.read_mbps > 0.5, "{a:?}");
     assert!((a.read_mbps - a.write_mbps).abs() <= 0.11, "{a:?}");
     assert_eq!(wait(&calm, "LogSwitch:ArchiveNeeded").0, 0.0);
+    // The host's figures are the sum of the database's roles: data, log and archive.
+    let m = &calm.metrics;
+    let sum = |f: fn(&storlab_core::result::Metrics) -> f64| {
+        calm.classes.iter().map(|c| f(&c.metrics)).sum::<f64>()
+    };
+    assert_eq!(calm.classes.len(), 3, "{:?}", calm.classes);
+    assert!((m.iops - sum(|c| c.iops)).abs() < 0.01, "{m:?}");
+    assert!((m.read_mbps - sum(|c| c.read_mbps)).abs() < 0.01, "{m:?}");
+    assert!((m.write_mbps - sum(|c| c.write_mbps)).abs() < 0.01, "{m:?}");
+    let per_second: f64 = calm.series.iter().map(|p| p.iops).sum();
+    assert!(
+        (per_second / 10.0 - m.iops).abs() < 0.01 * m.iops,
+        "{per_second}"
+    );
     // 64 sessions writing 2,000 bytes of log per row outrun one nearline disk: log writes
     // wait for the archiver to free their file.
     let heavy = "sessions = 64\nlog_bytes_per_row = 2000";

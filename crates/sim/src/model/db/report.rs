@@ -3,6 +3,7 @@
 //! effective parameters.
 
 use storlab_core::histogram::round_to;
+use storlab_core::host_stats::HostStats;
 use storlab_core::result::{ClassMetrics, CommitMetrics, WaitEvent};
 
 use super::{DbIo, DbStats, Model};
@@ -26,6 +27,15 @@ impl Model {
             _ => &mut db.data_io,
         };
         role.record(now, write, bytes, latency_ns);
+    }
+
+    /// All the database's host I/O: its roles merged (same window start).
+    pub(in crate::model) fn db_host_stats(&self) -> HostStats {
+        let db = self.db.as_ref().expect("database");
+        let mut all = db.data_io.clone();
+        all.merge(&db.log_io);
+        all.merge(&db.archive_io);
+        all
     }
 
     /// The database's I/O by role: data files and log, the log with its group commit figures.
