@@ -252,6 +252,22 @@ impl Volume {
             self.capacity
         );
         let end = lba.saturating_add(sectors).min(self.capacity);
+        // The common case first, without the general loop: a request inside one stripe
+        // unit (a database block, a small random I/O) is one piece.
+        if let Layout::Stripe { shift, n } = self.layout {
+            let off = lba & ((1 << shift) - 1);
+            if lba < end && off + (end - lba) <= 1 << shift {
+                let (row, member) = n.div_rem(lba >> shift);
+                out.push(VolPiece {
+                    member: member as u32,
+                    member_lba: (row << shift) + off,
+                    sectors: end - lba,
+                    copy: 0,
+                    extent: 0,
+                });
+                return;
+            }
+        }
         let mut pos = lba;
         let mut extent = 0u32;
         while pos < end {
