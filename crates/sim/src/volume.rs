@@ -245,6 +245,7 @@ impl Volume {
     /// one [`VolPiece`] per copy, primary first. Pieces contiguous on a member
     /// are not merged. The caller guarantees `lba + sectors <= capacity`
     /// (debug-asserted; release builds clip).
+    #[inline]
     pub fn map(&self, lba: u64, sectors: u64, out: &mut Vec<VolPiece>) {
         debug_assert!(
             lba.checked_add(sectors).is_some_and(|e| e <= self.capacity),
@@ -268,6 +269,13 @@ impl Volume {
                 return;
             }
         }
+        self.map_pieces(lba, end, out);
+    }
+
+    /// [`Volume::map`] of `[lba, end)` piece by piece (kept out of line: the common case
+    /// above then needs no register saves).
+    #[inline(never)]
+    fn map_pieces(&self, lba: u64, end: u64, out: &mut Vec<VolPiece>) {
         let mut pos = lba;
         let mut extent = 0u32;
         while pos < end {
