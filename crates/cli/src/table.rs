@@ -67,9 +67,9 @@ pub fn waits(waits: &[storlab_core::result::WaitEvent]) -> String {
             vec![
                 w.event.clone(),
                 num(w.time_pct, 1),
-                // Microsecond waits (reads from the OS page cache) need the third decimal.
-                w.avg_ms
-                    .map_or("-".into(), |a| num(a, if a < 1.0 { 3 } else { 2 })),
+                w.avg_ms.map_or("-".into(), |a| {
+                    num(a, storlab_core::result::WaitEvent::avg_decimals(a))
+                }),
                 w.avg_from.clone().unwrap_or_default(),
             ]
         })

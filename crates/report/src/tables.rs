@@ -247,11 +247,7 @@ pub fn timed_events(study: &Study) -> Option<String> {
 
 /// A mean wait: microsecond waits (page-cache reads) need the third decimal.
 fn wait_ms(ms: f64) -> String {
-    if ms < 1.0 {
-        format!("{ms:.3}")
-    } else {
-        format!("{ms:.2}")
-    }
+    format!("{ms:.*}", storlab_core::result::WaitEvent::avg_decimals(ms))
 }
 
 /// Per RAID group internals of simulated arrays.

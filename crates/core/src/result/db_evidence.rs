@@ -26,6 +26,18 @@ pub struct WaitEvent {
     pub avg_from: Option<String>,
 }
 
+impl WaitEvent {
+    /// Decimals to print a mean wait of `ms` with: microsecond waits (reads from the OS page
+    /// cache) need the third, millisecond ones two. Every table of waits uses it.
+    pub fn avg_decimals(ms: f64) -> usize {
+        if ms < 1.0 {
+            3
+        } else {
+            2
+        }
+    }
+}
+
 /// The statspack of a database run: server settings, WAL, checkpoints, statements, devices.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DbEvidence {
