@@ -21,50 +21,23 @@ pub struct Access {
 /// Page table entry of a page that is not cached.
 const ABSENT: u32 = u32::MAX;
 
-/// One buffer frame: the page it holds, its usage count and dirty flag, together in 8 bytes
-/// so an access touches one cache line and the frames stay small.
+/// One buffer frame: the page it holds and its usage count, in 8 bytes so an access touches
+/// one cache line and the frames stay small. Dirty flags are a bitmap beside the frames.
 #[derive(Debug, Clone, Copy)]
 struct Frame {
     page: u32,
     usage: u8,
-    dirty: bool,
-}
-
-/// Cleans the dirty frames of `frames` with usage at most 1, in order, until `out` holds
-/// `max` pages. A scan may pass every frame of a large cache and few frames qualify, so
-/// groups of 8 are tested at once without branches, and only their candidates visited.
-fn clean_frames(frames: &mut [Frame], max: usize, out: &mut Vec<u64>) {
-    fn cleanable(f: &Frame) -> bool {
-        f.dirty & (f.usage <= 1)
-    }
-    fn clean_group(group: &mut [Frame], max: usize, out: &mut Vec<u64>) {
-        let mut found = group
-            .iter()
-            .enumerate()
-            .fold(0u32, |m, (i, f)| m | u32::from(cleanable(f)) << i);
-        while found != 0 && out.len() < max {
-            let fr = &mut group[found.trailing_zeros() as usize];
-            fr.dirty = false;
-            out.push(u64::from(fr.page));
-            found &= found - 1;
-        }
-    }
-    let mut groups = frames.chunks_exact_mut(8);
-    for group in &mut groups {
-        if out.len() >= max {
-            return;
-        }
-        let group: &mut [Frame; 8] = group.try_into().expect("groups of 8");
-        clean_group(group, max, out);
-    }
-    clean_group(groups.into_remainder(), max, out);
 }
 
 /// A fixed number of frames over a page space of `pages` page numbers (0 to pages - 1),
 /// indexed directly: the page table is one `u32` per page, far cheaper than a hash map.
+///
+/// Dirty flags are one bit per frame: the background writer looks for the few dirty frames
+/// among many (a few percent of a large cache between its rounds) 64 frames at a time.
 #[derive(Debug, Clone)]
 pub struct BufferCache {
     frames: Vec<Frame>,
+    dirty: Vec<u64>,
     index: Vec<u32>,
     hand: usize,
     dirty_count: usize,
@@ -80,10 +53,11 @@ impl BufferCache {
         let empty = Frame {
             page: EMPTY,
             usage: 0,
-            dirty: false,
         };
+        let frames = frames.max(1);
         BufferCache {
-            frames: crate::cache::huge_table(frames.max(1), empty),
+            frames: crate::cache::huge_table(frames, empty),
+            dirty: vec![0; frames.div_ceil(64)],
             index: crate::cache::huge_table(pages as usize, ABSENT),
             hand: 0,
             dirty_count: 0,
@@ -98,6 +72,19 @@ impl BufferCache {
     /// Number of dirty frames.
     pub fn dirty(&self) -> usize {
         self.dirty_count
+    }
+
+    fn is_dirty(&self, f: usize) -> bool {
+        self.dirty[f / 64] >> (f % 64) & 1 != 0
+    }
+
+    fn set_dirty(&mut self, f: usize, dirty: bool) {
+        let bit = 1u64 << (f % 64);
+        if dirty {
+            self.dirty[f / 64] |= bit;
+        } else {
+            self.dirty[f / 64] &= !bit;
+        }
     }
 
     /// Whether `page` is cached.
@@ -133,8 +120,8 @@ impl BufferCache {
         if f != ABSENT {
             let fr = &mut self.frames[f as usize];
             fr.usage = (fr.usage + 1).min(MAX_USAGE);
-            if write && !fr.dirty {
-                fr.dirty = true;
+            if write && !self.is_dirty(f as usize) {
+                self.set_dirty(f as usize, true);
                 self.dirty_count += 1;
             }
             return Access {
@@ -144,18 +131,19 @@ impl BufferCache {
         }
         let f = self.victim();
         let old = self.frames[f];
-        let evicted_dirty = (old.page != EMPTY && old.dirty).then_some(old.page as u64);
+        let old_dirty = self.is_dirty(f);
+        let evicted_dirty = (old.page != EMPTY && old_dirty).then_some(old.page as u64);
         if old.page != EMPTY {
             self.index[old.page as usize] = ABSENT;
         }
-        if old.dirty {
+        if old_dirty {
             self.dirty_count -= 1;
         }
         self.frames[f] = Frame {
             page: page as u32,
             usage: 1,
-            dirty: write,
         };
+        self.set_dirty(f, write);
         self.dirty_count += usize::from(write);
         self.index[page as usize] = f as u32;
         Access {
@@ -188,23 +176,49 @@ impl BufferCache {
         let n = self.frames.len();
         let lookahead = lookahead.min(n);
         let mut out = Vec::new();
-        // The frames from the hand to the end, then from the start: two plain slices.
-        let (before, from_hand) = self.frames.split_at_mut(self.hand);
-        let ahead = lookahead.min(from_hand.len());
-        clean_frames(&mut from_hand[..ahead], max, &mut out);
-        clean_frames(&mut before[..lookahead - ahead], max, &mut out);
+        // The frames from the hand to the end, then from the start.
+        let ahead = lookahead.min(n - self.hand);
+        self.clean_frames(self.hand, self.hand + ahead, max, &mut out);
+        self.clean_frames(0, lookahead - ahead, max, &mut out);
         self.dirty_count -= out.len();
         out
+    }
+
+    /// Cleans the dirty frames of [from, to) with usage at most 1, in order, until `out`
+    /// holds `max` pages. Only the dirty frames are visited, found 64 at a time.
+    fn clean_frames(&mut self, from: usize, to: usize, max: usize, out: &mut Vec<u64>) {
+        if from >= to {
+            return;
+        }
+        for w in from / 64..=(to - 1) / 64 {
+            if out.len() >= max {
+                return;
+            }
+            let lo = from.max(w * 64) - w * 64;
+            let hi = to.min((w + 1) * 64) - w * 64;
+            let in_range = (u64::MAX >> (64 - (hi - lo))) << lo;
+            let mut candidates = self.dirty[w] & in_range;
+            while candidates != 0 && out.len() < max {
+                let f = w * 64 + candidates.trailing_zeros() as usize;
+                candidates &= candidates - 1;
+                if self.frames[f].usage <= 1 {
+                    self.dirty[w] &= !(1 << (f % 64));
+                    out.push(u64::from(self.frames[f].page));
+                }
+            }
+        }
     }
 
     /// A checkpoint: cleans every dirty frame and returns their pages in page order (the
     /// order a checkpointer sorts its writes in).
     pub fn checkpoint(&mut self) -> Vec<u64> {
         let mut out = Vec::with_capacity(self.dirty_count);
-        for fr in &mut self.frames {
-            if fr.dirty {
-                fr.dirty = false;
-                out.push(fr.page as u64);
+        for (w, word) in self.dirty.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                let f = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                out.push(u64::from(self.frames[f].page));
             }
         }
         self.dirty_count = 0;
@@ -314,26 +328,28 @@ mod tests {
     fn clean_ahead_takes_the_next_cleanable_frames_from_the_hand() {
         let mut rng = Rng::from_seed(5);
         for round in 0..200 {
-            let frames = 1 + rng.below(40) as usize;
-            let mut c = BufferCache::new(frames, 200);
-            for _ in 0..rng.below(300) {
-                c.access(rng.below(200), rng.below(3) == 0);
+            // Up to 300 frames: ranges that start, end and wrap inside and across 64-frame
+            // words of the dirty bitmap.
+            let frames = 1 + rng.below(300) as usize;
+            let mut c = BufferCache::new(frames, 1000);
+            for _ in 0..rng.below(2000) {
+                c.access(rng.below(1000), rng.below(3) == 0);
             }
-            let (lookahead, max) = (rng.below(60) as usize, rng.below(12) as usize);
+            let (lookahead, max) = (rng.below(400) as usize, rng.below(60) as usize);
             let mut reference = c.clone();
             let mut expect = Vec::new();
             for i in 0..lookahead.min(frames) {
-                let fr = &mut reference.frames[(reference.hand + i) % frames];
-                if expect.len() < max && fr.dirty && fr.usage <= 1 {
-                    fr.dirty = false;
-                    expect.push(u64::from(fr.page));
+                let f = (reference.hand + i) % frames;
+                if expect.len() < max && reference.is_dirty(f) && reference.frames[f].usage <= 1 {
+                    reference.set_dirty(f, false);
+                    expect.push(u64::from(reference.frames[f].page));
                 }
             }
             let dirty_before = c.dirty();
             let got = c.clean_ahead(lookahead, max);
             assert_eq!(got, expect, "round {round}: hand {}", c.hand);
             assert_eq!(c.dirty(), dirty_before - got.len(), "round {round}");
-            let still_dirty = c.frames.iter().filter(|f| f.dirty).count();
+            let still_dirty = (0..frames).filter(|&f| c.is_dirty(f)).count();
             assert_eq!(c.dirty(), still_dirty, "round {round}: dirty count");
         }
     }
