@@ -179,8 +179,14 @@ fn report(r: &Run) -> String {
     }
     let server_cpu = r.db.as_ref().and_then(|d| d.server_cpu_ns_per_op);
     if let Some(ns) = server_cpu {
+        let monitor =
+            r.db.as_ref()
+                .and_then(|d| d.monitor_cpu_s)
+                .map_or(String::new(), |s| {
+                    format!("; storlab's monitoring, {} ms, left out", num(s * 1e3, 0))
+                });
         out += &format!(
-            "  server CPU: {} us per transaction (its processes, over the window)\n",
+            "  server CPU: {} us per transaction (its processes, over the window{monitor})\n",
             num(ns / 1e3, 1)
         );
     }

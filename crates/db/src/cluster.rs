@@ -291,6 +291,12 @@ impl Cluster {
         os::postmaster_pid(&self.data_dir).and_then(os::process_tree_cpu)
     }
 
+    /// CPU time the server processes `pids` (backends of given connections) have used so
+    /// far, their own; None when one cannot be read.
+    pub fn backends_cpu(&self, pids: &[i32]) -> Option<std::time::Duration> {
+        pids.iter().map(|&p| os::process_cpu(p)).sum()
+    }
+
     /// Whether the postmaster runs (pid from `postmaster.pid`, checked with kill(pid, 0)).
     pub fn is_running(&self) -> bool {
         os::postmaster_running(&self.data_dir)

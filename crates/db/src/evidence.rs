@@ -256,7 +256,7 @@ impl WaitTally {
 }
 
 /// Samples the active sessions of the workload's database until `stop`.
-pub(crate) async fn sample_waits(c: Client, stop: Arc<AtomicBool>) -> WaitTally {
+pub(crate) async fn sample_waits(c: Arc<Client>, stop: Arc<AtomicBool>) -> WaitTally {
     let mut t = WaitTally::default();
     let mut current: BTreeMap<i32, (String, u64)> = BTreeMap::new();
     let Ok(stmt) = c

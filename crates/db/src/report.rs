@@ -91,8 +91,11 @@ pub(crate) struct TestMeasured<'a> {
     pub partial: bool,
     /// CPU the client (this process) used in the window.
     pub client_cpu: Option<Duration>,
-    /// CPU the server's processes used in the window (a server storlab started).
+    /// CPU the server's processes used in the window (a server storlab started), storlab's
+    /// monitoring backends left out.
     pub server_cpu: Option<Duration>,
+    /// CPU of the server backends serving storlab's monitoring connections in the window.
+    pub monitor_cpu: Option<Duration>,
 }
 
 pub(crate) fn build_run(m: TestMeasured) -> Run {
@@ -220,6 +223,7 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
             pg_stat_io: Some(io),
             notes,
             server_cpu_s: m.server_cpu.map(|c| round3(c.as_secs_f64())),
+            monitor_cpu_s: m.monitor_cpu.map(|c| round3(c.as_secs_f64())),
             server_cpu_ns_per_op: m
                 .server_cpu
                 .filter(|_| r.ops > 0)

@@ -194,16 +194,23 @@ async fn run_test(
     )?;
     // Warm-up, then the window: snapshots, waits, devices.
     tokio::time::sleep_until(w.measure_from.into()).await;
+    // storlab's own monitoring (the wait sampler's queries, the snapshots) runs in server
+    // backends too: their CPU is measured and left out of the server's.
+    let sampler = Arc::new(connect(&conn.conninfo).await?);
+    let backend_pid = "SELECT pg_backend_pid()";
+    let monitors: [i32; 2] = [
+        admin.query_one(backend_pid, &[]).await?.get(0),
+        sampler.query_one(backend_pid, &[]).await?.get(0),
+    ];
+    let monitor_cpu = |c: &Cluster| c.backends_cpu(&monitors);
     let cpu0 = process_cpu();
     let server_cpu0 = conn.cluster.as_ref().and_then(Cluster::server_cpu);
+    let monitor_cpu0 = conn.cluster.as_ref().and_then(monitor_cpu);
     let before = Snapshot::take(admin, version_num).await?;
     reset_statements(admin).await?;
     roles.restart();
     let sampler_stop = Arc::new(AtomicBool::new(false));
-    let waits = tokio::spawn(sample_waits(
-        connect(&conn.conninfo).await?,
-        sampler_stop.clone(),
-    ));
+    let waits = tokio::spawn(sample_waits(sampler.clone(), sampler_stop.clone()));
     let mut next = w.measure_from + Duration::from_secs(1);
     while Instant::now() < w.end && !storlab_io::signal::stop_requested() && !threads.finished() {
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -217,16 +224,22 @@ async fn run_test(
     sampler_stop.store(true, Ordering::SeqCst);
     let stopped = Instant::now();
     let cpu = process_cpu().saturating_sub(cpu0);
-    let server_cpu = conn
-        .cluster
-        .as_ref()
-        .and_then(Cluster::server_cpu)
-        .zip(server_cpu0)
-        .map(|(after, before)| after.saturating_sub(before));
+    // The sampler's last query done; its connection (and backend) lives on until the CPU
+    // is read.
+    let tally = waits.await.unwrap_or_default();
+    let delta = |after: Option<Duration>, before: Option<Duration>| {
+        after.zip(before).map(|(a, b)| a.saturating_sub(b))
+    };
+    let server_cpu = delta(
+        conn.cluster.as_ref().and_then(Cluster::server_cpu),
+        server_cpu0,
+    );
+    let monitor_cpu = delta(conn.cluster.as_ref().and_then(monitor_cpu), monitor_cpu0);
+    let server_cpu = server_cpu.map(|s| s.saturating_sub(monitor_cpu.unwrap_or_default()));
+    drop(sampler);
     let window = stopped.min(w.end).saturating_duration_since(w.measure_from);
     roles.sample(window.as_secs_f64().max(1e-3));
     let after = Snapshot::take(admin, version_num).await?;
-    let tally = waits.await.unwrap_or_default();
     let server = before.diff(&after, window.as_secs_f64());
     if let Some(e) = total.error.take() {
         if total.ops == 0 {
@@ -251,6 +264,7 @@ async fn run_test(
         partial: storlab_io::signal::stop_requested(),
         client_cpu: Some(cpu),
         server_cpu,
+        monitor_cpu,
     }))
 }
 
@@ -308,6 +322,7 @@ async fn run_once(
         partial: false,
         client_cpu: None,
         server_cpu: None,
+        monitor_cpu: None,
     }))
 }
 

@@ -60,9 +60,14 @@ pub struct DbEvidence {
     pub pg_stat_io: Option<PgStatIo>,
     /// CPU time (user + system) the server's processes (postmaster, backends, background
     /// processes) used over the measured window, seconds: known when storlab started the
-    /// server on this machine.
+    /// server on this machine. The backends serving storlab's own monitoring (the wait
+    /// sampler, the statistics snapshots) are not counted: `monitor_cpu_s`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_cpu_s: Option<f64>,
+    /// CPU time the server's backends for storlab's monitoring connections used over the
+    /// window, seconds (excluded from `server_cpu_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monitor_cpu_s: Option<f64>,
     /// `server_cpu_s` per operation the clients completed in the window, ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_cpu_ns_per_op: Option<f64>,

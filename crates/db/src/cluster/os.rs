@@ -226,9 +226,6 @@ pub fn process_tree_cpu(root: i32) -> Option<std::time::Duration> {
         let own = std::fs::read_to_string(format!("/proc/{root}/stat")).ok()?;
         stat_cpu(&own).map(|(_, t, reaped)| (t, reaped))
     };
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    let hz = u64::try_from(hz).ok().filter(|&h| h > 0)?;
     let mut ticks = 0;
     for _ in 0..5 {
         let (_, reaped_before) = read_root()?;
@@ -239,6 +236,21 @@ pub fn process_tree_cpu(root: i32) -> Option<std::time::Duration> {
             break;
         }
     }
+    ticks_to_duration(ticks)
+}
+
+/// CPU time (user + system) of process `pid` itself, its children not included. None when
+/// the process is gone or there is no /proc.
+pub fn process_cpu(pid: i32) -> Option<std::time::Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, ticks, _) = stat_cpu(&stat)?;
+    ticks_to_duration(ticks)
+}
+
+fn ticks_to_duration(ticks: u64) -> Option<std::time::Duration> {
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = u64::try_from(hz).ok().filter(|&h| h > 0)?;
     Some(std::time::Duration::from_nanos(ticks * 1_000_000_000 / hz))
 }
 
