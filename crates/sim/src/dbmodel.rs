@@ -32,4 +32,7 @@ pub enum DbTimer {
     /// A session's write of a dirty victim into the host's file cache is done (the device
     /// write goes on in the background).
     VictimBuffered(u32),
+    /// A database-writer write into the host's file cache is done (the device write goes on
+    /// in the background).
+    WriterBuffered,
 }

@@ -74,6 +74,7 @@ impl Event {
             Event::Db(DbTimer::Writer) => (8, 0),
             Event::Db(DbTimer::Checkpoint) => (9, 0),
             Event::Db(DbTimer::VictimBuffered(i)) => (10, i),
+            Event::Db(DbTimer::WriterBuffered) => (11, 0),
         };
         assert!(
             index <= INDEX_MASK,
@@ -97,7 +98,8 @@ impl Event {
             7 => Event::Db(DbTimer::Session(i)),
             8 => Event::Db(DbTimer::Writer),
             9 => Event::Db(DbTimer::Checkpoint),
-            _ => Event::Db(DbTimer::VictimBuffered(i)),
+            10 => Event::Db(DbTimer::VictimBuffered(i)),
+            _ => Event::Db(DbTimer::WriterBuffered),
         }
     }
 }
@@ -287,6 +289,7 @@ mod tests {
             Event::Db(DbTimer::Writer),
             Event::Db(DbTimer::Checkpoint),
             Event::Db(DbTimer::VictimBuffered(0)),
+            Event::Db(DbTimer::WriterBuffered),
         ];
         for e in all {
             assert_eq!(Event::unpack(e.pack()), e);

@@ -85,6 +85,8 @@ struct DbStats {
     accesses: u64,
     /// Buffer misses the host's file cache served (no device read).
     os_hits: u64,
+    /// Blocks the database writer wrote (background cleaning and checkpoints).
+    writer_blocks: u64,
     /// Log writes held until their file was archived: count, time held, and session time
     /// spent waiting meanwhile.
     archive_holds: u64,
@@ -271,6 +273,7 @@ impl Model {
         match t {
             DbTimer::Session(s) => self.advance(s),
             DbTimer::VictimBuffered(s) => self.victim_written(s),
+            DbTimer::WriterBuffered => self.writer_write_done(),
             DbTimer::Writer => {
                 let db = self.db.as_mut().expect("database timer without a database");
                 // Like PostgreSQL's background writer: clean ahead of the clock hand twice as
@@ -440,21 +443,33 @@ impl Model {
             };
             let target = db.data;
             let following = db.writer.peek().map(|n| (n.first, n.blocks));
+            if self.now >= self.opts.warmup_ns {
+                db.stats.writer_blocks += w.blocks;
+            }
             self.os_cache_keep(w.first, w.blocks);
-            self.issue_host(
-                Issuer::Db(DbIo::Writer),
-                target,
-                w.first * BLOCK_SECTORS,
-                w.blocks * BLOCK_SECTORS,
-                true,
-                self.now,
-            );
+            if !self.os_cache_write_writer(w.first, w.blocks) {
+                self.issue_host(
+                    Issuer::Db(DbIo::Writer),
+                    target,
+                    w.first * BLOCK_SECTORS,
+                    w.blocks * BLOCK_SECTORS,
+                    true,
+                    self.now,
+                );
+            }
             // The write after this one goes down when one completes: its write-cache entries
             // load meanwhile.
             if let Some((first, blocks)) = following {
                 self.prefetch_io(target, first * BLOCK_SECTORS, blocks * BLOCK_SECTORS, true);
             }
         }
+    }
+
+    /// A database-writer write is done (on the device, or copied into the file cache): the
+    /// next one may go.
+    fn writer_write_done(&mut self) {
+        self.db.as_mut().expect("database").writer.done();
+        self.pump_writer();
     }
 
     /// Session `s`'s dirty victim is written (to the device, or into the file cache): it
@@ -515,10 +530,7 @@ impl Model {
             }
             DbIo::VictimWrite(s) => self.victim_written(s),
             DbIo::Writeback => self.db.as_mut().expect("database").writebacks -= 1,
-            DbIo::Writer => {
-                self.db.as_mut().expect("database").writer.done();
-                self.pump_writer();
-            }
+            DbIo::Writer => self.writer_write_done(),
             DbIo::Log => {
                 let step = self.db.as_mut().expect("database").log.member_done();
                 self.log_step(step);

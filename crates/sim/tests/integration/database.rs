@@ -520,3 +520,34 @@ fn a_dirty_victim_written_through_the_file_cache_costs_a_copy_not_a_device_write
         writes_per_row(&direct)
     );
 }
+
+#[test]
+fn the_writer_writes_through_the_file_cache_at_copy_speed() {
+    // Checkpoints every 2 s hand the writer every dirty block of a 64 MiB buffer, and it has
+    // one write in flight: without a file cache it waits for the device on each write; with
+    // one, each write is a copy and the devices get the blocks in the background.
+    let base = "sessions = 16\nrows = 2000000\nbuffer = \"64MiB\"\ndbwr_outstanding = 1\n\
+                checkpoint_interval = \"2s\"";
+    let direct = db_run("dpaws/update-row", base, 10, 6);
+    let buffered = db_run(
+        "dpaws/update-row",
+        &format!("{base}\nos_cache = \"1GiB\"\nos_read = \"3us\""),
+        10,
+        6,
+    );
+    let (d, b) = (
+        param(&direct, "writer_blocks_per_s"),
+        param(&buffered, "writer_blocks_per_s"),
+    );
+    assert!(d > 0.0, "the writer writes: {d} blocks/s");
+    assert!(
+        b > 2.0 * d,
+        "writer: {b} blocks/s through the file cache, {d} without"
+    );
+    assert!(
+        buffered.metrics.write_iops > 0.5 * direct.metrics.write_iops,
+        "written back to the devices: {} vs {} writes/s",
+        buffered.metrics.write_iops,
+        direct.metrics.write_iops
+    );
+}

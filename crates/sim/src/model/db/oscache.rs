@@ -3,10 +3,12 @@
 //! buffer cache lacks may still be in memory. Such a read costs a system call and a copy
 //! (`os_read`, a short `IO:DataFileRead` wait, as PostgreSQL reports it) and no device I/O.
 //! Every block read from the device or written by the database stays in the file cache, which
-//! evicts the least recently used. A database on raw devices, ASM or O_DIRECT has none
-//! (`os_cache = 0`, the default).
+//! evicts the least recently used. Writes, a session's dirty victim as the database writer's,
+//! are a system call and a copy; the host writes the blocks back to the devices in the
+//! background (at most `WRITEBACK_MAX` at once). A database on raw devices, ASM or O_DIRECT
+//! has none (`os_cache = 0`, the default).
 
-use super::{DbIo, DbTimer, Model, NEW_BLOCK};
+use super::{DbIo, DbTimer, Issuer, Model, NEW_BLOCK};
 use crate::cache::LruCache;
 use crate::config::DbSpec;
 use crate::engine::{Event, SimTime};
@@ -65,6 +67,32 @@ impl Model {
         self.queue
             .schedule(SimTime(done), Event::Db(DbTimer::VictimBuffered(s)));
         self.issue_block(DbIo::Writeback, victim, true);
+        true
+    }
+
+    /// The database writer writes blocks `first..first + blocks` through the file cache: the
+    /// write is done after the system call and the copy (`os_read` per block) and the host
+    /// writes the blocks back in the background, as for a session's victim. False when
+    /// there is no file cache or too many write-backs are in flight: the writer then writes
+    /// to the device and waits for it.
+    pub(super) fn os_cache_write_writer(&mut self, first: u64, blocks: u64) -> bool {
+        let db = self.db.as_mut().expect("database");
+        if db.spec.os_cache_blocks == 0 || db.writebacks >= WRITEBACK_MAX {
+            return false;
+        }
+        db.writebacks += 1;
+        let target = db.data;
+        let done = self.now + (db.spec.os_read_ns * blocks).max(1);
+        self.queue
+            .schedule(SimTime(done), Event::Db(DbTimer::WriterBuffered));
+        self.issue_host(
+            Issuer::Db(DbIo::Writeback),
+            target,
+            first * super::BLOCK_SECTORS,
+            blocks * super::BLOCK_SECTORS,
+            true,
+            self.now,
+        );
         true
     }
 

@@ -164,10 +164,21 @@ impl Model {
             let st = &db.stats;
             let pct = |n: u64, of: u64| round_to(100.0 * n as f64 / of.max(1) as f64, 1);
             o.insert("buffer_hit_pct".into(), pct(st.hits, st.accesses).into());
+            let misses = st.accesses - st.hits;
+            // Buffer misses whose victim was dirty: the session wrote it before reading
+            // (PostgreSQL's backend writes; the writer's job is to keep this low).
+            o.insert(
+                "dirty_victim_pct".into(),
+                pct(st.victim_waits, misses).into(),
+            );
             if db.spec.os_cache_blocks > 0 {
-                let misses = st.accesses - st.hits;
                 o.insert("os_cache_hit_pct".into(), pct(st.os_hits, misses).into());
             }
+            let secs = self.opts.duration_ns as f64 / 1e9;
+            o.insert(
+                "writer_blocks_per_s".into(),
+                round_to(st.writer_blocks as f64 / secs.max(1e-9), 1).into(),
+            );
         }
         Some(v)
     }
