@@ -277,7 +277,7 @@ impl Model {
         let mut ack = ready_ns;
         if c.mirror {
             let start = ready_ns.max(c.mirror_free_ns);
-            c.mirror_free_ns = start + (sectors as f64 * 512.0 * cs.mirror_ns_per_byte) as u64;
+            c.mirror_free_ns = start + crate::divisor::scale(sectors * 512, cs.mirror_ns_per_byte);
             ack = c.mirror_free_ns + cs.mirror_latency_ns;
         }
         self.piece_done(pid, ack, false);

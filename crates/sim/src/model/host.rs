@@ -407,7 +407,7 @@ impl Model {
     pub(super) fn path_transfer(&mut self, path: u32, ready_ns: u64, bytes: u64) -> u64 {
         let p = &mut self.paths[path as usize];
         let start = ready_ns.max(p.free_ns);
-        p.free_ns = start + (bytes as f64 * p.ns_per_byte) as u64;
+        p.free_ns = start + crate::divisor::scale(bytes, p.ns_per_byte);
         p.ios += 1;
         p.bytes += bytes;
         p.free_ns
