@@ -302,7 +302,9 @@ impl Hdd {
     /// every pick.
     #[inline(never)]
     fn ra_available_end(&self, ra: &ReadAhead, now_ns: u64) -> u64 {
-        let filled = ((now_ns.saturating_sub(ra.fill_time_ns)) as f64 / ra.ns_per_sector) as u64;
+        // Through i64: one instruction each way (the elapsed time is far below 2^63).
+        let elapsed = now_ns.saturating_sub(ra.fill_time_ns) as i64;
+        let filled = (elapsed as f64 / ra.ns_per_sector) as i64 as u64;
         (ra.fill_lba + filled)
             .min(ra.from + self.readahead_sectors)
             .min(self.capacity_sectors)
@@ -429,7 +431,7 @@ impl Hdd {
             from: end,
             fill_lba: end,
             fill_time_ns: now_ns + a.total_ns(),
-            ns_per_sector: self.rev_ns as f64 / pos.spt as f64,
+            ns_per_sector: self.rev_ns as i64 as f64 / pos.spt as f64,
         });
         self.move_head_after(&pos, p.lba, p.sectors as u64);
         a
