@@ -9,6 +9,7 @@ mod db_suites;
 mod determinism;
 mod examples_sweep;
 mod failures;
+mod file_cache;
 mod host_layer;
 mod measured_profile;
 mod raid_ops;
