@@ -45,7 +45,8 @@ pub(super) enum DbIo {
     /// The archiver's read of a filled log file, and its write to the archive target.
     ArchiveRead,
     ArchiveWrite,
-    /// The host's write-back of a block a session wrote into the file cache: nobody waits.
+    /// The host's write-back of blocks written into the file cache (a session's victim, a
+    /// database-writer write): nobody waits.
     Writeback,
 }
 
@@ -395,7 +396,7 @@ impl Model {
             if let Some(victim) = a.evicted_dirty {
                 sess.pending_read = (!new).then_some(block);
                 self.os_cache_keep(victim, 1);
-                if !self.os_cache_write_victim(s, victim) {
+                if !self.os_cache_write(victim, 1, DbTimer::VictimBuffered(s)) {
                     self.issue_block(DbIo::VictimWrite(s), victim, true);
                 }
             } else {
@@ -447,7 +448,7 @@ impl Model {
                 db.stats.writer_blocks += w.blocks;
             }
             self.os_cache_keep(w.first, w.blocks);
-            if !self.os_cache_write_writer(w.first, w.blocks) {
+            if !self.os_cache_write(w.first, w.blocks, DbTimer::WriterBuffered) {
                 self.issue_host(
                     Issuer::Db(DbIo::Writer),
                     target,

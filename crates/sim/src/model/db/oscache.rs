@@ -53,38 +53,20 @@ impl Model {
         true
     }
 
-    /// Session `s` writes its dirty victim `victim` through the file cache: it pays the system
-    /// call and the copy (`os_read`) and the host writes the block back in the background.
-    /// False when there is no file cache, or too many write-backs are in flight: the session
-    /// then writes to the device and waits.
-    pub(super) fn os_cache_write_victim(&mut self, s: u32, victim: u64) -> bool {
-        let db = self.db.as_mut().expect("database");
-        if db.spec.os_cache_blocks == 0 || db.writebacks >= WRITEBACK_MAX {
-            return false;
-        }
-        db.writebacks += 1;
-        let done = self.now + db.spec.os_read_ns.max(1);
-        self.queue
-            .schedule(SimTime(done), Event::Db(DbTimer::VictimBuffered(s)));
-        self.issue_block(DbIo::Writeback, victim, true);
-        true
-    }
-
-    /// The database writer writes blocks `first..first + blocks` through the file cache: the
-    /// write is done after the system call and the copy (`os_read` per block) and the host
-    /// writes the blocks back in the background, as for a session's victim. False when
-    /// there is no file cache or too many write-backs are in flight: the writer then writes
-    /// to the device and waits for it.
-    pub(super) fn os_cache_write_writer(&mut self, first: u64, blocks: u64) -> bool {
+    /// Blocks `first..first + blocks` are written through the file cache (a session's dirty
+    /// victim, or a database-writer write): the writer of them pays the system call and the
+    /// copy (`os_read` per block) and hears at `done`, while the host writes the blocks back
+    /// in the background. False when there is no file cache, or too many write-backs are in
+    /// flight: the caller then writes to the device and waits for it.
+    pub(super) fn os_cache_write(&mut self, first: u64, blocks: u64, done: DbTimer) -> bool {
         let db = self.db.as_mut().expect("database");
         if db.spec.os_cache_blocks == 0 || db.writebacks >= WRITEBACK_MAX {
             return false;
         }
         db.writebacks += 1;
         let target = db.data;
-        let done = self.now + (db.spec.os_read_ns * blocks).max(1);
-        self.queue
-            .schedule(SimTime(done), Event::Db(DbTimer::WriterBuffered));
+        let at = self.now + (db.spec.os_read_ns * blocks).max(1);
+        self.queue.schedule(SimTime(at), Event::Db(done));
         self.issue_host(
             Issuer::Db(DbIo::Writeback),
             target,
