@@ -202,10 +202,10 @@ async fn run_test(
         admin.query_one(backend_pid, &[]).await?.get(0),
         sampler.query_one(backend_pid, &[]).await?.get(0),
     ];
-    let monitor_cpu = |c: &Cluster| c.backends_cpu(&monitors);
+    let monitors_cpu = |c: &Cluster| c.backends_cpu(&monitors);
     let cpu0 = process_cpu();
     let server_cpu0 = conn.cluster.as_ref().and_then(Cluster::server_cpu);
-    let monitor_cpu0 = conn.cluster.as_ref().and_then(monitor_cpu);
+    let monitor_cpu0 = conn.cluster.as_ref().and_then(monitors_cpu);
     let before = Snapshot::take(admin, version_num).await?;
     reset_statements(admin).await?;
     roles.restart();
@@ -230,12 +230,12 @@ async fn run_test(
     let delta = |after: Option<Duration>, before: Option<Duration>| {
         after.zip(before).map(|(a, b)| a.saturating_sub(b))
     };
+    let monitor_cpu = delta(conn.cluster.as_ref().and_then(monitors_cpu), monitor_cpu0);
     let server_cpu = delta(
         conn.cluster.as_ref().and_then(Cluster::server_cpu),
         server_cpu0,
-    );
-    let monitor_cpu = delta(conn.cluster.as_ref().and_then(monitor_cpu), monitor_cpu0);
-    let server_cpu = server_cpu.map(|s| s.saturating_sub(monitor_cpu.unwrap_or_default()));
+    )
+    .map(|s| s.saturating_sub(monitor_cpu.unwrap_or_default()));
     drop(sampler);
     let window = stopped.min(w.end).saturating_duration_since(w.measure_from);
     roles.sample(window.as_secs_f64().max(1e-3));

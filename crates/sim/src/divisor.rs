@@ -1,4 +1,5 @@
-//! Division by a run-time constant without a division instruction.
+//! Division by a run-time constant without a division instruction, and scaling an integer by
+//! an `f64` rate without the unsigned conversions (`scale`).
 //!
 //! A disk's revolution and a volume's member count are fixed when the model is built but
 //! divide addresses and times on every I/O; a 64-bit division costs tens of cycles, a

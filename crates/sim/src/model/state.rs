@@ -186,7 +186,6 @@ pub(super) enum AreqKind {
 
 /// Pieces waiting for a fetch. Almost every fetch has one (the read that started it), so the
 /// first is held inline: no allocation per fetch.
-#[derive(Default)]
 pub(super) struct Waiters {
     first: Option<u32>,
     more: Vec<u32>,
