@@ -116,10 +116,17 @@ impl LruCache {
 
     /// Inserts `key` as most recently used, evicting the least recently used when full.
     pub fn insert(&mut self, key: u64) {
-        if self.capacity == 0 || self.touch(key) {
+        if self.capacity == 0 {
             return;
         }
-        if self.map.len() >= self.capacity {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        let (slot, _, found) = self.map.probe(key);
+        // Stored at the slot the lookup found (one probe), then the least recently used
+        // evicted: never the new key, whose queue entry is the newest.
+        self.map.set_at(slot, found, key, stamp);
+        self.record(key, stamp);
+        if !found && self.map.len() > self.capacity {
             self.evict_lru();
             // The next eviction will most likely take the entry now at the front: start
             // loading its map slot so that eviction does not wait for memory.
@@ -127,9 +134,6 @@ impl LruCache {
                 self.map.prefetch(k);
             }
         }
-        let stamp = self.stamp;
-        self.map.set(key, stamp);
-        self.record(key, stamp);
     }
 
     #[inline]
@@ -168,6 +172,21 @@ mod tests {
         assert_eq!(c.len(), 3);
         c.insert(5); // evicts 3
         assert!(!c.contains(3));
+    }
+
+    #[test]
+    fn inserting_a_cached_key_refreshes_it_and_evicts_nothing() {
+        let mut c = LruCache::new(3);
+        for k in [1, 2, 3] {
+            c.insert(k);
+        }
+        c.insert(1); // already cached: now the most recently used
+        assert_eq!(c.len(), 3);
+        assert!(c.contains(1) && c.contains(2) && c.contains(3));
+        c.insert(4); // evicts 2, the least recently used
+        assert!(!c.contains(2));
+        assert!(c.contains(1) && c.contains(3) && c.contains(4));
+        assert_eq!(c.len(), 3);
     }
 
     #[test]

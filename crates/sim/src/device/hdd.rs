@@ -278,7 +278,12 @@ impl Hdd {
         // The spindle angle now, computed once for the pick and the chosen command.
         let now_angle = self.wrap_rev(now_ns + self.phase_ns);
         let idx = if self.scheduler == Scheduler::Sptf {
-            self.pick_sptf(now_ns, now_angle)
+            // A lone command is the pick whatever its positioning time.
+            if self.pending.len() == 1 {
+                0
+            } else {
+                self.pick_sptf(now_ns, now_angle)
+            }
         } else {
             self.pick(now_ns)
         };
