@@ -7,6 +7,8 @@
 /// Highest usage count a frame can reach (PostgreSQL's BM_MAX_USAGE_COUNT).
 pub const MAX_USAGE: u8 = 5;
 
+mod page_table;
+
 const EMPTY: u32 = u32::MAX;
 
 /// What one access did.
@@ -18,9 +20,6 @@ pub struct Access {
     pub evicted_dirty: Option<u64>,
 }
 
-/// Page table entry of a page that is not cached.
-const ABSENT: u32 = u32::MAX;
-
 /// One buffer frame: the page it holds and its usage count, in 8 bytes so an access touches
 /// one cache line and the frames stay small. Dirty flags are a bitmap beside the frames.
 #[derive(Debug, Clone, Copy)]
@@ -29,8 +28,8 @@ struct Frame {
     usage: u8,
 }
 
-/// A fixed number of frames over a page space of `pages` page numbers (0 to pages - 1),
-/// indexed directly: the page table is one `u32` per page, far cheaper than a hash map.
+/// A fixed number of frames over a page space of `pages` page numbers (0 to pages - 1). The
+/// page table maps the cached pages to their frames ([`page_table`]).
 ///
 /// Dirty flags are one bit per frame: the background writer looks for the few dirty frames
 /// among many (a few percent of a large cache between its rounds) 64 frames at a time.
@@ -38,7 +37,8 @@ struct Frame {
 pub struct BufferCache {
     frames: Vec<Frame>,
     dirty: Vec<u64>,
-    index: Vec<u32>,
+    table: page_table::PageTable,
+    pages: u64,
     hand: usize,
     dirty_count: usize,
 }
@@ -58,7 +58,8 @@ impl BufferCache {
         BufferCache {
             frames: crate::cache::huge_table(frames, empty),
             dirty: vec![0; frames.div_ceil(64)],
-            index: crate::cache::huge_table(pages as usize, ABSENT),
+            table: page_table::PageTable::new(frames, pages),
+            pages,
             hand: 0,
             dirty_count: 0,
         }
@@ -89,14 +90,14 @@ impl BufferCache {
 
     /// Whether `page` is cached.
     pub fn contains(&self, page: u64) -> bool {
-        self.index.get(page as usize).is_some_and(|&f| f != ABSENT)
+        page < self.pages && self.table.get(page as u32).is_some()
     }
 
     /// Starts loading the page-table entry of `page`. A hint only.
     #[inline]
     pub fn prefetch_entry(&self, page: u64) {
-        if let Some(entry) = self.index.get(page as usize) {
-            crate::cache::prefetch_line(entry);
+        if page < self.pages {
+            self.table.prefetch(page as u32);
         }
     }
 
@@ -104,20 +105,27 @@ impl BufferCache {
     /// says whether the page is cached now. A hint: changes nothing.
     #[inline]
     pub fn prefetch(&self, page: u64) -> bool {
-        match self.index.get(page as usize) {
-            Some(&f) if f != ABSENT => {
+        match (page < self.pages)
+            .then(|| self.table.get(page as u32))
+            .flatten()
+        {
+            Some(f) => {
                 crate::cache::prefetch_line(&self.frames[f as usize]);
                 true
             }
-            _ => false,
+            None => false,
         }
     }
 
     /// Reads (`write = false`) or modifies (`write = true`) `page`, loading it on a miss.
     /// Panics when `page` is outside the page space.
     pub fn access(&mut self, page: u64, write: bool) -> Access {
-        let f = self.index[page as usize];
-        if f != ABSENT {
+        assert!(
+            page < self.pages,
+            "page {page} outside a page space of {}",
+            self.pages
+        );
+        if let Some(f) = self.table.get(page as u32) {
             let fr = &mut self.frames[f as usize];
             fr.usage = (fr.usage + 1).min(MAX_USAGE);
             if write && !self.is_dirty(f as usize) {
@@ -134,7 +142,7 @@ impl BufferCache {
         let old_dirty = self.is_dirty(f);
         let evicted_dirty = (old.page != EMPTY && old_dirty).then_some(old.page as u64);
         if old.page != EMPTY {
-            self.index[old.page as usize] = ABSENT;
+            self.table.remove(old.page);
         }
         if old_dirty {
             self.dirty_count -= 1;
@@ -145,7 +153,7 @@ impl BufferCache {
         };
         self.set_dirty(f, write);
         self.dirty_count += usize::from(write);
-        self.index[page as usize] = f as u32;
+        self.table.insert(page as u32, f as u32);
         Access {
             hit: false,
             evicted_dirty,
