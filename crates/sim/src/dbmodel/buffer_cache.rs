@@ -154,6 +154,13 @@ impl BufferCache {
         self.set_dirty(f, write);
         self.dirty_count += usize::from(write);
         self.table.insert(page as u32, f as u32);
+        // The next miss most likely evicts the frame now under the hand (or one just after
+        // it): start loading its page's table entry, which that eviction removes, so the
+        // removal does not wait for memory. A hint only.
+        let next = self.frames[self.hand].page;
+        if next != EMPTY {
+            self.table.prefetch(next);
+        }
         Access {
             hit: false,
             evicted_dirty,

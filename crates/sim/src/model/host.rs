@@ -117,9 +117,10 @@ impl Model {
             if write {
                 grp.dirty.prefetch(first / PAGE_SECTORS);
             } else {
-                // A read looks in the write cache first (dirty data is read from there).
+                // A read looks in the write cache first (dirty data is read from there),
+                // through the summary bit of its page's word.
                 if !grp.dirty.is_empty() {
-                    grp.dirty.prefetch(first / PAGE_SECTORS);
+                    grp.dirty.prefetch_summary(first / PAGE_SECTORS);
                 }
                 if grp.read_cache {
                     let cache = &self.ctrls[grp.ctrl as usize].cache;
