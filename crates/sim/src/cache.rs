@@ -280,6 +280,22 @@ mod tests {
     }
 
     #[test]
+    fn covers_needs_every_page_of_every_word_dirty() {
+        let mut d = DirtyPages::new(1 << 20);
+        assert!(!d.covers(0, 1));
+        // Pages 60..200 span words 0 to 3.
+        d.write(60, 200);
+        assert!(d.covers(60, 200) && d.covers(64, 128) && d.covers(199, 200));
+        assert!(!d.covers(59, 200) && !d.covers(60, 201));
+        // Word 1 (pages 64..128) loses one page, then all of them: its summary bit clears.
+        d.clean_idle(100, 101);
+        assert!(!d.covers(60, 200) && d.covers(60, 100) && d.covers(101, 200));
+        d.clean_idle(64, 128);
+        assert!(!d.covers(60, 200) && !d.covers(64, 65));
+        assert!(d.covers(60, 64) && d.covers(128, 200));
+    }
+
+    #[test]
     fn dirty_pages_match_a_sorted_set_model() {
         use std::collections::BTreeSet;
         let cap = 1 << 22;
@@ -293,6 +309,11 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             let p = (x >> 20) % cap;
             assert_eq!(d.write(p, p + 1) == 1, model.insert(p));
+            // Ranges around a dirty page, inside one word and across words.
+            let (lo, hi) = (p.saturating_sub(x % 3), p + 1 + (x >> 8) % 70);
+            let all = (lo..hi).all(|q| model.contains(&q));
+            assert_eq!(d.covers(lo, hi), all, "covers {lo}..{hi}");
+            assert!(d.covers(p, p + 1));
             if i % 7 == 0 {
                 // A write-through over a range: every dirty page in it is idle here.
                 let (lo, hi) = (p.saturating_sub(x % 300), p + x % 200);

@@ -96,10 +96,13 @@ impl DirtyPages {
         }
     }
 
-    /// True when word `w` holds a dirty page (its summary bit: no table lookup).
+    /// True when word `w` holds a dirty page (its summary bit: no table lookup). Words past
+    /// the group's end (a read segment overhanging it) hold none.
     #[inline]
     fn has_word(&self, w: u64) -> bool {
-        self.level1[(w >> 6) as usize] >> (w & 63) & 1 != 0
+        self.level1
+            .get((w >> 6) as usize)
+            .is_some_and(|l1| l1 >> (w & 63) & 1 != 0)
     }
 
     /// Starts loading the table entries of pages [first, first+count) (a destage about to
