@@ -117,6 +117,9 @@ pub struct Hdd {
     sweep_up: bool,
     readahead: Option<ReadAhead>,
     pending: Vec<Pending>,
+    /// At most the arrival time of every queued command (exact after a starvation check):
+    /// while the age limit is not reached from it, no command can be starving.
+    arrival_floor_ns: u64,
     in_service: Option<u32>,
     last_done_ns: u64,
 }
@@ -185,6 +188,7 @@ impl Hdd {
             sweep_up: true,
             readahead: None,
             pending: Vec::with_capacity(p.queue_depth as usize),
+            arrival_floor_ns: 0,
             in_service: None,
             last_done_ns: 0,
         })
@@ -259,6 +263,9 @@ impl Hdd {
         debug_assert!(self.outstanding() < self.queue_depth);
         let pos = self.locate(lba);
         let angle_ns = self.angle_ns(&pos);
+        if self.pending.is_empty() {
+            self.arrival_floor_ns = now_ns;
+        }
         self.pending.push(Pending {
             op,
             lba,
@@ -281,6 +288,8 @@ impl Hdd {
             // A lone command is the pick whatever its positioning time.
             if self.pending.len() == 1 {
                 0
+            } else if let Some(oldest) = self.starving(now_ns) {
+                oldest
             } else {
                 self.pick_sptf(now_ns, now_angle)
             }

@@ -143,6 +143,50 @@ fn reordering_raises_iops_at_depth_32() {
     assert!(sptf > 2.0 * qd1, "qd32 sptf {sptf} vs qd1 {qd1}");
 }
 
+/// One command at the far end of the disk among a stream of commands near the start: SPTF
+/// passes it over until it is older than the age limit, then serves it next; so does SSTF (an
+/// elevator's sweep reaches it anyway).
+#[test]
+fn a_command_older_than_the_age_limit_is_served_next() {
+    for sched in [Scheduler::Sptf, Scheduler::Sstf] {
+        for (max_age_ms, limited) in [(40.0, true), (1e6, false)] {
+            let p = HddParams {
+                scheduler: sched,
+                max_queue_age_ms: max_age_ms,
+                ..params("hdd-15k")
+            };
+            let mut d = Hdd::new(&p, 3).unwrap();
+            let far = d.capacity_sectors() - 64;
+            let mut rng = Rng::from_seed(5);
+            let mut near = || random_in(&mut rng, 0, 200_000, 16);
+            d.enqueue(0, 0, far, 16, false);
+            for op in 1..8 {
+                d.enqueue(0, op, near(), 16, false);
+            }
+            let (mut now, mut served_ns) = (0u64, None);
+            for op in 8..3_000 {
+                let (id, access) = d.start_next(now).expect("work queued");
+                now += access.total_ns();
+                d.finish(now);
+                if id == 0 {
+                    served_ns = Some(now);
+                    break;
+                }
+                d.enqueue(now, op, near(), 16, false);
+            }
+            let label = format!("{sched:?}, limit {max_age_ms} ms");
+            if limited {
+                // Served by the first pick after it turned 40 ms old: within one more
+                // command (near ones take under 10 ms) and its own long seek.
+                let t = served_ns.unwrap_or_else(|| panic!("{label}: never served")) as f64 / 1e6;
+                assert!((40.0..60.0).contains(&t), "{label}: served at {t} ms");
+            } else {
+                assert_eq!(served_ns, None, "{label}: the far command should starve");
+            }
+        }
+    }
+}
+
 #[test]
 fn short_stroke_and_sequential_are_faster_than_full_random() {
     let p = params("hdd-10k");

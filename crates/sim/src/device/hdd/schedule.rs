@@ -42,33 +42,50 @@ impl Hdd {
         }
     }
 
-    /// Shortest positioning time first, or the oldest command once it is older than the age
-    /// limit (found in the same pass). The hot loop of a busy array: each candidate costs one
-    /// seek-curve lookup and no division; the read-ahead window is computed only when a read
-    /// might fall in it.
+    /// The oldest command if it is older than the age limit (the first queued of the oldest,
+    /// as the other schedulers take it). Scans the queue only when the arrival floor says a
+    /// command may be that old, and then raises the floor to the oldest arrival.
+    pub(super) fn starving(&mut self, now_ns: u64) -> Option<usize> {
+        if now_ns.saturating_sub(self.arrival_floor_ns) <= self.max_age_ns {
+            return None;
+        }
+        let oldest = (0..self.pending.len()).min_by_key(|&i| (self.pending[i].arrived_ns, i))?;
+        self.arrival_floor_ns = self.pending[oldest].arrived_ns;
+        (now_ns.saturating_sub(self.arrival_floor_ns) > self.max_age_ns).then_some(oldest)
+    }
+
+    /// Shortest positioning time first, ties to the earliest arrival (the caller has served
+    /// a starving command first: [`Hdd::starving`]). The hot loop of a busy array: each
+    /// candidate costs one seek-curve lookup and no division; the read-ahead window is
+    /// computed only when a read might fall in it.
     pub(super) fn pick_sptf(&self, now_ns: u64, now_angle: u64) -> usize {
-        let overlapped = self.last_done_ns == now_ns;
+        // Commands queued before `now_ns` while the previous one ran skip the overhead
+        // (tagged queueing overlaps it); with no such overlap every command pays it.
+        let no_overhead_before = if self.last_done_ns == now_ns {
+            now_ns
+        } else {
+            0
+        };
+        // A read may be buffered only inside [from, from + readahead_sectors]: the window
+        // never reaches further, and its current end (a division) is computed only then.
+        let (ra_lo, ra_hi) = self.readahead.as_ref().map_or((u64::MAX, 0), |ra| {
+            (ra.from, ra.from + self.readahead_sectors)
+        });
         let mut ra_avail = None;
         // (positioning time, arrival) as one 128-bit key: one branch-free comparison.
         let (mut best, mut best_key) = (0, u128::MAX);
-        let (mut oldest, mut oldest_arrived_ns) = (0, u64::MAX);
         for (i, p) in self.pending.iter().enumerate() {
-            if p.arrived_ns < oldest_arrived_ns {
-                (oldest, oldest_arrived_ns) = (i, p.arrived_ns);
-            }
-            // The window never reaches past `from + readahead_sectors`: a read beyond it is
-            // not buffered, and the window's current end (a division) is not needed.
             let buffered = !p.write
-                && self.readahead.as_ref().is_some_and(|ra| {
-                    p.lba >= ra.from
-                        && p.lba <= ra.from + self.readahead_sectors
-                        && p.lba
-                            <= *ra_avail.get_or_insert_with(|| self.ra_available_end(ra, now_ns))
-                });
+                && p.lba >= ra_lo
+                && p.lba <= ra_hi
+                && p.lba
+                    <= *ra_avail.get_or_insert_with(|| {
+                        self.ra_available_end(self.readahead.as_ref().expect("window"), now_ns)
+                    });
             let t = if buffered {
                 0
             } else {
-                let overhead = if overlapped && p.arrived_ns < now_ns {
+                let overhead = if p.arrived_ns < no_overhead_before {
                     0
                 } else {
                     self.overhead_ns
@@ -82,11 +99,7 @@ impl Hdd {
                 best = i;
             }
         }
-        if now_ns.saturating_sub(oldest_arrived_ns) > self.max_age_ns {
-            oldest
-        } else {
-            best
-        }
+        best
     }
 
     fn min_index(&self, key: impl Fn(&Pending) -> (u64, u64)) -> usize {
