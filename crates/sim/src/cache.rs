@@ -122,18 +122,21 @@ impl LruCache {
         self.stamp += 1;
         let stamp = self.stamp;
         let (slot, _, found) = self.map.probe(key);
-        // Stored at the slot the lookup found (one probe), then the least recently used
-        // evicted: never the new key, whose queue entry is the newest.
-        self.map.set_at(slot, found, key, stamp);
-        self.record(key, stamp);
-        if !found && self.map.len() > self.capacity {
+        if found || self.map.len() < self.capacity {
+            // Stored at the slot the lookup found: one probe.
+            self.map.set_at(slot, found, key, stamp);
+        } else {
+            // Evicted first, so the map never holds more than `capacity` keys (one more
+            // could double its table); the eviction may move entries, so probe again.
             self.evict_lru();
             // The next eviction will most likely take the entry now at the front: start
             // loading its map slot so that eviction does not wait for memory.
             if let Some(&(k, _)) = self.queue.front() {
                 self.map.prefetch(k);
             }
+            self.map.set(key, stamp);
         }
+        self.record(key, stamp);
     }
 
     #[inline]
@@ -187,6 +190,18 @@ mod tests {
         assert!(!c.contains(2));
         assert!(c.contains(1) && c.contains(3) && c.contains(4));
         assert_eq!(c.len(), 3);
+    }
+
+    #[test]
+    fn a_full_cache_keeps_its_table_size() {
+        // 8 keys fit the initial 16 slots (at most half full); a ninth, even for a moment,
+        // would double them. A cache of 2^19 8 KiB segments (4 GiB) is the same case.
+        let mut c = LruCache::new(8);
+        for k in 0..1_000 {
+            c.insert(k % 37);
+            assert!(c.len() <= 8);
+        }
+        assert_eq!(c.map.slots(), 16);
     }
 
     #[test]

@@ -62,6 +62,12 @@ impl<K: MapKey> WordMap<K> {
         self.len
     }
 
+    /// Slots of the table (twice the entries it can hold before it doubles).
+    #[cfg(test)]
+    pub(crate) fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
     #[inline]
     fn home(&self, key: K) -> usize {
         (key.wide().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
