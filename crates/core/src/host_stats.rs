@@ -19,9 +19,8 @@ struct Interval {
 /// Host-visible I/O over the measured window.
 #[derive(Clone, Debug, Default)]
 pub struct HostStats {
-    /// Latency of every I/O.
-    pub all: LatencyHistogram,
-    /// Latency of reads.
+    /// Latency of reads (reads and writes are kept apart, so each I/O updates one histogram;
+    /// [`HostStats::all`] merges them).
     pub read: LatencyHistogram,
     /// Latency of writes.
     pub write: LatencyHistogram,
@@ -50,7 +49,6 @@ impl HostStats {
     /// Records one completed I/O.
     #[inline]
     pub fn record(&mut self, now_ns: u64, write: bool, bytes: u64, latency_ns: u64) {
-        self.all.record(latency_ns);
         if write {
             self.write.record(latency_ns);
             self.write_bytes += bytes;
@@ -81,7 +79,6 @@ impl HostStats {
 
     /// Adds another recorder's counts (same window start), e.g. one per worker thread.
     pub fn merge(&mut self, other: &HostStats) {
-        self.all.merge(&other.all);
         self.read.merge(&other.read);
         self.write.merge(&other.write);
         self.read_bytes += other.read_bytes;
@@ -97,21 +94,33 @@ impl HostStats {
         }
     }
 
+    /// Latency of every I/O: reads and writes merged.
+    pub fn all(&self) -> LatencyHistogram {
+        let mut all = self.read.clone();
+        all.merge(&self.write);
+        all
+    }
+
+    /// I/Os recorded.
+    pub fn count(&self) -> u64 {
+        self.read.count() + self.write.count()
+    }
+
     /// Throughput and latency over a window of `secs` seconds.
     pub fn metrics(&self, secs: f64) -> crate::result::Metrics {
         let secs = secs.max(1e-9);
         let per_s = |n: u64| round3(n as f64 / secs);
         crate::result::Metrics {
-            iops: per_s(self.all.count()),
+            iops: per_s(self.count()),
             read_iops: per_s(self.read.count()),
             write_iops: per_s(self.write.count()),
             mbps: round3((self.read_bytes + self.write_bytes) as f64 / 1e6 / secs),
             read_mbps: round3(self.read_bytes as f64 / 1e6 / secs),
             write_mbps: round3(self.write_bytes as f64 / 1e6 / secs),
-            latency_ms: self.all.summary_ms(),
+            latency_ms: self.all().summary_ms(),
             read_latency_ms: (!self.read.is_empty()).then(|| self.read.summary_ms()),
             write_latency_ms: (!self.write.is_empty()).then(|| self.write.summary_ms()),
-            ios: self.all.count(),
+            ios: self.count(),
             ..crate::result::Metrics::default()
         }
     }
@@ -166,10 +175,35 @@ mod tests {
         let s = h.series(4);
         assert_eq!(s.len(), 4);
         let total: f64 = s.iter().map(|p| p.iops).sum();
-        assert_eq!(total as u64, h.all.count());
+        assert_eq!(total as u64, h.count());
         assert_eq!(s[3].iops, 1.0);
         assert!((s[1].latency_ms_mean - 2.0).abs() < 1e-9);
         assert_eq!(h.read.count() + h.write.count(), 3000);
+    }
+
+    #[test]
+    fn all_merges_reads_and_writes() {
+        let mut h = HostStats::new(0);
+        for i in 0..400u64 {
+            // Reads at 1 ms, writes at 9 ms, one in four a write.
+            let write = i % 4 == 0;
+            h.record(
+                i * 1_000_000,
+                write,
+                4096,
+                if write { 9_000_000 } else { 1_000_000 },
+            );
+        }
+        let all = h.all();
+        assert_eq!((all.count(), h.count()), (400, 400));
+        assert_eq!((all.min(), all.max()), (1_000_000, 9_000_000));
+        let m = h.metrics(1.0);
+        assert_eq!(
+            (m.ios, m.iops, m.read_iops, m.write_iops),
+            (400, 400.0, 300.0, 100.0)
+        );
+        // Mean of 300 at 1 ms and 100 at 9 ms.
+        assert!((m.latency_ms.mean - 3.0).abs() < 1e-6, "{:?}", m.latency_ms);
     }
 
     #[test]

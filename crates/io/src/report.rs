@@ -129,11 +129,9 @@ pub(crate) fn build_run(
                     metrics: c.io.metrics(secs),
                     commit: (c.committers > 0).then(|| CommitMetrics {
                         committers: c.committers,
-                        commits_per_s: round3(c.commits.all.count() as f64 / secs),
-                        latency_ms: c.commits.all.summary_ms(),
-                        mean_batch: round3(
-                            c.commits.all.count() as f64 / c.io.all.count().max(1) as f64,
-                        ),
+                        commits_per_s: round3(c.commits.count() as f64 / secs),
+                        latency_ms: c.commits.all().summary_ms(),
+                        mean_batch: round3(c.commits.count() as f64 / c.io.count().max(1) as f64),
                     }),
                 })
                 .collect()
@@ -213,7 +211,7 @@ pub(crate) fn build_run(
             ios_per_syscall: (opts.engine == EngineKind::IoUring && syscalls > 0)
                 .then(|| round3(ios as f64 / syscalls as f64)),
             requested_iops: rate(opts),
-            achieved_iops: round3(all.all.count() as f64 / secs),
+            achieved_iops: round3(all.count() as f64 / secs),
             late_ios: late,
         }),
         partial: m.partial,
@@ -270,7 +268,7 @@ fn warnings(
         ));
     }
     if let Some(r) = rate(opts) {
-        let achieved = all.all.count() as f64 / secs;
+        let achieved = all.count() as f64 / secs;
         if achieved < 0.95 * r {
             w.push(format!("achieved {achieved:.0} IO/s of the {r:.0} requested: the target (or storlab) cannot keep up"));
         }

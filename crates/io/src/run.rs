@@ -398,7 +398,7 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
         Some((cpu, wall)) => CpuCost {
             cpu,
             wall,
-            ios: classes.iter().map(|c| c.io.all.count()).sum(),
+            ios: classes.iter().map(|c| c.io.count()).sum(),
         },
         None => CpuCost {
             cpu: cpu_time().saturating_sub(cpu0),

@@ -83,10 +83,10 @@ impl Model {
                 "only {intervals} one-second samples in the measured window: raise --duration"
             ));
         }
-        if h.all.count() < 1000 {
+        if h.count() < 1000 {
             warnings.push(format!(
                 "only {} I/Os measured: raise --duration for stable figures",
-                h.all.count()
+                h.count()
             ));
         }
         let mut series = self.host.series(intervals);
