@@ -194,7 +194,8 @@ impl Hdd {
         })
     }
 
-    /// The same drive with another spindle phase.
+    /// The same drive with another spindle phase; copies share the seek table (one per model,
+    /// so it stays in the processor cache however many drives there are).
     pub fn with_phase(&self, phase_ns: u64) -> Hdd {
         let mut d = self.clone();
         d.phase_ns = phase_ns % d.rev_ns;

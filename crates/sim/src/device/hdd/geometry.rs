@@ -56,15 +56,17 @@ impl ZoneIndex {
     }
 }
 
-/// Seek curve `a + b*sqrt(d) + c*d` in nanoseconds. Computed on every use: a square root
-/// costs less than a table of short seeks did (a load that missed the L1 cache on most of a
-/// busy array's SPTF picks; same values).
+/// Seek curve `a + b*sqrt(d) + c*d` in nanoseconds, with the first `SHORT_SEEKS` distances
+/// tabulated.
 #[derive(Clone, Debug)]
 pub(super) struct SeekCurve {
     a: f64,
     b: f64,
     c: f64,
+    short: std::sync::Arc<[u32]>,
 }
+
+const SHORT_SEEKS: u32 = 2048;
 
 impl SeekCurve {
     /// Solves the three coefficients from the data-sheet times (ms) and the stroke in cylinders.
@@ -102,16 +104,34 @@ impl SeekCurve {
             a: a * ms,
             b: b * ms,
             c: c * ms,
-        })
+            short: std::sync::Arc::from(Vec::new()),
+        }
+        .with_table())
     }
 
     #[inline]
     pub fn time_ns(&self, dist: u32) -> u64 {
+        if let Some(&t) = self.short.get(dist as usize) {
+            return t as u64;
+        }
+        self.formula_ns(dist)
+    }
+
+    fn formula_ns(&self, dist: u32) -> u64 {
         if dist == 0 {
             return 0;
         }
         let d = dist as f64;
         (self.a + self.b * d.sqrt() + self.c * d) as u64
+    }
+
+    /// Tabulates the short seeks that dominate sorted and queued workloads.
+    fn with_table(mut self) -> SeekCurve {
+        let table: Vec<u32> = (0..SHORT_SEEKS)
+            .map(|d| self.formula_ns(d) as u32)
+            .collect();
+        self.short = table.into();
+        self
     }
 }
 

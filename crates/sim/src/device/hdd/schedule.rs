@@ -56,7 +56,7 @@ impl Hdd {
 
     /// Shortest positioning time first, ties to the earliest arrival (the caller has served
     /// a starving command first: [`Hdd::starving`]). The hot loop of a busy array: each
-    /// candidate costs one seek-curve evaluation and no division; the read-ahead window is
+    /// candidate costs one seek-curve lookup and no division; the read-ahead window is
     /// computed only when a read might fall in it.
     pub(super) fn pick_sptf(&self, now_ns: u64, now_angle: u64) -> usize {
         // Commands queued before `now_ns` while the previous one ran skip the overhead
