@@ -11,7 +11,7 @@ mod dirty;
 mod wordmap;
 pub use dirty::DirtyPages;
 use std::hash::{BuildHasherDefault, Hasher};
-pub(crate) use wordmap::{huge_table, prefetch_line};
+pub(crate) use wordmap::{fibonacci_home, huge_table, prefetch_line, remove_and_shift_back};
 
 /// Multiplicative hasher for u64 keys (keys are dense integers; no DoS concern in a simulator).
 #[derive(Default, Clone, Copy)]
@@ -41,6 +41,13 @@ pub type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
 
 /// A hash map of u32 keys with the fast key hasher (smaller buckets, better cache use).
 pub type KeyMap32<V> = HashMap<u32, V, BuildHasherDefault<KeyHasher>>;
+
+/// Bits `lo..hi` (hi <= 64) of a word.
+#[inline]
+pub(crate) fn bits(lo: u64, hi: u64) -> u64 {
+    debug_assert!(lo < hi && hi <= 64);
+    (!0u64 >> (64 - (hi - lo))) << lo
+}
 
 /// Page key: group in the top 16 bits, page number below.
 #[inline]

@@ -8,20 +8,13 @@
 //! bytes an entry and inside the processor caches for longer.
 
 use super::wordmap::{prefetch_line, WordMap};
-use super::KeyMap32;
+use super::{bits, KeyMap32};
 
 /// Destaging and written-again bits of a word with a destage in flight.
 #[derive(Clone, Copy, Debug, Default)]
 struct Busy {
     destaging: u64,
     redirtied: u64,
-}
-
-/// Bits `lo..hi` (hi <= 64) of a word.
-#[inline]
-fn bits(lo: u64, hi: u64) -> u64 {
-    debug_assert!(lo < hi && hi <= 64);
-    (!0u64 >> (64 - (hi - lo))) << lo
 }
 
 /// Dirty pages of one RAID group.

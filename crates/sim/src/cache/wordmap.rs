@@ -70,7 +70,7 @@ impl<K: MapKey> WordMap<K> {
 
     #[inline]
     fn home(&self, key: K) -> usize {
-        (key.wide().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+        fibonacci_home(key.wide(), self.shift)
     }
 
     #[inline]
@@ -160,26 +160,12 @@ impl<K: MapKey> WordMap<K> {
         0
     }
 
-    fn remove_at(&mut self, mut hole: usize) {
-        let mask = self.slots.len() - 1;
-        self.slots[hole] = Slot::FREE;
+    fn remove_at(&mut self, hole: usize) {
         self.len -= 1;
-        let mut i = (hole + 1) & mask;
-        while self.slots[i].key != K::EMPTY {
-            let home = self.home(self.slots[i].key);
-            // Move the entry back into the hole unless its home lies cyclically in (hole, i].
-            let stays = if hole <= i {
-                hole < home && home <= i
-            } else {
-                hole < home || home <= i
-            };
-            if !stays {
-                self.slots[hole] = self.slots[i];
-                self.slots[i] = Slot::FREE;
-                hole = i;
-            }
-            i = (i + 1) & mask;
-        }
+        let shift = self.shift;
+        remove_and_shift_back(&mut self.slots, hole, Slot::FREE, |s| {
+            (s.key != K::EMPTY).then(|| fibonacci_home(s.key.wide(), shift))
+        });
     }
 
     fn grow(&mut self) {
@@ -198,6 +184,41 @@ impl<K: MapKey> WordMap<K> {
             .iter()
             .filter(|s| s.key != K::EMPTY)
             .map(|s| (s.key, s.bits))
+    }
+}
+
+/// Home slot of `key` in an open-addressing table of `2^(64 - shift)` slots: Fibonacci
+/// hashing (the top bits of the key times 2^64 / golden ratio).
+#[inline]
+pub(crate) fn fibonacci_home(key: u64, shift: u32) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
+}
+
+/// Empties slot `hole` of a linear-probing table (a power of two long) and moves back the
+/// entries after it that would no longer be found (backward-shift deletion, no tombstones).
+/// `home` gives an occupied slot's home slot, None for a free one.
+pub(crate) fn remove_and_shift_back<S: Copy>(
+    slots: &mut [S],
+    mut hole: usize,
+    free: S,
+    home: impl Fn(&S) -> Option<usize>,
+) {
+    let mask = slots.len() - 1;
+    slots[hole] = free;
+    let mut i = (hole + 1) & mask;
+    while let Some(h) = home(&slots[i]) {
+        // The entry moves back into the hole unless its home lies cyclically in (hole, i].
+        let stays = if hole <= i {
+            hole < h && h <= i
+        } else {
+            hole < h || h <= i
+        };
+        if !stays {
+            slots[hole] = slots[i];
+            slots[i] = free;
+            hole = i;
+        }
+        i = (i + 1) & mask;
     }
 }
 

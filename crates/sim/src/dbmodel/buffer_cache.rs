@@ -90,7 +90,15 @@ impl BufferCache {
 
     /// Whether `page` is cached.
     pub fn contains(&self, page: u64) -> bool {
-        page < self.pages && self.table.get(page as u32).is_some()
+        self.frame_of(page).is_some()
+    }
+
+    /// The frame holding `page`, if it is in the page space and cached.
+    #[inline]
+    fn frame_of(&self, page: u64) -> Option<u32> {
+        (page < self.pages)
+            .then(|| self.table.get(page as u32))
+            .flatten()
     }
 
     /// Starts loading the page-table entry of `page`. A hint only.
@@ -105,10 +113,7 @@ impl BufferCache {
     /// says whether the page is cached now. A hint: changes nothing.
     #[inline]
     pub fn prefetch(&self, page: u64) -> bool {
-        match (page < self.pages)
-            .then(|| self.table.get(page as u32))
-            .flatten()
-        {
+        match self.frame_of(page) {
             Some(f) => {
                 crate::cache::prefetch_line(&self.frames[f as usize]);
                 true
@@ -211,7 +216,7 @@ impl BufferCache {
             }
             let lo = from.max(w * 64) - w * 64;
             let hi = to.min((w + 1) * 64) - w * 64;
-            let in_range = (u64::MAX >> (64 - (hi - lo))) << lo;
+            let in_range = crate::cache::bits(lo as u64, hi as u64);
             let mut candidates = self.dirty[w] & in_range;
             while candidates != 0 && out.len() < max {
                 let f = w * 64 + candidates.trailing_zeros() as usize;

@@ -118,7 +118,7 @@ impl Hashed {
 
     #[inline]
     fn home(&self, page: u32) -> usize {
-        (u64::from(page).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+        crate::cache::fibonacci_home(u64::from(page), self.shift)
     }
 
     /// The slot holding `page`, or the free slot ending its probe sequence.
@@ -164,27 +164,13 @@ impl Hashed {
     }
 
     fn remove(&mut self, page: u32) {
-        let (mut hole, found) = self.find(page);
+        let (hole, found) = self.find(page);
         assert!(found, "page {page} is not cached");
         self.len -= 1;
-        let mask = self.slots.len() - 1;
-        self.slots[hole] = FREE;
-        let mut i = (hole + 1) & mask;
-        while self.slots[i].page != EMPTY {
-            let home = self.home(self.slots[i].page);
-            // The entry moves back into the hole unless its home lies cyclically in (hole, i].
-            let stays = if hole <= i {
-                hole < home && home <= i
-            } else {
-                hole < home || home <= i
-            };
-            if !stays {
-                self.slots[hole] = self.slots[i];
-                self.slots[i] = FREE;
-                hole = i;
-            }
-            i = (i + 1) & mask;
-        }
+        let shift = self.shift;
+        crate::cache::remove_and_shift_back(&mut self.slots, hole, FREE, |s| {
+            (s.page != EMPTY).then(|| crate::cache::fibonacci_home(u64::from(s.page), shift))
+        });
     }
 }
 
