@@ -81,8 +81,7 @@ impl Access {
     }
 }
 
-/// Read-ahead buffer state: data for [from, fill_lba + ...) is (being) buffered; no window
-/// when `from` is [`NO_WINDOW`].
+/// Read-ahead buffer state: data for [from, fill_lba + ...) is (being) buffered.
 #[derive(Clone, Copy, Debug)]
 struct ReadAhead {
     from: u64,
@@ -91,10 +90,6 @@ struct ReadAhead {
     /// Media time per sector where the buffer fills.
     ns_per_sector: f64,
 }
-
-/// The read-ahead window's start when there is none: an address no command reaches, so the
-/// window tests need no separate check (a branch on whether the last command was a read).
-const NO_WINDOW: u64 = 1 << 63;
 
 /// A hard disk drive with its queue.
 #[derive(Clone, Debug)]
@@ -120,7 +115,7 @@ pub struct Hdd {
     cur_cyl: u32,
     cur_head: u32,
     sweep_up: bool,
-    readahead: ReadAhead,
+    readahead: Option<ReadAhead>,
     pending: Vec<Pending>,
     /// At most the arrival time of every queued command (exact after a starvation check):
     /// while the age limit is not reached from it, no command can be starving.
@@ -191,12 +186,7 @@ impl Hdd {
             cur_cyl: 0,
             cur_head: 0,
             sweep_up: true,
-            readahead: ReadAhead {
-                from: NO_WINDOW,
-                fill_lba: 0,
-                fill_time_ns: 0,
-                ns_per_sector: 0.0,
-            },
+            readahead: None,
             pending: Vec::with_capacity(p.queue_depth as usize),
             arrival_floor_ns: 0,
             in_service: None,
@@ -338,32 +328,29 @@ impl Hdd {
         self.rev_ns as f64 / self.locate(lba).spt as f64
     }
 
-    /// A read that starts inside the read-ahead window [from, from + readahead_sectors]
-    /// (the window never reaches further), tested without branches: the result is rare, the
-    /// parts of the test (read or write, before or after the window) are not.
-    #[inline]
-    fn in_ra_window(&self, p: &Pending) -> bool {
-        let inside = p.lba.wrapping_sub(self.readahead.from) <= self.readahead_sectors;
-        std::hint::select_unpredictable(p.write, false, inside)
-    }
-
     /// Read-ahead hit: the command starts inside the buffered window.
     fn ra_hit(&self, p: &Pending, now_ns: u64) -> Option<u64> {
-        if !self.in_ra_window(p) {
+        let ra = self.readahead.as_ref()?;
+        if p.write || p.lba < ra.from {
             return None;
         }
-        let avail = self.ra_available_end(&self.readahead, now_ns);
+        let avail = self.ra_available_end(ra, now_ns);
         (p.lba <= avail).then_some(avail)
     }
 
-    /// Seek (or head switch) to `cyl` and `head`, with the settle of a write that moved the
-    /// head. Selects, not branches: the SPTF pick computes it for every queued command.
-    #[inline(always)]
+    #[inline]
     fn seek_between(&self, cyl: u32, head: u32, write: bool) -> u64 {
         let dist = cyl.abs_diff(self.cur_cyl);
-        let switch = select(head != self.cur_head, self.head_switch_ns, 0);
-        let moved = select(dist == 0, switch, self.seek.time_ns(dist));
-        moved + select(write & (moved > 0), self.write_settle_ns, 0)
+        let moved = if dist == 0 && head != self.cur_head {
+            self.head_switch_ns
+        } else {
+            self.seek.time_ns(dist)
+        };
+        if write && moved > 0 {
+            moved + self.write_settle_ns
+        } else {
+            moved
+        }
     }
 
     /// Start of sector `sector` within a revolution, on a track of `spt` sectors.
@@ -392,15 +379,17 @@ impl Hdd {
     #[inline]
     fn rotate_wait_ns(&self, now_angle: u64, lead_ns: u64, angle_ns: u64) -> u64 {
         let rev = self.rev_ns;
-        // One revolution off by a select (whether it is due is a coin toss); a lead of more
-        // than a revolution beyond that (a long seek on a slow spindle) takes the loop. No
-        // wrap_rev: the subtractions measured faster than its multiply.
+        // A loop, not wrap_rev: the lead is rarely more than a revolution or two, and the
+        // subtractions measured faster than the multiply.
         let mut at = now_angle + lead_ns;
-        at -= select(at >= rev, rev, 0);
         while at >= rev {
             at -= rev;
         }
-        angle_ns + select(angle_ns >= at, 0, rev) - at
+        if angle_ns >= at {
+            angle_ns - at
+        } else {
+            angle_ns + rev - at
+        }
     }
 
     /// Media time to transfer `sectors` from `pos`, with a skew per track boundary crossed.
@@ -432,17 +421,17 @@ impl Hdd {
                 transfer_ns: iface.max(media_wait),
                 ..Access::default()
             };
-            self.readahead = ReadAhead {
+            self.readahead = Some(ReadAhead {
                 from: end,
                 fill_lba: avail.max(end),
                 fill_time_ns: now_ns + a.total_ns(),
                 ns_per_sector: self.media_ns_per_sector(avail.max(end)),
-            };
+            });
             self.move_head_to(end.saturating_sub(1));
             return a;
         }
         let pos = p.pos;
-        let overhead_ns = select(overlapped, 0, self.overhead_ns);
+        let overhead_ns = if overlapped { 0 } else { self.overhead_ns };
         let seek_ns = self.seek_between(pos.cyl, pos.head, p.write);
         let rotate_ns = self.rotate_wait_ns(now_angle, overhead_ns + seek_ns, p.angle_ns);
         let transfer_ns = self.transfer_ns(&pos, p.sectors as u64);
@@ -452,15 +441,12 @@ impl Hdd {
             rotate_ns,
             transfer_ns,
         };
-        // A read opens a window after it (when the drive reads ahead at all); a write
-        // closes it.
-        let opens = !p.write & (self.readahead_sectors > 0);
-        self.readahead = ReadAhead {
-            from: select(opens, end, NO_WINDOW),
+        self.readahead = (!p.write && self.readahead_sectors > 0).then(|| ReadAhead {
+            from: end,
             fill_lba: end,
             fill_time_ns: now_ns + a.total_ns(),
             ns_per_sector: self.rev_ns as i64 as f64 / pos.spt as f64,
-        };
+        });
         self.move_head_after(&pos, p.lba, p.sectors as u64);
         a
     }
@@ -486,11 +472,3 @@ impl Hdd {
 #[cfg(test)]
 #[path = "hdd_tests.rs"]
 mod tests;
-
-/// `a` when `c` holds, else `b`, without a branch: for conditions of the disk's hot path that
-/// a branch predictor cannot learn (read or write, same surface or not). A plain `if` or a
-/// mask was compiled into a branch.
-#[inline(always)]
-fn select(c: bool, a: u64, b: u64) -> u64 {
-    std::hint::select_unpredictable(c, a, b)
-}

@@ -1,7 +1,7 @@
 //! Command scheduling of the drive's queue: FIFO, SSTF, elevator and shortest positioning
 //! time first (the part of the model that runs on every command start).
 
-use super::{select, Hdd, Pending, Scheduler};
+use super::{Hdd, Pending, Scheduler};
 
 impl Hdd {
     pub(super) fn pick(&mut self, now_ns: u64) -> usize {
@@ -56,11 +56,8 @@ impl Hdd {
 
     /// Shortest positioning time first, ties to the earliest arrival (the caller has served
     /// a starving command first: [`Hdd::starving`]). The hot loop of a busy array: each
-    /// candidate costs one seek-curve lookup and no division, and its conditions (read or
-    /// write, surface change, overhead, a wrap of the rotation) are selects, not branches:
-    /// a queue mixes reads and writes at random, and a branch on them was mispredicted
-    /// about every other candidate. The read-ahead window's current end (a division) is
-    /// computed only when a read falls inside the window, which is rare.
+    /// candidate costs one seek-curve lookup and no division; the read-ahead window is
+    /// computed only when a read might fall in it.
     pub(super) fn pick_sptf(&self, now_ns: u64, now_angle: u64) -> usize {
         // Commands queued before `now_ns` while the previous one ran skip the overhead
         // (tagged queueing overlaps it); with no such overlap every command pays it.
@@ -69,18 +66,33 @@ impl Hdd {
         } else {
             0
         };
+        // A read may be buffered only inside [from, from + readahead_sectors]: the window
+        // never reaches further, and its current end (a division) is computed only then.
+        let (ra_lo, ra_hi) = self.readahead.as_ref().map_or((u64::MAX, 0), |ra| {
+            (ra.from, ra.from + self.readahead_sectors)
+        });
         let mut ra_avail = None;
         // (positioning time, arrival) as one 128-bit key: one branch-free comparison.
         let (mut best, mut best_key) = (0, u128::MAX);
         for (i, p) in self.pending.iter().enumerate() {
-            let buffered = self.in_ra_window(p)
+            let buffered = !p.write
+                && p.lba >= ra_lo
+                && p.lba <= ra_hi
                 && p.lba
-                    <= *ra_avail
-                        .get_or_insert_with(|| self.ra_available_end(&self.readahead, now_ns));
-            let overhead = select(p.arrived_ns < no_overhead_before, 0, self.overhead_ns);
-            let lead = overhead + self.seek_between(p.pos.cyl, p.pos.head, p.write);
-            let wait = self.rotate_wait_ns(now_angle, lead, p.angle_ns);
-            let t = select(buffered, 0, lead + wait);
+                    <= *ra_avail.get_or_insert_with(|| {
+                        self.ra_available_end(self.readahead.as_ref().expect("window"), now_ns)
+                    });
+            let t = if buffered {
+                0
+            } else {
+                let overhead = if p.arrived_ns < no_overhead_before {
+                    0
+                } else {
+                    self.overhead_ns
+                };
+                let lead = overhead + self.seek_between(p.pos.cyl, p.pos.head, p.write);
+                lead + self.rotate_wait_ns(now_angle, lead, p.angle_ns)
+            };
             let key = (u128::from(t) << 64) | u128::from(p.arrived_ns);
             if key < best_key {
                 best_key = key;
