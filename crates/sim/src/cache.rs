@@ -11,7 +11,9 @@ mod dirty;
 mod wordmap;
 pub use dirty::DirtyPages;
 use std::hash::{BuildHasherDefault, Hasher};
-pub(crate) use wordmap::{fibonacci_home, huge_table, prefetch_line, remove_and_shift_back};
+pub(crate) use wordmap::{
+    fibonacci_home, huge_table, prefetch_line, probe_slots, remove_and_shift_back,
+};
 
 /// Multiplicative hasher for u64 keys (keys are dense integers; no DoS concern in a simulator).
 #[derive(Default, Clone, Copy)]

@@ -76,18 +76,9 @@ impl<K: MapKey> WordMap<K> {
     #[inline]
     fn find(&self, key: K) -> (usize, bool) {
         debug_assert!(key != K::EMPTY);
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(key);
-        loop {
-            let s = self.slots[i];
-            if s.key == key {
-                return (i, true);
-            }
-            if s.key == K::EMPTY {
-                return (i, false);
-            }
-            i = (i + 1) & mask;
-        }
+        probe_slots(&self.slots, self.home(key), |s| {
+            (s.key == key, s.key == K::EMPTY)
+        })
     }
 
     /// Asks the processor to start loading the slot where a lookup of `key` begins and the
@@ -192,6 +183,29 @@ impl<K: MapKey> WordMap<K> {
 #[inline]
 pub(crate) fn fibonacci_home(key: u64, shift: u32) -> usize {
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
+}
+
+/// Linear probing from slot `home` of a table a power of two long: the slot holding the key
+/// and true, or the free slot ending the probe sequence and false. `test` says of a slot
+/// whether it holds the key and whether it is free.
+#[inline(always)]
+pub(crate) fn probe_slots<S>(
+    slots: &[S],
+    home: usize,
+    test: impl Fn(&S) -> (bool, bool),
+) -> (usize, bool) {
+    let mask = slots.len() - 1;
+    let mut i = home;
+    loop {
+        let (hit, free) = test(&slots[i]);
+        if hit {
+            return (i, true);
+        }
+        if free {
+            return (i, false);
+        }
+        i = (i + 1) & mask;
+    }
 }
 
 /// Empties slot `hole` of a linear-probing table (a power of two long) and moves back the

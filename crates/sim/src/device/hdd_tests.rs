@@ -143,9 +143,6 @@ fn reordering_raises_iops_at_depth_32() {
     assert!(sptf > 2.0 * qd1, "qd32 sptf {sptf} vs qd1 {qd1}");
 }
 
-/// One command at the far end of the disk among a stream of commands near the start: SPTF
-/// passes it over until it is older than the age limit, then serves it next; so does SSTF (an
-/// elevator's sweep reaches it anyway).
 /// Positioning time of `p` were it the only command queued at `now_ns`: 0 when read-ahead
 /// holds its start, else its overhead, seek and rotational wait, as `access` times it (the
 /// wait checked against remainders).
@@ -211,16 +208,15 @@ fn sptf_picks_the_least_positioning_time_of_the_queue() {
             let want_i = (0..times.len())
                 .min_by_key(|&i| (times[i], d.pending[i].arrived_ns, i))
                 .unwrap();
-            let want_op = d.pending[want_i].op;
+            let want = d.pending[want_i];
             buffered_picks += usize::from(times[want_i] == 0);
-            let picked = d.pending[d.pick_sptf(now, d.wrap_rev(now + d.phase_ns))];
             let (id, a) = d.start_next(now).expect("work queued");
             assert_eq!(
-                id, want_op,
-                "{name}: picked {picked:?}, positioning times {times:?}"
+                id, want.op,
+                "{name}: want {want:?}, positioning times {times:?}"
             );
-            if !picked.write {
-                last_read_end = picked.lba + u64::from(picked.sectors);
+            if !want.write {
+                last_read_end = want.lba + u64::from(want.sectors);
             }
             now += a.total_ns();
             d.finish(now);
@@ -239,6 +235,9 @@ fn sptf_picks_the_least_positioning_time_of_the_queue() {
     }
 }
 
+/// One command at the far end of the disk among a stream of commands near the start: SPTF
+/// passes it over until it is older than the age limit, then serves it next; so does SSTF (an
+/// elevator's sweep reaches it anyway).
 #[test]
 fn a_command_older_than_the_age_limit_is_served_next() {
     for sched in [Scheduler::Sptf, Scheduler::Sstf] {

@@ -125,18 +125,9 @@ impl Hashed {
     #[inline]
     fn find(&self, page: u32) -> (usize, bool) {
         debug_assert!(page != EMPTY);
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(page);
-        loop {
-            let s = self.slots[i];
-            if s.page == page {
-                return (i, true);
-            }
-            if s.page == EMPTY {
-                return (i, false);
-            }
-            i = (i + 1) & mask;
-        }
+        crate::cache::probe_slots(&self.slots, self.home(page), |s| {
+            (s.page == page, s.page == EMPTY)
+        })
     }
 
     #[inline]
@@ -179,8 +170,6 @@ mod tests {
     use super::*;
     use crate::rng::Rng;
 
-    /// Random inserts and removes against std's map, with a table small enough that probe
-    /// sequences wrap around its end and deletions shift entries back across it.
     /// Random inserts and removes on both forms against std's map; the hashed tables are
     /// small enough that probe sequences wrap around their end and deletions shift entries
     /// back across it.

@@ -4,10 +4,13 @@
 use super::{Hdd, Pending, Scheduler};
 
 impl Hdd {
+    /// The first queued of the commands that arrived earliest.
+    fn oldest(&self) -> Option<usize> {
+        (0..self.pending.len()).min_by_key(|&i| (self.pending[i].arrived_ns, i))
+    }
+
     pub(super) fn pick(&mut self, now_ns: u64) -> usize {
-        let oldest = (0..self.pending.len())
-            .min_by_key(|&i| (self.pending[i].arrived_ns, i))
-            .unwrap_or(0);
+        let oldest = self.oldest().unwrap_or(0);
         if self.scheduler == Scheduler::Fifo
             || now_ns.saturating_sub(self.pending[oldest].arrived_ns) > self.max_age_ns
         {
@@ -49,7 +52,7 @@ impl Hdd {
         if now_ns.saturating_sub(self.arrival_floor_ns) <= self.max_age_ns {
             return None;
         }
-        let oldest = (0..self.pending.len()).min_by_key(|&i| (self.pending[i].arrived_ns, i))?;
+        let oldest = self.oldest()?;
         self.arrival_floor_ns = self.pending[oldest].arrived_ns;
         (now_ns.saturating_sub(self.arrival_floor_ns) > self.max_age_ns).then_some(oldest)
     }
