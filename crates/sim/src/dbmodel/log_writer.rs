@@ -120,10 +120,13 @@ impl LogWriter {
     }
 
     /// Takes back a step's `released` list once the caller has read it, so the next step
-    /// reuses its memory instead of allocating.
+    /// reuses its memory instead of allocating. The larger of it and the spare is kept: a
+    /// commit's step carries an empty list that must not replace a grown one.
     pub fn recycle(&mut self, mut released: Vec<u32>) {
-        released.clear();
-        self.spare = released;
+        if released.capacity() > self.spare.capacity() {
+            released.clear();
+            self.spare = released;
+        }
     }
 
     /// One member finished the write in flight.
@@ -248,6 +251,32 @@ mod tests {
         assert!(d.write.is_none());
         assert_eq!(l.writes, 2);
         assert_eq!(l.commits_per_write(), 5.0);
+    }
+
+    /// The released list's memory goes round: a commit's step (an empty list) given back
+    /// does not replace the grown one, so steady group commits stop allocating.
+    #[test]
+    fn recycled_release_lists_keep_their_memory() {
+        let mut l = LogWriter::new(cfg());
+        l.commit(0, 100);
+        for s in 1..40 {
+            l.commit(s, 100);
+        }
+        let first = l.member_done().released;
+        l.recycle(first);
+        let grown = l.member_done().released;
+        assert_eq!(grown.len(), 39);
+        let (ptr, cap) = (grown.as_ptr(), grown.capacity());
+        l.recycle(grown);
+        let c = l.commit(50, 100);
+        assert!(c.released.is_empty());
+        l.recycle(c.released);
+        let next = l.member_done();
+        assert_eq!(next.released, vec![50]);
+        assert_eq!(
+            (next.released.as_ptr(), next.released.capacity()),
+            (ptr, cap)
+        );
     }
 
     #[test]

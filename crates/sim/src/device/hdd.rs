@@ -32,9 +32,10 @@ mod params;
 mod schedule;
 
 use crate::divisor::Divisor;
-use geometry::{SeekCurve, Zone, ZoneIndex};
+use geometry::{SeekCurve, Zone, Zones};
 use params::check_params;
 pub use params::{HddParams, Scheduler};
+use std::sync::Arc;
 
 /// Physical position of a sector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,17 +50,27 @@ pub struct Position {
     pub spt: u32,
 }
 
-/// A command waiting in the drive's queue.
+/// A command waiting in the drive's queue, in 40 bytes: the SPTF pick reads every queued
+/// command, so a queue of eight spans five cache lines. The sectors per track of its zone
+/// are looked up again for the command picked (the zone table is shared and cached).
 #[derive(Clone, Copy, Debug)]
 struct Pending {
-    op: u32,
     lba: u64,
-    sectors: u32,
-    write: bool,
-    pos: Position,
-    angle_ns: u64,
     arrived_ns: u64,
+    op: u32,
+    sectors: u32,
+    cyl: u32,
+    /// Angular position of the first sector, as time into the revolution (a revolution is
+    /// at most 60 ms: `rpm` is at least 1000).
+    angle_ns: u32,
+    /// Sector index on the track.
+    sector: u32,
+    /// Surface (at most 64).
+    head: u8,
+    write: bool,
 }
+
+const _: () = assert!(std::mem::size_of::<Pending>() == 40);
 
 /// Where time went in one command.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -94,8 +105,10 @@ struct ReadAhead {
 /// A hard disk drive with its queue.
 #[derive(Clone, Debug)]
 pub struct Hdd {
-    zones: Vec<Zone>,
-    zone_index: ZoneIndex,
+    /// Shared by the drives of one model (see [`Hdd::with_phase`]).
+    zones: Arc<Zones>,
+    /// Last cylinder.
+    max_cyl: u32,
     heads: u64,
     capacity_sectors: u64,
     rev_ns: u64,
@@ -163,9 +176,10 @@ impl Hdd {
             p.seek_full_stroke_ms,
             max_dist,
         )?;
+        let zones = Zones::new(zones, lba);
         Ok(Hdd {
-            zone_index: ZoneIndex::new(&zones, lba),
-            zones,
+            max_cyl: zones.cylinders().saturating_sub(1),
+            zones: Arc::new(zones),
             heads: p.heads as u64,
             capacity_sectors,
             rev_ns,
@@ -194,8 +208,8 @@ impl Hdd {
         })
     }
 
-    /// The same drive with another spindle phase; copies share the seek table (one per model,
-    /// so it stays in the processor cache however many drives there are).
+    /// The same drive with another spindle phase; copies share the seek table and the zones
+    /// (one per model, so they stay in the processor cache however many drives there are).
     pub fn with_phase(&self, phase_ns: u64) -> Hdd {
         let mut d = self.clone();
         d.phase_ns = phase_ns % d.rev_ns;
@@ -234,19 +248,19 @@ impl Hdd {
 
     /// Total cylinders.
     pub fn cylinders(&self) -> u32 {
-        self.zones.last().map_or(0, |z| z.first_cyl + z.cylinders)
+        self.zones.cylinders()
     }
 
     /// Physical position of `lba`.
     #[inline]
     pub fn locate(&self, lba: u64) -> Position {
-        let z = &self.zones[self.zone_index.zone_of(&self.zones, lba)];
+        let z = self.zones.of(lba);
         let spc = z.spt as u64 * self.heads;
         let rel = lba - z.first_lba;
         let cyl = z.first_cyl + (rel / spc) as u32;
         let r = rel % spc;
         Position {
-            cyl: cyl.min(self.cylinders().saturating_sub(1)),
+            cyl: cyl.min(self.max_cyl),
             head: (r / z.spt as u64) as u32,
             sector: (r % z.spt as u64) as u32,
             spt: z.spt,
@@ -262,18 +276,20 @@ impl Hdd {
     pub fn enqueue(&mut self, now_ns: u64, op: u32, lba: u64, sectors: u32, write: bool) {
         debug_assert!(self.outstanding() < self.queue_depth);
         let pos = self.locate(lba);
-        let angle_ns = self.angle_ns(&pos);
+        let angle_ns = self.angle_ns(&pos) as u32;
         if self.pending.is_empty() {
             self.arrival_floor_ns = now_ns;
         }
         self.pending.push(Pending {
-            op,
             lba,
-            sectors,
-            write,
-            pos,
-            angle_ns,
             arrived_ns: now_ns,
+            op,
+            sectors,
+            cyl: pos.cyl,
+            angle_ns,
+            sector: pos.sector,
+            head: pos.head as u8,
+            write,
         });
     }
 
@@ -430,10 +446,16 @@ impl Hdd {
             self.move_head_to(end.saturating_sub(1));
             return a;
         }
-        let pos = p.pos;
+        let pos = Position {
+            cyl: p.cyl,
+            head: u32::from(p.head),
+            sector: p.sector,
+            spt: self.zones.of(p.lba).spt,
+        };
         let overhead_ns = if overlapped { 0 } else { self.overhead_ns };
         let seek_ns = self.seek_between(pos.cyl, pos.head, p.write);
-        let rotate_ns = self.rotate_wait_ns(now_angle, overhead_ns + seek_ns, p.angle_ns);
+        let rotate_ns =
+            self.rotate_wait_ns(now_angle, overhead_ns + seek_ns, u64::from(p.angle_ns));
         let transfer_ns = self.transfer_ns(&pos, p.sectors as u64);
         let a = Access {
             overhead_ns,

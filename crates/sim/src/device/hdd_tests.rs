@@ -161,7 +161,7 @@ fn lone_positioning_ns(d: &Hdd, p: Pending, now_ns: u64, long_leads: &mut usize)
     let ready_angle = (now_angle + lead) % rev;
     assert_eq!(
         a.rotate_ns,
-        (p.angle_ns + rev - ready_angle) % rev,
+        (u64::from(p.angle_ns) + rev - ready_angle) % rev,
         "lead {lead} ns"
     );
     lead + a.rotate_ns
@@ -413,10 +413,10 @@ fn zone_index_finds_the_zone_a_search_finds() {
     };
     for p in [params("hdd-7k2"), params("hdd-10k"), tiny, few] {
         let d = Hdd::new(&p, 0).unwrap();
-        let search = |lba: u64| d.zones.partition_point(|z| z.first_lba <= lba) - 1;
+        let search = |lba: u64| d.zones.list.partition_point(|z| z.first_lba <= lba) - 1;
         let mut rng = Rng::from_seed(3);
         let cap = d.capacity_sectors();
-        let boundaries = d.zones.iter().flat_map(|z| {
+        let boundaries = d.zones.list.iter().flat_map(|z| {
             let f = z.first_lba;
             [f.saturating_sub(1), f, f + 1]
         });
@@ -426,12 +426,34 @@ fn zone_index_finds_the_zone_a_search_finds() {
             .chain([0, cap - 1, cap, u64::MAX / 2])
         {
             assert_eq!(
-                d.zone_index.zone_of(&d.zones, lba),
+                d.zones.index.zone_of(&d.zones.list, lba),
                 search(lba),
                 "lba {lba}"
             );
         }
     }
+}
+
+/// The drives of one model share its zone table and seek table (one copy in the processor
+/// cache), and a drive's positions are the same as its prototype's.
+#[test]
+fn drives_of_a_model_share_their_tables() {
+    let proto = Hdd::new(&params("hdd-15k"), 0).unwrap();
+    let drive = proto.with_phase(1_234_567);
+    assert!(std::sync::Arc::ptr_eq(&proto.zones, &drive.zones));
+    assert!(proto.seek.shares_table(&drive.seek));
+    let other = Hdd::new(&params("hdd-15k"), 0).unwrap();
+    assert!(!std::sync::Arc::ptr_eq(&proto.zones, &other.zones));
+    for lba in [
+        0,
+        1,
+        77_777,
+        proto.capacity_sectors() / 2,
+        proto.capacity_sectors() - 1,
+    ] {
+        assert_eq!(drive.locate(lba), proto.locate(lba));
+    }
+    assert_eq!(drive.cylinders(), proto.cylinders());
 }
 
 #[test]

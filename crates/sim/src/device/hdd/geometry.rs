@@ -56,6 +56,32 @@ impl ZoneIndex {
     }
 }
 
+/// A drive model's zones with their index, shared by every drive of the model (through an
+/// `Arc`): one copy stays in the processor cache however many drives there are.
+#[derive(Debug)]
+pub(super) struct Zones {
+    pub list: Vec<Zone>,
+    pub index: ZoneIndex,
+}
+
+impl Zones {
+    pub fn new(list: Vec<Zone>, end_lba: u64) -> Zones {
+        let index = ZoneIndex::new(&list, end_lba);
+        Zones { list, index }
+    }
+
+    /// The zone holding `lba`.
+    #[inline]
+    pub fn of(&self, lba: u64) -> &Zone {
+        &self.list[self.index.zone_of(&self.list, lba)]
+    }
+
+    /// Total cylinders.
+    pub fn cylinders(&self) -> u32 {
+        self.list.last().map_or(0, |z| z.first_cyl + z.cylinders)
+    }
+}
+
 /// Seek curve `a + b*sqrt(d) + c*d` in nanoseconds, with the first `SHORT_SEEKS` distances
 /// tabulated.
 #[derive(Clone, Debug)]
@@ -107,6 +133,12 @@ impl SeekCurve {
             short: std::sync::Arc::from(Vec::new()),
         }
         .with_table())
+    }
+
+    /// True when both curves use the same table of short seeks (tests).
+    #[cfg(test)]
+    pub fn shares_table(&self, other: &SeekCurve) -> bool {
+        std::sync::Arc::ptr_eq(&self.short, &other.short)
     }
 
     #[inline]

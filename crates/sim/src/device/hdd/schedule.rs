@@ -19,14 +19,14 @@ impl Hdd {
         let cur = self.cur_cyl;
         match self.scheduler {
             Scheduler::Fifo => oldest,
-            Scheduler::Sstf => self.min_index(|p| (p.pos.cyl.abs_diff(cur) as u64, p.arrived_ns)),
+            Scheduler::Sstf => self.min_index(|p| (p.cyl.abs_diff(cur) as u64, p.arrived_ns)),
             Scheduler::Sptf => self.pick_sptf(now_ns, self.wrap_rev(now_ns + self.phase_ns)),
             Scheduler::Elevator => {
                 let ahead = |p: &Pending, up: bool| {
                     if up {
-                        p.pos.cyl >= cur
+                        p.cyl >= cur
                     } else {
-                        p.pos.cyl <= cur
+                        p.cyl <= cur
                     }
                 };
                 if !self.pending.iter().any(|p| ahead(p, self.sweep_up)) {
@@ -35,7 +35,7 @@ impl Hdd {
                 let up = self.sweep_up;
                 self.min_index(|p| {
                     let dist = if ahead(p, up) {
-                        p.pos.cyl.abs_diff(cur) as u64
+                        p.cyl.abs_diff(cur) as u64
                     } else {
                         u64::MAX
                     };
@@ -93,8 +93,8 @@ impl Hdd {
                 } else {
                     self.overhead_ns
                 };
-                let lead = overhead + self.seek_between(p.pos.cyl, p.pos.head, p.write);
-                lead + self.rotate_wait_ns(now_angle, lead, p.angle_ns)
+                let lead = overhead + self.seek_between(p.cyl, u32::from(p.head), p.write);
+                lead + self.rotate_wait_ns(now_angle, lead, u64::from(p.angle_ns))
             };
             let key = (u128::from(t) << 64) | u128::from(p.arrived_ns);
             if key < best_key {
