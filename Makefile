@@ -1,11 +1,12 @@
 # storlab: the two set-up commands are `make demo` and `make test` (see README.md).
 CARGO ?= cargo
-STORLAB := target/release/storlab
+# The binary `make build` makes: profile-guided when it can be (scripts/pgo-build.sh).
+STORLAB := target/storlab
 
 .PHONY: build demo test bench fmt clean deps test-deps
 
 build:
-	$(CARGO) build --release --locked
+	CARGO="$(CARGO)" scripts/pgo-build.sh
 
 # System packages: PostgreSQL server binaries (storlab db starts real clusters; the demo and
 # the tests) and, for the tests, a headless browser (the report is checked in chromium).
@@ -54,7 +55,7 @@ test: test-deps
 # fio on the same file (target/bench/io.json; installs fio through apt when missing), and
 # storlab db's driver against pgbench on the same server (target/bench/db.json).
 bench: deps build
-	$(CARGO) bench --locked -p storlab-sim --bench sim_throughput
+	STORLAB_BIN="$(abspath $(STORLAB))" $(CARGO) bench --locked -p storlab-sim --bench sim_throughput
 	$(CARGO) bench --locked -p storlab-io --bench fio_compare
 	$(CARGO) bench --locked -p storlab-db --bench pgbench_compare
 

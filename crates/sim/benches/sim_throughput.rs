@@ -43,27 +43,73 @@ const CASE2_UPDATE_ROW: &str =
     row_bytes = [14, 805]\nrange_rows = 10000\nbuffer = \"512MiB\"\n";
 
 /// One simulated hour of the simulated database's update-row test: the example workload
-/// (one table the array's cache holds) or case 2's database.
+/// (one table the array's cache holds) or case 2's database. Run by the `storlab` binary
+/// `make build` made (`STORLAB_BIN`, profile-guided when it could be: scripts/pgo-build.sh),
+/// the one users run, else in this process.
 fn database_hour(label: &str, workload: &str) -> serde_json::Value {
-    let system = parse_array(ENTERPRISE, "enterprise-raid5.toml").expect("example array");
-    let w = parse_workload(workload, label, &system).expect("workload");
-    let opts = RunOptions {
-        duration_ns: 3_600_000_000_000,
-        warmup_ns: 0,
-        seed: 1,
+    let (wall, host_ios, events, rows_per_s, binary) = match std::env::var("STORLAB_BIN") {
+        Ok(bin) if !bin.is_empty() => {
+            let (wall, run) = hour_by_binary(&bin, workload);
+            let sim = &run["sim"];
+            (
+                wall,
+                sim["host_ios"].as_u64().unwrap_or(0),
+                sim["events"].as_u64().unwrap_or(0),
+                run["metrics"]["rows_per_s"].as_f64(),
+                Some(bin),
+            )
+        }
+        _ => {
+            let system = parse_array(ENTERPRISE, "enterprise-raid5.toml").expect("example array");
+            let w = parse_workload(workload, label, &system).expect("workload");
+            let opts = RunOptions {
+                duration_ns: 3_600_000_000_000,
+                warmup_ns: 0,
+                seed: 1,
+            };
+            let t = Instant::now();
+            let run = simulate(&system, &w, opts).expect("simulate");
+            let wall = t.elapsed().as_secs_f64();
+            let sim = run.sim.expect("sim info");
+            (wall, sim.host_ios, sim.events, run.metrics.rows_per_s, None)
+        }
     };
-    let t = Instant::now();
-    let run = simulate(&system, &w, opts).expect("simulate");
-    let wall = t.elapsed().as_secs_f64();
-    let sim = run.sim.expect("sim info");
     println!(
-        "   dpaws/update-row, 80 sessions, {label}: one simulated hour in {wall:.1} s ({} host I/Os, {:.0} rows/s simulated; goal under 60 s)",
-        sim.host_ios,
-        run.metrics.rows_per_s.unwrap_or(0.0)
+        "   dpaws/update-row, 80 sessions, {label}: one simulated hour in {wall:.1} s ({host_ios} host I/Os, {:.0} rows/s simulated; goal under 60 s; {})",
+        rows_per_s.unwrap_or(0.0),
+        binary.as_deref().unwrap_or("in the bench process")
     );
     json!({"test": "dpaws/update-row", "workload": label, "sessions": 80, "array": "enterprise-raid5.toml",
-           "simulated_s": 3600, "wall_s": wall, "host_ios": sim.host_ios, "events": sim.events,
-           "rows_per_s": run.metrics.rows_per_s, "goal_wall_s": 60})
+           "simulated_s": 3600, "wall_s": wall, "host_ios": host_ios, "events": events,
+           "rows_per_s": rows_per_s, "goal_wall_s": 60, "binary": binary})
+}
+
+/// Runs one simulated hour of `workload` on the enterprise array with the binary `bin`;
+/// returns the wall time and the run of its result file.
+fn hour_by_binary(bin: &str, workload: &str) -> (f64, serde_json::Value) {
+    let dir = std::env::temp_dir().join(format!("storlab-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let (wl, out) = (dir.join("workload.toml"), dir.join("run.json"));
+    std::fs::write(&wl, workload).expect("workload file");
+    let array = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/arrays/enterprise-raid5.toml"
+    );
+    let t = Instant::now();
+    let status = std::process::Command::new(bin)
+        .args(["sim", "--array", array, "--workload"])
+        .arg(&wl)
+        .args(["--duration", "3600s", "--warmup", "0", "--json"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap_or_else(|e| panic!("{bin}: {e}"));
+    let wall = t.elapsed().as_secs_f64();
+    assert!(status.success(), "{bin} sim failed: {status}");
+    let text = std::fs::read_to_string(&out).expect("result file");
+    let _ = std::fs::remove_dir_all(&dir);
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("result JSON");
+    (wall, doc["runs"][0].clone())
 }
 
 /// The enterprise array with one host volume striped over all seven arrays.
