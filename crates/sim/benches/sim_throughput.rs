@@ -53,8 +53,10 @@ fn database_hour(label: &str, workload: &str) -> serde_json::Value {
             let sim = &run["sim"];
             (
                 wall,
-                sim["host_ios"].as_u64().unwrap_or(0),
-                sim["events"].as_u64().unwrap_or(0),
+                sim["host_ios"]
+                    .as_u64()
+                    .expect("sim.host_ios in the result"),
+                sim["events"].as_u64().expect("sim.events in the result"),
                 run["metrics"]["rows_per_s"].as_f64(),
                 Some(bin),
             )

@@ -269,7 +269,7 @@ impl Hdd {
 
     /// Media rate of the zone holding `lba`, bytes per second.
     pub fn media_rate_bps(&self, lba: u64) -> f64 {
-        self.locate(lba).spt as f64 * 512.0 * 1e9 / self.rev_ns as f64
+        self.zones.of(lba).spt as f64 * 512.0 * 1e9 / self.rev_ns as f64
     }
 
     /// Queues a command. The caller keeps `outstanding() < queue_depth()`.
@@ -341,7 +341,7 @@ impl Hdd {
     }
 
     fn media_ns_per_sector(&self, lba: u64) -> f64 {
-        self.rev_ns as f64 / self.locate(lba).spt as f64
+        self.rev_ns as f64 / self.zones.of(lba).spt as f64
     }
 
     /// Read-ahead hit: the command starts inside the buffered window.
