@@ -48,6 +48,8 @@ pub struct Position {
     pub sector: u32,
     /// Sectors per track of the zone.
     pub spt: u32,
+    /// `spt` as a divisor.
+    pub spt_div: Divisor,
 }
 
 /// A command waiting in the drive's queue, in 40 bytes: the SPTF pick reads every queued
@@ -160,12 +162,13 @@ impl Hdd {
         let mut zones = Vec::with_capacity(p.zones as usize);
         let (mut lba, mut cyl) = (0u64, 0u32);
         for z in 0..p.zones {
-            zones.push(Zone {
-                first_lba: lba,
-                first_cyl: cyl,
-                cylinders: cyl_per_zone,
-                spt: spt_of(z),
-            });
+            zones.push(Zone::new(
+                lba,
+                cyl,
+                cyl_per_zone,
+                spt_of(z),
+                u64::from(p.heads),
+            ));
             lba += cyl_per_zone as u64 * spt_of(z) as u64 * p.heads as u64;
             cyl += cyl_per_zone;
         }
@@ -255,15 +258,14 @@ impl Hdd {
     #[inline]
     pub fn locate(&self, lba: u64) -> Position {
         let z = self.zones.of(lba);
-        let spc = z.spt as u64 * self.heads;
-        let rel = lba - z.first_lba;
-        let cyl = z.first_cyl + (rel / spc) as u32;
-        let r = rel % spc;
+        let (cyl_in_zone, r) = z.spc_div.div_rem(lba - z.first_lba);
+        let (head, sector) = z.spt_div.div_rem(r);
         Position {
-            cyl: cyl.min(self.max_cyl),
-            head: (r / z.spt as u64) as u32,
-            sector: (r % z.spt as u64) as u32,
+            cyl: (z.first_cyl + cyl_in_zone as u32).min(self.max_cyl),
+            head: head as u32,
+            sector: sector as u32,
             spt: z.spt,
+            spt_div: z.spt_div,
         }
     }
 
@@ -354,25 +356,27 @@ impl Hdd {
         (p.lba <= avail).then_some(avail)
     }
 
-    #[inline]
+    /// Seek from the head's position to `cyl` (a head switch on the same cylinder, nothing
+    /// on the same track), plus the write settle when a write moved the head. Written
+    /// without data-dependent branches: the SPTF pick runs it for every queued command.
+    #[inline(always)]
     fn seek_between(&self, cyl: u32, head: u32, write: bool) -> u64 {
         let dist = cyl.abs_diff(self.cur_cyl);
-        let moved = if dist == 0 && head != self.cur_head {
-            self.head_switch_ns
+        let switch = (dist == 0) & (head != self.cur_head);
+        let seek = self.seek.time_ns(dist);
+        let moved = if switch { self.head_switch_ns } else { seek };
+        let settle = if write & (moved > 0) {
+            self.write_settle_ns
         } else {
-            self.seek.time_ns(dist)
+            0
         };
-        if write && moved > 0 {
-            moved + self.write_settle_ns
-        } else {
-            moved
-        }
+        moved + settle
     }
 
     /// Start of sector `sector` within a revolution, on a track of `spt` sectors.
     #[inline]
-    fn sector_ns(&self, sector: u64, spt: u32) -> u64 {
-        sector * self.rev_ns / spt as u64
+    fn sector_ns(&self, sector: u64, spt: Divisor) -> u64 {
+        spt.div_rem(sector * self.rev_ns).0
     }
 
     /// Angular position of a sector, as time into the revolution. Each track is skewed by
@@ -381,7 +385,7 @@ impl Hdd {
     #[inline]
     fn angle_ns(&self, pos: &Position) -> u64 {
         let track = pos.cyl as u64 * self.heads + pos.head as u64;
-        self.wrap_rev(self.sector_ns(pos.sector as u64, pos.spt) + track * self.skew_ns)
+        self.wrap_rev(self.sector_ns(pos.sector as u64, pos.spt_div) + track * self.skew_ns)
     }
 
     /// `t` modulo one revolution.
@@ -395,9 +399,11 @@ impl Hdd {
     #[inline]
     fn rotate_wait_ns(&self, now_angle: u64, lead_ns: u64, angle_ns: u64) -> u64 {
         let rev = self.rev_ns;
-        // A loop, not wrap_rev: the lead is rarely more than a revolution or two, and the
-        // subtractions measured faster than the multiply.
+        // Two conditional subtractions (no branch) cover a lead of up to two revolutions,
+        // the usual case; the loop takes the rest, rarely entered so well predicted.
         let mut at = now_angle + lead_ns;
+        at -= if at >= rev { rev } else { 0 };
+        at -= if at >= rev { rev } else { 0 };
         while at >= rev {
             at -= rev;
         }
@@ -416,7 +422,7 @@ impl Hdd {
         let mut total = 0;
         loop {
             let n = left.min(spt - first);
-            total += self.sector_ns(first + n, pos.spt) - self.sector_ns(first, pos.spt);
+            total += self.sector_ns(first + n, pos.spt_div) - self.sector_ns(first, pos.spt_div);
             left -= n;
             if left == 0 {
                 return total;
@@ -446,11 +452,13 @@ impl Hdd {
             self.move_head_to(end.saturating_sub(1));
             return a;
         }
+        let zone = self.zones.of(p.lba);
         let pos = Position {
             cyl: p.cyl,
             head: u32::from(p.head),
             sector: p.sector,
-            spt: self.zones.of(p.lba).spt,
+            spt: zone.spt,
+            spt_div: zone.spt_div,
         };
         let overhead_ns = if overlapped { 0 } else { self.overhead_ns };
         let seek_ns = self.seek_between(pos.cyl, pos.head, p.write);

@@ -477,8 +477,74 @@ fn bad_parameters_name_the_key() {
         .unwrap_err()
         .contains("media_rate_inner_mbps"));
     let bad = HddParams {
+        seek_full_stroke_ms: 1500.0,
+        ..base.clone()
+    };
+    assert!(Hdd::new(&bad, 0)
+        .unwrap_err()
+        .contains("seek_full_stroke_ms must be below 1000"));
+    let bad = HddParams {
         capacity_gb: -1.0,
         ..base
     };
     assert!(Hdd::new(&bad, 0).unwrap_err().contains("capacity_gb"));
+}
+
+/// The seek table holds the curve's own value at every distance of the stroke, so the
+/// lookup changes no timing; a stroke longer than the table computes the rest.
+#[test]
+fn seek_table_holds_the_curve_at_every_distance() {
+    for name in ["hdd-15k", "hdd-7k2"] {
+        let d = Hdd::new(&params(name), 0).unwrap();
+        let stroke = d.cylinders();
+        assert!(stroke > 2048, "{name}: {stroke} cylinders");
+        for dist in 0..stroke {
+            assert_eq!(
+                d.seek.time_ns(dist),
+                d.seek.formula_ns(dist),
+                "{name} {dist}"
+            );
+        }
+        assert_eq!(d.seek.time_ns(0), 0);
+    }
+    let long = geometry::SeekCurve::fit(0.2, 4.0, 9.0, 3e6).unwrap();
+    for dist in [1, 1 << 19, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, 2_999_999] {
+        assert_eq!(long.time_ns(dist), long.formula_ns(dist), "{dist}");
+    }
+    let full = long.time_ns(3_000_000) as f64 / 1e6;
+    assert!((full - 9.0).abs() < 0.01, "full stroke {full} ms");
+}
+
+/// Positions and angles through the zones' divisors equal the divisions of their
+/// definitions, at random addresses of every zone and at zone edges.
+#[test]
+fn positions_equal_their_definition() {
+    let mut rng = Rng::from_seed(5);
+    for name in ["hdd-15k", "hdd-7k2", "hdd-10k"] {
+        let d = Hdd::new(&params(name), 77).unwrap();
+        let cap = d.capacity_sectors();
+        let edges = d
+            .zones
+            .list
+            .iter()
+            .flat_map(|z| [z.first_lba.saturating_sub(1), z.first_lba]);
+        let lbas: Vec<u64> = (0..20_000).map(|_| rng.below(cap)).chain(edges).collect();
+        for lba in lbas {
+            let z = d.zones.of(lba);
+            let spc = u64::from(z.spt) * d.heads;
+            let rel = lba - z.first_lba;
+            let pos = d.locate(lba);
+            assert_eq!(
+                pos.cyl,
+                (z.first_cyl + (rel / spc) as u32).min(d.max_cyl),
+                "{lba}"
+            );
+            assert_eq!(u64::from(pos.head), rel % spc / u64::from(z.spt), "{lba}");
+            assert_eq!(u64::from(pos.sector), rel % spc % u64::from(z.spt), "{lba}");
+            let track = u64::from(pos.cyl) * d.heads + u64::from(pos.head);
+            let angle = (u64::from(pos.sector) * d.rev_ns / u64::from(pos.spt) + track * d.skew_ns)
+                % d.rev_ns;
+            assert_eq!(d.angle_ns(&pos), angle, "{lba}");
+        }
+    }
 }

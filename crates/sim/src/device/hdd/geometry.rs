@@ -1,12 +1,31 @@
 //! Geometry of a hard disk drive: its zones, the zone of an address, and the seek curve (see
 //! the parent module for the model).
 
+use crate::divisor::Divisor;
+
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Zone {
     pub first_lba: u64,
     pub first_cyl: u32,
     pub cylinders: u32,
     pub spt: u32,
+    /// Sectors per track, and per cylinder (all surfaces), as divisors: every queued
+    /// command's position and every transfer divide by them.
+    pub spt_div: Divisor,
+    pub spc_div: Divisor,
+}
+
+impl Zone {
+    pub fn new(first_lba: u64, first_cyl: u32, cylinders: u32, spt: u32, heads: u64) -> Zone {
+        Zone {
+            first_lba,
+            first_cyl,
+            cylinders,
+            spt,
+            spt_div: Divisor::new(u64::from(spt)),
+            spc_div: Divisor::new(u64::from(spt) * heads),
+        }
+    }
 }
 
 /// Finds the zone of an address with one table read: the address space is cut into
@@ -82,17 +101,24 @@ impl Zones {
     }
 }
 
-/// Seek curve `a + b*sqrt(d) + c*d` in nanoseconds, with the first `SHORT_SEEKS` distances
-/// tabulated.
+/// Seek curve `a + b*sqrt(d) + c*d` in nanoseconds, tabulated for every distance of the
+/// stroke (up to `MAX_TABLE` cylinders): the SPTF pick looks up the seek of every queued
+/// command, whose distances mix short seeks (destage runs) and long ones (random reads), and
+/// a table over the whole stroke serves them all without a branch or a square root.
 #[derive(Clone, Debug)]
 pub(super) struct SeekCurve {
     a: f64,
     b: f64,
     c: f64,
-    short: std::sync::Arc<[u32]>,
+    table: std::sync::Arc<[u32]>,
 }
 
-const SHORT_SEEKS: u32 = 2048;
+/// Most distances tabulated (4 MiB of table); a longer stroke computes the rest.
+const MAX_TABLE: f64 = (1u32 << 20) as f64;
+
+/// Longest full-stroke seek accepted, ms: drives take 3 to 30; a second keeps every
+/// tabulated time in 32 bits.
+const MAX_SEEK_MS: f64 = 1000.0;
 
 impl SeekCurve {
     /// Solves the three coefficients from the data-sheet times (ms) and the stroke in cylinders.
@@ -100,6 +126,11 @@ impl SeekCurve {
         if !(0.0 < t1 && t1 < tavg && tavg < tfull) {
             return Err(format!(
                 "seek times must satisfy 0 < seek_track_to_track_ms < seek_avg_ms < seek_full_stroke_ms; got {t1}, {tavg}, {tfull}"
+            ));
+        }
+        if tfull >= MAX_SEEK_MS {
+            return Err(format!(
+                "seek_full_stroke_ms must be below {MAX_SEEK_MS} ms (a second); got {tfull}"
             ));
         }
         let s = max_dist.sqrt();
@@ -130,26 +161,27 @@ impl SeekCurve {
             a: a * ms,
             b: b * ms,
             c: c * ms,
-            short: std::sync::Arc::from(Vec::new()),
+            table: std::sync::Arc::from(Vec::new()),
         }
-        .with_table())
+        .with_table(max_dist.min(MAX_TABLE) as u32))
     }
 
-    /// True when both curves use the same table of short seeks (tests).
+    /// True when both curves use the same table (tests).
     #[cfg(test)]
     pub fn shares_table(&self, other: &SeekCurve) -> bool {
-        std::sync::Arc::ptr_eq(&self.short, &other.short)
+        std::sync::Arc::ptr_eq(&self.table, &other.table)
     }
 
     #[inline]
     pub fn time_ns(&self, dist: u32) -> u64 {
-        if let Some(&t) = self.short.get(dist as usize) {
+        if let Some(&t) = self.table.get(dist as usize) {
             return t as u64;
         }
         self.formula_ns(dist)
     }
 
-    fn formula_ns(&self, dist: u32) -> u64 {
+    /// The curve's value at `dist` (0 for no movement).
+    pub fn formula_ns(&self, dist: u32) -> u64 {
         if dist == 0 {
             return 0;
         }
@@ -157,12 +189,13 @@ impl SeekCurve {
         (self.a + self.b * d.sqrt() + self.c * d) as u64
     }
 
-    /// Tabulates the short seeks that dominate sorted and queued workloads.
-    fn with_table(mut self) -> SeekCurve {
-        let table: Vec<u32> = (0..SHORT_SEEKS)
-            .map(|d| self.formula_ns(d) as u32)
+    /// Tabulates the distances 0 to `max_dist` (the curve rises to the full-stroke time,
+    /// below a second: every value fits 32 bits).
+    fn with_table(mut self, max_dist: u32) -> SeekCurve {
+        let table: Vec<u32> = (0..=max_dist)
+            .map(|d| u32::try_from(self.formula_ns(d)).expect("a seek under 4 s"))
             .collect();
-        self.short = table.into();
+        self.table = table.into();
         self
     }
 }

@@ -59,8 +59,8 @@ impl Hdd {
 
     /// Shortest positioning time first, ties to the earliest arrival (the caller has served
     /// a starving command first: [`Hdd::starving`]). The hot loop of a busy array: each
-    /// candidate costs one seek-curve lookup and no division; the read-ahead window is
-    /// computed only when a read might fall in it.
+    /// candidate costs one seek-table read, no division and no branch that depends on the
+    /// queue; the read-ahead window is computed only when a read might fall in it.
     pub(super) fn pick_sptf(&self, now_ns: u64, now_angle: u64) -> usize {
         // Commands queued before `now_ns` while the previous one ran skip the overhead
         // (tagged queueing overlaps it); with no such overlap every command pays it.
@@ -78,24 +78,17 @@ impl Hdd {
         // (positioning time, arrival) as one 128-bit key: one branch-free comparison.
         let (mut best, mut best_key) = (0, u128::MAX);
         for (i, p) in self.pending.iter().enumerate() {
-            let buffered = !p.write
-                && p.lba >= ra_lo
-                && p.lba <= ra_hi
+            // Every candidate's positioning time is computed, buffered or not, so the loop
+            // has no branch that depends on the queue's mix of reads and writes (the window
+            // test is `&`, not `&&`: one branch, almost never taken).
+            let in_window = !p.write & (p.lba >= ra_lo) & (p.lba <= ra_hi);
+            let buffered = in_window
                 && p.lba
                     <= *ra_avail.get_or_insert_with(|| {
                         self.ra_available_end(self.readahead.as_ref().expect("window"), now_ns)
                     });
-            let t = if buffered {
-                0
-            } else {
-                let overhead = if p.arrived_ns < no_overhead_before {
-                    0
-                } else {
-                    self.overhead_ns
-                };
-                let lead = overhead + self.seek_between(p.cyl, u32::from(p.head), p.write);
-                lead + self.rotate_wait_ns(now_angle, lead, u64::from(p.angle_ns))
-            };
+            let positioning = self.positioning_ns(p, now_angle, no_overhead_before);
+            let t = if buffered { 0 } else { positioning };
             let key = (u128::from(t) << 64) | u128::from(p.arrived_ns);
             if key < best_key {
                 best_key = key;
@@ -103,6 +96,20 @@ impl Hdd {
             }
         }
         best
+    }
+
+    /// Overhead, seek and rotational wait of queued command `p` from the head's position,
+    /// as `access` times it; no overhead for a command that arrived before
+    /// `no_overhead_before`. Without data-dependent branches.
+    #[inline(always)]
+    fn positioning_ns(&self, p: &Pending, now_angle: u64, no_overhead_before: u64) -> u64 {
+        let overhead = if p.arrived_ns < no_overhead_before {
+            0
+        } else {
+            self.overhead_ns
+        };
+        let lead = overhead + self.seek_between(p.cyl, u32::from(p.head), p.write);
+        lead + self.rotate_wait_ns(now_angle, lead, u64::from(p.angle_ns))
     }
 
     fn min_index(&self, key: impl Fn(&Pending) -> (u64, u64)) -> usize {
