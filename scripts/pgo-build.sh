@@ -13,6 +13,14 @@
 #
 # llvm-profdata: `llvm-profdata-N` on the PATH, the toolchain's own (rustup component
 # llvm-tools), or, as root with apt, Debian's package llvm-N. STORLAB_PGO=0 skips it all.
+#
+# Then, when LLVM's BOLT of the same major version is at hand (`llvm-bolt-N` and
+# `merge-fdata-N`, or, as root with apt, Debian's package bolt-N), a post-link step: the
+# optimized build is linked with its relocations kept, BOLT instruments it, the same
+# training set runs, and BOLT lays the binary's hot code out again by what it counted (the
+# simulator's path through its layers is more code than the instruction cache holds). The
+# result must print the same result as the binary it came from on a check run, else the
+# binary without it is kept. STORLAB_BOLT=0 skips this step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARGO=${CARGO:-cargo}
@@ -48,14 +56,65 @@ find_profdata() {
     return 1
 }
 
-profdata=$(find_profdata || true)
-if [ -z "$profdata" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing: llvm-$major (apt-get), for profile-guided optimization"
-    if apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "llvm-$major" >/dev/null; then
-        profdata=$(find_profdata || true)
+apt_updated=0
+apt_install() {
+    [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 || return 1
+    echo "installing: $1 (apt-get), $2"
+    if [ "$apt_updated" = 0 ]; then
+        apt-get update -qq || return 1
+        apt_updated=1
     fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
+}
+
+profdata=$(find_profdata || true)
+if [ -z "$profdata" ] && apt_install "llvm-$major" "for profile-guided optimization"; then
+    profdata=$(find_profdata || true)
 fi
 [ -n "$profdata" ] || plain "no llvm-profdata of LLVM $major (package llvm-$major or rustup component llvm-tools)"
+
+# BOLT of rustc's LLVM major: llvm-bolt and merge-fdata.
+find_bolt() {
+    local b m
+    for b in "llvm-bolt-$major" llvm-bolt; do
+        m=${b/llvm-bolt/merge-fdata}
+        if command -v "$b" >/dev/null 2>&1 && command -v "$m" >/dev/null 2>&1 &&
+            "$b" --version 2>/dev/null | grep -q "LLVM version $major\."; then
+            echo "$(command -v "$b") $(command -v "$m")"
+            return 0
+        fi
+    done
+    return 1
+}
+bolt=""
+if [ "${STORLAB_BOLT:-1}" != 0 ]; then
+    bolt=$(find_bolt || true)
+    if [ -z "$bolt" ] && apt_install "bolt-$major" "for the post-link layout step"; then
+        bolt=$(find_bolt || true)
+    fi
+    [ -n "$bolt" ] || echo "storlab: no llvm-bolt of LLVM $major (package bolt-$major); skipping the post-link step" >&2
+fi
+
+# The training set: every reference case (`storlab validate`: the IOgen matrices and the
+# database tests of cases 1 and 2 on RAID 5 and RAID 10), then shipped examples it does not
+# cover: the example database, OLTP streams with their log, ASM mirroring with a preferred
+# read group, sequential writes.
+train() {
+    local bin=$1 dir
+    dir=$(mktemp -d)
+    # validate exits 1 when a figure is outside its tolerance; its runs train all the same.
+    "$bin" validate --json "$dir/validate.json" >/dev/null || true
+    local args
+    for args in \
+        "--array examples/arrays/enterprise-raid5.toml --workload examples/workloads/dpaws-update-row.toml --duration 30s --warmup 2s" \
+        "--array examples/arrays/enterprise-raid10.toml --workload examples/workloads/oltp-data-and-log.toml --duration 20s --warmup 2s" \
+        "--array examples/arrays/asm-prfg.toml --workload examples/workloads/asm-oltp.toml --duration 20s --warmup 2s" \
+        "--array examples/arrays/midrange-raid10.toml --profile seqwrite-1m --duration 20s --warmup 2s"; do
+        # shellcheck disable=SC2086 # the arguments are split on purpose
+        "$bin" sim $args --json "$dir/run.json" >/dev/null
+    done
+    rm -rf "$dir"
+}
 
 pgo=$PWD/target/pgo
 mkdir -p "$pgo"
@@ -65,24 +124,51 @@ if [ ! -f "$pgo/storlab.profdata" ] || [ "$(cat "$pgo/stamp" 2>/dev/null)" != "$
     echo "storlab: profile-guided build, step 1 of 2: instrumented build and training run"
     rm -rf "$pgo/raw" "$pgo/storlab.profdata" "$pgo/stamp"
     RUSTFLAGS="-Cprofile-generate=$pgo/raw" "$CARGO" build --release --locked --target-dir "$pgo/gen" -p storlab-cli
-    bin=$pgo/gen/release/storlab
-    train=$(mktemp -d)
-    trap 'rm -rf "$train"' EXIT
-    sim() { "$bin" sim "$@" --json "$train/run.json" >/dev/null; }
-    # The validation suite (every reference case: the IOgen matrices and the database tests
-    # of cases 1 and 2 on RAID 5 and RAID 10), then shipped examples it does not cover: the
-    # example database, OLTP streams with their log, ASM mirroring with a preferred read
-    # group, sequential writes.
-    # validate exits 1 when a figure is outside its tolerance; its runs train all the same.
-    "$bin" validate --json "$train/validate.json" >/dev/null || true
-    sim --array examples/arrays/enterprise-raid5.toml --workload examples/workloads/dpaws-update-row.toml --duration 30s --warmup 2s
-    sim --array examples/arrays/enterprise-raid10.toml --workload examples/workloads/oltp-data-and-log.toml --duration 20s --warmup 2s
-    sim --array examples/arrays/asm-prfg.toml --workload examples/workloads/asm-oltp.toml --duration 20s --warmup 2s
-    sim --array examples/arrays/midrange-raid10.toml --profile seqwrite-1m --duration 20s --warmup 2s
+    train "$pgo/gen/release/storlab"
     "$profdata" merge -o "$pgo/storlab.profdata" "$pgo/raw"
     echo "$stamp" >"$pgo/stamp"
 fi
 
 echo "storlab: profile-guided build, step 2 of 2: optimized build"
-RUSTFLAGS="-Cprofile-use=$pgo/storlab.profdata" "$CARGO" build --release --locked --target-dir "$pgo/use" -p storlab-cli
-cp -f "$pgo/use/release/storlab" "$out"
+flags="-Cprofile-use=$pgo/storlab.profdata"
+# BOLT rewrites the binary's code layout; it needs the link's relocations.
+[ -n "$bolt" ] && flags="$flags -Clink-arg=-Wl,--emit-relocs"
+RUSTFLAGS="$flags" "$CARGO" build --release --locked --target-dir "$pgo/use" -p storlab-cli
+built=$pgo/use/release/storlab
+cp -f "$built" "$out"
+[ -n "$bolt" ] || exit 0
+
+# The post-link step, made again when the optimized binary changed.
+read -r llvm_bolt merge_fdata <<<"$bolt"
+sum=$(sha256sum "$built" | cut -d' ' -f1)
+if [ ! -f "$pgo/storlab.bolt" ] || [ "$(cat "$pgo/bolt.stamp" 2>/dev/null)" != "$sum" ]; then
+    echo "storlab: post-link layout (BOLT): instrumented binary and training run"
+    rm -rf "$pgo/bolt" "$pgo/storlab.bolt" "$pgo/bolt.stamp"
+    mkdir -p "$pgo/bolt"
+    if "$llvm_bolt" "$built" -instrument -o "$pgo/bolt/storlab.inst" \
+        --instrumentation-file="$pgo/bolt/prof" --instrumentation-file-append-pid >"$pgo/bolt/log" 2>&1 &&
+        train "$pgo/bolt/storlab.inst" &&
+        "$merge_fdata" "$pgo"/bolt/prof.*.fdata >"$pgo/bolt/merged.fdata" 2>>"$pgo/bolt/log" &&
+        "$llvm_bolt" "$built" -o "$pgo/bolt/storlab" -data="$pgo/bolt/merged.fdata" \
+            -reorder-blocks=ext-tsp -reorder-functions=cdsort -split-functions -split-all-cold \
+            -split-eh -icf=1 -use-gnu-stack >>"$pgo/bolt/log" 2>&1; then
+        # The check: one short database run prints the same result with either binary.
+        check() {
+            "$1" sim --array examples/arrays/enterprise-raid5.toml \
+                --workload examples/workloads/dpaws-update-row.toml --duration 5s --warmup 1s |
+                grep -v 'wall'
+        }
+        if [ "$(check "$built")" = "$(check "$pgo/bolt/storlab")" ]; then
+            mv "$pgo/bolt/storlab" "$pgo/storlab.bolt"
+            echo "$sum" >"$pgo/bolt.stamp"
+        else
+            echo "storlab: the post-link binary's check run differs; keeping the binary without it" >&2
+        fi
+    else
+        echo "storlab: the post-link step failed ($pgo/bolt/log); keeping the binary without it" >&2
+    fi
+    rm -rf "$pgo/bolt"/prof.*.fdata "$pgo/bolt/storlab.inst"
+fi
+if [ -f "$pgo/storlab.bolt" ]; then
+    cp -f "$pgo/storlab.bolt" "$out"
+fi
