@@ -101,20 +101,20 @@ impl Zones {
     }
 }
 
-/// Seek curve `a + b*sqrt(d) + c*d` in nanoseconds, tabulated for every distance of the
-/// stroke (up to `MAX_TABLE` cylinders): the SPTF pick looks up the seek of every queued
-/// command, whose distances mix short seeks (destage runs) and long ones (random reads), and
-/// a table over the whole stroke serves them all without a branch or a square root.
+/// Seek curve `a + b*sqrt(d) + c*d` in nanoseconds, with the first `SHORT_SEEKS` distances
+/// tabulated. (A table over the whole stroke, read without a branch on the distance, made
+/// case 2's mix of short destage seeks and long read seeks 1% faster, but random reads 7%
+/// slower on a 73 GB drive and 27% on a 300 GB one: the table leaves the first-level cache.)
 #[derive(Clone, Debug)]
 pub(super) struct SeekCurve {
     a: f64,
     b: f64,
     c: f64,
-    table: std::sync::Arc<[u32]>,
+    short: std::sync::Arc<[u32]>,
 }
 
-/// Most distances tabulated (4 MiB of table); a longer stroke computes the rest.
-const MAX_TABLE: f64 = (1u32 << 20) as f64;
+/// Distances tabulated (8 KiB).
+const SHORT_SEEKS: u32 = 2048;
 
 /// Longest full-stroke seek accepted, ms: drives take 3 to 30; a second keeps every
 /// tabulated time in 32 bits.
@@ -161,23 +161,23 @@ impl SeekCurve {
             a: a * ms,
             b: b * ms,
             c: c * ms,
-            table: std::sync::Arc::from(Vec::new()),
+            short: std::sync::Arc::from(Vec::new()),
         }
-        .with_table(max_dist.min(MAX_TABLE) as u32))
+        .with_table())
     }
 
     /// True when both curves use the same table (tests).
     #[cfg(test)]
     pub fn shares_table(&self, other: &SeekCurve) -> bool {
-        std::sync::Arc::ptr_eq(&self.table, &other.table)
+        std::sync::Arc::ptr_eq(&self.short, &other.short)
     }
 
     #[inline]
     pub fn time_ns(&self, dist: u32) -> u64 {
-        if let Some(&t) = self.table.get(dist as usize) {
-            return t as u64;
+        match self.short.get(dist as usize) {
+            Some(&t) => u64::from(t),
+            None => self.formula_ns(dist),
         }
-        self.formula_ns(dist)
     }
 
     /// The curve's value at `dist` (0 for no movement).
@@ -189,13 +189,13 @@ impl SeekCurve {
         (self.a + self.b * d.sqrt() + self.c * d) as u64
     }
 
-    /// Tabulates the distances 0 to `max_dist` (the curve rises to the full-stroke time,
-    /// below a second: every value fits 32 bits).
-    fn with_table(mut self, max_dist: u32) -> SeekCurve {
-        let table: Vec<u32> = (0..=max_dist)
+    /// Tabulates the short seeks that dominate sorted and queued workloads (the curve rises
+    /// to the full-stroke time, below a second: every value fits 32 bits).
+    fn with_table(mut self) -> SeekCurve {
+        let table: Vec<u32> = (0..SHORT_SEEKS)
             .map(|d| u32::try_from(self.formula_ns(d)).expect("a seek under 4 s"))
             .collect();
-        self.table = table.into();
+        self.short = table.into();
         self
     }
 }
