@@ -99,21 +99,25 @@ fi
 # database tests of cases 1 and 2 on RAID 5 and RAID 10), then shipped examples it does not
 # cover: the example database, OLTP streams with their log, ASM mirroring with a preferred
 # read group, sequential writes.
+train_dir=""
 train() {
-    local bin=$1 dir
-    dir=$(mktemp -d)
+    local bin=$1 args
+    # One scratch directory for every training run, removed on exit (an interrupted build
+    # included).
+    if [ -z "$train_dir" ]; then
+        train_dir=$(mktemp -d)
+        trap 'rm -rf "$train_dir"' EXIT
+    fi
     # validate exits 1 when a figure is outside its tolerance; its runs train all the same.
-    "$bin" validate --json "$dir/validate.json" >/dev/null || true
-    local args
+    "$bin" validate --json "$train_dir/validate.json" >/dev/null || true
     for args in \
         "--array examples/arrays/enterprise-raid5.toml --workload examples/workloads/dpaws-update-row.toml --duration 30s --warmup 2s" \
         "--array examples/arrays/enterprise-raid10.toml --workload examples/workloads/oltp-data-and-log.toml --duration 20s --warmup 2s" \
         "--array examples/arrays/asm-prfg.toml --workload examples/workloads/asm-oltp.toml --duration 20s --warmup 2s" \
         "--array examples/arrays/midrange-raid10.toml --profile seqwrite-1m --duration 20s --warmup 2s"; do
         # shellcheck disable=SC2086 # the arguments are split on purpose
-        "$bin" sim $args --json "$dir/run.json" >/dev/null
+        "$bin" sim $args --json "$train_dir/run.json" >/dev/null
     done
-    rm -rf "$dir"
 }
 
 pgo=$PWD/target/pgo

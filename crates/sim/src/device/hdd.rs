@@ -46,10 +46,8 @@ pub struct Position {
     pub head: u32,
     /// Sector index on the track.
     pub sector: u32,
-    /// Sectors per track of the zone.
-    pub spt: u32,
-    /// `spt` as a divisor.
-    pub spt_div: Divisor,
+    /// Sectors per track of the zone, as a divisor (`spt.get()` is the count).
+    pub spt: Divisor,
 }
 
 /// A command waiting in the drive's queue, in 40 bytes: the SPTF pick reads every queued
@@ -259,19 +257,18 @@ impl Hdd {
     pub fn locate(&self, lba: u64) -> Position {
         let z = self.zones.of(lba);
         let (cyl_in_zone, r) = z.spc_div.div_rem(lba - z.first_lba);
-        let (head, sector) = z.spt_div.div_rem(r);
+        let (head, sector) = z.spt.div_rem(r);
         Position {
             cyl: (z.first_cyl + cyl_in_zone as u32).min(self.max_cyl),
             head: head as u32,
             sector: sector as u32,
             spt: z.spt,
-            spt_div: z.spt_div,
         }
     }
 
     /// Media rate of the zone holding `lba`, bytes per second.
     pub fn media_rate_bps(&self, lba: u64) -> f64 {
-        self.zones.of(lba).spt as f64 * 512.0 * 1e9 / self.rev_ns as f64
+        self.zones.of(lba).spt.get() as f64 * 512.0 * 1e9 / self.rev_ns as f64
     }
 
     /// Queues a command. The caller keeps `outstanding() < queue_depth()`.
@@ -343,7 +340,7 @@ impl Hdd {
     }
 
     fn media_ns_per_sector(&self, lba: u64) -> f64 {
-        self.rev_ns as f64 / self.zones.of(lba).spt as f64
+        self.rev_ns as f64 / self.zones.of(lba).spt.get() as f64
     }
 
     /// Read-ahead hit: the command starts inside the buffered window.
@@ -357,8 +354,10 @@ impl Hdd {
     }
 
     /// Seek from the head's position to `cyl` (a head switch on the same cylinder, nothing
-    /// on the same track), plus the write settle when a write moved the head. Written
-    /// without data-dependent branches: the SPTF pick runs it for every queued command.
+    /// on the same track), plus the write settle when a write moved the head. The switch
+    /// and the settle are chosen by conditional moves, not branches (the seek table's
+    /// short-or-long choice is the one branch left): the SPTF pick runs it for every queued
+    /// command.
     #[inline(always)]
     fn seek_between(&self, cyl: u32, head: u32, write: bool) -> u64 {
         let dist = cyl.abs_diff(self.cur_cyl);
@@ -385,7 +384,7 @@ impl Hdd {
     #[inline]
     fn angle_ns(&self, pos: &Position) -> u64 {
         let track = pos.cyl as u64 * self.heads + pos.head as u64;
-        self.wrap_rev(self.sector_ns(pos.sector as u64, pos.spt_div) + track * self.skew_ns)
+        self.wrap_rev(self.sector_ns(pos.sector as u64, pos.spt) + track * self.skew_ns)
     }
 
     /// `t` modulo one revolution.
@@ -416,13 +415,13 @@ impl Hdd {
 
     /// Media time to transfer `sectors` from `pos`, with a skew per track boundary crossed.
     fn transfer_ns(&self, pos: &Position, sectors: u64) -> u64 {
-        let spt = pos.spt as u64;
+        let spt = pos.spt.get();
         let mut first = pos.sector as u64;
         let mut left = sectors;
         let mut total = 0;
         loop {
             let n = left.min(spt - first);
-            total += self.sector_ns(first + n, pos.spt_div) - self.sector_ns(first, pos.spt_div);
+            total += self.sector_ns(first + n, pos.spt) - self.sector_ns(first, pos.spt);
             left -= n;
             if left == 0 {
                 return total;
@@ -452,13 +451,11 @@ impl Hdd {
             self.move_head_to(end.saturating_sub(1));
             return a;
         }
-        let zone = self.zones.of(p.lba);
         let pos = Position {
             cyl: p.cyl,
             head: u32::from(p.head),
             sector: p.sector,
-            spt: zone.spt,
-            spt_div: zone.spt_div,
+            spt: self.zones.of(p.lba).spt,
         };
         let overhead_ns = if overlapped { 0 } else { self.overhead_ns };
         let seek_ns = self.seek_between(pos.cyl, pos.head, p.write);
@@ -475,7 +472,7 @@ impl Hdd {
             from: end,
             fill_lba: end,
             fill_time_ns: now_ns + a.total_ns(),
-            ns_per_sector: self.rev_ns as i64 as f64 / pos.spt as f64,
+            ns_per_sector: self.rev_ns as i64 as f64 / pos.spt.get() as f64,
         });
         self.move_head_after(&pos, p.lba, p.sectors as u64);
         a
@@ -490,7 +487,7 @@ impl Hdd {
     /// Head position after a transfer of `sectors` from `pos`: the same track when the
     /// transfer ends on it (the common case, no lookup), else found by address.
     fn move_head_after(&mut self, pos: &Position, lba: u64, sectors: u64) {
-        if pos.sector as u64 + sectors <= pos.spt as u64 {
+        if pos.sector as u64 + sectors <= pos.spt.get() {
             self.cur_cyl = pos.cyl;
             self.cur_head = pos.head;
         } else {

@@ -395,7 +395,7 @@ fn locate_is_monotonic_in_cylinder_and_in_range() {
         let lba = i * (cap / 10_000);
         let pos = d.locate(lba);
         assert!(pos.cyl >= last && pos.cyl < d.cylinders());
-        assert!(pos.sector < pos.spt && pos.head < 8);
+        assert!(u64::from(pos.sector) < pos.spt.get() && pos.head < 8);
         last = pos.cyl;
     }
 }
@@ -459,35 +459,47 @@ fn drives_of_a_model_share_their_tables() {
 #[test]
 fn bad_parameters_name_the_key() {
     let base = params("hdd-10k");
-    let bad = HddParams {
-        seek_avg_ms: 20.0,
-        ..base.clone()
-    };
-    assert!(Hdd::new(&bad, 0).unwrap_err().contains("seek_avg_ms"));
-    let bad = HddParams {
-        rpm: 10,
-        ..base.clone()
-    };
-    assert!(Hdd::new(&bad, 0).unwrap_err().contains("rpm"));
-    let bad = HddParams {
-        media_rate_inner_mbps: 200.0,
-        ..base.clone()
-    };
-    assert!(Hdd::new(&bad, 0)
-        .unwrap_err()
-        .contains("media_rate_inner_mbps"));
-    let bad = HddParams {
-        seek_full_stroke_ms: 1500.0,
-        ..base.clone()
-    };
-    assert!(Hdd::new(&bad, 0)
-        .unwrap_err()
-        .contains("seek_full_stroke_ms must be below 1000"));
-    let bad = HddParams {
-        capacity_gb: -1.0,
-        ..base
-    };
-    assert!(Hdd::new(&bad, 0).unwrap_err().contains("capacity_gb"));
+    let cases = [
+        (
+            HddParams {
+                seek_avg_ms: 20.0,
+                ..base.clone()
+            },
+            "seek_avg_ms",
+        ),
+        (
+            HddParams {
+                rpm: 10,
+                ..base.clone()
+            },
+            "rpm",
+        ),
+        (
+            HddParams {
+                media_rate_inner_mbps: 200.0,
+                ..base.clone()
+            },
+            "media_rate_inner_mbps",
+        ),
+        (
+            HddParams {
+                seek_full_stroke_ms: 1500.0,
+                ..base.clone()
+            },
+            "seek_full_stroke_ms must be below 1000",
+        ),
+        (
+            HddParams {
+                capacity_gb: -1.0,
+                ..base
+            },
+            "capacity_gb",
+        ),
+    ];
+    for (bad, key) in cases {
+        let err = Hdd::new(&bad, 0).unwrap_err();
+        assert!(err.contains(key), "{key}: {err}");
+    }
 }
 
 /// A seek is the curve's own value at every distance of the stroke, whether the table of
@@ -531,7 +543,7 @@ fn positions_equal_their_definition() {
         let lbas: Vec<u64> = (0..20_000).map(|_| rng.below(cap)).chain(edges).collect();
         for lba in lbas {
             let z = d.zones.of(lba);
-            let spc = u64::from(z.spt) * d.heads;
+            let spc = z.spt.get() * d.heads;
             let rel = lba - z.first_lba;
             let pos = d.locate(lba);
             assert_eq!(
@@ -539,11 +551,11 @@ fn positions_equal_their_definition() {
                 (z.first_cyl + (rel / spc) as u32).min(d.max_cyl),
                 "{lba}"
             );
-            assert_eq!(u64::from(pos.head), rel % spc / u64::from(z.spt), "{lba}");
-            assert_eq!(u64::from(pos.sector), rel % spc % u64::from(z.spt), "{lba}");
+            assert_eq!(u64::from(pos.head), rel % spc / z.spt.get(), "{lba}");
+            assert_eq!(u64::from(pos.sector), rel % spc % z.spt.get(), "{lba}");
             let track = u64::from(pos.cyl) * d.heads + u64::from(pos.head);
-            let angle = (u64::from(pos.sector) * d.rev_ns / u64::from(pos.spt) + track * d.skew_ns)
-                % d.rev_ns;
+            let angle =
+                (u64::from(pos.sector) * d.rev_ns / pos.spt.get() + track * d.skew_ns) % d.rev_ns;
             assert_eq!(d.angle_ns(&pos), angle, "{lba}");
         }
     }

@@ -8,10 +8,9 @@ pub(super) struct Zone {
     pub first_lba: u64,
     pub first_cyl: u32,
     pub cylinders: u32,
-    pub spt: u32,
     /// Sectors per track, and per cylinder (all surfaces), as divisors: every queued
-    /// command's position and every transfer divide by them.
-    pub spt_div: Divisor,
+    /// command's position and every transfer divide by them (`get()` is the count).
+    pub spt: Divisor,
     pub spc_div: Divisor,
 }
 
@@ -21,8 +20,7 @@ impl Zone {
             first_lba,
             first_cyl,
             cylinders,
-            spt,
-            spt_div: Divisor::new(u64::from(spt)),
+            spt: Divisor::new(u64::from(spt)),
             spc_div: Divisor::new(u64::from(spt) * heads),
         }
     }

@@ -59,8 +59,8 @@ impl Hdd {
 
     /// Shortest positioning time first, ties to the earliest arrival (the caller has served
     /// a starving command first: [`Hdd::starving`]). The hot loop of a busy array: each
-    /// candidate costs one seek-table read, no division and no branch that depends on the
-    /// queue; the read-ahead window is computed only when a read might fall in it.
+    /// candidate costs one seek lookup, no division, and no branch on whether it is a read
+    /// or a write; the read-ahead window is computed only when a read might fall in it.
     pub(super) fn pick_sptf(&self, now_ns: u64, now_angle: u64) -> usize {
         // Commands queued before `now_ns` while the previous one ran skip the overhead
         // (tagged queueing overlaps it); with no such overlap every command pays it.
@@ -100,7 +100,7 @@ impl Hdd {
 
     /// Overhead, seek and rotational wait of queued command `p` from the head's position,
     /// as `access` times it; no overhead for a command that arrived before
-    /// `no_overhead_before`. Without data-dependent branches.
+    /// `no_overhead_before`.
     #[inline(always)]
     fn positioning_ns(&self, p: &Pending, now_angle: u64, no_overhead_before: u64) -> u64 {
         let overhead = if p.arrived_ns < no_overhead_before {
