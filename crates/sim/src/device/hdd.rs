@@ -68,6 +68,8 @@ struct Pending {
     /// Surface (at most 64).
     head: u8,
     write: bool,
+    /// Index of its zone (at most 256 zones).
+    zone: u8,
 }
 
 const _: () = assert!(std::mem::size_of::<Pending>() == 40);
@@ -114,6 +116,9 @@ pub struct Hdd {
     rev_ns: u64,
     /// `rev_ns` as a divisor: times reduce modulo a revolution without a division.
     rev: Divisor,
+    /// The largest multiple of a revolution below 2^62 ns: added to an angle, it keeps the
+    /// difference of angles and leads positive (see [`Hdd::rotate_wait_ns`]).
+    rev_span: u64,
     phase_ns: u64,
     seek: SeekCurve,
     head_switch_ns: u64,
@@ -166,6 +171,7 @@ impl Hdd {
                 cyl_per_zone,
                 spt_of(z),
                 u64::from(p.heads),
+                rev_ns,
             ));
             lba += cyl_per_zone as u64 * spt_of(z) as u64 * p.heads as u64;
             cyl += cyl_per_zone;
@@ -185,6 +191,7 @@ impl Hdd {
             capacity_sectors,
             rev_ns,
             rev: Divisor::new(rev_ns),
+            rev_span: (1u64 << 62) / rev_ns * rev_ns,
             phase_ns: phase_ns % rev_ns,
             seek,
             head_switch_ns: (p.head_switch_ms * 1e6) as u64,
@@ -255,7 +262,13 @@ impl Hdd {
     /// Physical position of `lba`.
     #[inline]
     pub fn locate(&self, lba: u64) -> Position {
-        let z = self.zones.of(lba);
+        self.locate_in(self.zones.index_of(lba), lba)
+    }
+
+    /// [`Hdd::locate`] for an address known to lie in zone `zone`.
+    #[inline]
+    fn locate_in(&self, zone: usize, lba: u64) -> Position {
+        let z = &self.zones.list[zone];
         let (cyl_in_zone, r) = z.spc_div.div_rem(lba - z.first_lba);
         let (head, sector) = z.spt.div_rem(r);
         Position {
@@ -274,7 +287,8 @@ impl Hdd {
     /// Queues a command. The caller keeps `outstanding() < queue_depth()`.
     pub fn enqueue(&mut self, now_ns: u64, op: u32, lba: u64, sectors: u32, write: bool) {
         debug_assert!(self.outstanding() < self.queue_depth);
-        let pos = self.locate(lba);
+        let zone = self.zones.index_of(lba);
+        let pos = self.locate_in(zone, lba);
         let angle_ns = self.angle_ns(&pos) as u32;
         if self.pending.is_empty() {
             self.arrival_floor_ns = now_ns;
@@ -289,6 +303,7 @@ impl Hdd {
             sector: pos.sector,
             head: pos.head as u8,
             write,
+            zone: zone as u8,
         });
     }
 
@@ -340,7 +355,7 @@ impl Hdd {
     }
 
     fn media_ns_per_sector(&self, lba: u64) -> f64 {
-        self.rev_ns as f64 / self.zones.of(lba).spt.get() as f64
+        self.zones.of(lba).ns_per_sector
     }
 
     /// Read-ahead hit: the command starts inside the buffered window.
@@ -394,23 +409,15 @@ impl Hdd {
     }
 
     /// Rotational wait for a sector at `angle_ns` when the head is ready `lead_ns` after a
-    /// moment the spindle was at `now_angle` (both angles as time into the revolution).
+    /// moment the spindle was at `now_angle` (both angles as time into the revolution):
+    /// `(angle - now_angle - lead) mod rev`, one remainder without a branch. The lead
+    /// (overhead, a seek or head switch, a settle: each below a second by the parameter
+    /// checks) and the angle are far below `rev_span`, so the sum never wraps.
     #[inline]
     fn rotate_wait_ns(&self, now_angle: u64, lead_ns: u64, angle_ns: u64) -> u64 {
-        let rev = self.rev_ns;
-        // Two conditional subtractions (no branch) cover a lead of up to two revolutions,
-        // the usual case; the loop takes the rest, rarely entered so well predicted.
-        let mut at = now_angle + lead_ns;
-        at -= if at >= rev { rev } else { 0 };
-        at -= if at >= rev { rev } else { 0 };
-        while at >= rev {
-            at -= rev;
-        }
-        if angle_ns >= at {
-            angle_ns - at
-        } else {
-            angle_ns + rev - at
-        }
+        debug_assert!(now_angle < self.rev_ns && angle_ns < self.rev_ns && lead_ns < 1 << 61);
+        self.rev
+            .remainder(angle_ns + self.rev_span - now_angle - lead_ns)
     }
 
     /// Media time to transfer `sectors` from `pos`, with a skew per track boundary crossed.
@@ -455,7 +462,7 @@ impl Hdd {
             cyl: p.cyl,
             head: u32::from(p.head),
             sector: p.sector,
-            spt: self.zones.of(p.lba).spt,
+            spt: self.zones.list[usize::from(p.zone)].spt,
         };
         let overhead_ns = if overlapped { 0 } else { self.overhead_ns };
         let seek_ns = self.seek_between(pos.cyl, pos.head, p.write);
@@ -472,7 +479,7 @@ impl Hdd {
             from: end,
             fill_lba: end,
             fill_time_ns: now_ns + a.total_ns(),
-            ns_per_sector: self.rev_ns as i64 as f64 / pos.spt.get() as f64,
+            ns_per_sector: self.zones.list[usize::from(p.zone)].ns_per_sector,
         });
         self.move_head_after(&pos, p.lba, p.sectors as u64);
         a

@@ -490,6 +490,27 @@ fn bad_parameters_name_the_key() {
         ),
         (
             HddParams {
+                head_switch_ms: 1000.0,
+                ..base.clone()
+            },
+            "head_switch_ms must be below 1000",
+        ),
+        (
+            HddParams {
+                write_settle_ms: 5e3,
+                ..base.clone()
+            },
+            "write_settle_ms must be below 1000",
+        ),
+        (
+            HddParams {
+                command_overhead_ms: 1e300,
+                ..base.clone()
+            },
+            "command_overhead_ms must be below 1000",
+        ),
+        (
+            HddParams {
                 capacity_gb: -1.0,
                 ..base
             },
@@ -557,6 +578,15 @@ fn positions_equal_their_definition() {
             let angle =
                 (u64::from(pos.sector) * d.rev_ns / pos.spt.get() + track * d.skew_ns) % d.rev_ns;
             assert_eq!(d.angle_ns(&pos), angle, "{lba}");
+            // A queued command carries its zone, its position and its angle.
+            let mut q = d.clone();
+            q.enqueue(0, 1, lba, 1, false);
+            let p = q.pending[0];
+            let zone = &d.zones.list[usize::from(p.zone)];
+            assert!(std::ptr::eq(zone, z), "{lba}: zone {}", p.zone);
+            assert_eq!((p.cyl, u32::from(p.head), p.sector), (pos.cyl, pos.head, pos.sector));
+            assert_eq!(u64::from(p.angle_ns), angle, "{lba}");
+            assert_eq!(zone.ns_per_sector, d.rev_ns as f64 / zone.spt.get() as f64);
         }
     }
 }

@@ -380,7 +380,7 @@ impl Model {
             MultipathPolicy::RoundRobin => {
                 for _ in 0..n {
                     let i = self.next_path;
-                    self.next_path = (i + 1) % n;
+                    self.next_path = if i + 1 == n { 0 } else { i + 1 };
                     if !self.paths[i].failed {
                         return Some(i as u32);
                     }

@@ -12,16 +12,26 @@ pub(super) struct Zone {
     /// command's position and every transfer divide by them (`get()` is the count).
     pub spt: Divisor,
     pub spc_div: Divisor,
+    /// Media time of one sector (a revolution over the sectors per track).
+    pub ns_per_sector: f64,
 }
 
 impl Zone {
-    pub fn new(first_lba: u64, first_cyl: u32, cylinders: u32, spt: u32, heads: u64) -> Zone {
+    pub fn new(
+        first_lba: u64,
+        first_cyl: u32,
+        cylinders: u32,
+        spt: u32,
+        heads: u64,
+        rev_ns: u64,
+    ) -> Zone {
         Zone {
             first_lba,
             first_cyl,
             cylinders,
             spt: Divisor::new(u64::from(spt)),
             spc_div: Divisor::new(u64::from(spt) * heads),
+            ns_per_sector: rev_ns as f64 / f64::from(spt),
         }
     }
 }
@@ -90,7 +100,13 @@ impl Zones {
     /// The zone holding `lba`.
     #[inline]
     pub fn of(&self, lba: u64) -> &Zone {
-        &self.list[self.index.zone_of(&self.list, lba)]
+        &self.list[self.index_of(lba)]
+    }
+
+    /// Index in `list` of the zone holding `lba`.
+    #[inline]
+    pub fn index_of(&self, lba: u64) -> usize {
+        self.index.zone_of(&self.list, lba)
     }
 
     /// Total cylinders.

@@ -57,6 +57,10 @@ pub struct HddParams {
     pub max_queue_age_ms: f64,
 }
 
+/// Longest head switch, write settle or command overhead accepted, ms (drives take well
+/// under one).
+const MAX_STEP_MS: f64 = 1000.0;
+
 pub(super) fn check_params(p: &HddParams) -> Result<(), String> {
     let positive = [
         ("capacity_gb", p.capacity_gb),
@@ -78,6 +82,19 @@ pub(super) fn check_params(p: &HddParams) -> Result<(), String> {
     for (key, v) in non_negative {
         if !(v >= 0.0 && v.is_finite()) {
             return Err(format!("{key} must be zero or more; got {v}"));
+        }
+    }
+    // A command's lead to its first sector (overhead, seek or head switch, settle) stays
+    // far below 2^62 ns, which the rotational wait relies on (`Hdd::rotate_wait_ns`).
+    for (key, v) in [
+        ("head_switch_ms", p.head_switch_ms),
+        ("write_settle_ms", p.write_settle_ms),
+        ("command_overhead_ms", p.command_overhead_ms),
+    ] {
+        if v >= MAX_STEP_MS {
+            return Err(format!(
+                "{key} must be below {MAX_STEP_MS} ms (a second); got {v}"
+            ));
         }
     }
     if !(1000..=30000).contains(&p.rpm) {
