@@ -584,7 +584,10 @@ fn positions_equal_their_definition() {
             let p = q.pending[0];
             let zone = &d.zones.list[usize::from(p.zone)];
             assert!(std::ptr::eq(zone, z), "{lba}: zone {}", p.zone);
-            assert_eq!((p.cyl, u32::from(p.head), p.sector), (pos.cyl, pos.head, pos.sector));
+            assert_eq!(
+                (p.cyl, u32::from(p.head), p.sector),
+                (pos.cyl, pos.head, pos.sector)
+            );
             assert_eq!(u64::from(p.angle_ns), angle, "{lba}");
             assert_eq!(zone.ns_per_sector, d.rev_ns as f64 / zone.spt.get() as f64);
         }
