@@ -6,6 +6,7 @@ mod compare;
 mod db_cmd;
 mod demo;
 mod error;
+mod heap;
 mod io_cmd;
 mod output;
 mod sim_cmd;
@@ -19,6 +20,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    heap::use_huge_pages();
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,

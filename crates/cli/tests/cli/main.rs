@@ -3,6 +3,7 @@
 
 mod compare;
 mod db;
+mod heap;
 mod io;
 mod sim;
 mod sim_db;
