@@ -84,8 +84,8 @@ pub(super) fn check_params(p: &HddParams) -> Result<(), String> {
             return Err(format!("{key} must be zero or more; got {v}"));
         }
     }
-    // A command's lead to its first sector (overhead, seek or head switch, settle) stays
-    // far below 2^62 ns, which the rotational wait relies on (`Hdd::rotate_wait_ns`).
+    // A command's lead to its first sector (overhead, seek or head switch, settle) and every
+    // sum of times in the drive stay far from overflowing 64 bits of nanoseconds.
     for (key, v) in [
         ("head_switch_ms", p.head_switch_ms),
         ("write_settle_ms", p.write_settle_ms),
