@@ -265,7 +265,7 @@ impl Hdd {
     #[inline]
     fn locate_in(&self, zone: usize, lba: u64) -> Position {
         let z = &self.zones.list[zone];
-        let (cyl_in_zone, r) = z.spc_div.div_rem(lba - z.first_lba);
+        let (cyl_in_zone, r) = z.spc.div_rem(lba - z.first_lba);
         let (head, sector) = z.spt.div_rem(r);
         Position {
             cyl: (z.first_cyl + cyl_in_zone as u32).min(self.max_cyl),
@@ -465,11 +465,12 @@ impl Hdd {
             self.move_head_to(end.saturating_sub(1));
             return a;
         }
+        let zone = self.zones.list[usize::from(p.zone)];
         let pos = Position {
             cyl: p.cyl,
             head: u32::from(p.head),
             sector: p.sector,
-            spt: self.zones.list[usize::from(p.zone)].spt,
+            spt: zone.spt,
         };
         let overhead_ns = if overlapped { 0 } else { self.overhead_ns };
         let seek_ns = self.seek_between(pos.cyl, pos.head, p.write);
@@ -486,7 +487,7 @@ impl Hdd {
             from: end,
             fill_lba: end,
             fill_time_ns: now_ns + a.total_ns(),
-            ns_per_sector: self.zones.list[usize::from(p.zone)].ns_per_sector,
+            ns_per_sector: zone.ns_per_sector,
         });
         self.move_head_after(&pos, p.lba, p.sectors as u64);
         a

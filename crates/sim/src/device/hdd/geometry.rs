@@ -11,7 +11,7 @@ pub(super) struct Zone {
     /// Sectors per track, and per cylinder (all surfaces), as divisors: every queued
     /// command's position and every transfer divide by them (`get()` is the count).
     pub spt: Divisor,
-    pub spc_div: Divisor,
+    pub spc: Divisor,
     /// Media time of one sector (a revolution over the sectors per track).
     pub ns_per_sector: f64,
 }
@@ -30,7 +30,7 @@ impl Zone {
             first_cyl,
             cylinders,
             spt: Divisor::new(u64::from(spt)),
-            spc_div: Divisor::new(u64::from(spt) * heads),
+            spc: Divisor::new(u64::from(spt) * heads),
             ns_per_sector: rev_ns as f64 / f64::from(spt),
         }
     }
@@ -130,9 +130,10 @@ pub(super) struct SeekCurve {
 /// Distances tabulated (8 KiB).
 const SHORT_SEEKS: u32 = 2048;
 
-/// Longest full-stroke seek accepted, ms: drives take 3 to 30; a second keeps every
-/// tabulated time in 32 bits.
-const MAX_SEEK_MS: f64 = 1000.0;
+/// Longest time of one step of a command accepted, ms: a full-stroke seek (drives take 3
+/// to 30; a second keeps every tabulated time in 32 bits), a head switch, a write settle, a
+/// command overhead (well under one). Every sum of a drive's times stays far from overflow.
+pub(super) const MAX_STEP_MS: f64 = 1000.0;
 
 impl SeekCurve {
     /// Solves the three coefficients from the data-sheet times (ms) and the stroke in cylinders.
@@ -142,9 +143,9 @@ impl SeekCurve {
                 "seek times must satisfy 0 < seek_track_to_track_ms < seek_avg_ms < seek_full_stroke_ms; got {t1}, {tavg}, {tfull}"
             ));
         }
-        if tfull >= MAX_SEEK_MS {
+        if tfull >= MAX_STEP_MS {
             return Err(format!(
-                "seek_full_stroke_ms must be below {MAX_SEEK_MS} ms (a second); got {tfull}"
+                "seek_full_stroke_ms must be below {MAX_STEP_MS} ms (a second); got {tfull}"
             ));
         }
         let s = max_dist.sqrt();

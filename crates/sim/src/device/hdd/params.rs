@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::geometry::MAX_STEP_MS;
+
 /// Order in which the drive serves its queued commands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -57,10 +59,6 @@ pub struct HddParams {
     pub max_queue_age_ms: f64,
 }
 
-/// Longest head switch, write settle or command overhead accepted, ms (drives take well
-/// under one).
-const MAX_STEP_MS: f64 = 1000.0;
-
 pub(super) fn check_params(p: &HddParams) -> Result<(), String> {
     let positive = [
         ("capacity_gb", p.capacity_gb),
@@ -84,8 +82,7 @@ pub(super) fn check_params(p: &HddParams) -> Result<(), String> {
             return Err(format!("{key} must be zero or more; got {v}"));
         }
     }
-    // A command's lead to its first sector (overhead, seek or head switch, settle) and every
-    // sum of times in the drive stay far from overflowing 64 bits of nanoseconds.
+    // Like the full-stroke seek (checked where the seek curve is fitted).
     for (key, v) in [
         ("head_switch_ms", p.head_switch_ms),
         ("write_settle_ms", p.write_settle_ms),
