@@ -184,7 +184,7 @@ impl Model {
     }
 
     pub(super) fn on_disk_done(&mut self, op_id: u32) {
-        let op = self.ops.remove(op_id);
+        let op = self.ops.take(op_id);
         let disk = op.disk;
         if let Some(s) = self.devices[disk as usize].complete(self.now, &op.cmd, op.arrived_ns) {
             self.queue

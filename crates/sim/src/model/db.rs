@@ -394,6 +394,7 @@ impl Model {
             }
             db.allocs += 1;
             sess.wait_start = self.now;
+            ops::prefetch_ahead(&db.cache, &sess.ahead);
             if let Some(victim) = a.evicted_dirty {
                 sess.pending_read = (!new).then_some(block);
                 self.os_cache_keep(victim, 1);
@@ -407,6 +408,7 @@ impl Model {
         }
         let db = self.db.as_mut().expect("database");
         if db.sessions[s as usize].commits {
+            ops::prefetch_ahead(&db.cache, &db.sessions[s as usize].ahead);
             let bytes = db.op_log_bytes(s as usize);
             db.log.append(bytes);
             let step = db.log.commit(s, db.spec.log_bytes_per_commit);

@@ -308,7 +308,7 @@ impl Model {
 
     /// A piece is ready at `ready_ns` (data in cache, write accepted) or failed.
     pub(super) fn piece_done(&mut self, pid: u32, ready_ns: u64, error: bool) {
-        let p = self.pieces.remove(pid);
+        let p = self.pieces.take(pid);
         let l = &mut self.luns[p.lun as usize];
         l.outstanding -= 1;
         if let Some(next) = self.next_queued(p.lun) {
@@ -415,7 +415,7 @@ impl Model {
     }
 
     pub(super) fn on_host_done(&mut self, h: u32) {
-        let req = self.hosts.remove(h);
+        let req = self.hosts.take(h);
         self.host_completed += 1;
         let latency = self.now - req.start_ns;
         if req.error {

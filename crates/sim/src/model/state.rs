@@ -138,6 +138,7 @@ pub(super) enum Issuer {
     Db(super::db::DbIo),
 }
 
+#[derive(Clone, Copy)]
 pub(super) struct HostReq {
     pub issuer: Issuer,
     pub write: bool,
@@ -150,6 +151,7 @@ pub(super) struct HostReq {
 }
 
 /// One host request's share on one LUN.
+#[derive(Clone, Copy)]
 pub(super) struct Piece {
     pub host: u32,
     pub lun: u32,
@@ -228,6 +230,7 @@ pub(super) struct ArrayReq {
     pub phase2: Vec<DiskIo>,
 }
 
+#[derive(Clone, Copy)]
 pub(super) struct DiskOp {
     pub areq: u32,
     pub disk: u32,

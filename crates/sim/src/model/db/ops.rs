@@ -131,6 +131,15 @@ pub(super) fn plan_ahead(
     ahead.from.clone_from(rng);
     ahead.to.clone_from(rng);
     ahead.op = plan_op(spec, layout, appends, &mut ahead.to, &mut ahead.plan);
+    prefetch_ahead(cache, ahead);
+}
+
+/// Starts loading the page-table entries of the operation planned ahead (none planned: no
+/// effect). A hint only. [`plan_ahead`] does it a whole operation early; a session does it
+/// again each time it waits, so the entries are still in the processor's cache when the
+/// next operation looks them up.
+#[inline]
+pub(super) fn prefetch_ahead(cache: &BufferCache, ahead: &Ahead) {
     for &(entry, _) in &ahead.plan {
         cache.prefetch_entry(entry & !NEW_BLOCK);
     }
