@@ -1,3 +1,4 @@
+use super::params::MAX_QUEUE_DEPTH;
 use super::*;
 use crate::device::models::builtin_model;
 use crate::device::DiskModel;
@@ -591,5 +592,35 @@ fn positions_equal_their_definition() {
             assert_eq!(u64::from(p.angle_ns), angle, "{lba}");
             assert_eq!(zone.ns_per_sector, d.rev_ns as f64 / zone.spt.get() as f64);
         }
+    }
+}
+
+#[test]
+fn a_full_queue_of_the_largest_depth_serves_every_command_once() {
+    for scheduler in [Scheduler::Sptf, Scheduler::Fifo] {
+        let mut p = params("hdd-15k");
+        p.queue_depth = MAX_QUEUE_DEPTH as u32;
+        p.scheduler = scheduler;
+        let mut d = Hdd::new(&p, 0).expect("valid");
+        let mut rng = Rng::from_seed(9);
+        let n = MAX_QUEUE_DEPTH as u32;
+        for op in 0..n {
+            let lba = random_in(&mut rng, 0, d.capacity_sectors() - 16, 16);
+            d.enqueue(0, op, lba, 16, op % 3 == 0);
+        }
+        assert_eq!(d.outstanding(), n);
+        let mut served = vec![false; n as usize];
+        let mut now = 0;
+        while let Some((op, access)) = d.start_next(now) {
+            assert!(!served[op as usize], "command {op} served twice");
+            served[op as usize] = true;
+            now += access.total_ns();
+            assert_eq!(d.finish(now), op);
+        }
+        assert!(
+            served.iter().all(|&s| s),
+            "{scheduler:?}: a command was lost"
+        );
+        assert_eq!(d.outstanding(), 0);
     }
 }

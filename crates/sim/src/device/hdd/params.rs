@@ -4,6 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use super::geometry::MAX_STEP_MS;
 
+/// Most commands a drive's tagged queue holds.
+pub(super) const MAX_QUEUE_DEPTH: usize = 256;
+
 /// Order in which the drive serves its queued commands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -109,9 +112,9 @@ pub(super) fn check_params(p: &HddParams) -> Result<(), String> {
     if !(1..=256).contains(&p.zones) {
         return Err(format!("zones must be 1..=256; got {}", p.zones));
     }
-    if !(1..=256).contains(&p.queue_depth) {
+    if !(1..=MAX_QUEUE_DEPTH as u32).contains(&p.queue_depth) {
         return Err(format!(
-            "queue_depth must be 1..=256; got {}",
+            "queue_depth must be 1..={MAX_QUEUE_DEPTH}; got {}",
             p.queue_depth
         ));
     }
