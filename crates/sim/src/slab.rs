@@ -43,9 +43,8 @@ impl<T> Slab<T> {
     pub fn remove(&mut self, id: u32) -> T {
         let v = self.slots[id as usize]
             .take()
-            .unwrap_or_else(|| panic!("slab slot {id} freed twice or never used"));
-        self.free.push(id);
-        self.live -= 1;
+            .unwrap_or_else(|| freed_twice(id));
+        self.release(id);
         v
     }
 
@@ -62,13 +61,17 @@ impl<T> Slab<T> {
         T: Copy,
     {
         let slot = &mut self.slots[id as usize];
-        let v = *slot
-            .as_ref()
-            .unwrap_or_else(|| panic!("slab slot {id} freed twice or never used"));
+        let v = *slot.as_ref().unwrap_or_else(|| freed_twice(id));
         *slot = None;
+        self.release(id);
+        v
+    }
+
+    /// Puts the emptied slot `id` on the free list.
+    #[inline]
+    fn release(&mut self, id: u32) {
         self.free.push(id);
         self.live -= 1;
-        v
     }
 
     /// The value at `id`.
@@ -101,6 +104,12 @@ impl<T> Slab<T> {
     pub fn capacity_used(&self) -> usize {
         self.slots.len()
     }
+}
+
+/// The panic of freeing a slot that is not occupied (a request completing twice).
+#[cold]
+fn freed_twice(id: u32) -> ! {
+    panic!("slab slot {id} freed twice or never used")
 }
 
 #[cfg(test)]
