@@ -8,8 +8,10 @@
 use std::collections::HashMap;
 
 mod dirty;
+mod lru;
 mod wordmap;
 pub use dirty::DirtyPages;
+pub use lru::{LruCache, SegmentCache};
 use std::hash::{BuildHasherDefault, Hasher};
 pub(crate) use wordmap::{
     fibonacci_home, huge_table, prefetch_line, probe_slots, remove_and_shift_back,
@@ -58,192 +60,9 @@ pub fn page_key(group: u32, page: u64) -> u64 {
     ((group as u64) << 48) | page
 }
 
-/// Least-recently-used set of segment keys with a fixed capacity.
-///
-/// Exact LRU with one random memory access per touch: the map holds each key's last-use
-/// stamp, and every use appends (key, stamp) to a queue in use order. The least recently
-/// used key is the first queue entry whose stamp is still its key's current one; older
-/// entries of keys used again since are skipped when they reach the front. The queue is
-/// compacted (stale entries dropped, order kept) when it holds twice the capacity, so memory
-/// stays bounded and each touch costs O(1) amortized.
-#[derive(Clone, Debug)]
-pub struct LruCache {
-    /// Key -> its last-use stamp (stamps start at 1; 0 reads as absent).
-    map: wordmap::WordMap<u64>,
-    queue: std::collections::VecDeque<(u64, u64)>,
-    stamp: u64,
-    capacity: usize,
-}
-
-impl LruCache {
-    /// A cache holding at most `capacity` segments (0 disables it).
-    pub fn new(capacity: u64) -> LruCache {
-        let capacity = capacity.min(u32::MAX as u64 - 1) as usize;
-        LruCache {
-            map: wordmap::WordMap::default(),
-            queue: std::collections::VecDeque::new(),
-            stamp: 0,
-            capacity,
-        }
-    }
-
-    /// Segments held.
-    pub fn len(&self) -> usize {
-        self.map.len()
-    }
-
-    /// True when empty.
-    pub fn is_empty(&self) -> bool {
-        self.map.len() == 0
-    }
-
-    /// True (and marks it most recently used) when `key` is cached.
-    #[inline]
-    pub fn touch(&mut self, key: u64) -> bool {
-        self.stamp += 1;
-        let stamp = self.stamp;
-        let (slot, _, found) = self.map.probe(key);
-        if found {
-            self.map.set_at(slot, true, key, stamp);
-            self.record(key, stamp);
-        }
-        found
-    }
-
-    /// Starts loading the entry a coming lookup of `key` will read. A hint only.
-    #[inline]
-    pub fn prefetch(&self, key: u64) {
-        if self.capacity > 0 {
-            self.map.prefetch(key);
-        }
-    }
-
-    /// True when `key` is cached, without changing recency.
-    pub fn contains(&self, key: u64) -> bool {
-        self.map.get(key) != 0
-    }
-
-    /// Inserts `key` as most recently used, evicting the least recently used when full.
-    pub fn insert(&mut self, key: u64) {
-        if self.capacity == 0 {
-            return;
-        }
-        self.stamp += 1;
-        let stamp = self.stamp;
-        let (slot, _, found) = self.map.probe(key);
-        if found || self.map.len() < self.capacity {
-            // Stored at the slot the lookup found: one probe.
-            self.map.set_at(slot, found, key, stamp);
-        } else {
-            // Evicted first, so the map never holds more than `capacity` keys (one more
-            // could double its table); the eviction may move entries, so probe again.
-            self.evict_lru();
-            // The next eviction will most likely take the entry now at the front: start
-            // loading its map slot so that eviction does not wait for memory.
-            if let Some(&(k, _)) = self.queue.front() {
-                self.map.prefetch(k);
-            }
-            self.map.set(key, stamp);
-        }
-        self.record(key, stamp);
-    }
-
-    #[inline]
-    fn record(&mut self, key: u64, stamp: u64) {
-        self.queue.push_back((key, stamp));
-        if self.queue.len() > 2 * self.capacity.max(8) {
-            let map = &self.map;
-            self.queue.retain(|&(k, s)| map.get(k) == s);
-        }
-    }
-
-    fn evict_lru(&mut self) {
-        while let Some((k, s)) = self.queue.pop_front() {
-            if self.map.get(k) == s {
-                self.map.set(k, 0);
-                return;
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lru_evicts_least_recently_used() {
-        let mut c = LruCache::new(3);
-        c.insert(1);
-        c.insert(2);
-        c.insert(3);
-        assert!(c.touch(1));
-        c.insert(4); // evicts 2
-        assert!(!c.contains(2));
-        assert!(c.contains(1) && c.contains(3) && c.contains(4));
-        assert_eq!(c.len(), 3);
-        c.insert(5); // evicts 3
-        assert!(!c.contains(3));
-    }
-
-    #[test]
-    fn inserting_a_cached_key_refreshes_it_and_evicts_nothing() {
-        let mut c = LruCache::new(3);
-        for k in [1, 2, 3] {
-            c.insert(k);
-        }
-        c.insert(1); // already cached: now the most recently used
-        assert_eq!(c.len(), 3);
-        assert!(c.contains(1) && c.contains(2) && c.contains(3));
-        c.insert(4); // evicts 2, the least recently used
-        assert!(!c.contains(2));
-        assert!(c.contains(1) && c.contains(3) && c.contains(4));
-        assert_eq!(c.len(), 3);
-    }
-
-    #[test]
-    fn a_full_cache_keeps_its_table_size() {
-        // 8 keys fit the initial 16 slots (at most half full); a ninth, even for a moment,
-        // would double them. A cache of 2^19 8 KiB segments (4 GiB) is the same case.
-        let mut c = LruCache::new(8);
-        for k in 0..1_000 {
-            c.insert(k % 37);
-            assert!(c.len() <= 8);
-        }
-        assert_eq!(c.map.slots(), 16);
-    }
-
-    #[test]
-    fn zero_capacity_cache_holds_nothing() {
-        let mut c = LruCache::new(0);
-        c.insert(1);
-        assert!(!c.touch(1));
-        assert!(c.is_empty());
-    }
-
-    #[test]
-    fn lru_matches_a_naive_model() {
-        let mut c = LruCache::new(16);
-        let mut naive: Vec<u64> = Vec::new();
-        let mut x = 12345u64;
-        for _ in 0..20_000 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let key = (x >> 33) % 40;
-            let hit = c.touch(key);
-            assert_eq!(hit, naive.contains(&key));
-            if hit {
-                naive.retain(|&k| k != key);
-            } else {
-                c.insert(key);
-                if naive.len() == 16 {
-                    naive.remove(0);
-                }
-            }
-            naive.push(key);
-        }
-    }
 
     #[test]
     fn dirty_runs_sweep_in_order_and_respect_boundaries() {

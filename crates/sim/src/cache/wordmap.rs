@@ -1,7 +1,8 @@
-//! An open-addressing map from an integer key (u32 or u64) to a non-zero u64 value: linear
-//! probing, Fibonacci hashing, backward-shift deletion, at most half full. One cache line per
-//! lookup (key and value share a slot), which matters because the dirty-page table and the
-//! read cache are probed at random for every host I/O.
+//! An open-addressing map from an integer key (u32 or u64) to a non-zero integer value (u32
+//! or u64): linear probing, Fibonacci hashing, backward-shift deletion, at most half full. One
+//! cache line per lookup (key and value share a slot), which matters because the dirty-page
+//! table and the read cache are probed at random for every host I/O. A u32 key with a u32
+//! value makes an 8-byte slot: twice the entries per cache line, half the table.
 
 /// A key of a [`WordMap`]: its all-ones value marks empty slots and is never a key.
 pub trait MapKey: Copy + Eq + std::fmt::Debug {
@@ -25,28 +26,41 @@ impl MapKey for u64 {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Slot<K> {
-    key: K,
-    bits: u64,
+/// A value of a [`WordMap`]: zero reads as absent.
+pub trait MapValue: Copy + Eq + std::fmt::Debug {
+    const ZERO: Self;
 }
 
-impl<K: MapKey> Slot<K> {
-    const FREE: Slot<K> = Slot {
+impl MapValue for u32 {
+    const ZERO: u32 = 0;
+}
+
+impl MapValue for u64 {
+    const ZERO: u64 = 0;
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Slot<K, V> {
+    key: K,
+    bits: V,
+}
+
+impl<K: MapKey, V: MapValue> Slot<K, V> {
+    const FREE: Slot<K, V> = Slot {
         key: K::EMPTY,
-        bits: 0,
+        bits: V::ZERO,
     };
 }
 
-/// Map K -> u64 where a missing key reads as 0 and storing 0 removes the key.
+/// Map K -> V where a missing key reads as 0 and storing 0 removes the key.
 #[derive(Clone, Debug)]
-pub struct WordMap<K: MapKey = u32> {
-    slots: Vec<Slot<K>>,
+pub struct WordMap<K: MapKey = u32, V: MapValue = u64> {
+    slots: Vec<Slot<K, V>>,
     len: usize,
     shift: u32,
 }
 
-impl<K: MapKey> Default for WordMap<K> {
+impl<K: MapKey, V: MapValue> Default for WordMap<K, V> {
     fn default() -> Self {
         WordMap {
             slots: vec![Slot::FREE; 16],
@@ -56,7 +70,7 @@ impl<K: MapKey> Default for WordMap<K> {
     }
 }
 
-impl<K: MapKey> WordMap<K> {
+impl<K: MapKey, V: MapValue> WordMap<K, V> {
     /// Entries held.
     pub fn len(&self) -> usize {
         self.len
@@ -93,33 +107,33 @@ impl<K: MapKey> WordMap<K> {
 
     /// The bits of `key` (0 when absent).
     #[inline]
-    pub fn get(&self, key: K) -> u64 {
+    pub fn get(&self, key: K) -> V {
         let (i, found) = self.find(key);
         if found {
             self.slots[i].bits
         } else {
-            0
+            V::ZERO
         }
     }
 
     /// Finds `key`: (slot, its bits or 0, found). Pass the slot to [`WordMap::set_at`] to
     /// update without probing again.
     #[inline]
-    pub fn probe(&self, key: K) -> (usize, u64, bool) {
+    pub fn probe(&self, key: K) -> (usize, V, bool) {
         let (i, found) = self.find(key);
-        (i, if found { self.slots[i].bits } else { 0 }, found)
+        (i, if found { self.slots[i].bits } else { V::ZERO }, found)
     }
 
     /// Stores `bits` for `key` at the slot [`WordMap::probe`] returned (no change in between).
     #[inline]
-    pub fn set_at(&mut self, slot: usize, found: bool, key: K, bits: u64) {
+    pub fn set_at(&mut self, slot: usize, found: bool, key: K, bits: V) {
         if found {
-            if bits == 0 {
+            if bits == V::ZERO {
                 self.remove_at(slot);
             } else {
                 self.slots[slot].bits = bits;
             }
-        } else if bits != 0 {
+        } else if bits != V::ZERO {
             self.slots[slot] = Slot { key, bits };
             self.len += 1;
             if self.len * 2 > self.slots.len() {
@@ -130,25 +144,25 @@ impl<K: MapKey> WordMap<K> {
 
     /// Sets the bits of `key`; 0 removes it. Returns the previous bits.
     #[inline]
-    pub fn set(&mut self, key: K, bits: u64) -> u64 {
+    pub fn set(&mut self, key: K, bits: V) -> V {
         let (i, found) = self.find(key);
         if found {
             let old = self.slots[i].bits;
-            if bits == 0 {
+            if bits == V::ZERO {
                 self.remove_at(i);
             } else {
                 self.slots[i].bits = bits;
             }
             return old;
         }
-        if bits != 0 {
+        if bits != V::ZERO {
             self.slots[i] = Slot { key, bits };
             self.len += 1;
             if self.len * 2 > self.slots.len() {
                 self.grow();
             }
         }
-        0
+        V::ZERO
     }
 
     fn remove_at(&mut self, hole: usize) {
@@ -170,7 +184,7 @@ impl<K: MapKey> WordMap<K> {
     }
 
     /// Every (key, bits) entry, in slot order (callers must not depend on the order).
-    pub fn entries(&self) -> impl Iterator<Item = (K, u64)> + '_ {
+    pub fn entries(&self) -> impl Iterator<Item = (K, V)> + '_ {
         self.slots
             .iter()
             .filter(|s| s.key != K::EMPTY)

@@ -7,7 +7,7 @@ use storlab_core::LatencyHistogram;
 
 use super::state::*;
 use super::{Model, RunOptions};
-use crate::cache::{DirtyPages, KeyMap, LruCache};
+use crate::cache::{DirtyPages, KeyMap, SegmentCache};
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{FailureSpec, SystemSpec, WorkloadSpec};
 use crate::device::{Device, DiskModel, Mechanism};
@@ -73,9 +73,14 @@ impl Model {
             dg_devices.push((members, spare_pools.len() as u32));
             spare_pools.push(spares);
         }
+        // The read caches' keys: (group, segment of the group).
+        let max_segments = (spec.groups.iter())
+            .map(|g| g.layout.capacity_sectors().div_ceil(c.segment_sectors))
+            .max()
+            .unwrap_or(0);
         let mut ctrls: Vec<CtrlRt> = (0..c.count)
             .map(|_| CtrlRt {
-                cache: LruCache::new(c.read_cache_segments),
+                cache: SegmentCache::new(c.read_cache_segments, spec.groups.len(), max_segments),
                 inflight: KeyMap::default(),
                 dirty_pages: 0,
                 destaging_pages: 0,

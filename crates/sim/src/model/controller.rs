@@ -37,7 +37,7 @@ impl Model {
         let mut absent: Option<(u64, u64)> = None;
         for s in s0..=s1 {
             let key = page_key(g, s);
-            if self.ctrls[ctrl].cache.touch(key) || self.dirty_covers(g, s * seg, seg) {
+            if self.ctrls[ctrl].cache.touch(g, s) || self.dirty_covers(g, s * seg, seg) {
                 continue;
             }
             match self.ctrls[ctrl].inflight.get(&key) {
@@ -135,7 +135,7 @@ impl Model {
                     c.inflight.remove(&key);
                 }
                 if !c.failed {
-                    c.cache.insert(key);
+                    c.cache.insert(g, s);
                 }
             }
         }
@@ -205,7 +205,7 @@ impl Model {
 
     fn segment_known(&self, ctrl: usize, g: u32, s: u64) -> bool {
         let key = page_key(g, s);
-        self.ctrls[ctrl].cache.contains(key) || self.ctrls[ctrl].inflight.contains_key(&key)
+        self.ctrls[ctrl].cache.contains(g, s) || self.ctrls[ctrl].inflight.contains_key(&key)
     }
 
     /// A write piece: into NVS (maybe waiting for space), or through to the disks.

@@ -5,7 +5,6 @@ use storlab_core::stream::JobStream;
 
 use super::state::*;
 use super::Model;
-use crate::cache::page_key;
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{HostScheduler, MultipathPolicy, WorkloadSpec};
 use crate::engine::{Event, SimTime};
@@ -124,8 +123,8 @@ impl Model {
                 }
                 if grp.read_cache {
                     let cache = &self.ctrls[grp.ctrl as usize].cache;
-                    cache.prefetch(page_key(l.group, first / seg));
-                    cache.prefetch(page_key(l.group, (first + p.sectors - 1) / seg));
+                    cache.prefetch(l.group, first / seg);
+                    cache.prefetch(l.group, (first + p.sectors - 1) / seg);
                 }
             }
         }

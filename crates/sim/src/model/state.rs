@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use storlab_core::stream::{JobStream, NextIo};
 use storlab_core::IoProfile;
 
-use crate::cache::{DirtyPages, KeyMap, LruCache};
+use crate::cache::{DirtyPages, KeyMap, SegmentCache};
 use crate::config::MirrorRead;
 use crate::device::Command;
 use crate::metrics::GroupStats;
@@ -60,7 +60,7 @@ pub(super) struct NvsWaiter {
 }
 
 pub(super) struct CtrlRt {
-    pub cache: LruCache,
+    pub cache: SegmentCache,
     pub inflight: KeyMap<u32>,
     pub dirty_pages: u64,
     pub destaging_pages: u64,
