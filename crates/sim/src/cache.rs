@@ -1,9 +1,11 @@
 //! Controller caches: an LRU read cache of fixed-size segments, and the dirty-page table of the
 //! battery-backed write cache (NVS).
 //!
-//! The read cache is keyed by a 64-bit page key (group index in the top 16 bits, page number below).
-//! Memory is bounded by the configured cache sizes, never by the run length. Nothing here
-//! iterates a hash map, so hash order cannot leak into results.
+//! The read cache is keyed by (group, segment): 32 bits when every group's segments fit beside
+//! the group index, else the 64-bit page key (group index in the top 16 bits, page number
+//! below); the fetches in flight by the page key. Memory is bounded by the configured cache
+//! sizes, never by the run length. Nothing here iterates a hash map, so hash order cannot leak
+//! into results.
 
 use std::collections::HashMap;
 
@@ -13,6 +15,7 @@ mod wordmap;
 pub use dirty::DirtyPages;
 pub use lru::{LruCache, SegmentCache};
 use std::hash::{BuildHasherDefault, Hasher};
+pub(crate) use wordmap::WordMap;
 pub(crate) use wordmap::{
     fibonacci_home, huge_table, prefetch_line, probe_slots, remove_and_shift_back,
 };
@@ -39,9 +42,6 @@ impl Hasher for KeyHasher {
         self.write_u64(v as u64);
     }
 }
-
-/// A hash map with the fast key hasher.
-pub type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
 
 /// A hash map of u32 keys with the fast key hasher (smaller buckets, better cache use).
 pub type KeyMap32<V> = HashMap<u32, V, BuildHasherDefault<KeyHasher>>;

@@ -7,7 +7,7 @@ use storlab_core::LatencyHistogram;
 
 use super::state::*;
 use super::{Model, RunOptions};
-use crate::cache::{DirtyPages, KeyMap, SegmentCache};
+use crate::cache::{DirtyPages, SegmentCache};
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{FailureSpec, SystemSpec, WorkloadSpec};
 use crate::device::{Device, DiskModel, Mechanism};
@@ -81,7 +81,7 @@ impl Model {
         let mut ctrls: Vec<CtrlRt> = (0..c.count)
             .map(|_| CtrlRt {
                 cache: SegmentCache::new(c.read_cache_segments, spec.groups.len(), max_segments),
-                inflight: KeyMap::default(),
+                inflight: Default::default(),
                 dirty_pages: 0,
                 destaging_pages: 0,
                 destage_active: false,

@@ -40,8 +40,8 @@ impl Model {
             if self.ctrls[ctrl].cache.touch(g, s) || self.dirty_covers(g, s * seg, seg) {
                 continue;
             }
-            match self.ctrls[ctrl].inflight.get(&key) {
-                Some(&f) if n_waits < waits.len() => {
+            match self.ctrls[ctrl].inflight.get(key).checked_sub(1) {
+                Some(f) if n_waits < waits.len() => {
                     if !waits[..n_waits].contains(&f) {
                         waits[n_waits] = f;
                         n_waits += 1;
@@ -109,7 +109,7 @@ impl Model {
             for s in lba / seg..(lba + sectors).div_ceil(seg) {
                 self.ctrls[ctrl as usize]
                     .inflight
-                    .insert(page_key(g, s), id);
+                    .set(page_key(g, s), id + 1);
             }
         }
     }
@@ -131,8 +131,8 @@ impl Model {
             let c = &mut self.ctrls[ctrl as usize];
             for s in lba / seg..(lba + sectors).div_ceil(seg) {
                 let key = page_key(g, s);
-                if c.inflight.get(&key) == Some(&id) {
-                    c.inflight.remove(&key);
+                if c.inflight.get(key) == id + 1 {
+                    c.inflight.set(key, 0);
                 }
                 if !c.failed {
                     c.cache.insert(g, s);
@@ -205,7 +205,7 @@ impl Model {
 
     fn segment_known(&self, ctrl: usize, g: u32, s: u64) -> bool {
         let key = page_key(g, s);
-        self.ctrls[ctrl].cache.contains(g, s) || self.ctrls[ctrl].inflight.contains_key(&key)
+        self.ctrls[ctrl].cache.contains(g, s) || (self.ctrls[ctrl].inflight.get(key) != 0)
     }
 
     /// A write piece: into NVS (maybe waiting for space), or through to the disks.

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use storlab_core::stream::{JobStream, NextIo};
 use storlab_core::IoProfile;
 
-use crate::cache::{DirtyPages, KeyMap, SegmentCache};
+use crate::cache::{DirtyPages, SegmentCache};
 use crate::config::MirrorRead;
 use crate::device::Command;
 use crate::metrics::GroupStats;
@@ -61,7 +61,8 @@ pub(super) struct NvsWaiter {
 
 pub(super) struct CtrlRt {
     pub cache: SegmentCache,
-    pub inflight: KeyMap<u32>,
+    /// Segment key -> the id of the fetch bringing it, plus one (0 reads as none).
+    pub inflight: crate::cache::WordMap<u64, u32>,
     pub dirty_pages: u64,
     pub destaging_pages: u64,
     pub destage_active: bool,
