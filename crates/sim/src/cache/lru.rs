@@ -62,16 +62,11 @@ impl<K: MapKey> LruCache<K> {
     /// Stamps the cached keys 1, 2, ... in their use order (the queue's live entries).
     #[cold]
     fn renumber(&mut self) {
-        let map = &self.map;
-        let live: Vec<K> = (self.queue.iter())
-            .filter(|&&(k, s)| map.get(k) == s)
-            .map(|&(k, _)| k)
-            .collect();
-        self.queue.clear();
-        for (i, k) in live.into_iter().enumerate() {
-            let stamp = u32::try_from(i + 1).expect("at most 2^32 - 2 keys cached");
-            self.map.set(k, stamp);
-            self.queue.push_back((k, stamp));
+        let map = &mut self.map;
+        self.queue.retain(|&(k, s)| map.get(k) == s);
+        for (i, (k, s)) in self.queue.iter_mut().enumerate() {
+            *s = u32::try_from(i + 1).expect("at most 2^32 - 2 keys cached");
+            map.set(*k, *s);
         }
         self.stamp = self.queue.len() as u32;
     }

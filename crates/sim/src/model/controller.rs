@@ -131,8 +131,10 @@ impl Model {
             let c = &mut self.ctrls[ctrl as usize];
             for s in lba / seg..(lba + sectors).div_ceil(seg) {
                 let key = page_key(g, s);
-                if c.inflight.get(key) == id + 1 {
-                    c.inflight.set(key, 0);
+                // Forgotten only if this fetch is the one recorded: one probe.
+                let (slot, fetch, found) = c.inflight.probe(key);
+                if fetch == id + 1 {
+                    c.inflight.set_at(slot, found, key, 0);
                 }
                 if !c.failed {
                     c.cache.insert(g, s);
