@@ -13,7 +13,7 @@
 #
 # Both builds link the whole program as one unit (fat LTO, one codegen unit), so the profile
 # can inline across crates and modules (the core crate's statistics into the simulator's
-# event handlers): case 2's database 4% faster than with the release profile's four units
+# event handlers): case 2's database about 5% faster than with the release profile's four units
 # (README, Performance). The tests keep the release profile: linking every test binary so
 # would take minutes.
 #
