@@ -26,3 +26,9 @@ pub fn install() {
 pub fn stop_requested() -> bool {
     STOP.load(Ordering::Relaxed)
 }
+
+/// The flag itself, for code that must not depend on this crate's handler (the simulator
+/// polls it between events: `storlab_sim::RunOptions::stop`).
+pub fn flag() -> &'static AtomicBool {
+    &STOP
+}
