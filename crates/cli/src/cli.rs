@@ -165,9 +165,10 @@ pub struct IoArgs {
     /// Keep the files storlab created.
     #[arg(long)]
     pub keep: bool,
-    /// Write an existing file storlab did not create.
-    #[arg(long)]
-    pub overwrite: bool,
+    /// Write an existing file storlab did not create (or changed since): the target, or a
+    /// file of a directory target, named again here.
+    #[arg(long, value_name = "PATH")]
+    pub overwrite: Option<PathBuf>,
     /// Write this block device even though it holds a file system or partition table.
     #[arg(long, value_name = "DEVICE")]
     pub force_destroy: Option<PathBuf>,

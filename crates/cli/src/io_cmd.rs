@@ -110,7 +110,7 @@ fn options(a: &IoArgs) -> Result<IoOptions, CliError> {
             SyncMode::Dsync
         },
         keep: a.keep,
-        overwrite: a.overwrite,
+        overwrite: a.overwrite.clone(),
         force_destroy: a.force_destroy.clone(),
         seed: a.seed,
         steady: a.steady.as_deref().map(steady).transpose()?,

@@ -46,6 +46,13 @@ pub struct IoClass {
     pub group_commit: Option<u32>,
 }
 
+impl IoClass {
+    /// True when the class writes its target (any write share, or a commit log).
+    pub fn writes(&self) -> bool {
+        self.profile.read_pct < 100.0 || self.group_commit.is_some()
+    }
+}
+
 /// Stop early once throughput is steady.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SteadyState {
@@ -75,8 +82,9 @@ pub struct IoOptions {
     pub sync: SyncMode,
     /// Keep files storlab created.
     pub keep: bool,
-    /// Allow writing an existing file storlab did not create.
-    pub overwrite: bool,
+    /// Allow writing an existing file storlab did not create: the target (or one file of a
+    /// directory target) named by `--overwrite PATH`.
+    pub overwrite: Option<PathBuf>,
     /// Allow writing this block device even though it holds data.
     pub force_destroy: Option<PathBuf>,
     /// Seed of the address streams.
@@ -106,7 +114,7 @@ impl IoOptions {
             direct: true,
             sync: SyncMode::Dsync,
             keep: false,
-            overwrite: false,
+            overwrite: None,
             force_destroy: None,
             seed: 1,
             steady: None,

@@ -75,10 +75,10 @@ pub fn run_io(opts: &IoOptions) -> Result<Run, IoError> {
             continue;
         }
         let on_it: Vec<&IoClass> = opts.classes.iter().filter(|c| &c.target == path).collect();
+        // What the run will do to this target decides what the safety gate is asked:
+        // preconditioning writes every byte whatever the classes do.
         let needs = TargetNeeds {
-            writes: on_it
-                .iter()
-                .any(|c| c.profile.read_pct < 100.0 || c.group_commit.is_some()),
+            writes: opts.precondition || on_it.iter().any(|c| c.writes()),
             jobs: on_it.iter().map(|c| c.profile.jobs).max().unwrap_or(1),
             profiles: on_it.iter().map(|c| &c.profile).collect(),
         };
@@ -169,10 +169,10 @@ fn class_tasks(
 ) -> Result<Vec<Task>, IoError> {
     let class = &opts.classes[ci];
     let p = &class.profile;
-    let writes = p.read_pct < 100.0 || class.group_commit.is_some();
+    let writes = class.writes();
     let mut fds = Vec::new();
     for tf in &target.files {
-        let f = open_target(&tf.path, opts, writes, p.sync_writes)?;
+        let f = open_target(tf, opts, writes, p.sync_writes)?;
         fds.push(std::os::fd::AsRawFd::as_raw_fd(&f));
         files.push(f);
     }

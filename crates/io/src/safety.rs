@@ -14,14 +14,20 @@
 //! `/dev/disk/by-id/...` and `/dev/sdb` are the same device). The checks fail
 //! closed: whatever cannot be inspected is refused with [`SafetyError::Io`].
 //!
-//! **Regular files** ([`check_file_writable`]). storlab overwrites only files it
-//! created, recognised by a marker outside the data area (see [`mark_ours`]: an
+//! **Regular files**. storlab overwrites only files it created and nobody changed
+//! since, recognised by a marker outside the data area (see [`mark_ours`]: an
 //! xattr `user.storlab`, or a `<name>.storlab` sidecar where xattrs are
-//! unsupported). Any other existing file needs `--overwrite`.
+//! unsupported, recording the file's identity, size and modification time).
+//! Any other existing file needs `--overwrite` naming it.
+//!
+//! **The gate** ([`admit`]). Every write to a target goes through a
+//! [`WriteGrant`], which only [`admit`] hands out after the checks above.
 //!
 //! Linux only in substance: elsewhere `/proc` and `/sys` are missing, so device
 //! checks refuse, and markers always use the sidecar.
 
+#[path = "safety/gate.rs"]
+mod gate;
 #[path = "safety/marker.rs"]
 mod marker;
 #[path = "safety/mounts.rs"]
@@ -34,6 +40,7 @@ use std::io::{self, ErrorKind};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+pub use gate::{admit, Admitted, WriteGrant};
 pub use marker::{is_ours, mark_ours, remove_ours};
 pub use mounts::mounts_of_device;
 pub use signature::detect_signature;
@@ -63,12 +70,15 @@ pub enum SafetyError {
         .device.display()
     )]
     Signature { device: PathBuf, kind: &'static str },
-    /// An existing regular file without storlab's marker; `--overwrite` overrides.
+    /// An existing regular file without storlab's marker, or whose marker no longer matches
+    /// it; `--overwrite` naming the target overrides.
     #[error(
-        "{} exists and was not created by storlab; pass --overwrite to use it anyway",
+        "{} exists and {}; storlab will not write to it (pass --overwrite {} to write it anyway)",
+        .path.display(),
+        if *.changed { "changed since storlab last wrote it" } else { "was not created by storlab" },
         .path.display()
     )]
-    NotOurs { path: PathBuf },
+    NotOurs { path: PathBuf, changed: bool },
     /// The path could not be inspected, or is not the kind of thing asked for.
     #[error("cannot inspect {}: {}", .path.display(), reason(.source))]
     Io { path: PathBuf, source: io::Error },
@@ -105,7 +115,7 @@ fn reason(e: &io::Error) -> String {
         .map_or_else(String::new, |c| c.to_lowercase().chain(chars).collect())
 }
 
-fn invalid(what: &str) -> io::Error {
+pub(crate) fn invalid(what: &str) -> io::Error {
     io::Error::new(ErrorKind::InvalidInput, what)
 }
 
@@ -177,46 +187,6 @@ pub fn check_device_writable(path: &Path, force_destroy: Option<&Path>) -> Resul
             kind,
         }),
         None => Ok(()),
-    }
-}
-
-/// Decides whether storlab may (create and) write the regular file `path`:
-/// `Ok(true)` = it exists and is ours (or `overwrite` allows it), `Ok(false)` =
-/// it does not exist (the caller creates it, then calls [`mark_ours`]),
-/// `Err` = it exists and is not ours, or is not a regular file. Symbolic links
-/// are followed; one that points nowhere is refused, since creating through
-/// it would write somewhere other than where the user looked.
-pub fn check_file_writable(path: &Path, overwrite: bool) -> Result<bool, SafetyError> {
-    let io_err = |source: io::Error| SafetyError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let meta = match fs::symlink_metadata(path) {
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(io_err(e)),
-        Ok(m) if m.file_type().is_symlink() => fs::metadata(path).map_err(|e| match e.kind() {
-            ErrorKind::NotFound => io_err(invalid("a symbolic link to a missing file")),
-            _ => io_err(e),
-        })?,
-        Ok(m) => m,
-    };
-    let kind = meta.file_type();
-    if !kind.is_file() {
-        let what = if kind.is_block_device() {
-            "a block device, not a regular file (devices are checked with --force-destroy instead)"
-        } else if kind.is_dir() {
-            "a directory, not a regular file"
-        } else {
-            "not a regular file"
-        };
-        return Err(io_err(invalid(what)));
-    }
-    if overwrite || is_ours(path) {
-        Ok(true)
-    } else {
-        Err(SafetyError::NotOurs {
-            path: path.to_path_buf(),
-        })
     }
 }
 

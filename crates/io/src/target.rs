@@ -11,7 +11,7 @@ use crate::buffer::AlignedBuf;
 use crate::diskstats::{devices_for_path, BlockDevice};
 use crate::error::IoError;
 use crate::options::{IoOptions, SyncMode};
-use crate::safety;
+use crate::safety::{self, WriteGrant};
 
 /// What the target path is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +32,9 @@ pub struct TargetFile {
     pub sectors: u64,
     /// storlab created it (and removes it unless `--keep`).
     pub created: bool,
+    /// Permission to write it, from the safety gate: present when the run writes it, or
+    /// storlab created or extended it. Nothing opens a target for writing without one.
+    pub grant: Option<WriteGrant>,
 }
 
 /// A target ready for I/O.
@@ -49,6 +52,8 @@ pub struct PreparedTarget {
 }
 
 const DEFAULT_FILE_BYTES: u64 = 1 << 30;
+/// Smallest file storlab makes (files are whole 4 KiB pages, for O_DIRECT).
+const MIN_FILE_BYTES: u64 = 4096;
 const FILL_CHUNK: usize = 1 << 20;
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
 
@@ -88,19 +93,37 @@ pub fn prepare(
     };
     let mut warnings = Vec::new();
     let mut files = Vec::new();
+    let size = opts.size_bytes.unwrap_or(DEFAULT_FILE_BYTES);
+    let jobs = match kind {
+        TargetKind::Directory => needs.jobs.max(1) as u64,
+        _ => 1,
+    };
+    if kind != TargetKind::BlockDevice && size / jobs < MIN_FILE_BYTES {
+        let each = match jobs {
+            1 => String::new(),
+            _ => format!(
+                " ({} bytes for each of {jobs} files, one per job)",
+                size / jobs
+            ),
+        };
+        return Err(bad(format!(
+            "--size must give every file at least 4k ({MIN_FILE_BYTES} bytes); got {size} bytes{each}"
+        )));
+    }
     match kind {
         TargetKind::File => files.push(prepare_file(
             path,
-            opts.size_bytes.unwrap_or(DEFAULT_FILE_BYTES),
+            size,
             opts,
             writes,
+            overwrite_names(opts, path),
         )?),
         TargetKind::Directory => {
-            let jobs = needs.jobs.max(1) as u64;
-            let each = opts.size_bytes.unwrap_or(DEFAULT_FILE_BYTES) / jobs;
+            let each = size / jobs;
             for j in 0..jobs {
                 let p = path.join(format!("storlab-io.{j}.dat"));
-                match prepare_file(&p, each, opts, writes) {
+                let overwrite = overwrite_names(opts, path) || overwrite_names(opts, &p);
+                match prepare_file(&p, each, opts, writes, overwrite) {
                     Ok(f) => files.push(f),
                     Err(e) => {
                         cleanup(&files, false);
@@ -188,26 +211,47 @@ fn open_flags(opts: &IoOptions, writes: bool, sync_writes: bool) -> OpenOptions 
     o
 }
 
+/// True when `--overwrite` names `path` (both canonicalized).
+fn overwrite_names(opts: &IoOptions, path: &Path) -> bool {
+    match (
+        opts.overwrite.as_deref().map(std::fs::canonicalize),
+        std::fs::canonicalize(path),
+    ) {
+        (Some(Ok(named)), Ok(path)) => named == path,
+        _ => false,
+    }
+}
+
 /// Opens a prepared file for one class: O_DIRECT unless buffered, O_DSYNC when the class's
-/// writes are synchronous and the sync mode is dsync.
+/// writes are synchronous and the sync mode is dsync. Writing needs the file's grant.
 pub fn open_target(
-    path: &Path,
+    tf: &TargetFile,
     opts: &IoOptions,
     writes: bool,
     sync_writes: bool,
 ) -> Result<File, IoError> {
-    open_flags(opts, writes, sync_writes)
-        .open(path)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(libc::EINVAL) && opts.direct {
-                bad(format!(
-                    "{}: the file system does not support O_DIRECT (tmpfs?); use --buffered",
-                    path.display()
-                ))
-            } else {
-                bad(format!("{}: cannot open: {e}", path.display()))
-            }
-        })
+    let path = &tf.path;
+    let mut flags = open_flags(opts, writes, sync_writes);
+    let opened = match (writes, &tf.grant) {
+        (false, _) => flags.open(path),
+        (true, Some(grant)) => grant.open(&mut flags),
+        (true, None) => {
+            return Err(IoError::Failed(format!(
+                "{}: no write permission from the safety checks; nothing written",
+                path.display()
+            )))
+        }
+    };
+    opened.map_err(|e| {
+        if e.raw_os_error() == Some(libc::EINVAL) && opts.direct {
+            bad(format!(
+                "{}: the file system does not support O_DIRECT (tmpfs?); use --buffered",
+                path.display()
+            ))
+        } else {
+            bad(format!("{}: cannot open: {e}", path.display()))
+        }
+    })
 }
 
 fn prepare_file(
@@ -215,63 +259,89 @@ fn prepare_file(
     size: u64,
     opts: &IoOptions,
     writes: bool,
+    overwrite: bool,
 ) -> Result<TargetFile, IoError> {
     let size = size / 4096 * 4096;
-    if size == 0 {
-        return Err(bad(format!("--size must be at least 4k; got {size}")));
+    if !path.exists() && std::fs::symlink_metadata(path).is_err() {
+        return create_file(path, size, opts, writes);
     }
-    let exists = path.exists();
-    let ours = exists && safety::is_ours(path);
-    if exists && !ours && !(writes && opts.overwrite) {
-        if writes {
-            safety::check_file_writable(path, false)?;
-        }
-        // Reading a file storlab did not create: use it as it is.
-        open_target(path, opts, false, false)?;
-        let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        return Ok(TargetFile {
+    let have = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let ours = safety::is_ours(path);
+    let extend = ours && have < size;
+    if !(writes || extend) {
+        // Only reads, and nothing to extend: use the file as it is (all of it, unless ours).
+        let read = TargetFile {
             path: path.to_path_buf(),
-            sectors: len / 512,
+            sectors: if ours { size / 512 } else { have / 512 },
             created: false,
-        });
+            grant: None,
+        };
+        open_target(&read, opts, false, false)?;
+        return Ok(read);
     }
-    let have = if exists {
-        std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
-    } else {
-        0
-    };
+    let grant = safety::admit(path, overwrite, None)?;
     if have < size {
         check_free_space(path, size - have)?;
-        let created = !exists;
-        let f = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(|e| bad(format!("{}: cannot create: {e}", path.display())))?;
-        if created {
-            safety::mark_ours(path).map_err(|e| {
-                IoError::Failed(format!("{}: cannot mark as storlab's: {e}", path.display()))
-            })?;
-        }
-        fill(&f, path, have, size, opts.direct, true).inspect_err(|_| {
-            if created {
-                let _ = safety::remove_ours(path);
-            }
-        })?;
+        let f = grant
+            .open(OpenOptions::new().read(true))
+            .map_err(|e| bad(format!("{}: cannot open: {e}", path.display())))?;
+        fill(&grant, &f, have, size, opts.direct, true)?;
+        mark(&grant)?;
     }
-    // Checks the flags work here (O_DIRECT on this file system) before any worker starts.
-    if let Err(e) = open_target(path, opts, writes, false) {
-        if !exists {
-            let _ = safety::remove_ours(path);
-        }
-        return Err(e);
-    }
-    Ok(TargetFile {
+    let tf = TargetFile {
         path: path.to_path_buf(),
         sectors: size / 512,
-        created: !exists,
+        created: false,
+        grant: Some(grant),
+    };
+    // Checks the flags work here (O_DIRECT on this file system) before any worker starts.
+    open_target(&tf, opts, writes, false)?;
+    Ok(tf)
+}
+
+/// Creates a file (admitted as new by the safety gate), marks it as storlab's and fills it.
+fn create_file(
+    path: &Path,
+    size: u64,
+    opts: &IoOptions,
+    writes: bool,
+) -> Result<TargetFile, IoError> {
+    let mut grant = safety::admit(path, false, None)?;
+    check_free_space(path, size)?;
+    let f = grant
+        .create()
+        .map_err(|e| bad(format!("{}: cannot create: {e}", path.display())))?;
+    let tf = TargetFile {
+        path: path.to_path_buf(),
+        sectors: size / 512,
+        created: true,
+        grant: Some(grant),
+    };
+    let ready = fill(
+        tf.grant.as_ref().expect("just made"),
+        &f,
+        0,
+        size,
+        opts.direct,
+        true,
+    )
+    .and_then(|()| mark(tf.grant.as_ref().expect("just made")))
+    // Checks the flags work here (O_DIRECT on this file system) before any worker starts.
+    .and_then(|()| open_target(&tf, opts, writes, false).map(drop));
+    if let Err(e) = ready {
+        cleanup(std::slice::from_ref(&tf), false);
+        return Err(e);
+    }
+    Ok(tf)
+}
+
+/// Records storlab's marker on a file it wrote.
+fn mark(grant: &WriteGrant) -> Result<(), IoError> {
+    grant.mark_written().map_err(|e| {
+        IoError::Failed(format!(
+            "{}: cannot mark as storlab's: {e}",
+            grant.path().display()
+        ))
     })
 }
 
@@ -279,8 +349,9 @@ fn prepare_file(
 /// written before measuring, so a fresh drive's empty-page speed does not flatter it).
 pub fn precondition(t: &PreparedTarget, opts: &IoOptions) -> Result<(), IoError> {
     for tf in &t.files {
-        let f = open_target(&tf.path, opts, true, false)?;
-        fill(&f, &tf.path, 0, tf.sectors * 512, opts.direct, false)?;
+        let f = open_target(tf, opts, true, false)?;
+        let grant = tf.grant.as_ref().expect("open_target checked the grant");
+        fill(grant, &f, 0, tf.sectors * 512, opts.direct, false)?;
     }
     Ok(())
 }
@@ -288,13 +359,14 @@ pub fn precondition(t: &PreparedTarget, opts: &IoOptions) -> Result<(), IoError>
 /// Preallocates (when `allocate`) and writes non-zero data over [from, to), so reads never
 /// hit holes.
 fn fill(
+    grant: &WriteGrant,
     f: &File,
-    path: &Path,
     from: u64,
     to: u64,
     direct: bool,
     allocate: bool,
 ) -> Result<(), IoError> {
+    let path = grant.path();
     let fail =
         |what: &str, e: std::io::Error| IoError::Failed(format!("{}: {what}: {e}", path.display()));
     if allocate {
@@ -313,10 +385,7 @@ fn fill(
         }
     }
     let writer = match direct {
-        true => OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_DIRECT)
-            .open(path),
+        true => grant.open(OpenOptions::new().custom_flags(libc::O_DIRECT)),
         false => f.try_clone(),
     }
     .map_err(|e| fail("cannot reopen", e))?;
@@ -379,10 +448,17 @@ fn check_free_space(path: &Path, need: u64) -> Result<(), IoError> {
 }
 
 fn prepare_device(path: &Path, opts: &IoOptions, writes: bool) -> Result<TargetFile, IoError> {
-    if writes {
-        safety::check_device_writable(path, opts.force_destroy.as_deref())?;
-    }
-    let file = open_target(path, opts, writes, false)?;
+    let grant = match writes {
+        true => Some(safety::admit(path, false, opts.force_destroy.as_deref())?),
+        false => None,
+    };
+    let mut tf = TargetFile {
+        path: path.to_path_buf(),
+        sectors: 0,
+        created: false,
+        grant,
+    };
+    let file = open_target(&tf, opts, writes, false)?;
     let mut bytes: u64 = 0;
     // SAFETY: BLKGETSIZE64 writes one u64.
     if unsafe { libc::ioctl(file.as_raw_fd(), BLKGETSIZE64 as _, &mut bytes) } != 0 {
@@ -393,11 +469,8 @@ fn prepare_device(path: &Path, opts: &IoOptions, writes: bool) -> Result<TargetF
         )));
     }
     let usable = opts.size_bytes.map_or(bytes, |s| s.min(bytes));
-    Ok(TargetFile {
-        path: path.to_path_buf(),
-        sectors: usable / 512,
-        created: false,
-    })
+    tf.sectors = usable / 512;
+    Ok(tf)
 }
 
 /// Logical block size of a device (its whole disk's for a partition); 512 when unknown.
@@ -412,15 +485,20 @@ fn logical_block_size(dev: &BlockDevice) -> u64 {
     .unwrap_or(512)
 }
 
-/// Removes the files storlab created (unless `keep`); returns what could not be removed.
+/// After a run: removes the files storlab created (unless `keep`) and marks the storlab files
+/// it keeps as they are now; returns what could not be done.
 pub fn cleanup(files: &[TargetFile], keep: bool) -> Vec<String> {
     let mut problems = Vec::new();
-    if keep {
-        return problems;
-    }
-    for f in files.iter().filter(|f| f.created) {
-        if let Err(e) = safety::remove_ours(&f.path) {
-            problems.push(format!("{}: could not remove: {e}", f.path.display()));
+    for f in files {
+        let Some(grant) = &f.grant else { continue };
+        let done = if f.created && !keep {
+            grant.remove_created().map(drop)
+        } else {
+            grant.mark_written()
+        };
+        if let Err(e) = done {
+            let what = if f.created && !keep { "remove" } else { "mark" };
+            problems.push(format!("{}: could not {what}: {e}", f.path.display()));
         }
     }
     problems

@@ -1,14 +1,21 @@
 //! The "storlab made this file" marker.
 //!
 //! The data area of a storlab file is all benchmark data, so the marker lives
-//! outside it: an extended attribute `user.storlab` = "1" on the file itself.
-//! Where the file system refuses user xattrs (ENOTSUP/EOPNOTSUPP, or EPERM
-//! where they are not permitted) the marker is a sidecar file
-//! `<name>.storlab` beside it, recording the file's inode number and birth
-//! time, so a stale sidecar does not vouch for a different file later put in
-//! the same place. A file system without birth times leaves the inode number
-//! as the only guard. An existing `<name>.storlab` that is not a storlab
-//! sidecar is never overwritten.
+//! outside it: an extended attribute `user.storlab` on the file itself. Where
+//! the file system refuses user xattrs (ENOTSUP/EOPNOTSUPP, or EPERM where
+//! they are not permitted) the marker is a sidecar file `<name>.storlab`
+//! beside it. An existing `<name>.storlab` that is not a storlab sidecar is
+//! never overwritten.
+//!
+//! Either marker records the file as storlab left it: device, inode number,
+//! size, modification time (to the nanosecond) and, in the sidecar, the birth
+//! time. It vouches for the file only while all of them still match, so it
+//! does not survive other content put there: `cp` onto the file (same inode,
+//! new size or modification time, and `cp -p` copies the source's time), a
+//! rename over it (another inode), or a copy of the file elsewhere with its
+//! xattrs (another inode). storlab records the marker again after each run
+//! that wrote the file ([`mark_ours`]); a run killed before that leaves a
+//! stale marker, and the next run refuses the file (fail closed).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, ErrorKind, Read, Write};
@@ -16,7 +23,9 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-const SIDECAR_HEADER: &str = "storlab marker v1\n";
+const SIDECAR_HEADER: &str = "storlab marker v2\n";
+/// First word of the xattr marker's value (the older value "1" vouched for any content).
+const XATTR_VERSION: &str = "storlab-v2";
 /// Largest sidecar read back; real ones are under 100 bytes.
 const SIDECAR_MAX_BYTES: u64 = 4096;
 
@@ -48,8 +57,7 @@ mod xattr {
 
     const NAME: &CStr = c"user.storlab";
 
-    pub fn set(file: &File) -> io::Result<()> {
-        let value = b"1";
+    pub fn set(file: &File, value: &[u8]) -> io::Result<()> {
         // SAFETY: the fd is open for the call; NAME is NUL-terminated and
         // value points to value.len() readable bytes.
         let rc = unsafe {
@@ -68,9 +76,9 @@ mod xattr {
         }
     }
 
-    /// True if the attribute is present and "1".
-    pub fn get(file: &File) -> io::Result<bool> {
-        let mut buf = [0u8; 8];
+    /// The attribute's value (at most 256 bytes), `None` when absent or longer.
+    pub fn get(file: &File) -> io::Result<Option<Vec<u8>>> {
+        let mut buf = [0u8; 256];
         // SAFETY: the fd is open for the call; buf is writable for buf.len() bytes.
         let len = unsafe {
             libc::fgetxattr(
@@ -81,11 +89,11 @@ mod xattr {
             )
         };
         match usize::try_from(len) {
-            Ok(len) => Ok(buf.get(..len) == Some(&b"1"[..])),
+            Ok(len) => Ok(buf.get(..len).map(<[u8]>::to_vec)),
             Err(_) => {
                 let e = io::Error::last_os_error();
                 match e.raw_os_error() {
-                    Some(libc::ENODATA) | Some(libc::ERANGE) => Ok(false),
+                    Some(libc::ENODATA) | Some(libc::ERANGE) => Ok(None),
                     _ => Err(e),
                 }
             }
@@ -98,11 +106,11 @@ mod xattr {
     use std::fs::File;
     use std::io;
 
-    pub fn set(_: &File) -> io::Result<()> {
+    pub fn set(_: &File, _: &[u8]) -> io::Result<()> {
         Err(io::ErrorKind::Unsupported.into())
     }
 
-    pub fn get(_: &File) -> io::Result<bool> {
+    pub fn get(_: &File) -> io::Result<Option<Vec<u8>>> {
         Err(io::ErrorKind::Unsupported.into())
     }
 }
@@ -123,7 +131,19 @@ pub(crate) fn sidecar_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// What a sidecar records about the file it marks.
+/// The file as storlab left it: what the xattr marker records.
+fn state(meta: &fs::Metadata) -> String {
+    format!(
+        "{XATTR_VERSION} dev={} ino={} size={} mtime={}.{:09}",
+        meta.dev(),
+        meta.ino(),
+        meta.size(),
+        meta.mtime(),
+        meta.mtime_nsec()
+    )
+}
+
+/// What a sidecar records about the file it marks: its state and birth time.
 fn identity(meta: &fs::Metadata) -> String {
     let born = meta
         .created()
@@ -133,7 +153,7 @@ fn identity(meta: &fs::Metadata) -> String {
         || "-".to_string(),
         |d| format!("{}.{:09}", d.as_secs(), d.subsec_nanos()),
     );
-    format!("{SIDECAR_HEADER}ino={} born={born}\n", meta.ino())
+    format!("{SIDECAR_HEADER}{} born={born}\n", state(meta))
 }
 
 /// The contents of `side` if it is a storlab sidecar (a regular file starting with the header).
@@ -182,21 +202,46 @@ pub(crate) fn sidecar_marks(path: &Path) -> bool {
     }
 }
 
-/// Marks a file storlab created: xattr `user.storlab`, else a sidecar.
+/// Marks a file storlab created, as it is now: xattr `user.storlab`, else a sidecar. Called
+/// when storlab creates the file and again after every run that wrote it.
 pub fn mark_ours(path: &Path) -> io::Result<()> {
     let file = open_regular(path)?;
-    match xattr::set(&file) {
+    // Setting the xattr changes only the inode's change time, not what it records.
+    let value = state(&file.metadata()?);
+    match xattr::set(&file, value.as_bytes()) {
         Err(e) if xattr_unsupported(&e) => mark_sidecar(path),
         other => other,
     }
 }
 
-/// True if the file carries the xattr marker (`false` if unsupported or unreadable).
+/// True if the file carries an xattr marker that matches it as it is now (`false` if
+/// unsupported or unreadable).
 pub(crate) fn has_xattr_mark(path: &Path) -> bool {
-    open_regular(path).is_ok_and(|f| xattr::get(&f).unwrap_or(false))
+    let Ok(file) = open_regular(path) else {
+        return false;
+    };
+    match (xattr::get(&file), file.metadata()) {
+        (Ok(Some(value)), Ok(meta)) => value == state(&meta).as_bytes(),
+        _ => false,
+    }
 }
 
-/// True if storlab created the file (marker present).
+/// True if `side` is a storlab sidecar, whichever file state it records.
+pub(crate) fn is_storlab_sidecar(side: &Path) -> bool {
+    read_sidecar(side).is_some()
+}
+
+/// True if the file carries a storlab marker that no longer matches it: storlab made it, then
+/// something else changed or replaced it (or a run that wrote it was killed).
+pub(crate) fn has_stale_mark(path: &Path) -> bool {
+    let xattr = open_regular(path)
+        .ok()
+        .and_then(|f| xattr::get(&f).ok().flatten())
+        .is_some_and(|v| v.starts_with(b"storlab") || v == b"1");
+    (xattr || is_storlab_sidecar(&sidecar_path(path))) && !is_ours(path)
+}
+
+/// True if storlab created the file and it is as storlab left it (marker matches).
 pub fn is_ours(path: &Path) -> bool {
     has_xattr_mark(path) || sidecar_marks(path)
 }

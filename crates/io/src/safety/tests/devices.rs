@@ -27,8 +27,11 @@ fn error_messages_name_the_path_and_the_fix() {
     };
     let msg = "/dev/sdb holds an ext2/3/4 file system; to destroy it pass --force-destroy /dev/sdb";
     assert_eq!(signature.to_string(), msg);
-    let not_ours = SafetyError::NotOurs { path: p("/data/f") };
-    let msg = "/data/f exists and was not created by storlab; pass --overwrite to use it anyway";
+    let not_ours = SafetyError::NotOurs {
+        path: p("/data/f"),
+        changed: false,
+    };
+    let msg = "/data/f exists and was not created by storlab; storlab will not write to it (pass --overwrite /data/f to write it anyway)";
     assert_eq!(not_ours.to_string(), msg);
     let source = io::Error::from_raw_os_error(libc::EACCES);
     let io_err = SafetyError::Io {

@@ -5,12 +5,16 @@ use super::*;
 fn created_file_is_marked_outside_its_data_and_removed_with_its_marker() {
     let dir = scratch_dir();
     let f = dir.path().join("bench.dat");
-    assert!(!check_file_writable(&f, false).expect("missing file is fine"));
+    let grant = admit(&f, false, None).expect("missing file is fine");
+    assert_eq!(grant.admitted(), Admitted::New);
     assert!(!is_ours(&f));
     fs::write(&f, [7u8; 4096]).expect("write");
     mark_ours(&f).expect("mark");
     assert!(is_ours(&f));
-    assert!(check_file_writable(&f, false).expect("ours"));
+    assert_eq!(
+        admit(&f, false, None).expect("ours").admitted(),
+        Admitted::Ours
+    );
     assert_eq!(
         fs::read(&f).expect("read"),
         vec![7u8; 4096],
@@ -32,11 +36,21 @@ fn foreign_file_needs_overwrite_and_is_never_removed() {
     let dir = scratch_dir();
     let f = dir.path().join("precious");
     fs::write(&f, b"user data").expect("write");
-    match check_file_writable(&f, false) {
-        Err(e @ SafetyError::NotOurs { .. }) => assert!(e.to_string().contains("--overwrite")),
+    match admit(&f, false, None) {
+        Err(e @ SafetyError::NotOurs { .. }) => {
+            let msg = e.to_string();
+            assert!(msg.contains("was not created by storlab"), "{msg}");
+            assert!(
+                msg.contains(&format!("--overwrite {}", f.display())),
+                "{msg}"
+            );
+        }
         other => panic!("expected NotOurs, got {other:?}"),
     }
-    assert!(check_file_writable(&f, true).expect("overwrite allows it"));
+    let grant = admit(&f, true, None).expect("overwrite allows it");
+    assert_eq!(grant.admitted(), Admitted::Overwrite);
+    assert!(!grant.is_storlabs());
+    assert!(!grant.remove_created().expect("never removes it"));
     assert!(!remove_ours(&f).expect("refuses"));
     assert_eq!(fs::read(&f).expect("still there"), b"user data");
 }
@@ -50,7 +64,10 @@ fn sidecar_fallback_marks_checks_and_removes() {
     assert!(sidecar_marks(&f));
     assert!(!has_xattr_mark(&f));
     assert!(is_ours(&f));
-    assert!(check_file_writable(&f, false).expect("ours"));
+    assert_eq!(
+        admit(&f, false, None).expect("ours").admitted(),
+        Admitted::Ours
+    );
     assert!(remove_ours(&f).expect("remove"));
     assert!(!f.exists() && !sidecar_path(&f).exists());
 }
@@ -65,8 +82,8 @@ fn stale_sidecar_does_not_vouch_for_a_replacement() {
     fs::rename(&other, &f).expect("replace");
     assert!(!is_ours(&f));
     assert!(matches!(
-        check_file_writable(&f, false),
-        Err(SafetyError::NotOurs { .. })
+        admit(&f, false, None),
+        Err(SafetyError::NotOurs { changed: true, .. })
     ));
 }
 
@@ -85,17 +102,17 @@ fn foreign_file_in_the_sidecar_place_is_kept() {
 #[test]
 fn non_regular_paths_are_refused() {
     let dir = scratch_dir();
-    let msg = io_message(check_file_writable(dir.path(), true));
+    let msg = io_message(admit(dir.path(), true, None));
     assert!(msg.contains("a directory"), "{msg}");
     let dangling = dir.path().join("dangling");
     std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).expect("symlink");
-    let msg = io_message(check_file_writable(&dangling, true));
+    let msg = io_message(admit(&dangling, true, None));
     assert!(msg.contains("symbolic link to a missing file"), "{msg}");
     let fifo = dir.path().join("fifo");
     let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("no NUL");
     // SAFETY: c_path is a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo");
-    let msg = io_message(check_file_writable(&fifo, true));
+    let msg = io_message(admit(&fifo, true, None));
     assert!(msg.contains("not a regular file"), "{msg}");
     assert!(!is_ours(&fifo), "must not block or claim a FIFO");
     assert!(mark_ours(&fifo).is_err());
@@ -108,7 +125,122 @@ fn symlink_to_our_file_is_not_removed() {
     fs::write(&f, b"data").expect("write");
     mark_ours(&f).expect("mark");
     std::os::unix::fs::symlink(&f, &link).expect("symlink");
-    assert!(check_file_writable(&link, false).expect("follows the link to our file"));
+    let grant = admit(&link, false, None).expect("follows the link to our file");
+    assert_eq!(grant.admitted(), Admitted::Ours);
     assert!(!remove_ours(&link).expect("refuses links"));
     assert!(link.exists() && is_ours(&f));
+}
+
+/// Sets a file's modification time (as `touch -d` or `cp -p` would).
+fn set_mtime(path: &std::path::Path, secs: i64, nanos: i64) {
+    let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).expect("no NUL");
+    let t = libc::timespec {
+        tv_sec: secs,
+        tv_nsec: nanos,
+    };
+    // SAFETY: a valid path and two valid timespecs.
+    let rc = unsafe { libc::utimensat(libc::AT_FDCWD, c_path.as_ptr(), [t, t].as_ptr(), 0) };
+    assert_eq!(rc, 0, "utimensat");
+}
+
+#[test]
+fn marker_does_not_survive_other_content_copied_onto_the_file() {
+    let dir = scratch_dir();
+    let f = dir.path().join("kept.dat");
+    fs::write(&f, [7u8; 8192]).expect("write");
+    mark_ours(&f).expect("mark");
+    assert!(is_ours(&f));
+    // `cp other kept.dat`: same inode, new content (same size), new modification time.
+    let before = fs::metadata(&f).expect("meta");
+    fs::write(&f, [9u8; 8192]).expect("copy onto it");
+    set_mtime(&f, before.mtime() + 10, 0);
+    assert_eq!(fs::metadata(&f).expect("meta").ino(), before.ino());
+    assert!(
+        !is_ours(&f),
+        "a marker must not vouch for copied-in content"
+    );
+    match admit(&f, false, None) {
+        Err(e @ SafetyError::NotOurs { changed: true, .. }) => {
+            assert!(
+                e.to_string()
+                    .contains("changed since storlab last wrote it"),
+                "{e}"
+            )
+        }
+        other => panic!("expected a changed file to be refused, got {other:?}"),
+    }
+    // `cp -p`: the source's older modification time comes along; still refused.
+    set_mtime(&f, 1_000_000_000, 5);
+    assert!(!is_ours(&f));
+    // Marked again (what storlab does after its own run), it is storlab's again.
+    mark_ours(&f).expect("mark");
+    assert!(is_ours(&f));
+}
+
+#[test]
+fn marker_copied_with_the_file_does_not_vouch_for_the_copy() {
+    let dir = scratch_dir();
+    let (f, copy) = (dir.path().join("ours"), dir.path().join("copy"));
+    fs::write(&f, b"data").expect("write");
+    mark_ours(&f).expect("mark");
+    // The same xattr (or sidecar content) and modification time on another inode.
+    let status = std::process::Command::new("cp")
+        .arg("--preserve=all")
+        .arg(&f)
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    if sidecar_path(&f).exists() {
+        fs::copy(sidecar_path(&f), sidecar_path(&copy)).expect("copy the sidecar");
+    }
+    assert!(is_ours(&f));
+    assert!(!is_ours(&copy), "the copy is another file");
+}
+
+#[test]
+fn grant_refuses_a_file_swapped_in_after_the_check() {
+    let dir = scratch_dir();
+    let (f, other) = (dir.path().join("f"), dir.path().join("other"));
+    fs::write(&f, b"ours").expect("write");
+    mark_ours(&f).expect("mark");
+    let grant = admit(&f, false, None).expect("ours");
+    fs::write(&other, b"user data").expect("write");
+    fs::rename(&other, &f).expect("swap");
+    let err = grant
+        .open(fs::OpenOptions::new().read(true))
+        .expect_err("must not open the swapped file");
+    assert!(err.to_string().contains("replaced"), "{err}");
+    assert_eq!(fs::read(&f).expect("read"), b"user data");
+    assert!(!grant.remove_created().expect("not created"));
+    assert!(f.exists());
+}
+
+#[test]
+fn created_file_is_removed_only_while_it_is_the_one_created() {
+    let dir = scratch_dir();
+    let f = dir.path().join("new.dat");
+    let mut grant = admit(&f, false, None).expect("new");
+    let file = grant.create().expect("create");
+    drop(file);
+    assert!(is_ours(&f));
+    fs::write(&f, b"written by the run").expect("write");
+    assert!(grant.remove_created().expect("remove"));
+    assert!(!f.exists() && !sidecar_path(&f).exists());
+    // Created, then replaced by somebody else: left alone.
+    let mut grant = admit(&f, false, None).expect("new");
+    drop(grant.create().expect("create"));
+    fs::remove_file(&f).expect("rm");
+    fs::write(&f, b"user data").expect("write");
+    assert!(!grant.remove_created().expect("not the created file"));
+    assert_eq!(fs::read(&f).expect("read"), b"user data");
+    // A grant for a new file never creates over something that appeared meanwhile.
+    let g = dir.path().join("raced");
+    let mut grant = admit(&g, false, None).expect("new");
+    fs::write(&g, b"appeared").expect("write");
+    assert_eq!(
+        grant.create().expect_err("O_EXCL").kind(),
+        io::ErrorKind::AlreadyExists
+    );
+    assert_eq!(fs::read(&g).expect("read"), b"appeared");
 }

@@ -1,0 +1,257 @@
+//! `storlab io` never writes what it did not create, whatever flags are given: real files,
+//! real loop devices with a real ext4 file system, unmounted and mounted.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Std;
+
+use predicates::prelude::*;
+
+use super::{scratch_dir, storlab};
+
+/// A loop device over an image file, with an ext4 file system; detached (and unmounted) on
+/// drop. `None` where the machine cannot create loop devices (not root, no loop driver).
+struct LoopDevice {
+    device: PathBuf,
+    mount_point: Option<PathBuf>,
+    _image_dir: tempfile::TempDir,
+}
+
+fn run(cmd: &mut Std) -> Result<String, String> {
+    let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{cmd:?}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+impl LoopDevice {
+    fn with_ext4() -> Option<LoopDevice> {
+        let dir = scratch_dir();
+        let image = dir.path().join("disk.img");
+        std::fs::File::create(&image)
+            .and_then(|f| f.set_len(64 << 20))
+            .expect("image file");
+        let device = match run(Std::new("losetup").args(["--find", "--show"]).arg(&image)) {
+            Ok(dev) => PathBuf::from(dev),
+            Err(e) => {
+                eprintln!("skipped: this machine cannot create a loop device ({e})");
+                return None;
+            }
+        };
+        let dev = LoopDevice {
+            device,
+            mount_point: None,
+            _image_dir: dir,
+        };
+        run(Std::new("mkfs.ext4").args(["-q", "-F"]).arg(&dev.device)).expect("mkfs.ext4");
+        Some(dev)
+    }
+
+    fn mount(&mut self) {
+        let mp = self._image_dir.path().join("mnt");
+        std::fs::create_dir(&mp).expect("mount point");
+        run(Std::new("mount").arg(&self.device).arg(&mp)).expect("mount");
+        self.mount_point = Some(mp);
+    }
+
+    /// The first 64 KiB of the device: the ext4 superblock and group descriptors.
+    fn head(&self) -> Vec<u8> {
+        use std::io::Read;
+        let mut buf = vec![0u8; 64 << 10];
+        std::fs::File::open(&self.device)
+            .and_then(|mut f| f.read_exact(&mut buf))
+            .expect("read the device");
+        buf
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        if let Some(mp) = &self.mount_point {
+            let _ = run(Std::new("umount").arg(mp));
+        }
+        let _ = run(Std::new("losetup").arg("-d").arg(&self.device));
+    }
+}
+
+/// `storlab io` on `target` for a short run, with `extra` flags.
+fn io(target: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
+    storlab()
+        .args(["io", "--target"])
+        .arg(target)
+        .args(["--size", "4m", "--duration", "1s", "--warmup", "0"])
+        .args(extra)
+        .assert()
+}
+
+fn user_data(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i * 7 + 3) as u8).collect()
+}
+
+#[test]
+fn precondition_never_writes_a_file_storlab_did_not_create() {
+    let dir = scratch_dir();
+    let f = dir.path().join("users.dat");
+    let data = user_data(4 << 20);
+    std::fs::write(&f, &data).unwrap();
+    io(&f, &["--rw", "randread", "--precondition"])
+        .code(2)
+        .stderr(predicate::str::contains("was not created by storlab"));
+    assert!(
+        std::fs::read(&f).unwrap() == data,
+        "the user's file changed"
+    );
+    // Reading it is fine, and leaves it as it was.
+    io(&f, &["--rw", "randread"]).success();
+    assert!(
+        std::fs::read(&f).unwrap() == data,
+        "a read-only run changed it"
+    );
+    // --overwrite must name the target: naming something else allows nothing.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::write(&elsewhere, b"x").unwrap();
+    io(&f, &["--rw", "randwrite", "--overwrite"])
+        .code(2)
+        .stderr(predicate::str::contains("a value is required"));
+    let mut args = vec!["--rw", "randwrite", "--overwrite"];
+    let elsewhere_arg = elsewhere.display().to_string();
+    args.push(&elsewhere_arg);
+    io(&f, &args).code(2);
+    assert!(std::fs::read(&f).unwrap() == data);
+    let named = f.display().to_string();
+    io(&f, &["--rw", "randwrite", "--overwrite", &named]).success();
+    assert!(f.exists(), "a file storlab did not create is never removed");
+}
+
+#[test]
+fn precondition_never_writes_user_files_in_a_directory_target() {
+    let dir = scratch_dir();
+    let users = dir.path().join("storlab-io.0.dat");
+    let data = user_data(2 << 20);
+    std::fs::write(&users, &data).unwrap();
+    io(
+        dir.path(),
+        &["--rw", "randread", "--precondition", "--jobs", "2"],
+    )
+    .code(2)
+    .stderr(predicate::str::contains("storlab-io.0.dat"));
+    assert!(std::fs::read(&users).unwrap() == data);
+    assert!(
+        !dir.path().join("storlab-io.1.dat").exists(),
+        "nothing left behind"
+    );
+}
+
+#[test]
+fn a_kept_file_is_not_written_after_other_content_is_copied_onto_it() {
+    let dir = scratch_dir();
+    let f = dir.path().join("kept.dat");
+    io(&f, &["--rw", "randwrite", "--keep"]).success();
+    // storlab's own kept file: written again without any flag.
+    io(&f, &["--rw", "randwrite", "--keep"]).success();
+    io(&f, &["--rw", "randread", "--precondition", "--keep"]).success();
+    // The user copies their own data onto it (cp keeps the inode and its xattrs).
+    let theirs = dir.path().join("theirs.dat");
+    std::fs::write(&theirs, user_data(4 << 20)).unwrap();
+    let status = Std::new("cp").arg(&theirs).arg(&f).status().unwrap();
+    assert!(status.success());
+    io(&f, &["--rw", "randwrite"])
+        .code(2)
+        .stderr(predicate::str::contains(
+            "changed since storlab last wrote it",
+        ));
+    assert!(std::fs::read(&f).unwrap() == std::fs::read(&theirs).unwrap());
+}
+
+#[test]
+fn a_device_with_a_file_system_is_written_only_when_named() {
+    let Some(dev) = LoopDevice::with_ext4() else {
+        return;
+    };
+    let before = dev.head();
+    for flags in [
+        &["--rw", "randread", "--precondition"][..],
+        &["--rw", "randwrite"][..],
+        &["--rw", "randread", "--group-commit", "2"][..],
+    ] {
+        io(&dev.device, flags)
+            .code(2)
+            .stderr(predicate::str::contains("ext2/3/4 file system"))
+            .stderr(predicate::str::contains("--force-destroy"));
+        assert!(dev.head() == before, "{flags:?} changed the device");
+    }
+    // Reads only: allowed, nothing written.
+    io(&dev.device, &["--rw", "randread"]).success();
+    assert!(dev.head() == before);
+    // --force-destroy naming another device allows nothing.
+    io(
+        &dev.device,
+        &["--rw", "randwrite", "--force-destroy", "/dev/null"],
+    )
+    .code(2);
+    assert!(dev.head() == before);
+    // Named: the user asked for it.
+    let name = dev.device.display().to_string();
+    io(
+        &dev.device,
+        &[
+            "--rw",
+            "randread",
+            "--precondition",
+            "--force-destroy",
+            &name,
+        ],
+    )
+    .success();
+    assert!(
+        dev.head() != before,
+        "preconditioning wrote the named device"
+    );
+}
+
+#[test]
+fn a_mounted_file_system_is_never_written_whatever_the_flags() {
+    let Some(mut dev) = LoopDevice::with_ext4() else {
+        return;
+    };
+    dev.mount();
+    let mp = dev.mount_point.clone().unwrap();
+    std::fs::write(mp.join("users-file"), b"precious").unwrap();
+    // What a mounted ext4 never rewrites itself: the boot block, the superblock's magic
+    // number and the file system's UUID.
+    let fixed = |head: Vec<u8>| [&head[..1024], &head[1080..1082], &head[1128..1144]].concat();
+    let before = fixed(dev.head());
+    let name = dev.device.display().to_string();
+    for flags in [
+        &[
+            "--rw",
+            "randread",
+            "--precondition",
+            "--force-destroy",
+            &name,
+        ][..],
+        &["--rw", "randwrite", "--force-destroy", &name][..],
+        &[
+            "--rw",
+            "write",
+            "--force-destroy",
+            &name,
+            "--overwrite",
+            &name,
+        ][..],
+    ] {
+        io(&dev.device, flags)
+            .code(2)
+            .stderr(predicate::str::contains("is mounted at"));
+    }
+    assert!(
+        fixed(dev.head()) == before,
+        "the mounted file system's superblock changed"
+    );
+    // Still a healthy, writable file system.
+    std::fs::write(mp.join("after"), b"ok").unwrap();
+    assert_eq!(std::fs::read(mp.join("users-file")).unwrap(), b"precious");
+}
