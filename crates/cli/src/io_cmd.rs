@@ -1,10 +1,10 @@
 //! `storlab io`: build the options from the flags (profile plus overrides, or a workload file
 //! of classes), run once or as a load sweep, print, write.
 
-use storlab_core::profile::BUILTIN_PROFILES;
+use storlab_core::profile::{BUILTIN_PROFILES, MAX_RATE_IOPS};
 use storlab_core::result::Run;
 use storlab_core::{AccessPattern, BlockSizeWeight, IoProfile};
-use storlab_io::options::parse_classes;
+use storlab_io::options::{parse_classes, MAX_OUTSTANDING};
 use storlab_io::sweep::{doubling, run_sweep, LoadPoint};
 use storlab_io::{run_io, EngineKind, IoClass, IoOptions, SteadyState, SyncMode};
 
@@ -12,6 +12,9 @@ use crate::cli::IoArgs;
 use crate::error::CliError;
 use crate::output::{read_input, write_results};
 use crate::table::{self, num, render};
+
+/// Most load points of one sweep (`--sweep-rates`; `--sweep-max` doubles up to its bound).
+const MAX_SWEEP_POINTS: usize = 64;
 
 fn profile(a: &IoArgs) -> Result<IoProfile, CliError> {
     let name = a.profile.as_deref().unwrap_or("randread-8k");
@@ -52,9 +55,38 @@ fn profile(a: &IoArgs) -> Result<IoProfile, CliError> {
         p.read_pct = 0.0;
         p.sync_writes = true;
     }
+    if a.rw.is_some() || a.bs.is_some() {
+        p.name = override_name(&p);
+    }
     p.validate()
-        .map_err(|e| CliError::BadInput(format!("--{}: {}", e.key.replace('_', "-"), e.reason)))?;
+        .map_err(|e| CliError::BadInput(format!("{}: {}", flag_of(e.key), e.reason)))?;
     Ok(p)
+}
+
+/// The name of a profile changed by --rw or --bs, as fio names a job: `randrw-16k`, `read-1m`
+/// (`mix` for several block sizes); a read share other than 0, 50 or 100 is spelled out.
+fn override_name(p: &IoProfile) -> String {
+    let random = p.pattern == AccessPattern::Random;
+    let rw = match p.read_pct {
+        r if r >= 100.0 => "read".to_string(),
+        r if r <= 0.0 => "write".to_string(),
+        50.0 => "rw".to_string(),
+        r => format!("rw{r}"),
+    };
+    let bs = match p.block_sizes.as_slice() {
+        [one] => one.size.to_string(),
+        _ => "mix".to_string(),
+    };
+    format!("{}{rw}-{bs}", if random { "rand" } else { "" })
+}
+
+/// The command-line flag that sets a profile key (what the user typed, not the key's name).
+fn flag_of(key: &str) -> String {
+    match key {
+        "block_sizes" => "--bs".into(),
+        "read_pct" => "--rw".into(),
+        _ => format!("--{}", key.replace('_', "-")),
+    }
 }
 
 fn steady(s: &str) -> Result<SteadyState, CliError> {
@@ -125,9 +157,15 @@ fn sweep(a: &IoArgs, opts: &IoOptions) -> Result<Option<storlab_io::sweep::Sweep
         return Ok(None);
     }
     let points: Vec<LoadPoint> = if a.sweep_rates.is_empty() {
+        if a.sweep_max == 0 || u64::from(a.sweep_max) > MAX_OUTSTANDING {
+            return Err(CliError::BadInput(format!(
+                "--sweep-max must be 1..={MAX_OUTSTANDING} outstanding I/Os; got {}",
+                a.sweep_max
+            )));
+        }
         doubling(a.sweep_max)
     } else {
-        a.sweep_rates.iter().map(|&r| LoadPoint::Rate(r)).collect()
+        sweep_rates(&a.sweep_rates)?
     };
     Ok(Some(run_sweep(opts, &points, a.max_p99_ms)?))
 }
@@ -183,6 +221,28 @@ pub fn run(a: IoArgs) -> Result<(), CliError> {
         ));
     }
     Ok(())
+}
+
+/// The arrival rates of `--sweep-rates`, each checked like `--rate-iops`.
+fn sweep_rates(rates: &[f64]) -> Result<Vec<LoadPoint>, CliError> {
+    if rates.len() > MAX_SWEEP_POINTS {
+        return Err(CliError::BadInput(format!(
+            "--sweep-rates: at most {MAX_SWEEP_POINTS} rates; got {}",
+            rates.len()
+        )));
+    }
+    rates
+        .iter()
+        .map(|&r| {
+            if r > 0.0 && r <= MAX_RATE_IOPS {
+                Ok(LoadPoint::Rate(r))
+            } else {
+                Err(CliError::BadInput(format!(
+                    "--sweep-rates: every rate must be > 0 and at most {MAX_RATE_IOPS} IO/s; got {r}"
+                )))
+            }
+        })
+        .collect()
 }
 
 fn point_name(p: &LoadPoint) -> String {

@@ -10,6 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::units::{ByteSize, TimeSpan};
 
+/// Highest open-loop arrival rate of a profile: well above any single array or host today
+/// (a few million IO/s), low enough that a simulated or real run stays bounded.
+pub const MAX_RATE_IOPS: f64 = 10_000_000.0;
+/// Largest block size of a profile (each outstanding I/O holds a buffer this large).
+pub const MAX_BLOCK_BYTES: u64 = 64 << 20;
+
 /// Random or sequential addressing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -206,11 +212,12 @@ impl IoProfile {
             return err("block_sizes", "must name at least one size".into());
         }
         for b in &self.block_sizes {
-            if b.size.0 == 0 || b.size.0 % 512 != 0 {
+            if b.size.0 == 0 || b.size.0 % 512 != 0 || b.size.0 > MAX_BLOCK_BYTES {
                 return err(
                     "block_sizes",
                     format!(
-                        "size must be a positive multiple of 512 bytes; got {}",
+                        "size must be a positive multiple of 512 bytes, at most {}; got {}",
+                        ByteSize(MAX_BLOCK_BYTES),
                         b.size
                     ),
                 );
@@ -232,8 +239,11 @@ impl IoProfile {
             );
         }
         if let Some(r) = self.rate_iops {
-            if !(r > 0.0 && r.is_finite()) {
-                return err("rate_iops", format!("must be > 0; got {r}"));
+            if !(r > 0.0 && r <= MAX_RATE_IOPS) {
+                return err(
+                    "rate_iops",
+                    format!("must be > 0 and at most {MAX_RATE_IOPS} IO/s; got {r}"),
+                );
             }
         }
         if !self.region_offset.0.is_multiple_of(512) {

@@ -5,6 +5,17 @@ use std::alloc::{alloc_zeroed, dealloc, Layout};
 /// Buffer alignment: 4 KiB satisfies every logical block size in use.
 pub const ALIGN: usize = 4096;
 
+/// Length of the pattern storlab fills new files with, repeated through the file.
+pub const FILL_CHUNK: usize = 1 << 20;
+const FILL_SEED: u64 = 0x5709_1ab5;
+
+/// The pattern storlab fills the files it prepares with (byte `o` of a file holds byte
+/// `o % FILL_CHUNK` of it): made once, shared by the preparation and data verification.
+pub fn preparation_fill() -> &'static AlignedBuf {
+    static FILL: std::sync::OnceLock<AlignedBuf> = std::sync::OnceLock::new();
+    FILL.get_or_init(|| AlignedBuf::new(FILL_CHUNK, FILL_SEED))
+}
+
 /// A heap buffer aligned to [`ALIGN`], filled with non-zero data.
 pub struct AlignedBuf {
     ptr: *mut u8,
@@ -13,6 +24,8 @@ pub struct AlignedBuf {
 
 // The buffer is plain memory owned by one worker at a time.
 unsafe impl Send for AlignedBuf {}
+// Shared only read-only (the preparation fill); every mutation needs `&mut`.
+unsafe impl Sync for AlignedBuf {}
 
 impl AlignedBuf {
     /// A buffer of `len` bytes (rounded up to [`ALIGN`]) holding a non-zero pattern, so

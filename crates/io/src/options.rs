@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use storlab_core::IoProfile;
+use storlab_core::{ByteSize, IoProfile};
 
 /// How I/O is submitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +52,11 @@ impl IoClass {
         self.profile.read_pct < 100.0 || self.group_commit.is_some()
     }
 }
+
+/// Most I/Os one run keeps outstanding in all (psync runs a thread for each).
+pub const MAX_OUTSTANDING: u64 = 4096;
+/// Most memory one run holds in I/O buffers.
+pub const MAX_BUFFER_BYTES: u64 = 4 << 30;
 
 /// Stop early once throughput is steady.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -121,6 +126,33 @@ impl IoOptions {
             precondition: false,
             verify: false,
         }
+    }
+
+    /// Checks what the run would hold at once: threads (psync: one per outstanding I/O) and
+    /// I/O buffers (one per outstanding I/O, of the largest block size).
+    pub fn check_bounds(&self) -> Result<(), String> {
+        let mut outstanding: u64 = 0;
+        let mut buffer_bytes: u64 = 0;
+        for c in &self.classes {
+            let p = &c.profile;
+            let n =
+                u64::from(p.jobs) * u64::from(p.iodepth) + u64::from(c.group_commit.unwrap_or(0));
+            outstanding += n;
+            buffer_bytes = buffer_bytes.saturating_add(n.saturating_mul(p.max_block_bytes()));
+        }
+        if outstanding > MAX_OUTSTANDING {
+            return Err(format!(
+                "the run would keep {outstanding} I/Os outstanding (jobs x iodepth over every class); at most {MAX_OUTSTANDING}"
+            ));
+        }
+        if buffer_bytes > MAX_BUFFER_BYTES {
+            return Err(format!(
+                "the run would hold {} of I/O buffers (jobs x iodepth x the largest block); at most {}; lower --iodepth, --jobs or --bs",
+                ByteSize(buffer_bytes),
+                ByteSize(MAX_BUFFER_BYTES)
+            ));
+        }
+        Ok(())
     }
 
     /// The first class's profile (the run's name).

@@ -67,6 +67,7 @@ pub fn run_io(opts: &IoOptions) -> Result<Run, IoError> {
     if opts.classes.is_empty() {
         return Err(IoError::BadInput("no I/O class to run".into()));
     }
+    opts.check_bounds().map_err(IoError::BadInput)?;
     signal::install();
     let mut targets: BTreeMap<PathBuf, PreparedTarget> = BTreeMap::new();
     let paths: Vec<PathBuf> = opts.classes.iter().map(|c| c.target.clone()).collect();

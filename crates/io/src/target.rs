@@ -7,7 +7,6 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::buffer::AlignedBuf;
 use crate::diskstats::{devices_for_path, BlockDevice};
 use crate::error::IoError;
 use crate::options::{IoOptions, SyncMode};
@@ -54,7 +53,7 @@ pub struct PreparedTarget {
 const DEFAULT_FILE_BYTES: u64 = 1 << 30;
 /// Smallest file storlab makes (files are whole 4 KiB pages, for O_DIRECT).
 const MIN_FILE_BYTES: u64 = 4096;
-const FILL_CHUNK: usize = 1 << 20;
+use crate::buffer::FILL_CHUNK;
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
 
 fn bad(msg: String) -> IoError {
@@ -389,7 +388,7 @@ fn fill(
         false => f.try_clone(),
     }
     .map_err(|e| fail("cannot reopen", e))?;
-    let buf = AlignedBuf::new(FILL_CHUNK, 0x5709_1ab5);
+    let buf = crate::buffer::preparation_fill();
     let mut off = from;
     while off < to {
         if crate::signal::stop_requested() {
@@ -397,12 +396,16 @@ fn fill(
                 "interrupted while filling the target".into(),
             ));
         }
-        let n = ((to - off) as usize).min(FILL_CHUNK);
-        // SAFETY: buf holds FILL_CHUNK bytes.
+        // The pattern is laid at absolute offsets (byte `o` of the file holds byte
+        // `o % FILL_CHUNK` of it), so verification can tell a never-written sector; `from`
+        // is a multiple of 4 KiB, so each piece stays aligned for O_DIRECT.
+        let at = (off % FILL_CHUNK as u64) as usize;
+        let n = ((to - off) as usize).min(FILL_CHUNK - at);
+        // SAFETY: buf holds FILL_CHUNK bytes and at + n <= FILL_CHUNK.
         let w = unsafe {
             libc::pwrite(
                 writer.as_raw_fd(),
-                buf.as_slice().as_ptr() as *const libc::c_void,
+                buf.as_slice()[at..].as_ptr() as *const libc::c_void,
                 n,
                 off as libc::off_t,
             )

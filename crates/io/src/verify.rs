@@ -22,7 +22,9 @@
 //! 1. No magic: with `expected_gen == None` the sector is accepted (not storlab's data).
 //!    Otherwise it is [`FaultKind::Corrupt`] if it still looks like a damaged storlab
 //!    header (the checksum verifies with the magic restored, or version/flags/offset/
-//!    block_len are all plausible for this sector), else [`FaultKind::Unwritten`].
+//!    block_len are all plausible for this sector); [`FaultKind::Unwritten`] if it holds
+//!    what was there before storlab wrote it (zeros, or the preparation fill for this
+//!    offset); else [`FaultKind::Corrupt`] (other data where storlab's should be).
 //! 2. Checksum, version, flags or fill wrong: [`FaultKind::Corrupt`] (torn or corrupted).
 //! 3. Header offset differs from the sector's offset: [`FaultKind::Misplaced`].
 //! 4. Generation older than `expected_gen`: [`FaultKind::Lost`]. Newer is fine (a write
@@ -91,7 +93,7 @@ pub enum FaultKind {
     Misplaced,
     /// header valid, right offset, older generation than the last completed write: lost write
     Lost,
-    /// never written by storlab (no magic) where storlab data was expected
+    /// storlab's write never landed: the sector still holds zeros or the preparation fill
     Unwritten,
 }
 
@@ -143,7 +145,7 @@ fn check_sector(sector: &[u8], at: u64, expected: Option<u64>) -> Option<Fault> 
     };
     if h.magic != MAGIC {
         expected?;
-        if h.damaged_storlab(sector, at) {
+        if h.damaged_storlab(sector, at) || !blank(sector, at) {
             return Some(fault(FaultKind::Corrupt));
         }
         return Some(Fault {
@@ -204,6 +206,14 @@ impl Header {
         plausible
             || self.checksum == crc_parts(&[&MAGIC.to_le_bytes(), &sector[4..CHECKSUM_AT]], sector)
     }
+}
+
+/// True when the sector at byte `at` holds zeros or the preparation fill for that offset:
+/// what a sector holds before storlab's first write reaches it.
+fn blank(sector: &[u8], at: u64) -> bool {
+    let from = (at % crate::buffer::FILL_CHUNK as u64) as usize;
+    let fill = crate::buffer::preparation_fill().as_slice();
+    sector.iter().all(|&b| b == 0) || fill.get(from..from + sector.len()) == Some(sector)
 }
 
 /// The sector checksum: CRC32C over the sector with the checksum field as zero.

@@ -5,6 +5,7 @@ mod compare;
 mod db;
 mod heap;
 mod io;
+mod io_bounds;
 mod io_safety;
 mod sim;
 mod sim_db;

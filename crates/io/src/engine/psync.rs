@@ -15,8 +15,13 @@ pub(crate) fn run_psync(mut w: Worker) -> WorkerResult {
             break;
         }
         let now = Instant::now();
+        if now >= w.end {
+            break;
+        }
         let t0 = match due {
             Some(d) => {
+                // Behind schedule (an arrival rate beyond the device), the due times lag the
+                // clock: the run still ends at its end, not when the schedule reaches it.
                 if d >= w.end {
                     break;
                 }
@@ -28,7 +33,6 @@ pub(crate) fn run_psync(mut w: Worker) -> WorkerResult {
                 due = Some(w.next_due(d));
                 d
             }
-            None if now >= w.end => break,
             None => now,
         };
         let io = w.stream.next_io();

@@ -216,12 +216,24 @@ fn unwritten_only_when_expected() {
     assert_eq!(faults, want);
     assert_eq!(check(&zeros, 4096, None), vec![]);
 
-    // Foreign non-zero data (e.g. the preparation fill) behaves the same.
+    // The preparation fill at the sector's own offset: the write never landed.
+    let fill = crate::buffer::preparation_fill().as_slice();
+    let at = (1 << 20) + 8 * KIB;
+    let prepared = &fill[8 * KIB..12 * KIB];
+    let faults = check(prepared, at as u64, Some(4));
+    assert_eq!(faults.len(), 8);
+    assert!(faults.iter().all(|f| f.kind == FaultKind::Unwritten));
+    assert_eq!(check(prepared, at as u64, None), vec![]);
+
+    // Other data where storlab's should be is not "unwritten": it is corrupt. So is the
+    // fill of another offset.
     let foreign: Vec<u8> = (0..4 * KIB).map(|i| (i * 31 % 251) as u8 | 1).collect();
     let faults = check(&foreign, 0, Some(4));
     assert_eq!(faults.len(), 8);
-    assert!(faults.iter().all(|f| f.kind == FaultKind::Unwritten));
+    assert!(faults.iter().all(|f| f.kind == FaultKind::Corrupt));
     assert_eq!(check(&foreign, 0, None), vec![]);
+    let shifted = check(prepared, at as u64 + 512, Some(4));
+    assert!(shifted.iter().all(|f| f.kind == FaultKind::Corrupt));
 }
 
 #[test]
