@@ -75,7 +75,11 @@ pub enum SafetyError {
     #[error(
         "{} exists and {}; storlab will not write to it (pass --overwrite {} to write it anyway)",
         .path.display(),
-        if *.changed { "changed since storlab last wrote it" } else { "was not created by storlab" },
+        if *.changed {
+            "changed since storlab last wrote it (other content put there, or a storlab run killed while writing it)"
+        } else {
+            "was not created by storlab"
+        },
         .path.display()
     )]
     NotOurs { path: PathBuf, changed: bool },
