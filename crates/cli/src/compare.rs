@@ -19,7 +19,7 @@ use storlab_report::{Cell, Configuration, Meta, Study};
 
 use crate::cli::{Cli, Command, CompareArgs};
 use crate::error::CliError;
-use crate::output::{read_input, write_results, GIT_COMMIT};
+use crate::output::{check_output, read_input, write_results, Kind, GIT_COMMIT};
 use plan::{parse_plan, Plan, TargetKind as PlanTarget, Unit};
 use progress::Progress;
 use store::Store;
@@ -240,6 +240,7 @@ pub fn print_findings(study: &Study, report: &Path) {
 }
 
 pub fn run(a: CompareArgs) -> Result<(), CliError> {
+    check_output("--out", &a.out, Kind::Dir)?;
     let plan = load_plan(&a.plan)?;
     let command = format!(
         "storlab compare {} --out {}{}",

@@ -11,11 +11,13 @@ use std::path::Path;
 use crate::cli::DemoArgs;
 use crate::compare::{load_plan, print_findings, run_plan, write_outputs};
 use crate::error::CliError;
+use crate::output::{check_output, Kind};
 
 /// Where the demo plan lives in a checkout.
 const PLAN: &str = "examples/plans/demo.toml";
 
 pub fn run(a: DemoArgs) -> Result<(), CliError> {
+    check_output("--out", &a.out, Kind::Dir)?;
     let path = Path::new(PLAN);
     if !path.exists() {
         return Err(CliError::BadInput(format!(

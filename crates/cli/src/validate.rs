@@ -15,7 +15,7 @@ use storlab_sim::{
 
 use crate::cli::ValidateArgs;
 use crate::error::CliError;
-use crate::output::{read_input, write_results};
+use crate::output::{check_json, read_input, write_results};
 use crate::sim_cmd::timed;
 use crate::table::{num, render_left};
 
@@ -238,6 +238,12 @@ fn load_cases(dir: &Path) -> Result<Vec<(String, String, Option<PathBuf>)>, CliE
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
+    if files.is_empty() {
+        return Err(CliError::BadInput(format!(
+            "--references {}: no reference case (*.toml) in this directory",
+            dir.display()
+        )));
+    }
     files.sort();
     files
         .into_iter()
@@ -299,6 +305,7 @@ fn load_array(root: Option<&Path>, file: &str) -> Result<SystemSpec, CliError> {
 }
 
 pub fn run(a: ValidateArgs) -> Result<(), CliError> {
+    check_json(a.json.as_deref())?;
     if a.local {
         return crate::validate_local::run(&crate::validate_local::LocalOptions {
             dir: a.dir,

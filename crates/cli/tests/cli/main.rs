@@ -5,6 +5,7 @@ mod compare;
 mod db;
 mod heap;
 mod io;
+mod outputs;
 mod sim;
 mod sim_db;
 mod trace;
