@@ -2,6 +2,7 @@
 //! one module per subcommand.
 
 mod compare;
+mod compare_safety;
 mod db;
 mod heap;
 mod io;
