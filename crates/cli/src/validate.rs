@@ -226,6 +226,12 @@ fn metric(run: &Run, name: &str, file: &str) -> Result<f64, CliError> {
 
 /// Reference cases: the files in `dir`, or the built-in ones when it does not exist.
 fn load_cases(dir: &Path) -> Result<Vec<(String, String, Option<PathBuf>)>, CliError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(CliError::BadInput(format!(
+            "--references {}: not a directory (give the directory of *.toml reference cases)",
+            dir.display()
+        )));
+    }
     if !dir.is_dir() {
         return Ok(BUILTIN
             .iter()

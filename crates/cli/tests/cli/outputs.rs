@@ -113,6 +113,22 @@ fn a_directory_or_a_path_that_cannot_be_created_is_refused_before_the_run() {
     let file = dir.path().join("plain");
     std::fs::write(&file, "x").unwrap();
     refused(&file.join("r.json"), "is not a directory");
+    for command in ["compare", "demo"] {
+        let mut cmd = storlab();
+        cmd.arg(command);
+        if command == "compare" {
+            cmd.arg("plan.toml");
+        }
+        cmd.arg("--out")
+            .arg(&file)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "--out {}",
+                file.display()
+            )))
+            .stderr(predicate::str::contains("is not a directory"));
+    }
     assert_eq!(names(dir.path()), ["plain"], "nothing created");
 }
 

@@ -161,4 +161,13 @@ fn a_references_directory_without_cases_is_bad_input() {
             "--references {}: no reference case",
             dir.path().display()
         )));
+    // A case file given instead of its directory is not silently replaced by the built-ins.
+    let file = dir.path().join("case.toml");
+    std::fs::write(&file, "").unwrap();
+    storlab()
+        .args(["validate", "--references"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a directory"));
 }
