@@ -19,10 +19,10 @@ use storlab_report::{Cell, Configuration, Meta, Study};
 
 use crate::cli::{Cli, Command, CompareArgs};
 use crate::error::CliError;
-use crate::output::{read_input, write_results, GIT_COMMIT};
+use crate::output::{check_output, read_input, write_atomic, write_results, Kind, GIT_COMMIT};
 use plan::{parse_plan, Plan, TargetKind as PlanTarget, Unit};
 use progress::Progress;
-use store::Store;
+use store::{Earlier, Store};
 
 /// Runs one unit's command line and returns its runs.
 fn execute(u: &Unit) -> Result<Vec<Run>, CliError> {
@@ -63,10 +63,16 @@ fn summary(cells: &[Cell]) -> String {
     }
 }
 
-/// What running a unit gave: its cells, or an interruption (nothing to keep).
+/// Why a cell cut short by Ctrl-C or SIGTERM has no full result (shown in the report).
+const PARTIAL: &str = "partial: interrupted during this cell; it runs again on resume";
+
+/// What running a unit gave.
 enum Outcome {
-    Cells(Vec<Cell>),
-    Interrupted,
+    /// It ran to its end (its cells may hold a failure).
+    Finished(Vec<Cell>),
+    /// A stop was requested while it ran: what it measured, the unfinished run marked
+    /// partial (kept in the study, never stored as finished).
+    Interrupted(Vec<Cell>),
 }
 
 fn run_unit(u: &Unit) -> Outcome {
@@ -79,13 +85,29 @@ fn run_unit(u: &Unit) -> Outcome {
         error,
         command: command.clone(),
     };
+    let stopped = storlab_io::signal::stop_requested;
     match execute(u) {
-        Ok(runs) if runs.iter().any(|r| r.partial) || storlab_io::signal::stop_requested() => {
-            Outcome::Interrupted
+        Ok(mut runs) if stopped() || runs.iter().any(|r| r.partial) => {
+            // A unit that returned without flagging a run was still cut short (a sweep
+            // stops between load points): its last run is the partial one.
+            let flagged = runs.iter().any(|r| r.partial);
+            if let Some(last) = runs.last_mut().filter(|_| !flagged) {
+                last.partial = true;
+            }
+            if runs.is_empty() {
+                return Outcome::Interrupted(vec![cell(None, Some(PARTIAL.into()))]);
+            }
+            let cells = runs.into_iter().map(|r| {
+                let error = r.partial.then(|| PARTIAL.to_string());
+                cell(Some(r), error)
+            });
+            Outcome::Interrupted(cells.collect())
         }
-        Ok(runs) => Outcome::Cells(runs.into_iter().map(|r| cell(Some(r), None)).collect()),
-        Err(_) if storlab_io::signal::stop_requested() => Outcome::Interrupted,
-        Err(e) => Outcome::Cells(vec![cell(None, Some(e.to_string()))]),
+        Ok(runs) => Outcome::Finished(runs.into_iter().map(|r| cell(Some(r), None)).collect()),
+        Err(e) if stopped() => {
+            Outcome::Interrupted(vec![cell(None, Some(format!("{PARTIAL} ({e})")))])
+        }
+        Err(e) => Outcome::Finished(vec![cell(None, Some(e.to_string()))]),
     }
 }
 
@@ -151,20 +173,19 @@ fn machine() -> String {
     format!("{cpus} CPUs, {mem_gib:.0} GiB, Linux {}", kernel.trim())
 }
 
-/// Writes results.json, study.json, the CSVs and report.html; returns the report's path.
+/// Writes results.json, study.json, the CSVs and report.html (each replaced atomically);
+/// returns the report's path.
 pub fn write_outputs(out: &Path, study: &Study) -> Result<std::path::PathBuf, CliError> {
-    let fail = |what: &str, e: std::io::Error| {
-        CliError::Failed(format!("{}: cannot write {what}: {e}", out.display()))
-    };
     let runs: Vec<Run> = study.cells.iter().filter_map(|c| c.run.clone()).collect();
     write_results(&out.join("results.json"), runs)?;
     let text = serde_json::to_string_pretty(study)
         .map_err(|e| CliError::Failed(format!("cannot encode the study: {e}")))?;
-    std::fs::write(out.join("study.json"), text + "\n").map_err(|e| fail("study.json", e))?;
-    storlab_report::write_csvs(study, out).map_err(|e| fail("the CSV files", e))?;
+    write_atomic(&out.join("study.json"), (text + "\n").as_bytes())?;
+    for (name, text) in storlab_report::csv::files(study) {
+        write_atomic(&out.join(name), text.as_bytes())?;
+    }
     let report = out.join("report.html");
-    std::fs::write(&report, storlab_report::render_html(study))
-        .map_err(|e| fail("report.html", e))?;
+    write_atomic(&report, storlab_report::render_html(study).as_bytes())?;
     Ok(report)
 }
 
@@ -175,13 +196,13 @@ pub fn run_plan(
     fresh: bool,
     command: &str,
 ) -> Result<(Study, bool), CliError> {
+    storlab_io::signal::install();
     let mut skipped = Vec::new();
     let units = plan.units(&mut skipped);
     for s in &skipped {
         eprintln!("storlab compare: {s}: not applicable (traces replay on simulated targets)");
     }
     let store = Store::open(out, fresh)?;
-    storlab_io::signal::install();
     let progress = Progress::new(units.len());
     let mut cells = Vec::new();
     let mut complete = true;
@@ -190,19 +211,28 @@ pub fn run_plan(
             complete = false;
             break;
         }
-        progress.start(&format!("{} x {}", u.target, u.workload), u.real_secs);
-        if let Some(done) = store.load(u) {
-            progress.finish(&format!("{} (from an earlier run)", summary(&done)), false);
-            cells.extend(done);
-            continue;
+        let label = format!("{} x {}", u.target, u.workload);
+        progress.start(&label, u.real_secs);
+        match store.load(u) {
+            Earlier::Finished(done) => {
+                progress.finish(&format!("{} (from an earlier run)", summary(&done)), false);
+                cells.extend(done);
+                continue;
+            }
+            Earlier::Failed(reason) => progress.note(&format!(
+                "{label}: failed on an earlier run ({reason}); running it again"
+            )),
+            Earlier::Nothing => {}
         }
         match run_unit(u) {
-            Outcome::Cells(done) => {
+            Outcome::Finished(done) => {
                 store.save(u, &done)?;
                 progress.finish(&summary(&done), true);
                 cells.extend(done);
             }
-            Outcome::Interrupted => {
+            Outcome::Interrupted(done) => {
+                progress.finish("interrupted: kept in the report, marked partial", false);
+                cells.extend(done);
                 complete = false;
                 break;
             }
@@ -225,6 +255,30 @@ pub fn run_plan(
     Ok((study, complete))
 }
 
+/// The exit status of a written study: interrupted (1), every cell failed (1), else 0 with
+/// a note when some cells failed. `again` is the command that resumes it.
+pub fn verdict(study: &Study, complete: bool, out: &Path, again: &str) -> Result<(), CliError> {
+    let failed = study.cells.iter().filter(|c| c.failed()).count();
+    let total = study.cells.len();
+    if !complete {
+        return Err(CliError::Failed(format!(
+            "interrupted: the finished cells are in {}, the running one is in the report \
+             marked partial; {again} to resume",
+            out.join("cells").display()
+        )));
+    }
+    if total > 0 && failed == total {
+        return Err(CliError::Failed(format!(
+            "all {total} cells failed (the reasons are in {}); nothing was measured",
+            out.join("report.html").display()
+        )));
+    }
+    if failed > 0 {
+        eprintln!("storlab: {failed} of {total} cells failed (the reasons are in the report)");
+    }
+    Ok(())
+}
+
 /// Loads a plan file.
 pub fn load_plan(path: &Path) -> Result<Plan, CliError> {
     parse_plan(&read_input(path)?, path)
@@ -240,6 +294,7 @@ pub fn print_findings(study: &Study, report: &Path) {
 }
 
 pub fn run(a: CompareArgs) -> Result<(), CliError> {
+    check_output("--out", &a.out, Kind::Dir)?;
     let plan = load_plan(&a.plan)?;
     let command = format!(
         "storlab compare {} --out {}{}",
@@ -250,11 +305,5 @@ pub fn run(a: CompareArgs) -> Result<(), CliError> {
     let (study, complete) = run_plan(&plan, &a.out, a.fresh, &command)?;
     let report = write_outputs(&a.out, &study)?;
     print_findings(&study, &report);
-    if !complete {
-        return Err(CliError::Failed(format!(
-            "interrupted: the finished cells are in {}; run the same command again to resume",
-            a.out.join("cells").display()
-        )));
-    }
-    Ok(())
+    verdict(&study, complete, &a.out, "run the same command again")
 }

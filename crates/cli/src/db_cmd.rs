@@ -78,6 +78,7 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
 }
 
 pub fn run(a: DbArgs) -> Result<(), CliError> {
+    crate::output::check_json(a.json.as_deref())?;
     let runs = runs(&a)?;
     for r in &runs {
         print!("{}", report(r));

@@ -9,13 +9,15 @@
 use std::path::Path;
 
 use crate::cli::DemoArgs;
-use crate::compare::{load_plan, print_findings, run_plan, write_outputs};
+use crate::compare::{load_plan, print_findings, run_plan, verdict, write_outputs};
 use crate::error::CliError;
+use crate::output::{check_output, Kind};
 
 /// Where the demo plan lives in a checkout.
 const PLAN: &str = "examples/plans/demo.toml";
 
 pub fn run(a: DemoArgs) -> Result<(), CliError> {
+    check_output("--out", &a.out, Kind::Dir)?;
     let path = Path::new(PLAN);
     if !path.exists() {
         return Err(CliError::BadInput(format!(
@@ -39,12 +41,7 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
     let report = write_outputs(&a.out, &study)?;
     let _ = std::fs::remove_dir(&work);
     print_findings(&study, &report);
-    if !complete {
-        return Err(CliError::Failed(
-            "interrupted: run storlab demo again to resume".into(),
-        ));
-    }
-    Ok(())
+    verdict(&study, complete, &a.out, "run storlab demo again")
 }
 
 /// Where the real part's files and cluster go: OUT/work, unless the PostgreSQL server's

@@ -180,6 +180,7 @@ pub fn runs(a: &IoArgs) -> Result<Vec<Run>, CliError> {
 }
 
 pub fn run(a: IoArgs) -> Result<(), CliError> {
+    crate::output::check_json(a.json.as_deref())?;
     let opts = options(&a)?;
     let runs = if let Some(sweep) = sweep(&a, &opts)? {
         print!("{}", sweep_table(&sweep.points, &sweep.runs, sweep.knee));

@@ -1,6 +1,14 @@
-//! Reading input files and writing result files, with messages that name the path.
+//! Reading input files and writing result files, with messages that name the path. Every
+//! result or report file goes through [`write_atomic`]; every output path is checked by
+//! [`check_output`] before a run starts.
+
+mod atomic;
+mod check;
 
 use std::path::Path;
+
+pub use atomic::write_atomic;
+pub use check::{check_json, check_output, Kind};
 
 use storlab_core::result::{Results, Run};
 
@@ -41,10 +49,5 @@ pub fn write_results(path: &Path, runs: Vec<Run>) -> Result<(), CliError> {
     let mut text = serde_json::to_string_pretty(&results)
         .map_err(|e| CliError::Failed(format!("cannot encode results: {e}")))?;
     text.push('\n');
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::Failed(format!("{}: cannot create: {e}", dir.display())))?;
-    }
-    std::fs::write(path, text)
-        .map_err(|e| CliError::Failed(format!("{}: cannot write: {e}", path.display())))
+    write_atomic(path, text.as_bytes())
 }

@@ -237,6 +237,7 @@ fn sweep(
 }
 
 pub fn run(a: SimArgs) -> Result<(), CliError> {
+    crate::output::check_json(a.json.as_deref())?;
     let runs = runs(&a)?;
     if a.matrix {
         print!("{}", table::matrix(&runs[0].target.name, &runs));

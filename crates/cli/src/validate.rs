@@ -15,7 +15,7 @@ use storlab_sim::{
 
 use crate::cli::ValidateArgs;
 use crate::error::CliError;
-use crate::output::{read_input, write_results};
+use crate::output::{check_json, read_input, write_results};
 use crate::sim_cmd::timed;
 use crate::table::{num, render_left};
 
@@ -226,6 +226,12 @@ fn metric(run: &Run, name: &str, file: &str) -> Result<f64, CliError> {
 
 /// Reference cases: the files in `dir`, or the built-in ones when it does not exist.
 fn load_cases(dir: &Path) -> Result<Vec<(String, String, Option<PathBuf>)>, CliError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(CliError::BadInput(format!(
+            "--references {}: not a directory (give the directory of *.toml reference cases)",
+            dir.display()
+        )));
+    }
     if !dir.is_dir() {
         return Ok(BUILTIN
             .iter()
@@ -238,6 +244,12 @@ fn load_cases(dir: &Path) -> Result<Vec<(String, String, Option<PathBuf>)>, CliE
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
+    if files.is_empty() {
+        return Err(CliError::BadInput(format!(
+            "--references {}: no reference case (*.toml) in this directory",
+            dir.display()
+        )));
+    }
     files.sort();
     files
         .into_iter()
@@ -299,6 +311,7 @@ fn load_array(root: Option<&Path>, file: &str) -> Result<SystemSpec, CliError> {
 }
 
 pub fn run(a: ValidateArgs) -> Result<(), CliError> {
+    check_json(a.json.as_deref())?;
     if a.local {
         return crate::validate_local::run(&crate::validate_local::LocalOptions {
             dir: a.dir,

@@ -266,6 +266,15 @@ pub struct Plan {
     pub workloads: Vec<Workload>,
 }
 
+/// Most repeats of a workload.
+pub const MAX_REPEATS: u32 = 1_000;
+/// Most targets (configurations) of a plan.
+pub const MAX_TARGETS: usize = 256;
+/// Most workloads of a plan (the IOgen matrix counts as its ten profiles).
+pub const MAX_WORKLOADS: usize = 1_000;
+/// Most cells of a plan (workloads x their targets x repeats).
+pub const MAX_CELLS: u64 = 100_000;
+
 fn bad(file: &str, key: &str, reason: impl std::fmt::Display) -> CliError {
     CliError::BadInput(format!("{file}: {key}: {reason}"))
 }
@@ -290,8 +299,14 @@ pub fn parse_plan(text: &str, path: &Path) -> Result<Plan, CliError> {
             "a plan needs at least one target and one workload",
         ));
     }
-    if raw.repeats == 0 {
-        return Err(bad(&file, "repeats", "must be at least 1"));
+    check_repeats(raw.repeats, &file, "repeats")?;
+    for (key, n, max) in [
+        ("targets", raw.targets.len(), MAX_TARGETS),
+        ("workloads", raw.workloads.len(), MAX_WORKLOADS),
+    ] {
+        if n > max {
+            return Err(bad(&file, key, format!("at most {max}; got {n}")));
+        }
     }
     let mut targets = Vec::new();
     for (i, t) in std::mem::take(&mut raw.targets).into_iter().enumerate() {
@@ -307,12 +322,59 @@ pub fn parse_plan(text: &str, path: &Path) -> Result<Plan, CliError> {
         &file,
         "workloads",
     )?;
+    check_size(&workloads, targets.len(), &file)?;
     Ok(Plan {
         title: raw.title,
         seed: raw.seed,
         targets,
         workloads,
     })
+}
+
+fn check_repeats(n: u32, file: &str, key: &str) -> Result<(), CliError> {
+    if n == 0 || n > MAX_REPEATS {
+        return Err(bad(
+            file,
+            key,
+            format!("must be between 1 and {MAX_REPEATS}; got {n}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Bounds the plan's workloads and cells before any cell is built.
+fn check_size(workloads: &[Workload], targets: usize, file: &str) -> Result<(), CliError> {
+    if workloads.len() > MAX_WORKLOADS {
+        return Err(bad(
+            file,
+            "workloads",
+            format!(
+                "at most {MAX_WORKLOADS} (the IOgen matrix counts as 10); got {}",
+                workloads.len()
+            ),
+        ));
+    }
+    let cells: u64 = workloads
+        .iter()
+        .map(|w| {
+            let on = if w.targets.is_empty() {
+                targets
+            } else {
+                w.targets.len()
+            };
+            on as u64 * u64::from(w.repeats)
+        })
+        .sum();
+    if cells > MAX_CELLS {
+        return Err(bad(
+            file,
+            "repeats",
+            format!(
+                "the plan has {cells} cells (workloads x targets x repeats); at most {MAX_CELLS}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn unique<'a>(names: impl Iterator<Item = &'a str>, file: &str, key: &str) -> Result<(), CliError> {
@@ -393,6 +455,9 @@ fn workload(
     targets: &[Target],
 ) -> Result<Vec<Workload>, CliError> {
     let key = |k: &str| format!("workloads[{i}].{k}");
+    if let Some(n) = w.repeats {
+        check_repeats(n, file, &key("repeats"))?;
+    }
     for t in &w.targets {
         if !targets.iter().any(|x| &x.name == t) {
             return Err(bad(file, &key("targets"), format!("no target named {t:?}")));
@@ -421,7 +486,7 @@ fn workload(
         warmup: w.warmup,
         plan_duration: plan.duration,
         plan_warmup: plan.warmup,
-        repeats: w.repeats.unwrap_or(plan.repeats).max(1),
+        repeats: w.repeats.unwrap_or(plan.repeats),
     };
     if w.iogen {
         return Ok(storlab_core::profile::IOGEN_MATRIX
@@ -509,7 +574,7 @@ impl Plan {
                     continue;
                 }
                 for r in 0..w.repeats {
-                    match super::command::args(t, w, self.seed + u64::from(r), r) {
+                    match super::command::args(t, w, self.seed.wrapping_add(u64::from(r)), r) {
                         Some(args) => out.push(Unit {
                             target: t.name.clone(),
                             workload: w.name.clone(),

@@ -129,6 +129,15 @@ impl Progress {
         }
     }
 
+    /// A line about the running unit (before its result).
+    pub fn note(&self, msg: &str) {
+        if self.tty {
+            eprintln!("\r\x1b[2K{msg}");
+        } else {
+            eprintln!("{msg}");
+        }
+    }
+
     /// Stops the ticker and clears its line.
     pub fn close(mut self) {
         self.stop.store(true, Ordering::Relaxed);

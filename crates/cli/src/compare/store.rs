@@ -1,6 +1,8 @@
 //! The output directory of `storlab compare`: one JSON file per finished unit under
-//! `cells/`, written the moment it finishes (write to a temporary name, then rename, so a
-//! crash never leaves half a file), read back on a re-run so finished units are skipped.
+//! `cells/`, written the moment it finishes (atomically, so a crash never leaves half a
+//! file), read back on a re-run so finished units are skipped. Only units that finished and
+//! succeeded are taken back: a unit that failed runs again, and a unit cut short by Ctrl-C
+//! (kept in the study, marked partial) is never stored here.
 
 use std::path::{Path, PathBuf};
 
@@ -8,10 +10,21 @@ use storlab_report::Cell;
 
 use super::plan::Unit;
 use crate::error::CliError;
+use crate::output::write_atomic;
 
 /// The cells directory of an output directory.
 pub struct Store {
     dir: PathBuf,
+}
+
+/// What an earlier run left for a unit.
+pub enum Earlier {
+    /// Nothing usable: the unit runs.
+    Nothing,
+    /// It finished and succeeded: its cells are taken as they are.
+    Finished(Vec<Cell>),
+    /// It failed (the reason): the unit runs again.
+    Failed(String),
 }
 
 fn slug(s: &str) -> String {
@@ -26,15 +39,23 @@ fn slug(s: &str) -> String {
         .collect()
 }
 
+/// A temporary file of an interrupted write (this store's or an older version's).
+fn is_temporary(name: &str) -> bool {
+    name.ends_with(".storlab-tmp") || name.ends_with(".json.tmp")
+}
+
 impl Store {
-    /// Opens (creates) `out/cells`; with `fresh`, earlier cells are removed first.
+    /// Opens (creates) `out/cells`, removing temporary files a killed run left; with
+    /// `fresh`, earlier cells are removed first.
     pub fn open(out: &Path, fresh: bool) -> Result<Store, CliError> {
         let dir = out.join("cells");
         let fail =
             |e: std::io::Error| CliError::Failed(format!("{}: cannot prepare: {e}", dir.display()));
-        if fresh && dir.exists() {
+        if dir.exists() {
             for e in std::fs::read_dir(&dir).map_err(fail)?.flatten() {
-                if e.path().extension().is_some_and(|x| x == "json") {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let cell = e.path().extension().is_some_and(|x| x == "json");
+                if is_temporary(&name) || (fresh && cell) {
                     std::fs::remove_file(e.path()).map_err(fail)?;
                 }
             }
@@ -52,22 +73,33 @@ impl Store {
         ))
     }
 
-    /// The cells of a finished unit, when an earlier run stored them with the same command.
-    pub fn load(&self, u: &Unit) -> Option<Vec<Cell>> {
-        let text = std::fs::read_to_string(self.path(u)).ok()?;
-        let cells: Vec<Cell> = serde_json::from_str(&text).ok()?;
+    /// What an earlier run stored for `u` with the same command.
+    pub fn load(&self, u: &Unit) -> Earlier {
+        let Ok(text) = std::fs::read_to_string(self.path(u)) else {
+            return Earlier::Nothing;
+        };
+        let Ok(cells) = serde_json::from_str::<Vec<Cell>>(&text) else {
+            return Earlier::Nothing;
+        };
         let command = u.command();
-        cells.iter().all(|c| c.command == command).then_some(cells)
+        if cells.is_empty() || cells.iter().any(|c| c.command != command) {
+            return Earlier::Nothing;
+        }
+        let unfinished = |c: &Cell| c.failed() || c.run.as_ref().is_some_and(|r| r.partial);
+        match cells.iter().find(|c| unfinished(c)) {
+            Some(c) => Earlier::Failed(
+                c.error
+                    .clone()
+                    .unwrap_or_else(|| "partial result".to_string()),
+            ),
+            None => Earlier::Finished(cells),
+        }
     }
 
     /// Stores a finished unit's cells.
     pub fn save(&self, u: &Unit, cells: &[Cell]) -> Result<(), CliError> {
-        let path = self.path(u);
-        let tmp = path.with_extension("json.tmp");
         let text = serde_json::to_string_pretty(cells)
             .map_err(|e| CliError::Failed(format!("cannot encode a cell: {e}")))?;
-        std::fs::write(&tmp, text + "\n")
-            .and_then(|()| std::fs::rename(&tmp, &path))
-            .map_err(|e| CliError::Failed(format!("{}: cannot write: {e}", path.display())))
+        write_atomic(&self.path(u), (text + "\n").as_bytes())
     }
 }

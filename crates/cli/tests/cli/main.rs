@@ -2,11 +2,13 @@
 //! one module per subcommand.
 
 mod compare;
+mod compare_safety;
 mod db;
 mod heap;
 mod io;
 mod io_bounds;
 mod io_safety;
+mod outputs;
 mod sim;
 mod sim_db;
 mod trace;

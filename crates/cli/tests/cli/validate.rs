@@ -147,3 +147,27 @@ fn a_known_gap_is_printed_with_its_analysis_and_does_not_fail() {
             "3 figures, 2 within tolerance, 0 outside, 1 known gaps",
         ));
 }
+
+#[test]
+fn a_references_directory_without_cases_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README"), "no cases here").unwrap();
+    storlab()
+        .args(["validate", "--references"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "--references {}: no reference case",
+            dir.path().display()
+        )));
+    // A case file given instead of its directory is not silently replaced by the built-ins.
+    let file = dir.path().join("case.toml");
+    std::fs::write(&file, "").unwrap();
+    storlab()
+        .args(["validate", "--references"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a directory"));
+}
