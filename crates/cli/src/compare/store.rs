@@ -48,6 +48,7 @@ impl Store {
     /// Opens (creates) `out/cells`, removing temporary files a killed run left; with
     /// `fresh`, earlier cells are removed first.
     pub fn open(out: &Path, fresh: bool) -> Result<Store, CliError> {
+        claim(out)?;
         let dir = out.join("cells");
         let fail =
             |e: std::io::Error| CliError::Failed(format!("{}: cannot prepare: {e}", dir.display()));
@@ -102,4 +103,41 @@ impl Store {
             .map_err(|e| CliError::Failed(format!("cannot encode a cell: {e}")))?;
         write_atomic(&self.path(u), (text + "\n").as_bytes())
     }
+}
+
+/// Marks an output directory as a storlab study's; its content is storlab's to replace.
+const STUDY_MARK: &str = ".storlab-study";
+
+/// Makes sure the output directory is storlab's before anything is written there: one that
+/// does not exist or is empty is created and marked; one that a study marked before (or laid
+/// out: a `cells/` directory) is used; any other directory with content is refused, since a
+/// study writes report.html, results.json and CSVs there and would replace the user's files.
+fn claim(out: &Path) -> Result<(), CliError> {
+    let mark = out.join(STUDY_MARK);
+    let ours = mark.is_file() || out.join("cells").is_dir();
+    let empty = match std::fs::read_dir(out) {
+        Ok(mut entries) => entries.next().is_none(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+        Err(e) => {
+            return Err(CliError::BadInput(format!(
+                "--out {}: cannot read: {e}",
+                out.display()
+            )))
+        }
+    };
+    if !ours && !empty {
+        return Err(CliError::BadInput(format!(
+            "--out {}: the directory holds files that are not a storlab study's; storlab will not write there (name a new or empty directory)",
+            out.display()
+        )));
+    }
+    std::fs::create_dir_all(out)
+        .and_then(|()| match mark.is_file() {
+            true => Ok(()),
+            false => std::fs::write(
+                &mark,
+                "a storlab study: storlab compare may replace its files\n",
+            ),
+        })
+        .map_err(|e| CliError::Failed(format!("{}: cannot prepare: {e}", out.display())))
 }

@@ -285,3 +285,40 @@ fn plans_too_large_to_run_are_refused_at_validation() {
     }
     assert!(!out.join("cells").exists(), "nothing ran");
 }
+
+#[test]
+fn a_directory_holding_the_users_files_is_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        &format!(
+            "duration = \"1s\"\nwarmup = \"0s\"\n\
+             [[targets]]\nname = \"a\"\narray = \"{}\"\n[[workloads]]\nprofile = \"randread-8k\"\n",
+            example("midrange-raid5.toml")
+        ),
+    );
+    let theirs = dir.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("report.html"), b"my report").unwrap();
+    compare(&plan, &theirs)
+        .code(2)
+        .stderr(predicate::str::contains("not a storlab study's"));
+    assert_eq!(
+        std::fs::read(theirs.join("report.html")).unwrap(),
+        b"my report"
+    );
+    assert_eq!(
+        std::fs::read_dir(&theirs).unwrap().count(),
+        1,
+        "nothing added"
+    );
+    // A new directory becomes a study's, and a second run may replace its files.
+    let out = dir.path().join("study");
+    compare(&plan, &out).success();
+    compare(&plan, &out).success();
+    // So may an empty one.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    compare(&plan, &empty).success();
+    assert!(empty.join("report.html").exists());
+}
