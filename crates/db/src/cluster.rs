@@ -317,6 +317,15 @@ impl Cluster {
         }
     }
 
+    /// Stops the server at once (`-m immediate`: no shutdown checkpoint, the data is thrown
+    /// away anyway) and removes what storlab created: for an interrupted run.
+    pub fn stop_immediately(self) -> Result<(), ClusterError> {
+        match take(self.id) {
+            Some(teardown) => teardown.run(false),
+            None => Ok(()),
+        }
+    }
+
     /// The data directory (absolute).
     pub fn data_dir(&self) -> &Path {
         &self.data_dir
