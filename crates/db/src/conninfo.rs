@@ -354,7 +354,13 @@ pub fn connect_failure(target: &str, e: &tokio_postgres::Error) -> (bool, String
         }
         source = s.source();
     }
-    let text = e.to_string();
+    // tokio-postgres says "invalid configuration" and puts the reason in its source.
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text += &format!(": {s}");
+        source = s.source();
+    }
     if text.contains("password missing") {
         return (
             true,
