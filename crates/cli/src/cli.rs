@@ -87,22 +87,33 @@ pub struct DbArgs {
     /// Extra tablespace NAME=DIR (repeatable); the suite's tables go to the first.
     #[arg(long, value_name = "NAME=DIR", conflicts_with = "dsn")]
     pub tablespace: Vec<String>,
-    /// Use an existing server instead (libpq key=value string); storlab works in --schema only.
+    /// Use an existing server instead (libpq key=value string or postgresql:// URI; PGHOST,
+    /// PGUSER, PGPASSWORD, PGSERVICE, ~/.pgpass ... fill what it leaves out, as in libpq).
+    /// storlab works only in a schema it creates (--schema) and drops it at the end.
     #[arg(long, value_name = "DSN")]
     pub dsn: Option<String>,
-    /// Schema for storlab's objects.
+    /// Schema for storlab's objects: created and marked by storlab; an existing schema not
+    /// created by storlab (and `public`) is refused.
     #[arg(long, default_value = "storlab")]
     pub schema: String,
-    /// Concurrent clients (default: the test's, e.g. 80 for DPAWS row tests).
+    /// With --dsn: keep storlab's schema and tables at the end (dropped by default).
+    #[arg(long, requires = "dsn")]
+    pub keep_schema: bool,
+    /// With --dsn: run a CHECKPOINT after the load and in the tests that end with one (never
+    /// done on someone else's server otherwise).
+    #[arg(long, requires = "dsn")]
+    pub checkpoint: bool,
+    /// Concurrent clients, 1 to 1000 (default: the test's, e.g. 80 for DPAWS row tests).
     #[arg(long, value_name = "N")]
     pub clients: Option<u32>,
-    /// Rows per table (orabench: rows of the big table; create-table-size: KiB written).
+    /// Rows per table, 1 to 10^9 (orabench: rows of the big table; create-table-size: KiB
+    /// written).
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub scale: u64,
-    /// Measured time per test.
+    /// Measured time per test (at most 7 days).
     #[arg(long, default_value = "60s", value_parser = parse_span)]
     pub duration: TimeSpan,
-    /// Warm-up per test, excluded (0 for none).
+    /// Warm-up per test, excluded (0 for none; at most 1 day).
     #[arg(long, default_value = "10s", value_parser = parse_span_or_zero)]
     pub warmup: TimeSpan,
     /// Seed of the clients' random streams.

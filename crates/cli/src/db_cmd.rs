@@ -1,7 +1,7 @@
 //! `storlab db`: options from the flags, run the suite, print a compact report, write JSON.
 
 use storlab_core::result::Run;
-use storlab_db::options::Server;
+use storlab_db::options::{DsnServer, Server};
 use storlab_db::{run_db, DbOptions};
 
 use crate::cli::DbArgs;
@@ -26,7 +26,11 @@ fn pair(flag: &str, s: &str) -> Result<(String, String), CliError> {
 /// The runs `a` asks for, printed by [`run`] and collected by `storlab compare`.
 pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
     let server = match (&a.dsn, &a.data_dir) {
-        (Some(dsn), _) => Server::Dsn(dsn.clone()),
+        (Some(dsn), _) => Server::Dsn(DsnServer {
+            dsn: dsn.clone(),
+            checkpoint: a.checkpoint,
+            keep_schema: a.keep_schema,
+        }),
         (None, Some(data)) => Server::Ephemeral {
             data_dir: data.clone(),
             wal_dir: a.wal_dir.clone(),
@@ -48,16 +52,6 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
             ))
         }
     };
-    if !a
-        .schema
-        .chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-    {
-        return Err(CliError::BadInput(format!(
-            "--schema: use lower-case letters, digits and _; got {:?}",
-            a.schema
-        )));
-    }
     let tablespace = match &server {
         Server::Ephemeral { tablespaces, .. } => tablespaces.first().map(|(n, _)| n.clone()),
         Server::Dsn(_) => None,
@@ -83,15 +77,20 @@ pub fn run(a: DbArgs) -> Result<(), CliError> {
     for r in &runs {
         print!("{}", report(r));
     }
-    let partial = runs.iter().any(|r| r.partial);
+    // A stop between two tests leaves every run whole but the set short.
+    let partial = runs.iter().any(|r| r.partial) || storlab_io::signal::stop_requested();
     if let Some(path) = &a.json {
         write_results(path, runs)?;
         println!("results: {}", path.display());
     }
     if partial {
-        return Err(CliError::Failed(
-            "interrupted; partial results written".into(),
-        ));
+        let kept = match &a.json {
+            Some(path) => format!("the results so far are in {}", path.display()),
+            None => "the results so far are above".to_string(),
+        };
+        return Err(CliError::Failed(format!(
+            "interrupted; {kept} (a test cut short is marked partial)"
+        )));
     }
     Ok(())
 }

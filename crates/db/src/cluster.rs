@@ -5,7 +5,9 @@
 //! - [`Cluster::start`] checks the directories of a [`ClusterSpec`] before touching anything
 //!   (each must be missing or an empty directory), creates them for the server user, runs
 //!   `initdb` (WAL in its own directory if asked), appends storlab's storage-test settings and
-//!   the caller's to `postgresql.conf`, and starts the server with `pg_ctl`. The server listens
+//!   the caller's to `postgresql.conf`, and starts `postgres` as its own child process with
+//!   the parent-death signal set, so the server stops when storlab ends, even by SIGKILL
+//!   (`postmaster`). The server listens
 //!   only on a Unix socket in a fresh directory under `/tmp` (`listen_addresses = ''`), so it
 //!   never meets another cluster (such as Debian's on port 5432) and opens no TCP port.
 //! - Stopping ([`Cluster::stop`], or dropping the [`Cluster`]) runs `pg_ctl stop -m fast`, then
@@ -14,6 +16,9 @@
 //!   existed empty are emptied again and get their owner and mode back; nothing that existed
 //!   before is removed. [`emergency_stop_all`] does this for every cluster of the process, for a
 //!   Ctrl-C handler.
+//! - Each running cluster has a record in a private state directory (`leftovers`): the next
+//!   start cleans up after a storlab that was killed (stops a server still running, removes
+//!   the directories that storlab created) and says so.
 //!
 //! PostgreSQL refuses to run as root: when storlab is root, the server programs run as the
 //! `postgres` OS user (or a `storlab-pg` system user created for the purpose), which gets the
@@ -27,8 +32,12 @@ mod binaries;
 mod conf;
 #[path = "cluster/dirs.rs"]
 mod dirs;
+#[path = "cluster/leftovers.rs"]
+mod leftovers;
 #[path = "cluster/os.rs"]
 mod os;
+#[path = "cluster/postmaster.rs"]
+mod postmaster;
 #[path = "cluster/teardown.rs"]
 mod teardown;
 #[cfg(test)]
@@ -134,8 +143,14 @@ impl Cluster {
     /// Checks the spec's directories (nothing is touched if one is unusable), creates them,
     /// runs initdb, writes postgresql.conf and starts the server. On failure everything
     /// created so far is removed again.
+    ///
+    /// The server gets SIGQUIT (immediate shutdown) when the thread that called this ends:
+    /// stop the cluster before that thread does (in practice, start and use it on one thread).
     pub fn start(bins: &Binaries, spec: &ClusterSpec) -> Result<Cluster, ClusterError> {
         conf::validate(&spec.settings)?;
+        for said in leftovers::sweep() {
+            eprintln!("storlab: {said}");
+        }
         let user = os::server_user()?;
         let mut targets = vec![dirs::check(&spec.data_dir, "data directory")?];
         if let Some(wal) = &spec.wal_dir {
@@ -168,6 +183,8 @@ impl Cluster {
             data_dir: targets[0].path.clone(),
             user: user.clone(),
             owned,
+            child: None,
+            record: None,
         };
         let socket_dir = match prepared {
             Ok(dir) => dir,
@@ -225,26 +242,32 @@ impl Cluster {
             self.settings = conf::merge(&defaults, &spec.settings);
             let _ = std::fs::remove_file(&self.log_file);
 
-            let mut pg_ctl = os::server_command(&self.bins.program("pg_ctl"), self.user.as_ref());
-            pg_ctl
-                .arg("-D")
-                .arg(&self.data_dir)
-                .arg("-l")
-                .arg(&self.log_file);
-            pg_ctl.args(["-w", "-t", "60", "start"]);
-            let Err(err) = os::run("pg_ctl start", &mut pg_ctl) else {
-                return Ok(());
+            let started = postmaster::start(
+                &self.bins.program("postgres"),
+                &self.data_dir,
+                &self.log_file,
+                self.user.as_ref(),
+            );
+            let err = match started {
+                Ok(child) => {
+                    teardown::set_child(self.id, child);
+                    return Ok(());
+                }
+                Err(e) => e,
             };
             let log = self.log_tail(os::TAIL_LINES);
             if attempt < ATTEMPTS && conf::is_port_clash(&log) && !self.is_running() {
                 continue;
+            }
+            if let Some((name, reason)) = postmaster::bad_setting(&log, &spec.settings) {
+                return Err(ClusterError::BadSetting { name, reason });
             }
             let detail = match err {
                 ClusterError::CommandFailed { detail, .. } => detail,
                 other => other.to_string(),
             };
             return Err(ClusterError::CommandFailed {
-                what: format!("pg_ctl start (port {})", self.port),
+                what: format!("starting the server (port {})", self.port),
                 detail: format!(
                     "{detail}\nlast lines of the server log {}:\n{log}",
                     self.log_file.display()
@@ -313,6 +336,15 @@ impl Cluster {
     pub fn stop(self) -> Result<(), ClusterError> {
         match take(self.id) {
             Some(teardown) => teardown.run(true),
+            None => Ok(()),
+        }
+    }
+
+    /// Stops the server at once (`-m immediate`: no shutdown checkpoint, the data is thrown
+    /// away anyway) and removes what storlab created: for an interrupted run.
+    pub fn stop_immediately(self) -> Result<(), ClusterError> {
+        match take(self.id) {
+            Some(teardown) => teardown.run(false),
             None => Ok(()),
         }
     }

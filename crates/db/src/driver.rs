@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use storlab_core::host_stats::INTERVAL_NS;
 use storlab_core::rng::{Purpose, Rng};
 use storlab_core::LatencyHistogram;
-use tokio_postgres::{Client, NoTls, Statement};
+use tokio_postgres::{CancelToken, Client, Config, NoTls, Statement};
 
 use crate::error::DbError;
 use crate::suites::{self, Op, TestDef};
@@ -97,9 +97,9 @@ impl Window {
     }
 }
 
-/// Connects a client over `conninfo`; its connection runs on the runtime.
-pub(crate) async fn connect(conninfo: &str) -> Result<Client, DbError> {
-    let (client, connection) = tokio_postgres::connect(conninfo, NoTls).await?;
+/// Connects a client; its connection runs on the runtime.
+pub(crate) async fn connect(config: &Config) -> Result<Client, DbError> {
+    let (client, connection) = config.connect(NoTls).await?;
     tokio::spawn(async move {
         let _ = connection.await;
     });
@@ -136,7 +136,7 @@ async fn one_op(
 /// What every client of a test is given.
 #[derive(Clone)]
 pub(crate) struct ClientSpec {
-    pub conninfo: String,
+    pub config: Config,
     pub test: TestDef,
     pub schema: String,
     pub scale: u64,
@@ -208,17 +208,22 @@ impl ClientThreads {
     }
 }
 
+/// Cancel tokens of one thread's clients, for a stop requested in the middle of a statement.
+type Cancels = Arc<std::sync::Mutex<Vec<CancelToken>>>;
+
 /// One thread's clients, each its own task, until the window ends; their results merged.
+/// On Ctrl-C or SIGTERM every client's running statement is cancelled on the server, so a
+/// long one (a full scan) does not hold the stop up.
 async fn run_clients(indexes: Vec<u32>, spec: ClientSpec) -> ClientResult {
+    let cancels: Cancels = Arc::default();
     let tasks: Vec<_> = indexes
         .into_iter()
         .map(|i| {
             let s = spec.clone();
-            tokio::spawn(client_loop(
-                s.conninfo, s.test, i, s.schema, s.scale, s.seed, s.window,
-            ))
+            tokio::spawn(client_loop(s, i, cancels.clone()))
         })
         .collect();
+    let watcher = tokio::spawn(cancel_on_stop(cancels));
     let mut total = ClientResult::default();
     for t in tasks {
         match t.await {
@@ -230,40 +235,49 @@ async fn run_clients(indexes: Vec<u32>, spec: ClientSpec) -> ClientResult {
             }
         }
     }
+    watcher.abort();
     total
 }
 
+/// Cancels the clients' statements once a stop is requested (polled every 50 ms).
+async fn cancel_on_stop(cancels: Cancels) {
+    while !storlab_io::signal::stop_requested() {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let tokens: Vec<CancelToken> = match cancels.lock() {
+        Ok(list) => list.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    };
+    for t in tokens {
+        let _ = t.cancel_query(NoTls).await;
+    }
+}
+
 /// One client's loop until the window ends.
-async fn client_loop(
-    conninfo: String,
-    test: TestDef,
-    index: u32,
-    schema: String,
-    scale: u64,
-    seed: u64,
-    w: Window,
-) -> ClientResult {
+async fn client_loop(spec: ClientSpec, index: u32, cancels: Cancels) -> ClientResult {
     let mut r = ClientResult::default();
-    if let Err(e) = client_body(&conninfo, test, index, &schema, scale, seed, &w, &mut r).await {
-        r.error = Some(e.to_string());
+    match client_body(&spec, index, &cancels, &mut r).await {
+        // A statement cancelled because of the stop is not a failure.
+        Err(_) if storlab_io::signal::stop_requested() => {}
+        Err(e) => r.error = Some(e.to_string()),
+        Ok(()) => {}
     }
     r
 }
 
-#[allow(clippy::too_many_arguments)]
 async fn client_body(
-    conninfo: &str,
-    test: TestDef,
+    spec: &ClientSpec,
     index: u32,
-    schema: &str,
-    scale: u64,
-    seed: u64,
-    w: &Window,
+    cancels: &Cancels,
     r: &mut ClientResult,
 ) -> Result<(), DbError> {
-    let c = connect(conninfo).await?;
+    let (test, schema, scale, w) = (spec.test, spec.schema.as_str(), spec.scale, &spec.window);
+    let c = connect(&spec.config).await?;
+    if let Ok(mut list) = cancels.lock() {
+        list.push(c.cancel_token());
+    }
     let st = prepare(&c, test.op, schema).await?;
-    let mut rng = Rng::derive(seed, Purpose::Job, index as u64);
+    let mut rng = Rng::derive(spec.seed, Purpose::Job, index as u64);
     while !w.stopping() {
         let t0 = Instant::now();
         let out = one_op(&c, test.op, &st, schema, &mut rng, scale).await?;

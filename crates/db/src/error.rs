@@ -25,11 +25,17 @@ impl From<tokio_postgres::Error> for DbError {
     fn from(e: tokio_postgres::Error) -> Self {
         // The server's message, never the connection string (it may hold a password).
         match e.as_db_error() {
-            Some(db) => DbError::Failed(format!(
-                "PostgreSQL: {} ({})",
-                db.message(),
-                db.code().code()
-            )),
+            Some(db) => {
+                let mut text = format!("PostgreSQL: {} ({})", db.message(), db.code().code());
+                if let Some(detail) = db.detail() {
+                    text += &format!("; {detail}");
+                }
+                // dependent_objects_still_exist: storlab never drops with CASCADE.
+                if db.code().code() == "2BP01" {
+                    text += "; storlab drops only what it created and never with CASCADE: drop or move the dependent objects, or give another --schema";
+                }
+                DbError::Failed(text)
+            }
             None => DbError::Failed(format!("PostgreSQL connection: {e}")),
         }
     }

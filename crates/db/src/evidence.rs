@@ -3,6 +3,7 @@
 
 pub(crate) mod pg_stat_io;
 pub(crate) mod settings;
+pub(crate) mod statements;
 pub(crate) mod wait_means;
 
 use std::collections::BTreeMap;
@@ -11,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use storlab_core::host_stats::round3;
-use storlab_core::result::{CheckpointStats, PgStatIo, StatementStats, WaitEvent, WalStats};
+use storlab_core::result::{CheckpointStats, PgStatIo, WaitEvent, WalStats};
 use tokio_postgres::Client;
 
 use crate::error::DbError;
@@ -140,54 +141,6 @@ impl Snapshot {
             io,
         }
     }
-}
-
-/// Forgets the statement counters (the window starts clean).
-pub(crate) async fn reset_statements(c: &Client) -> Result<(), DbError> {
-    c.batch_execute("SELECT pg_stat_statements_reset()").await?;
-    Ok(())
-}
-
-/// The heaviest statements of the window in `schema`'s workload, per call.
-pub(crate) async fn statements(c: &Client, top: i64) -> Result<Vec<StatementStats>, DbError> {
-    let rows = c
-        .query(
-            "SELECT query, calls, mean_exec_time, rows::float8, shared_blks_hit::float8, shared_blks_read::float8,
-                    shared_blks_dirtied::float8, shared_blks_written::float8, wal_bytes::float8
-             FROM pg_stat_statements
-             WHERE query NOT ILIKE '%pg_stat%' AND calls > 0
-             ORDER BY total_exec_time DESC LIMIT $1",
-            &[&top],
-        )
-        .await?;
-    Ok(rows
-        .iter()
-        .map(|r| {
-            let calls: i64 = r.get(1);
-            let per = |v: f64| round3(v / calls.max(1) as f64);
-            let mut query: String = r.get(0);
-            query = query.split_whitespace().collect::<Vec<_>>().join(" ");
-            if query.len() > 120 {
-                let cut = (0..=120)
-                    .rev()
-                    .find(|&i| query.is_char_boundary(i))
-                    .unwrap_or(0);
-                query.truncate(cut);
-                query.push('…');
-            }
-            StatementStats {
-                query,
-                calls: calls as u64,
-                mean_ms: round3(r.get(2)),
-                rows_per_call: per(r.get(3)),
-                shared_blks_hit: per(r.get(4)),
-                shared_blks_read: per(r.get(5)),
-                shared_blks_dirtied: per(r.get(6)),
-                shared_blks_written: per(r.get(7)),
-                wal_bytes: per(r.get(8)),
-            }
-        })
-        .collect())
 }
 
 /// Wait samples: counts per event and run lengths (consecutive samples of one session).

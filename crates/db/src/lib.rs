@@ -8,18 +8,21 @@
 //! statement, commit latency, sampled wait events, WAL and checkpoint activity, relation I/O
 //! by backend type (pg_stat_io, PostgreSQL 16+), per-statement block profiles, and the
 //! iostat view of the devices under each role (data, WAL, tablespaces). With `--dsn` it uses
-//! an existing server and touches only its own schema.
+//! an existing server and touches only a schema it creates, marks and drops again
+//! (`schema`); `conninfo` finds the connection settings as libpq does.
 
 // Real database runs are measured in wall-clock time by definition.
 #![allow(clippy::disallowed_methods)]
 
 pub mod cluster;
+pub mod conninfo;
 mod driver;
 pub mod error;
 mod evidence;
 pub mod options;
 mod report;
 pub mod run;
+pub mod schema;
 pub mod suites;
 
 pub use error::DbError;

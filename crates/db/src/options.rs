@@ -18,8 +18,31 @@ pub enum Server {
         /// Extra postgresql.conf settings.
         settings: Vec<(String, String)>,
     },
-    /// An existing server: storlab works only inside its own schema.
-    Dsn(String),
+    /// An existing server: storlab works only inside a schema it creates and marks.
+    Dsn(DsnServer),
+}
+
+/// An existing server reached with a libpq connection string.
+#[derive(Clone, Debug)]
+pub struct DsnServer {
+    /// libpq `key=value` string or `postgresql://` URI; what it leaves out comes from the PG*
+    /// environment variables, the service file and the password file, as with libpq.
+    pub dsn: String,
+    /// Run a CHECKPOINT after the load (never done on someone else's server otherwise).
+    pub checkpoint: bool,
+    /// Keep storlab's schema at the end instead of dropping it.
+    pub keep_schema: bool,
+}
+
+impl Server {
+    /// An existing server, with no checkpoint and the schema dropped at the end.
+    pub fn dsn(dsn: impl Into<String>) -> Server {
+        Server::Dsn(DsnServer {
+            dsn: dsn.into(),
+            checkpoint: false,
+            keep_schema: false,
+        })
+    }
 }
 
 /// Everything a database run needs.
@@ -45,4 +68,73 @@ pub struct DbOptions {
     pub schema: String,
     /// Tablespace for the tables (one of the ephemeral tablespaces), if any.
     pub tablespace: Option<String>,
+}
+
+/// Most concurrent clients: each is a server connection and a backend process.
+pub const MAX_CLIENTS: u32 = 1_000;
+/// Largest scale: rows per table (about 7 TB of DPAWS tables), or KiB for create-table-size.
+pub const MAX_SCALE: u64 = 1_000_000_000;
+/// Longest measured time per test: a week.
+pub const MAX_DURATION_NS: u64 = 7 * 24 * 3600 * 1_000_000_000;
+/// Longest warm-up per test: a day.
+pub const MAX_WARMUP_NS: u64 = 24 * 3600 * 1_000_000_000;
+
+impl DbOptions {
+    /// Checks every number and name against its bounds before anything is started; the
+    /// message names the flag, the bound and the value given.
+    pub fn validate(&self) -> Result<(), String> {
+        if let Some(c) = self.clients {
+            if !(1..=MAX_CLIENTS).contains(&c) {
+                return Err(format!(
+                    "--clients must be between 1 and {MAX_CLIENTS}; got {c}"
+                ));
+            }
+        }
+        if !(1..=MAX_SCALE).contains(&self.scale) {
+            return Err(format!(
+                "--scale must be between 1 and {MAX_SCALE}; got {}",
+                self.scale
+            ));
+        }
+        let secs = |ns: u64| ns as f64 / 1e9;
+        if self.duration_ns == 0 || self.duration_ns > MAX_DURATION_NS {
+            return Err(format!(
+                "--duration must be more than 0 s and at most {} s (7 days); got {} s",
+                secs(MAX_DURATION_NS),
+                secs(self.duration_ns)
+            ));
+        }
+        if self.warmup_ns > MAX_WARMUP_NS {
+            return Err(format!(
+                "--warmup must be at most {} s (1 day); got {} s",
+                secs(MAX_WARMUP_NS),
+                secs(self.warmup_ns)
+            ));
+        }
+        check_schema_name(&self.schema)
+    }
+}
+
+/// storlab's schema name: a plain lower-case identifier that is not one of the server's
+/// own schemas or `public` (storlab only ever uses a schema it creates itself).
+pub fn check_schema_name(name: &str) -> Result<(), String> {
+    let plain = !name.is_empty()
+        && name.len() <= 63
+        && name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !plain {
+        return Err(format!(
+            "--schema: use 1 to 63 lower-case letters, digits and _, starting with a letter; \
+             got {name:?}"
+        ));
+    }
+    if name == "public" || name == "information_schema" || name.starts_with("pg_") {
+        return Err(format!(
+            "--schema {name}: storlab only works in a schema it creates and drops itself, \
+             never in `public` or the server's own schemas; give a new name such as storlab"
+        ));
+    }
+    Ok(())
 }

@@ -96,6 +96,8 @@ pub(crate) struct TestMeasured<'a> {
     pub server_cpu: Option<Duration>,
     /// CPU of the server backends serving storlab's monitoring connections in the window.
     pub monitor_cpu: Option<Duration>,
+    /// What else the reader should know about this test (a step left out, say).
+    pub extra_notes: Vec<String>,
 }
 
 pub(crate) fn build_run(m: TestMeasured) -> Run {
@@ -130,6 +132,7 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
     if m.partial {
         notes.push("interrupted: results gathered until the stop".into());
     }
+    notes.extend(m.extra_notes.iter().cloned());
     let mut devices: Vec<DeviceMetrics> = Vec::new();
     let mut roles = Vec::new();
     for (role, path, sums) in &m.roles {

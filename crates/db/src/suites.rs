@@ -221,7 +221,8 @@ pub fn find(suite: &str, test: &str) -> Result<Vec<TestDef>, String> {
     Ok(ALL.iter().filter(|d| d.name == name).copied().collect())
 }
 
-/// Creates and loads the suite's objects in `schema` (idempotent at the same scale).
+/// Creates and loads the suite's objects in `schema`, which must be storlab's (see
+/// `schema::claim`); idempotent at the same scale.
 pub(crate) async fn load(
     client: &Client,
     suite: &str,
@@ -229,9 +230,6 @@ pub(crate) async fn load(
     scale: u64,
     tablespace: Option<&str>,
 ) -> Result<(), DbError> {
-    client
-        .batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {schema}"))
-        .await?;
     match suite {
         "dpaws" => load_dpaws(client, schema, scale, tablespace).await,
         "oltp" => load_oltp(client, schema, scale, tablespace).await,

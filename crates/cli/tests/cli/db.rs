@@ -1,8 +1,49 @@
 //! `storlab db`: a real PostgreSQL cluster, bad directories, interruption.
 
+// Real processes are waited for and timed in wall-clock time.
+#![allow(clippy::disallowed_methods)]
+
 use predicates::prelude::*;
 
 use super::storlab;
+
+/// Tests that start servers run one at a time: the machine has two cores, and the
+/// interrupt tests need the run to reach the phase they interrupt.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// An integer a query on the server of `data` returns (over the socket its pid file names),
+/// None while the server cannot answer.
+fn server_count(data: &std::path::Path, sql: &str) -> Option<i64> {
+    let pid_file = std::fs::read_to_string(data.join("postmaster.pid")).ok()?;
+    let lines: Vec<&str> = pid_file.lines().collect();
+    let (port, socket) = (lines.get(3)?.trim(), lines.get(4)?.trim());
+    let bins = storlab_db::cluster::find_binaries(None).ok()?;
+    let out = std::process::Command::new(bins.bindir.join("psql"))
+        .arg(format!(
+            "host={socket} port={port} user=storlab dbname=postgres"
+        ))
+        .args(["-XAtq", "-c", sql])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}
+
+/// Waits until storlab's clients or load run `like` on the server of `data`.
+fn wait_for_statement(data: &std::path::Path, like: &str) {
+    let sql = format!(
+        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '{like}' \
+         AND pid <> pg_backend_pid()"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while server_count(data, &sql).unwrap_or(0) == 0 {
+        assert!(std::time::Instant::now() < deadline, "never saw {like}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
 
 pub(crate) fn postgres_running_on(dir: &std::path::Path) -> bool {
     let needle = dir.to_string_lossy().into_owned();
@@ -15,6 +56,7 @@ pub(crate) fn postgres_running_on(dir: &std::path::Path) -> bool {
 
 #[test]
 fn db_runs_a_test_and_refuses_bad_directories() {
+    let _s = serial();
     let dir = tempfile::Builder::new()
         .prefix("storlab-cli-db")
         .tempdir_in("/tmp")
@@ -75,6 +117,7 @@ fn db_runs_a_test_and_refuses_bad_directories() {
 
 #[test]
 fn db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster() {
+    let _s = serial();
     let dir = tempfile::Builder::new()
         .prefix("storlab-cli-db")
         .tempdir_in("/tmp")
@@ -124,4 +167,381 @@ fn db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster() {
     assert!(v["runs"][0]["metrics"]["rows_per_s"].as_f64().unwrap() > 0.0);
     assert!(!postgres_running_on(&data), "the server is stopped");
     assert!(!data.exists(), "its directory is removed");
+}
+
+fn scratch_tmp() -> tempfile::TempDir {
+    // /tmp: traversable by the unprivileged server user.
+    tempfile::Builder::new()
+        .prefix("storlab-cli-db")
+        .tempdir_in("/tmp")
+        .unwrap()
+}
+
+#[test]
+fn db_bad_numbers_settings_and_dsn_syntax_are_bad_input() {
+    let _s = serial();
+    let dir = scratch_tmp();
+    let data = dir.path().join("data");
+    let quick = ["--warmup", "0"];
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["--clients", "0"],
+            "--clients must be between 1 and 1000; got 0",
+        ),
+        (
+            &["--scale", "0"],
+            "--scale must be between 1 and 1000000000",
+        ),
+        (
+            &["--scale", "100", "--set", "shared_buffers"],
+            "--set: use NAME=VALUE",
+        ),
+        (
+            &["--scale", "100", "--set", "shared_buffers=banana"],
+            "setting `shared_buffers`",
+        ),
+        (
+            &["--scale", "100", "--set", "nosuchsetting=1"],
+            "setting `nosuchsetting`",
+        ),
+        (
+            &["--scale", "100", "--duration", "800h"],
+            "--duration must be more than 0 s and at most",
+        ),
+    ];
+    for (args, message) in cases {
+        storlab()
+            .args(["db", "--data-dir"])
+            .arg(&data)
+            .args(quick)
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+        assert!(!data.exists(), "{args:?}: nothing left");
+        assert!(!postgres_running_on(&data));
+    }
+    // A DSN syntax error names the place, never the password (nor a piece of it).
+    let out = storlab()
+        .args(["db", "--dsn", "host=/tmp password=Hunter2 Secret9 dbname=x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--dsn: syntax error at character"))
+        .get_output()
+        .stderr
+        .clone();
+    let text = String::from_utf8_lossy(&out);
+    assert!(
+        !text.contains("Hunter2") && !text.contains("Secret9"),
+        "{text}"
+    );
+}
+
+/// A cluster for --dsn runs, with a role `bench` that must give its password.
+struct PasswordServer {
+    cluster: storlab_db::cluster::Cluster,
+    psql: std::path::PathBuf,
+}
+
+const BENCH_PASSWORD: &str = "Bench-Pw-4711";
+
+impl PasswordServer {
+    fn start(dir: &std::path::Path) -> PasswordServer {
+        use storlab_db::cluster::{find_binaries, Cluster, ClusterSpec};
+        let bins = find_binaries(None).expect("PostgreSQL server binaries");
+        let cluster = Cluster::start(
+            &bins,
+            &ClusterSpec {
+                data_dir: dir.join("data"),
+                ..ClusterSpec::default()
+            },
+        )
+        .expect("cluster starts");
+        let server = PasswordServer {
+            psql: bins.bindir.join("psql"),
+            cluster,
+        };
+        let hba = server.cluster.data_dir().join("pg_hba.conf");
+        let old = std::fs::read_to_string(&hba).unwrap();
+        std::fs::write(&hba, format!("local all bench scram-sha-256\n{old}")).unwrap();
+        server.sql(&format!(
+            "CREATE ROLE bench LOGIN PASSWORD '{BENCH_PASSWORD}';
+             GRANT CREATE ON DATABASE postgres TO bench;
+             CREATE EXTENSION pg_stat_statements;
+             SELECT pg_reload_conf();"
+        ));
+        server
+    }
+
+    fn sql(&self, sql: &str) -> String {
+        let out = std::process::Command::new(&self.psql)
+            .arg(self.cluster.conninfo("postgres"))
+            .args(["-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql])
+            .output()
+            .expect("psql runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    fn socket(&self) -> String {
+        format!(
+            "host={} port={}",
+            self.cluster.socket_dir().display(),
+            self.cluster.port()
+        )
+    }
+}
+
+fn dsn_run(dsn: &str) -> assert_cmd::Command {
+    let mut cmd = storlab();
+    cmd.args(["db", "--dsn", dsn]);
+    cmd.args(["--test", "select-row", "--scale", "300", "--clients", "2"]);
+    cmd.args(["--duration", "1s", "--warmup", "0"]);
+    for var in [
+        "PGPASSWORD",
+        "PGPASSFILE",
+        "PGSERVICE",
+        "PGSERVICEFILE",
+        "PGUSER",
+        "PGHOST",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+#[test]
+fn db_dsn_takes_passwords_from_the_environment_and_names_connect_failures() {
+    let _s = serial();
+    let dir = scratch_tmp();
+    let server = PasswordServer::start(dir.path());
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let bench = format!("{} user=bench dbname=postgres", server.socket());
+    let never = |out: &std::process::Output, secret: &str| {
+        let text = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!text.contains(secret), "the password is printed: {text}");
+    };
+
+    // No password anywhere: bad input saying where one can come from.
+    dsn_run(&bench)
+        .env("HOME", &home)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("asks for a password"));
+    // A wrong one: the server's reason, never the password.
+    let out = dsn_run(&bench)
+        .env("HOME", &home)
+        .env("PGPASSWORD", "Wrong-Pw-123")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "password authentication failed for user \"bench\"",
+        ))
+        .get_output()
+        .clone();
+    never(&out, "Wrong-Pw-123");
+    // PGPASSWORD, ~/.pgpass (a socket matches `localhost`), and a service.
+    dsn_run(&bench)
+        .env("HOME", &home)
+        .env("PGPASSWORD", BENCH_PASSWORD)
+        .assert()
+        .success();
+    let pgpass = home.join(".pgpass");
+    std::fs::write(
+        &pgpass,
+        format!("localhost:*:postgres:bench:{BENCH_PASSWORD}\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o600)).unwrap();
+    dsn_run(&bench).env("HOME", &home).assert().success();
+    let services = dir.path().join("services.conf");
+    std::fs::write(
+        &services,
+        format!(
+            "[lab]\nhost={}\nport={}\nuser=bench\ndbname=postgres\n",
+            server.cluster.socket_dir().display(),
+            server.cluster.port()
+        ),
+    )
+    .unwrap();
+    dsn_run("service=lab")
+        .env("HOME", &home)
+        .env("PGSERVICEFILE", &services)
+        .assert()
+        .success();
+    assert_eq!(
+        server.sql("SELECT count(*) FROM pg_namespace WHERE nspname = 'storlab'"),
+        "0",
+        "each run dropped its schema"
+    );
+
+    // No such database; a refused connection (exit 1: nothing wrong with the input).
+    let nodb = format!("{} user=storlab dbname=nosuchdb", server.socket());
+    dsn_run(&nodb)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "database \"nosuchdb\" does not exist",
+        ));
+    let out = dsn_run("host=127.0.0.1 port=1 user=x dbname=y password=Refused-Pw-99")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "cannot connect to 127.0.0.1 port 1",
+        ))
+        .stderr(predicate::str::contains("connection refused"))
+        .get_output()
+        .clone();
+    never(&out, "Refused-Pw-99");
+    // --schema public and a user's schema are refused, naming them.
+    server.sql("CREATE SCHEMA users_own");
+    for schema in ["public", "users_own"] {
+        dsn_run(&format!("{} user=storlab dbname=postgres", server.socket()))
+            .args(["--schema", schema])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!("--schema {schema}")));
+    }
+    server.cluster.stop().unwrap();
+}
+
+/// Starts `storlab db` on a fresh data directory with `args`; returns the child once its
+/// server runs.
+fn spawn_db(data: &std::path::Path, args: &[&str]) -> std::process::Child {
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("storlab"))
+        .args([
+            "db",
+            "--suite",
+            "dpaws",
+            "--test",
+            "update-row",
+            "--data-dir",
+        ])
+        .arg(data)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn storlab");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !postgres_running_on(data) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never came up"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child
+}
+
+/// Sends `signal` and waits for the exit: (exit code, stderr, seconds from signal to exit).
+fn signal_and_wait(child: std::process::Child, signal: i32) -> (Option<i32>, String, f64) {
+    let at = std::time::Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let out = child.wait_with_output().expect("wait");
+    let secs = at.elapsed().as_secs_f64();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        secs,
+    )
+}
+
+#[test]
+fn db_sigint_during_the_load_and_the_warmup_stops_within_seconds() {
+    let _s = serial();
+    let dir = scratch_tmp();
+    let data = dir.path().join("load");
+    // 15 tables of 2 million rows: the load runs for minutes.
+    let child = spawn_db(&data, &["--scale", "2000000", "--duration", "5s"]);
+    wait_for_statement(&data, "%INSERT INTO storlab.dpaws%");
+    let (code, stderr, secs) = signal_and_wait(child, libc::SIGINT);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("interrupted during the load"), "{stderr}");
+    assert!(secs < 5.0, "{secs} s from SIGINT to exit");
+    assert!(
+        !postgres_running_on(&data) && !data.exists(),
+        "nothing left"
+    );
+
+    let data = dir.path().join("warmup");
+    let args = [
+        "--scale",
+        "500",
+        "--clients",
+        "2",
+        "--warmup",
+        "60s",
+        "--duration",
+        "5s",
+    ];
+    let child = spawn_db(&data, &args);
+    wait_for_statement(&data, "UPDATE storlab.dpaws%");
+    let (code, stderr, secs) = signal_and_wait(child, libc::SIGTERM);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("interrupted during the warm-up"),
+        "{stderr}"
+    );
+    assert!(secs < 5.0, "{secs} s from SIGTERM to exit");
+    assert!(
+        !postgres_running_on(&data) && !data.exists(),
+        "nothing left"
+    );
+}
+
+#[test]
+fn db_killed_takes_its_server_along_and_the_next_run_cleans_up() {
+    let _s = serial();
+    let dir = scratch_tmp();
+    let data = dir.path().join("data");
+    let args = [
+        "--scale",
+        "500",
+        "--clients",
+        "2",
+        "--warmup",
+        "0",
+        "--duration",
+        "60s",
+    ];
+    let child = spawn_db(&data, &args);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let (code, _, _) = signal_and_wait(child, libc::SIGKILL);
+    assert_eq!(code, None, "killed");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while postgres_running_on(&data) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server outlived storlab"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The next run on the same directory removes the leftovers and runs.
+    storlab()
+        .args(["db", "--test", "select-row", "--data-dir"])
+        .arg(&data)
+        .args([
+            "--scale",
+            "300",
+            "--clients",
+            "2",
+            "--duration",
+            "1s",
+            "--warmup",
+            "0",
+        ])
+        .assert()
+        .success();
+    assert!(
+        !postgres_running_on(&data) && !data.exists(),
+        "nothing left"
+    );
 }

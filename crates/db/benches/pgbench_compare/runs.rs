@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
-use storlab_db::options::Server;
+use storlab_db::options::{DsnServer, Server};
 use storlab_db::{run_db, DbOptions};
 
 use crate::support::{self, ratio};
@@ -163,7 +163,12 @@ impl Around {
 
 pub(crate) fn db_options(conninfo: &str, duration_s: u64, warmup_s: u64, seed: u64) -> DbOptions {
     DbOptions {
-        server: Server::Dsn(conninfo.to_string()),
+        // The bench's own cluster: loaded once and kept between the runs.
+        server: Server::Dsn(DsnServer {
+            dsn: conninfo.to_string(),
+            checkpoint: true,
+            keep_schema: true,
+        }),
         suite: "dpaws".into(),
         test: "select-row".into(),
         clients: Some(CLIENTS),

@@ -29,7 +29,7 @@ enum State {
 }
 
 /// Something storlab made, to undo at cleanup (in reverse order).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Owned {
     /// A directory storlab created for a cluster: removed with everything in it.
     Leaf(PathBuf),
@@ -77,6 +77,9 @@ pub fn check(path: &Path, role: &str) -> Result<Target, ClusterError> {
             let mut entries = fs::read_dir(&abs)
                 .map_err(|e| bad(&abs, format!("cannot list the {role}: {e}")))?;
             if let Some(first) = entries.next() {
+                if let Some(reason) = live_server(&abs, role) {
+                    return Err(bad(&abs, reason));
+                }
                 let name = first.map(|e| e.file_name()).unwrap_or_default();
                 let reason = format!(
                     "the {role} is not empty (it contains {name:?}); storlab never touches \
@@ -123,6 +126,20 @@ pub fn check(path: &Path, role: &str) -> Result<Target, ClusterError> {
         role: role.to_string(),
         state,
     })
+}
+
+/// Why a directory holding a running PostgreSQL server cannot be used, naming the server.
+fn live_server(dir: &Path, role: &str) -> Option<String> {
+    let pid = super::os::postmaster_pid(dir)?;
+    if !super::os::postmaster_running(dir) {
+        return None;
+    }
+    Some(format!(
+        "the {role} holds a running PostgreSQL server (postmaster pid {pid}), perhaps left by \
+         a storlab run that was killed; stop it (`pg_ctl -D {} stop -m immediate` as the \
+         server's OS user, or `kill -QUIT {pid}`), remove the directory, and run again",
+        dir.display()
+    ))
 }
 
 /// Absolute form of `path`: its longest existing prefix canonicalized, the rest appended.

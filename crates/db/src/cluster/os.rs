@@ -27,7 +27,7 @@ const PG_ENV: [&str; 8] = [
 ];
 
 /// The unprivileged OS user the server programs are run as when storlab itself is root.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ServerUser {
     pub name: String,
     pub uid: u32,

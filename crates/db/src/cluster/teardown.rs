@@ -2,11 +2,12 @@
 //! running clusters behind [`emergency_stop_all`](super::emergency_stop_all).
 
 use std::path::PathBuf;
+use std::process::Child;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::{dirs, os, ClusterError};
+use super::{dirs, leftovers, os, ClusterError};
 
 /// What stopping and cleaning up a cluster needs; kept in the process-wide registry so that
 /// [`emergency_stop_all`] can do it too. Whoever takes it out of the registry runs it, once.
@@ -15,6 +16,10 @@ pub struct Teardown {
     pub data_dir: PathBuf,
     pub user: Option<os::ServerUser>,
     pub owned: Vec<dirs::Owned>,
+    /// The postmaster, storlab's child: reaped once stopped.
+    pub child: Option<Child>,
+    /// The record that lets a later run clean up if this process is killed.
+    pub record: Option<PathBuf>,
 }
 
 static REGISTRY: Mutex<Vec<(u64, Teardown)>> = Mutex::new(Vec::new());
@@ -25,9 +30,17 @@ pub fn next_id() -> u64 {
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Puts a cluster's teardown in the registry.
-pub fn register(id: u64, teardown: Teardown) {
+/// Puts a cluster's teardown in the registry, and its record on disk.
+pub fn register(id: u64, mut teardown: Teardown) {
+    teardown.record = leftovers::write(id, &teardown);
     registry().push((id, teardown));
+}
+
+/// Hands the running postmaster to the cluster's teardown.
+pub fn set_child(id: u64, child: Child) {
+    if let Some((_, t)) = registry().iter_mut().find(|(i, _)| *i == id) {
+        t.child = Some(child);
+    }
 }
 
 fn registry() -> std::sync::MutexGuard<'static, Vec<(u64, Teardown)>> {
@@ -45,7 +58,7 @@ pub fn take(id: u64) -> Option<Teardown> {
 impl Teardown {
     /// Stops the server if it runs (fast first if `graceful`, then immediate, then SIGKILL)
     /// and removes what storlab created. If the server cannot be stopped, nothing is removed.
-    pub fn run(&self, graceful: bool) -> Result<(), ClusterError> {
+    pub fn run(mut self, graceful: bool) -> Result<(), ClusterError> {
         if os::postmaster_running(&self.data_dir) {
             let stopped = (graceful && self.pg_ctl_stop("fast", 30).is_ok())
                 || self.pg_ctl_stop("immediate", 30).is_ok()
@@ -59,7 +72,14 @@ impl Teardown {
                 });
             }
         }
-        dirs::cleanup(&self.owned)
+        if let Some(mut child) = self.child.take() {
+            let _ = child.wait();
+        }
+        dirs::cleanup(&self.owned)?;
+        if let Some(record) = &self.record {
+            leftovers::remove(record);
+        }
+        Ok(())
     }
 
     fn pg_ctl_stop(&self, mode: &str, timeout: u32) -> Result<String, ClusterError> {

@@ -4,10 +4,9 @@
 //! from 17, WAL I/O counts moved from pg_stat_wal to pg_stat_io in 18.
 
 use storlab_db::cluster::{find_binaries, Binaries, Cluster, ClusterSpec};
-use storlab_db::options::Server;
 use storlab_db::run_db;
 
-use super::{one, options, query_i64, scratch, serial};
+use super::{kept, one, options, query_i64, scratch, serial};
 
 /// Bin directories of the newer majors, from STORLAB_TEST_PG_BINS (colon-separated).
 const BINS_VAR: &str = "STORLAB_TEST_PG_BINS";
@@ -47,10 +46,8 @@ fn every_major_reports_wal_io_pg_stat_io_and_server_timed_waits() {
         let dsn = cluster.conninfo("postgres");
         let num = query_i64(&dsn, "SELECT current_setting('server_version_num')::int8");
         let at = format!("PostgreSQL {} ({})", bins.version, bins.bindir.display());
-        let run = one(
-            run_db(&options(Server::Dsn(dsn), "dpaws", "update-row", 1_000))
-                .unwrap_or_else(|e| panic!("{at}: {e}")),
-        );
+        let run = one(run_db(&options(kept(dsn), "dpaws", "update-row", 1_000))
+            .unwrap_or_else(|e| panic!("{at}: {e}")));
         let db = run.db.as_ref().expect("database evidence");
         assert!(
             db.server_version.starts_with(&bins.version),

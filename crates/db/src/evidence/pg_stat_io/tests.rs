@@ -204,7 +204,8 @@ fn the_query_runs_on_the_columns_of_16_17_and_18_on_a_real_server() {
         .build()
         .expect("runtime");
     rt.block_on(async {
-        let c = crate::driver::connect(&cluster.conninfo("postgres"))
+        let config = cluster.conninfo("postgres").parse().expect("conninfo");
+        let c = crate::driver::connect(&config)
             .await
             .expect("connect");
         let num: i32 = c

@@ -1,0 +1,177 @@
+//! storlab's own schema on a server: created and marked by storlab, reused only when it
+//! carries the mark, and dropped at the end with exactly the objects storlab creates in it.
+//!
+//! Nothing is ever dropped with CASCADE: a user's object that depends on one of storlab's
+//! tables (a view in another schema, say) makes the drop fail, the transaction is rolled
+//! back, and the schema is kept with a warning naming the dependent object.
+
+use tokio_postgres::Client;
+
+use crate::error::DbError;
+use crate::suites::dpaws;
+
+/// Start of the comment storlab puts on the schemas it creates: only a schema whose comment
+/// starts with it (and that the connected role owns) is ever reused or dropped.
+pub const MARKER: &str = "storlab: benchmark schema created by storlab";
+
+/// Tables storlab creates in its schema (partitions, indexes, TOAST tables and identity
+/// sequences go with their tables).
+pub(crate) fn tables() -> Vec<String> {
+    let mut names: Vec<String> = (1..=dpaws::TABLES)
+        .map(|k| format!("dpaws_{k:02}"))
+        .collect();
+    for t in [
+        "oltp_item",
+        "oltp_hist",
+        "ob_big",
+        "ob_load",
+        "ob_copy",
+        "ob_del",
+        "ob_dc",
+        "ob_ct",
+    ] {
+        names.push(t.to_string());
+    }
+    names
+}
+
+/// Who is connected where: for messages.
+struct Whoami {
+    role: String,
+    database: String,
+}
+
+async fn whoami(c: &Client) -> Result<Whoami, DbError> {
+    let row = c
+        .query_one("SELECT current_user::text, current_database()::text", &[])
+        .await?;
+    Ok(Whoami {
+        role: row.get(0),
+        database: row.get(1),
+    })
+}
+
+/// The schema's comment and owner, if it exists.
+async fn existing(c: &Client, schema: &str) -> Result<Option<(Option<String>, String)>, DbError> {
+    let row = c
+        .query_opt(
+            "SELECT obj_description(oid, 'pg_namespace'), pg_get_userbyid(nspowner)::text \
+             FROM pg_namespace WHERE nspname = $1",
+            &[&schema],
+        )
+        .await?;
+    Ok(row.map(|r| (r.get(0), r.get(1))))
+}
+
+/// Makes sure `schema` is storlab's: creates and marks it when missing, accepts it when it
+/// carries storlab's mark and the connected role owns it, refuses it otherwise (bad input).
+pub(crate) async fn claim(c: &Client, schema: &str) -> Result<(), DbError> {
+    let me = whoami(c).await?;
+    match existing(c, schema).await? {
+        Some((comment, owner)) => {
+            let marked = comment.as_deref().is_some_and(|t| t.starts_with(MARKER));
+            if !marked {
+                return Err(DbError::BadInput(format!(
+                    "--schema {schema}: schema {schema} already exists in database {} and was \
+                     not created by storlab (it has no storlab mark); storlab only works in a \
+                     schema it creates itself and never touches yours: give a new name with \
+                     --schema",
+                    me.database
+                )));
+            }
+            if owner != me.role {
+                return Err(DbError::BadInput(format!(
+                    "--schema {schema}: storlab's schema {schema} in database {} belongs to \
+                     role {owner}, not {}: connect as {owner} or give another --schema",
+                    me.database, me.role
+                )));
+            }
+            Ok(())
+        }
+        None => {
+            let comment = format!(
+                "{MARKER} {}; dropped at the end of its runs unless --keep-schema",
+                env!("CARGO_PKG_VERSION")
+            );
+            let sql = format!(
+                "BEGIN; CREATE SCHEMA {schema}; COMMENT ON SCHEMA {schema} IS {}; COMMIT;",
+                quote_literal(&comment)
+            );
+            if let Err(e) = c.batch_execute(&sql).await {
+                let _ = c.batch_execute("ROLLBACK").await;
+                let privilege = e.as_db_error().is_some_and(|d| d.code().code() == "42501");
+                if privilege {
+                    return Err(DbError::BadInput(format!(
+                        "--schema {schema}: role {} may not create a schema in database {}; \
+                         grant it CREATE on the database (GRANT CREATE ON DATABASE {} TO {})",
+                        me.role, me.database, me.database, me.role
+                    )));
+                }
+                return Err(e.into());
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Drops storlab's schema and what storlab created in it, in one transaction and without
+/// CASCADE. Returns why the schema was kept, if it was (not storlab's, or something that is
+/// not storlab's is in it or depends on it).
+pub(crate) async fn drop_owned(c: &Client, schema: &str) -> Option<String> {
+    match existing(c, schema).await {
+        Ok(None) => return None,
+        Ok(Some((comment, _))) if comment.as_deref().is_some_and(|t| t.starts_with(MARKER)) => {}
+        Ok(Some(_)) => return Some(format!("schema {schema} has no storlab mark")),
+        Err(e) => return Some(e.to_string()),
+    }
+    let tables: Vec<String> = tables().iter().map(|t| format!("{schema}.{t}")).collect();
+    let mut sql = format!(
+        "BEGIN; DROP TABLE IF EXISTS {}; DROP FUNCTION IF EXISTS {schema}.ob_loop(int);",
+        tables.join(", ")
+    );
+    let ext_here = c
+        .query_opt(
+            "SELECT 1 FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace \
+             WHERE e.extname = 'pg_stat_statements' AND n.nspname = $1",
+            &[&schema],
+        )
+        .await;
+    if matches!(ext_here, Ok(Some(_))) {
+        sql += " DROP EXTENSION pg_stat_statements;";
+    }
+    sql += &format!(" DROP SCHEMA {schema}; COMMIT;");
+    match c.batch_execute(&sql).await {
+        Ok(()) => None,
+        Err(e) => {
+            let _ = c.batch_execute("ROLLBACK").await;
+            Some(DbError::from(e).to_string())
+        }
+    }
+}
+
+/// The schema pg_stat_statements lives in, created in storlab's schema when the database has
+/// none (and then dropped with it).
+pub(crate) async fn statements_extension(c: &Client, schema: &str) -> Result<String, DbError> {
+    let find = "SELECT n.nspname::text FROM pg_extension e JOIN pg_namespace n \
+                ON n.oid = e.extnamespace WHERE e.extname = 'pg_stat_statements'";
+    if let Some(row) = c.query_opt(find, &[]).await? {
+        return Ok(row.get(0));
+    }
+    c.batch_execute(&format!(
+        "CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA {schema}"
+    ))
+    .await
+    .map_err(|e| {
+        DbError::BadInput(format!(
+            "pg_stat_statements is needed (in shared_preload_libraries, and CREATE EXTENSION \
+             pg_stat_statements by a role allowed to): {}",
+            DbError::from(e)
+        ))
+    })?;
+    Ok(c.query_one(find, &[]).await?.get(0))
+}
+
+/// A SQL string literal.
+fn quote_literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
