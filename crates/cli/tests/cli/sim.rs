@@ -396,7 +396,7 @@ fn an_interrupted_simulation_exits_1_with_the_run_so_far_marked_partial() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     let bin = assert_cmd::cargo::cargo_bin("storlab");
-    let mut child = std::process::Command::new(bin)
+    let child = std::process::Command::new(bin)
         .args(["sim", "--array", &example("enterprise-raid5.toml")])
         .args(["--profile", "randwrite-8k", "--duration", "3600s", "--json"])
         .arg(&out)
