@@ -199,6 +199,10 @@ impl Model {
             p.ios = 0;
             p.bytes = 0;
         }
+        for s in &mut self.streams {
+            s.dropped = 0;
+            s.completed = 0;
+        }
     }
 
     /// Which latency phase the system is in: 0 healthy so far, 1 degraded or rebuilding,
