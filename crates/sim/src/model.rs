@@ -146,6 +146,7 @@ impl Model {
             self.host_completed + self.hosts.len() as u64,
             "host requests lost or completed twice"
         );
+        self.trace_outcome()?;
         if stopped {
             return Ok(self.into_partial_run());
         }
