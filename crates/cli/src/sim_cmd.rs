@@ -147,16 +147,27 @@ fn check_dependent_options(a: &SimArgs) -> Result<(), CliError> {
 pub fn runs(a: &SimArgs) -> Result<Vec<Run>, CliError> {
     check_dependent_options(a)?;
     let system = load_array(&a.array)?;
+    check_load_options(a)?;
+    // Ctrl-C and SIGTERM stop the simulation between events; the run so far comes back
+    // marked partial.
+    storlab_io::signal::install();
     let opts = RunOptions {
         duration_ns: a.duration.0,
         warmup_ns: a.warmup.0,
         seed: a.seed,
+        stop: Some(storlab_io::signal::flag()),
     };
     if a.matrix {
-        return storlab_core::profile::IOGEN_MATRIX
-            .iter()
-            .map(|p| timed(&system, &profile_workload(p, &system)?, opts))
-            .collect();
+        let mut runs = Vec::new();
+        for p in storlab_core::profile::IOGEN_MATRIX {
+            let run = timed(&system, &profile_workload(p, &system)?, opts)?;
+            let partial = run.partial;
+            runs.push(run);
+            if partial {
+                break;
+            }
+        }
+        return Ok(runs);
     }
     let workload = match (&a.profile, &a.workload, &a.trace) {
         _ if a.db_test.is_some() => db_test_workload(a, &system)?,
@@ -227,7 +238,7 @@ fn sweep(
             params["max_p99_ms"] = c.into();
         }
         run.workload.parameters = params;
-        let stop = storlab_io::sweep::beyond_ceiling(&run, a.max_p99_ms);
+        let stop = run.partial || storlab_io::sweep::beyond_ceiling(&run, a.max_p99_ms);
         runs.push(run);
         if stop {
             break;
@@ -239,6 +250,7 @@ fn sweep(
 pub fn run(a: SimArgs) -> Result<(), CliError> {
     crate::output::check_json(a.json.as_deref())?;
     let runs = runs(&a)?;
+    let partial = runs.iter().any(|r| r.partial);
     if a.matrix {
         print!("{}", table::matrix(&runs[0].target.name, &runs));
     } else if a.sweep {
@@ -249,6 +261,41 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
     if let Some(path) = &a.json {
         write_results(path, runs)?;
         println!("results: {}", path.display());
+    }
+    if partial {
+        return Err(CliError::Failed(
+            "interrupted; the results so far are marked partial".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Bounds of the command-line options that drive the simulation's memory and time (those
+/// of the files are checked with the files).
+fn check_load_options(a: &SimArgs) -> Result<(), CliError> {
+    use storlab_sim::config::limits::{MAX_OUTSTANDING, MAX_SIM_TIME_NS};
+    let total = a.duration.0.checked_add(a.warmup.0);
+    if total.is_none_or(|t| t > MAX_SIM_TIME_NS) {
+        return Err(CliError::BadInput(format!(
+            "--duration plus --warmup must be at most {} s (7 days of simulated time); got {} + {}",
+            MAX_SIM_TIME_NS / 1_000_000_000,
+            a.duration,
+            a.warmup
+        )));
+    }
+    if a.sweep && u64::from(a.sweep_max) > MAX_OUTSTANDING {
+        return Err(CliError::BadInput(format!(
+            "--sweep-max must be at most {MAX_OUTSTANDING} outstanding I/Os per stream; got {}",
+            a.sweep_max
+        )));
+    }
+    if let Some(n) = a
+        .trace_outstanding
+        .filter(|&n| u64::from(n) > MAX_OUTSTANDING)
+    {
+        return Err(CliError::BadInput(format!(
+            "--trace-outstanding must be at most {MAX_OUTSTANDING}; got {n}"
+        )));
     }
     Ok(())
 }

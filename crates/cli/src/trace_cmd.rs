@@ -3,7 +3,9 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 
-use storlab_sim::trace::{detect_format, TraceFormat, TraceReader};
+use storlab_sim::trace::{
+    detect_format, read_line_limited, TraceFormat, TraceReader, MAX_LINE_BYTES,
+};
 use storlab_sim::{TraceMode, TraceSource};
 
 use crate::cli::SimArgs;
@@ -21,14 +23,10 @@ pub fn open(a: &SimArgs) -> Result<Option<TraceSource>, CliError> {
         Some(f) => TraceFormat::parse(f)
             .ok_or_else(|| CliError::BadInput(format!("--trace-format: unknown format {f:?}")))?,
         None => {
-            let head: Vec<String> = BufReader::new(open()?)
-                .lines()
-                .take(20)
-                .map_while(Result::ok)
-                .collect();
+            let head = head_lines(BufReader::new(open()?), &name)?;
             let lines: Vec<&str> = head.iter().map(String::as_str).collect();
             detect_format(&lines).ok_or_else(|| {
-                CliError::BadInput(format!("{name}: cannot tell the trace format from its first lines; give --trace-format spc|msr|blkparse|fio"))
+                CliError::BadInput(format!("{name}: cannot tell the trace format from its first {} lines; give --trace-format spc|msr|blkparse|fio", lines.len()))
             })?
         }
     };
@@ -63,4 +61,27 @@ pub fn open(a: &SimArgs) -> Result<Option<TraceSource>, CliError> {
         mode,
         map,
     }))
+}
+
+/// The first 20 lines of a trace for format detection, each read only up to the longest a
+/// trace line may be (a file with no line breaks is refused at once, not read whole).
+fn head_lines<R: BufRead>(mut input: R, name: &str) -> Result<Vec<String>, CliError> {
+    let mut lines = Vec::new();
+    let mut buf = Vec::new();
+    while lines.len() < 20 {
+        let long = read_line_limited(&mut input, &mut buf, MAX_LINE_BYTES)
+            .map_err(|e| CliError::BadInput(format!("{name}: cannot read: {e}")))?;
+        match long {
+            None => break,
+            Some(true) => {
+                return Err(CliError::BadInput(format!(
+                    "{name}: line {}: the line is longer than {MAX_LINE_BYTES} bytes, the most a \
+                     trace line may have: is this a trace file?",
+                    lines.len() + 1
+                )))
+            }
+            Some(false) => lines.push(String::from_utf8_lossy(&buf).trim_end().to_string()),
+        }
+    }
+    Ok(lines)
 }

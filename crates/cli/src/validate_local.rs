@@ -145,6 +145,7 @@ fn sim_options(duration_ns: u64, warmup_ns: u64) -> RunOptions {
         duration_ns,
         warmup_ns,
         seed: SEED,
+        stop: None,
     }
 }
 

@@ -7,6 +7,7 @@
 pub mod database;
 mod failures;
 pub mod host;
+pub mod limits;
 pub mod resolve;
 pub mod virtual_disks;
 mod workload;
@@ -252,7 +253,9 @@ pub fn parse_array(text: &str, file: &str) -> Result<SystemSpec, ConfigError> {
     resolve::resolve(raw, file)
 }
 
-pub use workload::{parse_workload, profile_workload, resolve_placement, resolve_target};
+pub use workload::{
+    check_outstanding, parse_workload, profile_workload, resolve_placement, resolve_target,
+};
 
 /// Lays `overrides` over `base` (keys of `overrides` win); used for `base = "..."` entries.
 pub(crate) fn merge_tables(mut base: toml::Table, overrides: toml::Table) -> toml::Table {

@@ -47,6 +47,8 @@ pub fn simulate_with(
     trace: Option<TraceSource>,
     opts: RunOptions,
 ) -> Result<Run, ConfigError> {
+    check_run_length(&opts)?;
+    config::check_outstanding(workload, &workload.name)?;
     check_fits(system, workload)?;
     let mut model = Model::new(system, workload, failures, opts)
         .map_err(|e| ConfigError::invalid(&system.file, "disk_models", e))?;
@@ -86,4 +88,29 @@ fn check_fits(system: &SystemSpec, workload: &WorkloadSpec) -> Result<(), Config
         }
     }
     Ok(())
+}
+
+/// The warm-up and the measured window together stay within
+/// [`config::limits::MAX_SIM_TIME_NS`] (7 days of simulated time).
+fn check_run_length(opts: &RunOptions) -> Result<(), ConfigError> {
+    let max = config::limits::MAX_SIM_TIME_NS;
+    let key = if opts.duration_ns > max {
+        "--duration"
+    } else {
+        "--warmup"
+    };
+    match opts.duration_ns.checked_add(opts.warmup_ns) {
+        Some(t) if t <= max => Ok(()),
+        _ => Err(ConfigError::invalid(
+            "run options",
+            key,
+            format!(
+                "the warm-up plus the measured window must be at most {} s (7 days of simulated \
+                 time); got {} s + {} s",
+                max / 1_000_000_000,
+                opts.warmup_ns as f64 / 1e9,
+                opts.duration_ns as f64 / 1e9
+            ),
+        )),
+    }
 }

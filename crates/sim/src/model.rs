@@ -28,6 +28,8 @@ mod report;
 mod state;
 mod trace_replay;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use storlab_core::result::{Run, SimEvent};
 use storlab_core::LatencyHistogram;
 
@@ -40,8 +42,8 @@ use state::*;
 
 pub use trace_replay::{TraceMode, TraceSource};
 
-/// Run length, warm-up and seed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Run length, warm-up, seed, and the flag that interrupts a run.
+#[derive(Clone, Copy, Debug)]
 pub struct RunOptions {
     /// Measured window after the warm-up, ns.
     pub duration_ns: u64,
@@ -49,7 +51,15 @@ pub struct RunOptions {
     pub warmup_ns: u64,
     /// Seed of every random stream.
     pub seed: u64,
+    /// Set (by a signal handler) to stop the run: it is looked at every
+    /// [`STOP_CHECK_EVENTS`] events, and a stopped run returns what it measured so far,
+    /// marked partial.
+    pub stop: Option<&'static AtomicBool>,
 }
+
+/// Events between two looks at [`RunOptions::stop`]: a few thousand events take well under a
+/// millisecond, and the look costs nothing on the other events.
+pub const STOP_CHECK_EVENTS: u32 = 4096;
 
 /// The simulated system with its workload, ready to run.
 pub struct Model {
@@ -110,6 +120,8 @@ impl Model {
         // Only a trace replay can fail mid-run (a malformed record): the other runs skip the
         // check on every event.
         let tracing = self.trace.is_some();
+        let mut countdown = STOP_CHECK_EVENTS;
+        let mut stopped = false;
         while let Some((t, event)) = self.queue.pop_until(SimTime(end)) {
             debug_assert!(t.0 >= self.now, "time went backwards");
             self.now = t.0;
@@ -120,14 +132,44 @@ impl Model {
             {
                 return Err(e);
             }
+            countdown -= 1;
+            if countdown == 0 {
+                countdown = STOP_CHECK_EVENTS;
+                if self.opts.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                    stopped = true;
+                    break;
+                }
+            }
         }
-        self.now = end;
         assert_eq!(
             self.host_issued,
             self.host_completed + self.hosts.len() as u64,
             "host requests lost or completed twice"
         );
+        self.trace_outcome()?;
+        if stopped {
+            return Ok(self.into_partial_run());
+        }
+        self.now = end;
         Ok(self.into_run())
+    }
+
+    /// The run so far, after a stop: the measured window is what had passed of it (at least
+    /// 1 ns, so that rates stay numbers when the stop came in the warm-up).
+    fn into_partial_run(mut self) -> Run {
+        let measured_ns = self.now.saturating_sub(self.opts.warmup_ns).max(1);
+        let asked_ns = self.opts.duration_ns;
+        self.opts.duration_ns = measured_ns.min(asked_ns);
+        let at_s = self.now as f64 / 1e9;
+        let mut run = self.into_run();
+        run.partial = true;
+        run.warnings.push(format!(
+            "interrupted at {at_s:.3} s of simulated time: the figures cover {:.3} s of the {:.3} s \
+             measured window asked for",
+            measured_ns.min(asked_ns) as f64 / 1e9,
+            asked_ns as f64 / 1e9
+        ));
+        run
     }
 
     fn dispatch(&mut self, event: Event) {
@@ -157,6 +199,10 @@ impl Model {
         for p in &mut self.paths {
             p.ios = 0;
             p.bytes = 0;
+        }
+        for s in &mut self.streams {
+            s.dropped = 0;
+            s.completed = 0;
         }
     }
 

@@ -21,7 +21,8 @@
 //!   naming the field and its value, e.g. `field 3 (Size): "abc" is not a number of bytes`.
 //!   Calling `next` again continues with the following line, so a caller may count or log
 //!   errors and go on. A read error from the underlying stream is returned once (with the
-//!   number of the line being read) and then ends the iteration.
+//!   number of the line being read) and then ends the iteration, and so does a line longer
+//!   than [`MAX_LINE_BYTES`] (the rest of it is not read).
 //! - Lines that are valid but describe no data transfer (headers, other actions, flushes,
 //!   discards, summaries) are skipped and counted by [`TraceReader::skipped`].
 //! - Iteration reuses one line buffer and does not allocate per line; only a new device
@@ -128,26 +129,73 @@ impl TraceFormat {
 
 /// Guesses the format from the first non-empty, non-comment lines; None when unsure.
 ///
-/// Every such line given must look like the same format (a CSV header line counts for its
-/// format, and non-event lines are tolerated after blkparse events); a fio log is known by
-/// its header line alone.
+/// The lines that look like a format must all look like the same one (a CSV header line
+/// counts for its format), and they must outnumber the lines that look like none: a
+/// malformed line among good ones does not hide the format (reading then stops at that line
+/// with its number and reason), but mostly unrecognisable text is no trace. Non-event lines
+/// after blkparse events are expected (summaries). A fio log is known by its header line
+/// alone, which must come first.
 pub fn detect_format(first_lines: &[&str]) -> Option<TraceFormat> {
     let mut guess = None;
+    let (mut matching, mut other) = (0usize, 0usize);
     for line in first_lines.iter().map(|l| l.trim()) {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        if guess.is_none() && fio::is_header(line.as_bytes()) {
+        if guess.is_none() && other == 0 && fio::is_header(line.as_bytes()) {
             return Some(TraceFormat::Fio);
         }
         match (classify(line), guess) {
             (Some(f), None) => guess = Some(f),
-            (Some(f), Some(g)) if f == g => {}
-            (None, Some(TraceFormat::Blkparse)) => {}
-            _ => return None,
+            (Some(f), Some(g)) if f != g => return None,
+            (None, Some(TraceFormat::Blkparse)) => continue,
+            (None, _) if fio::is_header(line.as_bytes()) => return None,
+            (None, _) => {
+                other += 1;
+                continue;
+            }
+            _ => {}
+        }
+        matching += 1;
+    }
+    guess.filter(|_| matching > other)
+}
+
+/// The longest line a trace may have, in bytes: real records are under 200 bytes, and a file
+/// without line breaks (a binary file, zeros) must not be read whole into memory.
+pub const MAX_LINE_BYTES: usize = 4096;
+
+/// Reads one line, its `\n` included, into `buf` (cleared first), taking at most
+/// `max + 1` bytes of it from `input`: `Ok(None)` at the end of the input, `Ok(Some(false))`
+/// for a line, `Ok(Some(true))` for a line longer than `max` bytes (the rest of it left
+/// unread).
+pub fn read_line_limited<R: BufRead>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Option<bool>> {
+    buf.clear();
+    loop {
+        let avail = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if avail.is_empty() {
+            return Ok((!buf.is_empty()).then_some(false));
+        }
+        let room = avail.len().min(max + 1 - buf.len());
+        if let Some(i) = avail[..room].iter().position(|&b| b == b'\n') {
+            buf.extend_from_slice(&avail[..=i]);
+            input.consume(i + 1);
+            return Ok(Some(false));
+        }
+        buf.extend_from_slice(&avail[..room]);
+        input.consume(room);
+        if buf.len() > max {
+            return Ok(Some(true));
         }
     }
-    guess
 }
 
 fn classify(line: &str) -> Option<TraceFormat> {
@@ -346,10 +394,19 @@ impl<R: BufRead> Iterator for TraceReader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         while !self.done {
-            self.buf.clear();
-            match self.input.read_until(b'\n', &mut self.buf) {
-                Ok(0) => self.done = true,
-                Ok(_) => {
+            match read_line_limited(&mut self.input, &mut self.buf, MAX_LINE_BYTES) {
+                Ok(None) => self.done = true,
+                Ok(Some(true)) => {
+                    // The rest of the line is unread: nothing after it can be trusted.
+                    self.done = true;
+                    self.lines += 1;
+                    let reason = format!(
+                        "the line is longer than {MAX_LINE_BYTES} bytes, the most a trace \
+                         line may have: is this a trace file?"
+                    );
+                    return Some(Err(self.error(self.lines, reason)));
+                }
+                Ok(Some(false)) => {
                     self.lines += 1;
                     let line = self.buf.trim_ascii();
                     if line.is_empty() || line[0] == b'#' {

@@ -307,3 +307,122 @@ fn a_simulated_sweep_runs_one_point_per_load_and_marks_the_knee() {
         .iter()
         .all(|r| r["workload"]["parameters"]["max_p99_ms"] == 30.0));
 }
+
+/// An array file in a fresh directory, for inputs refused at validation.
+fn refused(array: &str, workload: Option<&str>, wants: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.toml");
+    std::fs::write(&path, array).unwrap();
+    let mut cmd = storlab();
+    cmd.args(["sim", "--array"]).arg(&path);
+    if let Some(w) = workload {
+        let wpath = dir.path().join("load.toml");
+        std::fs::write(&wpath, w).unwrap();
+        cmd.arg("--workload").arg(&wpath);
+    } else {
+        cmd.args(["--profile", "randwrite-8k"]);
+    }
+    let mut a = cmd
+        .args(["--duration", "1s", "--warmup", "0"])
+        .assert()
+        .code(2);
+    for w in wants {
+        a = a.stderr(predicate::str::contains(*w));
+    }
+}
+
+#[test]
+fn sizes_that_panicked_or_exhausted_memory_exit_2_with_their_bound() {
+    let group = |body: &str| format!("{GROUP}level = \"raid5\"\n{body}\n");
+    // A group of 4000 disks and a 1 PB disk panicked in the write cache (exit 101).
+    refused(
+        &group("disks = 4000"),
+        None,
+        &["raid_groups[0].disks", "at most 1024"],
+    );
+    let petabyte = "name = \"x\"\n[disk_models.big]\nbase = \"hdd-15k\"\ncapacity_gb = 1e6\n\
+                    [[raid_groups]]\nname = \"g\"\nlevel = \"raid5\"\ndisks = 8\ndisk_model = \"big\"\n";
+    refused(petabyte, None, &["raid_groups.g", "1 PiB"]);
+    // 4096 groups of 64 disks ran out of memory building the model.
+    refused(
+        &format!("{GROUP}level = \"raid0\"\ndisks = 64\ncount = 4096\n"),
+        None,
+        &["at most 16384"],
+    );
+    let small = group("disks = 5");
+    refused(
+        &small,
+        Some("[[streams]]\nprofile = \"randread-8k\"\njobs = 1\nrate_iops = 1e15\n"),
+        &["streams[0].rate_iops", "at most 10000000"],
+    );
+    refused(
+        &small,
+        Some("[[streams]]\nprofile = \"randread-8k\"\njobs = 4096\niodepth = 65536\n"),
+        &["at most 1048576"],
+    );
+}
+
+#[test]
+fn ambiguous_names_and_absurd_times_exit_2() {
+    let small = format!("{GROUP}level = \"raid5\"\ndisks = 5\n");
+    refused(
+        &format!("{small}[host]\nlink_latency = \"1000000h\"\n"),
+        None,
+        &["host.link_latency", "at most 1 s"],
+    );
+    let luns = "[[luns]]\nname = \"l\"\ngroup = \"g\"\nsize = \"1g\"\n\
+                [[luns]]\nname = \"l\"\ngroup = \"g\"\nsize = \"1g\"\n";
+    refused(&format!("{small}{luns}"), None, &["luns[0] and luns[1]"]);
+    let vols = "[[volumes]]\nname = \"v\"\nkind = \"concat\"\nluns = [\"g\"]\n\
+                [[volumes]]\nname = \"v\"\nkind = \"concat\"\nluns = [\"g\"]\n";
+    refused(
+        &format!("{small}{vols}"),
+        None,
+        &["volumes[0] and volumes[1]"],
+    );
+    let shadow = "name = \"x\"\n[disk_models.hdd-10k]\nbase = \"hdd-15k\"\n\
+                  [[raid_groups]]\nname = \"g\"\nlevel = \"raid5\"\ndisks = 5\ndisk_model = \"hdd-10k\"\n";
+    refused(shadow, None, &["disk_models.hdd-10k", "built-in"]);
+    storlab()
+        .args(["sim", "--array", &example("midrange-raid5.toml")])
+        .args(["--profile", "randread-8k", "--duration", "1000000h"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("604800 s"));
+}
+
+#[test]
+fn an_interrupted_simulation_exits_1_with_the_run_so_far_marked_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let bin = assert_cmd::cargo::cargo_bin("storlab");
+    let child = std::process::Command::new(bin)
+        .args(["sim", "--array", &example("enterprise-raid5.toml")])
+        .args(["--profile", "randwrite-8k", "--duration", "3600s", "--json"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn storlab");
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    #[allow(clippy::disallowed_methods)]
+    let signalled = std::time::Instant::now();
+    let output = child.wait_with_output().expect("wait");
+    // The hour of simulated time takes minutes; the stop must come well before.
+    assert!(
+        signalled.elapsed() < std::time::Duration::from_secs(5),
+        "exit {:?} after the signal",
+        signalled.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(1), "interrupted runs exit 1");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("interrupted"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let run = &v["runs"][0];
+    assert_eq!(run["partial"], true);
+    let window = run["workload"]["duration_s"].as_f64().unwrap();
+    assert!(window < 3600.0, "the window is what ran: {window}");
+    assert!(run["metrics"]["ios"].as_u64().unwrap() > 0);
+}

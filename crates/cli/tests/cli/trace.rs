@@ -114,3 +114,58 @@ fn malformed_traces_exit_2_with_file_and_line() {
             .stderr(predicate::str::contains("line "));
     }
 }
+
+/// `storlab sim` replaying `text` (written to a file) with `extra` options must exit 2 with
+/// every one of `wants` in its message.
+fn trace_refused(text: &[u8], extra: &[&str], wants: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.trace");
+    std::fs::write(&path, text).unwrap();
+    let mut a = storlab()
+        .args(["sim", "--array", &example("midrange-raid5.toml"), "--trace"])
+        .arg(&path)
+        .args(extra)
+        .args(["--duration", "5s", "--warmup", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("t.trace"));
+    for w in wants {
+        a = a.stderr(predicate::str::contains(*w));
+    }
+}
+
+#[test]
+fn a_file_without_line_breaks_is_refused_at_its_first_line() {
+    // A megabyte of zeros: read as one line before, and with --trace-format spc it ran and
+    // exited 0 with "0 I/Os".
+    let zeros = vec![0u8; 1 << 20];
+    for extra in [&[][..], &["--trace-format", "spc"][..]] {
+        trace_refused(&zeros, extra, &["line 1", "longer than 4096 bytes"]);
+    }
+}
+
+#[test]
+fn one_bad_line_is_reported_by_number_after_detecting_the_format() {
+    let mut lines: Vec<String> = (0..20)
+        .map(|i| format!("0,{},4096,r,0.{i:02}", i * 8))
+        .collect();
+    lines[10] = "0,abc,4096,r,0.10".into();
+    trace_refused(
+        lines.join("\n").as_bytes(),
+        &[],
+        &["line 11", r#"field 2 (LBA): "abc""#],
+    );
+}
+
+#[test]
+fn a_trace_without_io_records_is_not_a_successful_replay() {
+    let header_only = b"ASU,LBA,Size,Opcode,Timestamp\n# no records\n";
+    trace_refused(
+        header_only,
+        &["--trace-format", "spc"],
+        &[
+            "holds no read or write record",
+            "2 lines read, 1 of them skipped",
+        ],
+    );
+}

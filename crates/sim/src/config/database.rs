@@ -21,7 +21,14 @@ use serde::{Deserialize, Serialize};
 use storlab_core::{ByteSize, TimeSpan};
 
 use super::workload::{resolve_placement, Placement};
-use super::{ConfigError, SystemSpec};
+use super::{limits, ConfigError, SystemSpec};
+
+/// Most sessions of a simulated database (each costs a few hundred bytes and its events).
+const MAX_SESSIONS: u64 = 100_000;
+/// Largest buffer cache: 1 TiB (about 1 GB of model memory).
+const MAX_BUFFER_BYTES: u64 = 1 << 40;
+/// Largest operating-system cache: 256 GiB (about 1.5 GB of model memory when warm).
+const MAX_OS_CACHE_BYTES: u64 = 256 << 30;
 use crate::dbmodel::layout::Layout;
 use crate::dbmodel::{MeasuredProfile, Table};
 
@@ -362,6 +369,7 @@ pub fn parse_database(
             ),
         )
     })?;
+    check_bounds(&raw, file)?;
     if raw.cpus == 0 {
         return Err(bad("cpus", "must be at least 1".into()));
     }
@@ -433,7 +441,18 @@ pub fn parse_database(
             key_bytes: 8,
         });
     }
-    let need = Layout::new(&tables).blocks() * 8192;
+    let blocks = Layout::new(&tables).blocks();
+    if blocks >= u64::from(u32::MAX) {
+        return Err(bad(
+            "rows",
+            format!(
+                "the tables and indexes need {blocks} blocks of 8 KiB; at most {} (32 TiB) are \
+                 simulated",
+                u32::MAX - 1
+            ),
+        ));
+    }
+    let need = blocks * 8192;
     let have = data.bytes(system);
     if need > have {
         return Err(bad(
@@ -527,4 +546,48 @@ pub fn parse_database(
         archive,
         profile: None,
     })
+}
+
+/// Bounds on the keys that drive the model's memory (sessions, caches) or its time (every
+/// duration), see [`limits`].
+fn check_bounds(raw: &Raw, file: &str) -> Result<(), ConfigError> {
+    let key = |k: &str| format!("database.{k}");
+    let sessions = u64::from(raw.sessions.unwrap_or(0));
+    limits::check_count(file, key("sessions"), sessions, MAX_SESSIONS, "sessions")?;
+    limits::check_count(file, key("cpus"), raw.cpus.into(), 4096, "CPUs")?;
+    for (k, size, max) in [
+        ("buffer", raw.buffer, MAX_BUFFER_BYTES),
+        ("os_cache", raw.os_cache, MAX_OS_CACHE_BYTES),
+    ] {
+        if size.0 > max {
+            return Err(ConfigError::invalid(
+                file,
+                key(k),
+                format!("must be at most {}; got {size}", ByteSize(max)),
+            ));
+        }
+    }
+    let per_op = [
+        ("os_read", raw.os_read),
+        ("cpu_per_block", raw.cpu_per_block),
+        ("cpu_per_row", raw.cpu_per_row),
+        ("client_cpu", raw.client_cpu),
+        ("think", raw.think.unwrap_or_default()),
+    ];
+    for (k, t) in per_op {
+        limits::check_time(file, key(k), t.0, limits::MAX_IO_LATENCY_NS)?;
+    }
+    for (k, t) in [
+        ("dbwr_interval", raw.dbwr_interval),
+        ("checkpoint_interval", raw.checkpoint_interval),
+    ] {
+        limits::check_time(file, key(k), t.0, limits::MAX_SIM_TIME_NS)?;
+    }
+    for (k, n) in [
+        ("log_bytes_per_row", raw.log_bytes_per_row),
+        ("log_bytes_per_commit", raw.log_bytes_per_commit),
+    ] {
+        limits::check_count(file, key(k), n, 1 << 20, "log bytes")?;
+    }
+    Ok(())
 }

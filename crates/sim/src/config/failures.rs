@@ -6,6 +6,7 @@
 use storlab_core::TimeSpan;
 
 use super::host::{FailureFile, FailureSpec, FailureTarget};
+use super::limits::{check_time, MAX_SIM_TIME_NS};
 use super::{ConfigError, SystemSpec};
 
 /// Parses `TARGET@TIME` (e.g. `r5-0.d3@30s`, `path:p1@10s`, `controller:1@1m`).
@@ -17,6 +18,7 @@ pub fn parse_failure_arg(arg: &str, system: &SystemSpec) -> Result<FailureSpec, 
     let at: TimeSpan = at
         .parse()
         .map_err(|e: storlab_core::UnitError| bad(e.to_string()))?;
+    check_time("--fail", arg, at.0, MAX_SIM_TIME_NS)?;
     let (kind, value) = target.split_once(':').unwrap_or(("disk", target));
     let target = resolve_target(kind, value, system).map_err(bad)?;
     Ok(FailureSpec {
@@ -50,6 +52,7 @@ pub(super) fn resolve_failure_file(
             "name exactly one of disk, path, controller, failure_group",
         ));
     };
+    check_time(file, format!("{key}.at"), f.at.0, MAX_SIM_TIME_NS)?;
     let target = resolve_target(kind, value, system)
         .map_err(|reason| ConfigError::invalid(file, format!("{key}.{kind}"), reason))?;
     Ok(FailureSpec {

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use storlab_core::{ByteSize, TimeSpan};
 
+use super::limits::{self, check_mbps, check_time};
 use super::resolve::GroupSpec;
 use super::ConfigError;
 use crate::volume::{Volume, VolumeKind};
@@ -238,13 +239,13 @@ pub struct RebuildSpec {
 }
 
 pub(super) fn resolve_rebuild(r: &RebuildFile, file: &str) -> Result<RebuildSpec, ConfigError> {
-    if !(r.rate_mbps > 0.0 && r.rate_mbps.is_finite()) {
-        return Err(ConfigError::invalid(
-            file,
-            "rebuild.rate_mbps",
-            format!("must be a positive number; got {}", r.rate_mbps),
-        ));
-    }
+    check_mbps(file, "rebuild.rate_mbps", r.rate_mbps)?;
+    check_time(
+        file,
+        "rebuild.start_delay",
+        r.start_delay.0,
+        limits::MAX_SIM_TIME_NS,
+    )?;
     let outstanding = match r.priority.as_str() {
         "low" => 1,
         "high" => 4,
@@ -271,13 +272,8 @@ pub(super) fn resolve_paths(
     let mut out: Vec<PathSpec> = Vec::new();
     for (i, p) in paths.iter().enumerate() {
         let key = |k: &str| format!("host.paths[{i}].{k}");
-        if !(p.mbps > 0.0 && p.mbps.is_finite()) {
-            return Err(ConfigError::invalid(
-                file,
-                key("mbps"),
-                format!("must be a positive number; got {}", p.mbps),
-            ));
-        }
+        check_mbps(file, key("mbps"), p.mbps)?;
+        check_time(file, key("latency"), p.latency.0, limits::MAX_IO_LATENCY_NS)?;
         if let Some(c) = p.controller.filter(|&c| c >= controllers) {
             return Err(ConfigError::invalid(
                 file,
@@ -323,6 +319,23 @@ pub(super) fn resolve_luns(
                     format!("no RAID group or virtual disk named {:?}", l.group),
                 )
             })?;
+        if let Some(j) = luns[..i].iter().position(|o| o.name == l.name) {
+            return Err(ConfigError::invalid(
+                file,
+                key("name"),
+                format!("two LUNs are named {:?}: luns[{j}] and luns[{i}]", l.name),
+            ));
+        }
+        if l.size.is_some_and(|s| s.0 < 512) {
+            return Err(ConfigError::invalid(
+                file,
+                key("size"),
+                format!(
+                    "must be at least 512 bytes; got {}",
+                    l.size.unwrap_or_default()
+                ),
+            ));
+        }
         let cap = groups[g].layout.capacity_sectors();
         let sectors = l.size.map_or(cap - used[g], |s| s.0 / 512);
         if sectors == 0 || used[g] + sectors > cap {
@@ -348,14 +361,26 @@ pub(super) fn resolve_luns(
         carved[g] = true;
     }
     for (g, spec) in groups.iter().enumerate() {
-        if !carved[g] {
-            out.push(LunSpec {
-                name: spec.name.clone(),
-                group: g as u32,
-                offset_sectors: 0,
-                sectors: spec.layout.capacity_sectors(),
-            });
+        if carved[g] {
+            continue;
         }
+        if let Some(j) = luns.iter().position(|l| l.name == spec.name) {
+            return Err(ConfigError::invalid(
+                file,
+                format!("luns[{j}].name"),
+                format!(
+                    "two LUNs are named {:?}: luns[{j}] and the LUN of group {:?} (a group \
+                     no [[luns]] entry carves is one LUN of its own name)",
+                    spec.name, spec.name
+                ),
+            ));
+        }
+        out.push(LunSpec {
+            name: spec.name.clone(),
+            group: g as u32,
+            offset_sectors: 0,
+            sectors: spec.layout.capacity_sectors(),
+        });
     }
     Ok(out)
 }
@@ -368,6 +393,16 @@ pub(super) fn resolve_volumes(
     let mut out = Vec::new();
     for (i, v) in vols.iter().enumerate() {
         let key = |k: &str| format!("volumes[{i}].{k}");
+        if let Some(j) = vols[..i].iter().position(|o| o.name == v.name) {
+            return Err(ConfigError::invalid(
+                file,
+                key("name"),
+                format!(
+                    "two volumes are named {:?}: volumes[{j}] and volumes[{i}]",
+                    v.name
+                ),
+            ));
+        }
         let lun_index = |name: &String| {
             luns.iter()
                 .position(|l| &l.name == name)

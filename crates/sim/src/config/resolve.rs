@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::host::{
     self, FailureSpec, HostScheduler, LunSpec, MultipathPolicy, PathSpec, RebuildSpec, VolumeSpec,
 };
+use super::limits::{self, check_mbps, check_time};
 use super::virtual_disks::{self, DiskGroupSpec};
 use super::{failures, merge_tables, ArrayFile, ConfigError, RaidGroupFile};
 
@@ -171,6 +172,7 @@ impl SystemSpec {
 }
 
 pub(super) fn resolve(raw: ArrayFile, file: &str) -> Result<SystemSpec, ConfigError> {
+    check_model_names(&raw, file)?;
     let controllers = resolve_controllers(&raw, file)?;
     let host = resolve_host(&raw, controllers.count, file)?;
     let mut groups = resolve_raid_groups(&raw, &controllers, file)?;
@@ -204,6 +206,7 @@ pub(super) fn resolve(raw: ArrayFile, file: &str) -> Result<SystemSpec, ConfigEr
             format!("two groups are named {:?}", w[0]),
         ));
     }
+    limits::check_sizes(&groups, &disk_groups, file)?;
     let luns = host::resolve_luns(&raw.luns, &groups, file)?;
     let volumes = host::resolve_volumes(&raw.volumes, &luns, file)?;
     if let Some(v) = volumes
@@ -246,7 +249,13 @@ fn resolve_host(raw: &ArrayFile, controllers: u32, file: &str) -> Result<HostSpe
                 format!("must be 1..=64; got {}", h.links),
             ));
         }
-        positive(file, "host.link_mbps", h.link_mbps)?;
+        check_mbps(file, "host.link_mbps", h.link_mbps)?;
+        check_time(
+            file,
+            "host.link_latency",
+            h.link_latency.0,
+            limits::MAX_IO_LATENCY_NS,
+        )?;
         (0..h.links)
             .map(|i| PathSpec {
                 name: format!("p{i}"),
@@ -276,13 +285,27 @@ fn resolve_raid_groups(
         let key = |k: &str| format!("raid_groups[{i}].{k}");
         let model = resolve_model(raw, &g.disk_model, file, &key("disk_model"))?;
         let layout = resolve_layout(g, &model, file, &key)?;
-        if g.count == 0 || g.count > 4096 {
+        if g.count == 0 || u64::from(g.count) > limits::MAX_GROUPS {
             return Err(ConfigError::invalid(
                 file,
                 key("count"),
-                format!("must be 1..=4096; got {}", g.count),
+                format!("must be 1..={}; got {}", limits::MAX_GROUPS, g.count),
             ));
         }
+        limits::check_count(
+            file,
+            key("count"),
+            groups.len() as u64 + u64::from(g.count),
+            limits::MAX_GROUPS,
+            "RAID groups and virtual disks in all",
+        )?;
+        limits::check_count(
+            file,
+            key("spares"),
+            u64::from(g.spares),
+            u64::from(limits::MAX_GROUP_DISKS),
+            "spares per group",
+        )?;
         for n in 0..g.count {
             let name = if g.count > 1 {
                 format!("{}-{n}", g.name)
@@ -320,18 +343,6 @@ fn resolve_raid_groups(
     Ok(groups)
 }
 
-fn positive(file: &str, key: &str, v: f64) -> Result<(), ConfigError> {
-    if v > 0.0 && v.is_finite() {
-        Ok(())
-    } else {
-        Err(ConfigError::invalid(
-            file,
-            key,
-            format!("must be a positive number; got {v}"),
-        ))
-    }
-}
-
 fn resolve_controllers(raw: &ArrayFile, file: &str) -> Result<ControllerSpec, ConfigError> {
     let c = &raw.controllers;
     let bad = |key: &str, reason: String| {
@@ -339,6 +350,27 @@ fn resolve_controllers(raw: &ArrayFile, file: &str) -> Result<ControllerSpec, Co
     };
     if c.count == 0 || c.count > 16 {
         return Err(bad("count", format!("must be 1..=16; got {}", c.count)));
+    }
+    if c.cache.0 > limits::MAX_CACHE_BYTES {
+        return Err(bad(
+            "cache",
+            format!(
+                "must be at most {} per controller; got {}",
+                storlab_core::ByteSize(limits::MAX_CACHE_BYTES),
+                c.cache
+            ),
+        ));
+    }
+    for (key, t) in [
+        ("mirror_latency", c.mirror_latency),
+        ("overhead", c.overhead),
+    ] {
+        check_time(
+            file,
+            format!("controllers.{key}"),
+            t.0,
+            limits::MAX_IO_LATENCY_NS,
+        )?;
     }
     // Mirroring needs a peer: one controller has nothing to copy its writes to.
     let mirror_writes = c.mirror_writes && c.count > 1;
@@ -401,12 +433,24 @@ fn resolve_controllers(raw: &ArrayFile, file: &str) -> Result<ControllerSpec, Co
             format!("must be a multiple of 512 bytes; got {}", c.prefetch),
         ));
     }
-    positive(file, "controllers.mirror_mbps", c.mirror_mbps)?;
+    check_mbps(file, "controllers.mirror_mbps", c.mirror_mbps)?;
     let page_bytes = PAGE_SECTORS * 512;
     let write_cache_pages = c.write_cache.0 / page_bytes;
+    let read_cache_segments = (c.cache.0 - nvs_footprint) / seg;
+    if read_cache_segments > limits::MAX_READ_CACHE_SEGMENTS {
+        return Err(bad(
+            "cache",
+            format!(
+                "the read cache holds {read_cache_segments} segments of {}; at most {} are \
+                 simulated: raise read_segment or lower cache",
+                c.read_segment,
+                limits::MAX_READ_CACHE_SEGMENTS
+            ),
+        ));
+    }
     Ok(ControllerSpec {
         count: c.count,
-        read_cache_segments: (c.cache.0 - nvs_footprint) / seg,
+        read_cache_segments,
         write_cache_pages,
         write_policy: c.write_policy,
         mirror_writes,
@@ -450,11 +494,38 @@ fn resolve_layout(
             ),
         ));
     }
+    limits::check_count(
+        file,
+        key("disks"),
+        u64::from(g.disks),
+        u64::from(limits::MAX_GROUP_DISKS),
+        "member disks per group",
+    )?;
     Layout::new(level, g.disks, su / 512, model.capacity_sectors())
         .map_err(|e| ConfigError::invalid(file, key("disks"), e.to_string()))
 }
 
-/// Finds a model: user-defined first (so users may shadow a built-in), then built-in.
+/// A user-defined model may not take a built-in's name: every reader of the file would take
+/// `hdd-10k` for the documented drive.
+fn check_model_names(raw: &ArrayFile, file: &str) -> Result<(), ConfigError> {
+    match raw
+        .disk_models
+        .keys()
+        .find(|k| BUILTIN_MODELS.contains(&k.as_str()))
+    {
+        Some(name) => Err(ConfigError::invalid(
+            file,
+            format!("disk_models.{name}"),
+            format!(
+                "{name:?} is a built-in model; give yours another name (base = {name:?} starts \
+                 it from the built-in's parameters)"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Finds a model: user-defined (never named like a built-in), else built-in.
 fn resolve_model(
     raw: &ArrayFile,
     name: &str,

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use storlab_core::ByteSize;
 
+use super::limits::{self, MAX_GROUP_DISKS};
 use super::resolve::{GroupSpec, MirrorRead};
 use super::ConfigError;
 use crate::device::DiskModel;
@@ -92,13 +93,20 @@ pub(super) fn resolve_virtual_disks(
     let mut groups_out = Vec::new();
     let mut dg_specs = Vec::new();
     for (i, d) in dgs.iter().enumerate() {
-        if d.disks < 2 || d.disks > 1024 {
+        if d.disks < 2 || d.disks > MAX_GROUP_DISKS {
             return Err(ConfigError::invalid(
                 file,
                 format!("disk_groups[{i}].disks"),
-                format!("must be 2..=1024; got {}", d.disks),
+                format!("must be 2..={MAX_GROUP_DISKS}; got {}", d.disks),
             ));
         }
+        limits::check_count(
+            file,
+            format!("disk_groups[{i}].spares"),
+            u64::from(d.spares),
+            u64::from(MAX_GROUP_DISKS),
+            "spares per disk group",
+        )?;
         let model = model_of(&d.disk_model, &format!("disk_groups[{i}].disk_model"))?;
         dg_specs.push(DiskGroupSpec {
             name: d.name.clone(),
@@ -160,6 +168,13 @@ pub(super) fn resolve_virtual_disks(
             ));
         }
         let per_disk = (v.size.0 / 512).div_ceil(data_disks).div_ceil(su) * su;
+        limits::check_count(
+            file,
+            key("count"),
+            (first_index + groups_out.len()) as u64 + u64::from(v.count.max(1)),
+            limits::MAX_GROUPS,
+            "RAID groups and virtual disks in all",
+        )?;
         for n in 0..v.count.max(1) {
             let layout = Layout::new(level, disks, su, per_disk)
                 .map_err(|e| ConfigError::invalid(file, key("level"), e.to_string()))?;

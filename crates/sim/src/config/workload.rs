@@ -15,7 +15,7 @@ use serde::Serialize;
 use storlab_core::profile::BUILTIN_PROFILES;
 use storlab_core::IoProfile;
 
-use super::{ConfigError, SystemSpec};
+use super::{limits, ConfigError, SystemSpec};
 
 /// One stream: a profile over a target (a host volume, or LUNs concatenated).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -227,6 +227,17 @@ pub fn parse_workload(
             "unknown key (allowed at top level: name, streams, database)",
         ));
     }
+    if streams.len() > limits::MAX_STREAMS {
+        return Err(ConfigError::invalid(
+            file,
+            "streams",
+            format!(
+                "at most {} streams; got {}",
+                limits::MAX_STREAMS,
+                streams.len()
+            ),
+        ));
+    }
     let mut out = Vec::new();
     for (i, v) in streams.into_iter().enumerate() {
         let key = format!("streams[{i}]");
@@ -235,13 +246,16 @@ pub fn parse_workload(
         };
         let stream = parse_stream(t, file, &key, system)?;
         check_region(&stream, system, file, &key)?;
+        check_stream_load(&stream.profile, file, &key)?;
         out.push(stream);
     }
-    Ok(WorkloadSpec {
+    let w = WorkloadSpec {
         name,
         streams: out,
         database,
-    })
+    };
+    check_outstanding(&w, file)?;
+    Ok(w)
 }
 
 fn parse_stream(
@@ -305,6 +319,49 @@ fn check_region(
             format!(
                 "{} jobs leave less than one block of the region per job",
                 p.jobs
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// An open-loop rate and a think time within [`limits::MAX_RATE_IOPS`] and
+/// [`limits::MAX_THINK_NS`].
+fn check_stream_load(p: &IoProfile, file: &str, key: &str) -> Result<(), ConfigError> {
+    if let Some(r) = p.rate_iops.filter(|&r| r > limits::MAX_RATE_IOPS) {
+        return Err(ConfigError::invalid(
+            file,
+            format!("{key}.rate_iops"),
+            format!(
+                "must be at most {} I/O per second (a simulated stream beyond it is overload \
+                 that only grows queues); got {r}",
+                limits::MAX_RATE_IOPS
+            ),
+        ));
+    }
+    limits::check_time(
+        file,
+        format!("{key}.think_time"),
+        p.think_time.0,
+        limits::MAX_THINK_NS,
+    )
+}
+
+/// The host I/Os the closed-loop streams keep outstanding (jobs x iodepth, summed) must stay
+/// within [`limits::MAX_OUTSTANDING`]: each costs memory for the whole run.
+pub fn check_outstanding(w: &WorkloadSpec, file: &str) -> Result<(), ConfigError> {
+    let total: u64 = (w.streams.iter())
+        .filter(|s| s.profile.rate_iops.is_none())
+        .map(|s| u64::from(s.profile.jobs) * u64::from(s.profile.iodepth))
+        .sum();
+    if total > limits::MAX_OUTSTANDING {
+        return Err(ConfigError::invalid(
+            file,
+            "streams",
+            format!(
+                "the closed-loop streams keep {total} I/Os outstanding (jobs x iodepth, summed); \
+                 at most {} are simulated",
+                limits::MAX_OUTSTANDING
             ),
         ));
     }

@@ -158,6 +158,18 @@ fn check_params(p: &SsdParams) -> Result<(), String> {
             p.controller_us
         ));
     }
+    super::check_model_bounds(
+        p.capacity_gb,
+        &[
+            ("channel_mbps", p.channel_mbps),
+            ("interface_mbps", p.interface_mbps),
+        ],
+        &[
+            ("read_us", p.read_us, 1e6),
+            ("program_us", p.program_us, 1e6),
+            ("controller_us", p.controller_us, 1e6),
+        ],
+    )?;
     if !(p.write_amplification >= 1.0 && p.write_amplification <= 20.0) {
         return Err(format!(
             "write_amplification must be between 1 and 20; got {}",
@@ -170,7 +182,8 @@ fn check_params(p: &SsdParams) -> Result<(), String> {
             p.page_kib
         ));
     }
-    if p.channels == 0 || p.dies_per_channel == 0 || p.channels * p.dies_per_channel > 4096 {
+    let dies = u64::from(p.channels) * u64::from(p.dies_per_channel);
+    if p.channels == 0 || p.dies_per_channel == 0 || dies > 4096 {
         return Err(format!(
             "channels x dies_per_channel must be 1..=4096; got {} x {}",
             p.channels, p.dies_per_channel

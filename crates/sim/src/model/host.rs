@@ -5,6 +5,7 @@ use storlab_core::stream::JobStream;
 
 use super::state::*;
 use super::Model;
+use crate::config::limits::OPEN_LOOP_MAX_OUTSTANDING;
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{HostScheduler, MultipathPolicy, WorkloadSpec};
 use crate::engine::{Event, SimTime};
@@ -41,6 +42,9 @@ impl Model {
             self.streams.push(StreamRt {
                 profile: p.clone(),
                 target,
+                open_outstanding: 0,
+                dropped: 0,
+                completed: 0,
             });
         }
         Ok(())
@@ -68,6 +72,14 @@ impl Model {
             let gap = job.arrivals.exp(job.mean_interarrival_ns) as u64;
             self.queue
                 .schedule(SimTime(self.now + gap.max(1)), Event::JobIssue(j));
+            // An overloaded array would otherwise queue arrivals without end: past the bound
+            // they are dropped and counted (reported as overload).
+            let s = &mut self.streams[job.stream as usize];
+            if s.open_outstanding >= OPEN_LOOP_MAX_OUTSTANDING {
+                s.dropped += 1;
+                return;
+            }
+            s.open_outstanding += 1;
         }
         self.issue_job_io(j);
     }
@@ -443,6 +455,9 @@ impl Model {
             Issuer::Job(j) => {
                 let job = &self.jobs[j as usize];
                 if job.mean_interarrival_ns > 0.0 {
+                    let s = &mut self.streams[job.stream as usize];
+                    s.open_outstanding -= 1;
+                    s.completed += 1;
                     return;
                 }
                 if job.think_ns > 0 {

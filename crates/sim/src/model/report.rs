@@ -89,6 +89,7 @@ impl Model {
                 h.count()
             ));
         }
+        warnings.extend(self.overload_warnings(secs));
         let mut series = self.host.series(intervals);
         self.db_series(&mut series);
         Run {
@@ -189,5 +190,27 @@ fn device_metrics(d: &crate::device::Device, window_ns: u64) -> DeviceMetrics {
         await_ms: mean_ms(s.await_ns, ops),
         service_ms: Some(mean_ms(s.service_ns, s.started)),
         queue_len: Some(round3(s.queue_area as f64 / window_ns as f64)),
+    }
+}
+
+impl Model {
+    /// One warning per open-loop stream that dropped arrivals: the array could not keep up
+    /// with the requested rate.
+    fn overload_warnings(&self, secs: f64) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, s) in self.streams.iter().enumerate() {
+            let (Some(rate), true) = (s.profile.rate_iops, s.dropped > 0) else {
+                continue;
+            };
+            out.push(format!(
+                "overloaded: the array completes {:.0} of {rate:.0} IO/s requested by stream {i} \
+                 ({}); {} arrivals were dropped while {} of its I/Os were outstanding",
+                s.completed as f64 / secs,
+                s.profile.name,
+                s.dropped,
+                crate::config::limits::OPEN_LOOP_MAX_OUTSTANDING
+            ));
+        }
+        out
     }
 }

@@ -117,6 +117,13 @@ pub(super) struct TargetRt {
 pub(super) struct StreamRt {
     pub profile: IoProfile,
     pub target: u32,
+    /// Open loop: host I/Os of the stream in flight (at most
+    /// [`crate::config::limits::OPEN_LOOP_MAX_OUTSTANDING`]).
+    pub open_outstanding: u32,
+    /// Open loop: arrivals dropped because that many were in flight (measured window).
+    pub dropped: u64,
+    /// Open loop: I/Os completed in the measured window.
+    pub completed: u64,
 }
 
 pub(super) struct Job {

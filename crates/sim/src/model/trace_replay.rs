@@ -35,6 +35,10 @@ pub trait TraceFeed {
     fn next_record(&mut self) -> Option<Result<TraceRecord, TraceError>>;
     /// Name of device `index` (seen already).
     fn device_name(&self, index: u32) -> String;
+    /// Lines read so far, and those of them skipped (headers, other actions), for messages.
+    fn lines_read(&self) -> (u64, u64) {
+        (0, 0)
+    }
 }
 
 impl<R: BufRead> TraceFeed for TraceReader<R> {
@@ -46,6 +50,9 @@ impl<R: BufRead> TraceFeed for TraceReader<R> {
             .get(index as usize)
             .cloned()
             .unwrap_or_default()
+    }
+    fn lines_read(&self) -> (u64, u64) {
+        (self.lines(), self.skipped())
     }
 }
 
@@ -70,6 +77,8 @@ pub(super) struct TraceRt {
     device_target: Vec<Option<u32>>,
     default_targets: Vec<String>,
     next: Option<TraceRecord>,
+    /// Records read so far.
+    records: u64,
     pub error: Option<ConfigError>,
 }
 
@@ -89,6 +98,7 @@ impl Model {
             device_target: Vec::new(),
             default_targets,
             next: None,
+            records: 0,
             error: None,
         }));
         self
@@ -123,6 +133,7 @@ impl Model {
                     TraceMode::ClosedLoop { .. } => 1.0,
                 };
                 t.next = Some(r);
+                t.records += 1;
                 Some((r.time_ns as f64 / speed) as u64)
             }
             Err(e) => {
@@ -134,6 +145,30 @@ impl Model {
                 None
             }
         }
+    }
+
+    /// At the end of a run: the trace's malformed line if reading it stopped at one (also
+    /// when that happened before any event), or an error if it held no I/O record at all: a
+    /// replay of nothing is no result.
+    pub(super) fn trace_outcome(&mut self) -> Result<(), ConfigError> {
+        let Some(t) = self.trace.as_mut() else {
+            return Ok(());
+        };
+        if let Some(e) = t.error.take() {
+            return Err(e);
+        }
+        if t.records > 0 {
+            return Ok(());
+        }
+        let (lines, skipped) = t.feed.lines_read();
+        Err(ConfigError::invalid(
+            &t.file,
+            "trace",
+            format!(
+                "holds no read or write record: {lines} lines read, {skipped} of them skipped \
+                 (headers, other actions, flushes, discards), the rest blank or comments"
+            ),
+        ))
     }
 
     pub(super) fn on_trace_next(&mut self) {

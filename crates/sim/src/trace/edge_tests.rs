@@ -191,3 +191,69 @@ proptest! {
         prop_assert_eq!(r.devices(), &names[..]);
     }
 }
+
+#[test]
+fn an_endless_line_is_an_error_after_the_bound_not_read_whole() {
+    // Zeros without a line break, forever: the reader must stop at the bound.
+    for format in TraceFormat::ALL {
+        let zeros = BufReader::new(std::io::repeat(0));
+        let mut r = TraceReader::new(zeros, format, "zeros.bin");
+        let e = r.next().expect("an error").unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.reason.contains("longer than 4096 bytes"), "{}", e.reason);
+        assert!(r.next().is_none(), "nothing after the long line is read");
+    }
+}
+
+#[test]
+fn lines_up_to_the_bound_are_read_and_one_byte_more_is_refused() {
+    let at_bound = format!("{}\nnext\n", "a".repeat(MAX_LINE_BYTES));
+    let mut input = at_bound.as_bytes();
+    let mut buf = Vec::new();
+    let first = read_line_limited(&mut input, &mut buf, MAX_LINE_BYTES).unwrap();
+    assert_eq!((first, buf.len()), (Some(false), MAX_LINE_BYTES + 1));
+    let second = read_line_limited(&mut input, &mut buf, MAX_LINE_BYTES).unwrap();
+    assert_eq!((second, &buf[..]), (Some(false), &b"next\n"[..]));
+    assert_eq!(
+        read_line_limited(&mut input, &mut buf, MAX_LINE_BYTES).unwrap(),
+        None
+    );
+    let over = "a".repeat(MAX_LINE_BYTES + 1);
+    let mut input = over.as_bytes();
+    let long = read_line_limited(&mut input, &mut buf, MAX_LINE_BYTES).unwrap();
+    assert_eq!(long, Some(true));
+}
+
+#[test]
+fn one_bad_line_among_good_ones_does_not_hide_the_format() {
+    let mut lines: Vec<String> = (0..20)
+        .map(|i| format!("0,{},4096,r,{i}.5", i * 8))
+        .collect();
+    lines[10] = "0,abc,4096,r,10.5".into();
+    let head: Vec<&str> = lines.iter().map(String::as_str).collect();
+    assert_eq!(detect_format(&head), Some(TraceFormat::Spc));
+    // Reading then stops at that line with its number and reason.
+    let text = lines.join("\n");
+    let (recs, e, _) = read_all(reader(&text, TraceFormat::Spc));
+    assert_eq!(recs.len(), 19);
+    assert_eq!(e[0].0, 11);
+    assert!(e[0].1.contains(r#"field 2 (LBA): "abc""#), "{}", e[0].1);
+    // Mostly unrecognisable text is still no trace.
+    assert_eq!(detect_format(&["0,1,512,r,0.1", "hello", "world"]), None);
+}
+
+#[test]
+fn a_timestamp_too_large_for_nanoseconds_says_so() {
+    let (_, e, _) = read_all(reader("0,1,512,r,99999999999.0\n", TraceFormat::Spc));
+    assert_eq!(e[0].0, 1);
+    assert!(
+        e[0].1.contains(r#""99999999999.0" is too large"#),
+        "{}",
+        e[0].1
+    );
+    assert!(
+        e[0].1.contains("18446744073.709551615 seconds"),
+        "{}",
+        e[0].1
+    );
+}

@@ -89,7 +89,20 @@ impl<'a> Field<'a> {
 
     /// Decimal seconds (e.g. `12.000345`), returned in nanoseconds.
     pub(super) fn seconds_ns(&self) -> Result<u64, String> {
-        parse_seconds_ns(self.text).ok_or_else(|| self.number_error("a number of seconds"))
+        parse_seconds_ns(self.text).ok_or_else(|| {
+            let t = self.text;
+            let digits = t.iter().filter(|b| b.is_ascii_digit()).count();
+            let dots = t.iter().filter(|&&b| b == b'.').count();
+            if digits > 0 && digits + dots == t.len() && dots <= 1 {
+                // A well-formed decimal fails only by not fitting 64 bits of nanoseconds.
+                self.fail(
+                    "is too large: times must be at most 18446744073.709551615 seconds \
+                     (about 584 years)",
+                )
+            } else {
+                self.number_error("a number of seconds")
+            }
+        })
     }
 
     /// The field as UTF-8 text, which must not be empty.

@@ -38,6 +38,7 @@ pub fn opts(duration_s: u64, warmup_s: u64, seed: u64) -> RunOptions {
         duration_ns: duration_s * 1_000_000_000,
         warmup_ns: warmup_s * 1_000_000_000,
         seed,
+        stop: None,
     }
 }
 

@@ -41,6 +41,27 @@ fn open_loop_achieves_the_requested_rate_and_counts_from_intended_start() {
 }
 
 #[test]
+fn an_overloaded_open_loop_keeps_a_bounded_backlog_and_says_so() {
+    // A million I/O per second on 5 disks: arrivals beyond 65,536 in flight are dropped, not
+    // queued, and the run says how much of the rate the array completed.
+    let s = system(ARRAY);
+    let w = "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"data\"\nrate_iops = 1e6\n";
+    let run = run_workload(&s, w, opts(1, 0, 1));
+    let warning = (run.warnings.iter())
+        .find(|w| w.starts_with("overloaded"))
+        .unwrap_or_else(|| panic!("no overload warning in {:?}", run.warnings));
+    let completed = format!("completes {:.0} of 1000000 IO/s", run.metrics.iops);
+    assert!(warning.contains(&completed), "{warning}");
+    assert!(warning.contains("65536"), "{warning}");
+    let issued = run.sim.as_ref().unwrap().host_ios;
+    assert!(issued < 100_000, "{issued} host I/Os completed");
+    // Under the array's rate nothing is dropped and nothing is said.
+    let w = "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"data\"\nrate_iops = 400\n";
+    let calm = run_workload(&s, w, opts(2, 0, 1));
+    assert!(!calm.warnings.iter().any(|w| w.starts_with("overloaded")));
+}
+
+#[test]
 fn think_time_paces_a_closed_loop_job() {
     let s = system(ARRAY);
     let w = "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"data\"\nregion_size = \"16m\"\nthink_time = \"10ms\"\njobs = 1\niodepth = 1\n";

@@ -85,6 +85,16 @@ pub(super) fn check_params(p: &HddParams) -> Result<(), String> {
             return Err(format!("{key} must be zero or more; got {v}"));
         }
     }
+    crate::device::check_model_bounds(
+        p.capacity_gb,
+        &[
+            ("media_rate_outer_mbps", p.media_rate_outer_mbps),
+            ("media_rate_inner_mbps", p.media_rate_inner_mbps),
+            ("interface_mbps", p.interface_mbps),
+        ],
+        // The age limit is a threshold, not a time the model waits: any finite value goes.
+        &[],
+    )?;
     // Like the full-stroke seek (checked where the seek curve is fitted).
     for (key, v) in [
         ("head_switch_ms", p.head_switch_ms),

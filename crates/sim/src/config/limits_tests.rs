@@ -1,0 +1,245 @@
+//! Every size that drives the model's memory or time is refused at validation with its bound
+//! (these inputs panicked or grew without limit before the bounds existed).
+
+use crate::config::{parse_array, parse_workload, ConfigError, SystemSpec};
+
+const SMALL: &str = "name = \"t\"\n[[raid_groups]]\nname = \"g\"\nlevel = \"raid5\"\ndisks = 5\ndisk_model = \"hdd-15k\"\n";
+
+/// The key and reason of an array file's validation error.
+fn invalid(text: &str) -> (String, String) {
+    match parse_array(text, "x.toml") {
+        Err(ConfigError::Invalid { file, key, reason }) => {
+            assert_eq!(file, "x.toml");
+            (key, reason)
+        }
+        other => panic!("expected an Invalid error, got {other:?}"),
+    }
+}
+
+fn group(body: &str) -> String {
+    format!("name = \"t\"\n[[raid_groups]]\nname = \"g\"\ndisk_model = \"hdd-15k\"\n{body}\n")
+}
+
+fn model(keys: &str, level: &str, disks: u32) -> String {
+    format!(
+        "name = \"t\"\n[disk_models.m]\n{keys}\n[[raid_groups]]\nname = \"g\"\nlevel = \"{level}\"\n\
+         disks = {disks}\ndisk_model = \"m\"\n"
+    )
+}
+
+fn workload_error(text: &str) -> (String, String) {
+    let system = parse_array(SMALL, "a.toml").unwrap();
+    match parse_workload(text, "w.toml", &system) {
+        Err(ConfigError::Invalid { key, reason, .. }) => (key, reason),
+        other => panic!("expected an Invalid error, got {other:?}"),
+    }
+}
+
+#[test]
+fn thousands_of_disks_in_a_group_are_refused_with_the_bound() {
+    let (key, reason) = invalid(&group("level = \"raid5\"\ndisks = 4000"));
+    assert_eq!(key, "raid_groups[0].disks");
+    assert!(
+        reason.contains("at most 1024") && reason.contains("4000"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_petabyte_disk_in_a_raid5_group_is_refused_with_the_group_bound() {
+    let (key, reason) = invalid(&model("base = \"hdd-15k\"\ncapacity_gb = 1e6", "raid5", 8));
+    assert_eq!(key, "raid_groups.g");
+    assert!(
+        reason.contains("7.00 PB") && reason.contains("1 PiB"),
+        "{reason}"
+    );
+    let (key, reason) = invalid(&model("base = \"ssd-nvme\"\ncapacity_gb = 1e9", "jbod", 1));
+    assert_eq!(key, "disk_models.m");
+    assert!(reason.contains("at most 1000000"), "{reason}");
+}
+
+#[test]
+fn the_largest_accepted_group_builds_a_model() {
+    // One disk of 1 PB is the largest group there is; it must build and run, not panic.
+    let spec = parse_array(
+        &model("base = \"hdd-7k2\"\ncapacity_gb = 1e6", "jbod", 1),
+        "x",
+    )
+    .expect("a 1 PB group is accepted");
+    let w = crate::profile_workload("randwrite-8k", &spec).unwrap();
+    let opts = crate::RunOptions {
+        duration_ns: 100_000_000,
+        warmup_ns: 0,
+        seed: 1,
+        stop: None,
+    };
+    let run = crate::simulate(&spec, &w, opts).unwrap();
+    assert!(run.metrics.ios > 0);
+}
+
+#[test]
+fn too_many_groups_or_disks_in_all_are_refused() {
+    let many = |n: u32| -> String {
+        (0..n)
+            .map(|i| {
+                format!(
+                    "[[raid_groups]]\nname = \"g{i}\"\ncount = 4096\nlevel = \"jbod\"\ndisks = 1\n\
+                     disk_model = \"hdd-15k\"\n"
+                )
+            })
+            .collect()
+    };
+    let (key, reason) = invalid(&format!("name = \"t\"\n{}", many(50)));
+    assert_eq!(key, "raid_groups[1].count");
+    assert!(
+        reason.contains("at most 4096") && reason.contains("8192"),
+        "{reason}"
+    );
+    let (key, reason) = invalid(&group("level = \"raid0\"\ndisks = 64\ncount = 4096"));
+    assert_eq!(key, "raid_groups");
+    assert!(
+        reason.contains("at most 16384") && reason.contains("262144"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn caches_beyond_their_bounds_are_refused() {
+    let (key, reason) = invalid(&format!("{SMALL}[controllers]\ncache = \"1000t\"\n"));
+    assert_eq!(key, "controllers.cache");
+    assert!(reason.contains("at most 16t"), "{reason}");
+    let (key, reason) = invalid(&format!("{SMALL}[controllers]\ncache = \"16t\"\n"));
+    assert_eq!(key, "controllers.cache");
+    assert!(reason.contains("134217728"), "{reason}");
+}
+
+#[test]
+fn time_values_are_bounded_and_the_bound_is_named() {
+    let cases = [
+        (
+            "[host]\nlink_latency = \"1000000h\"\n",
+            "host.link_latency",
+            "at most 1 s",
+        ),
+        (
+            "[controllers]\noverhead = \"2s\"\n",
+            "controllers.overhead",
+            "at most 1 s",
+        ),
+        (
+            "[rebuild]\nstart_delay = \"200h\"\n",
+            "rebuild.start_delay",
+            "604800 s",
+        ),
+        (
+            "[[failures]]\nat = \"1000000h\"\ndisk = \"g.d1\"\n",
+            "failures[0].at",
+            "604800 s",
+        ),
+        (
+            "[host]\nlink_mbps = 1e-300\n",
+            "host.link_mbps",
+            "from 0.01",
+        ),
+    ];
+    for (extra, want_key, want) in cases {
+        let (key, reason) = invalid(&format!("{SMALL}{extra}"));
+        assert_eq!(key, want_key, "{extra}");
+        assert!(reason.contains(want), "{extra}: {reason}");
+        assert!(!reason.contains("00000000000000000000"), "{reason}");
+    }
+}
+
+#[test]
+fn duplicate_lun_and_volume_names_are_refused_naming_both() {
+    let luns = "[[luns]]\nname = \"x\"\ngroup = \"g\"\nsize = \"1g\"\n\
+                [[luns]]\nname = \"x\"\ngroup = \"g\"\nsize = \"1g\"\n";
+    let (key, reason) = invalid(&format!("{SMALL}{luns}"));
+    assert_eq!(key, "luns[1].name");
+    assert!(reason.contains("luns[0] and luns[1]"), "{reason}");
+    let two_groups = SMALL.replace("name = \"g\"", "name = \"g\"\ncount = 2");
+    let clash = "[[luns]]\nname = \"g-1\"\ngroup = \"g-0\"\nsize = \"1g\"\n";
+    let (key, reason) = invalid(&format!("{two_groups}{clash}"));
+    assert_eq!(key, "luns[0].name");
+    assert!(reason.contains("the LUN of group \"g-1\""), "{reason}");
+    let vols = "[[volumes]]\nname = \"v\"\nkind = \"concat\"\nluns = [\"g\"]\n\
+                [[volumes]]\nname = \"v\"\nkind = \"concat\"\nluns = [\"g\"]\n";
+    let (key, reason) = invalid(&format!("{SMALL}{vols}"));
+    assert_eq!(key, "volumes[1].name");
+    assert!(reason.contains("volumes[0] and volumes[1]"), "{reason}");
+}
+
+#[test]
+fn a_user_model_named_like_a_builtin_is_refused() {
+    let text = "name = \"t\"\n[disk_models.hdd-10k]\nbase = \"hdd-15k\"\n\
+                [[raid_groups]]\nname = \"g\"\nlevel = \"raid5\"\ndisks = 5\ndisk_model = \"hdd-10k\"\n";
+    let (key, reason) = invalid(text);
+    assert_eq!(key, "disk_models.hdd-10k");
+    assert!(reason.contains("built-in"), "{reason}");
+}
+
+#[test]
+fn workload_loads_beyond_their_bounds_are_refused() {
+    let stream = |keys: &str| format!("[[streams]]\nprofile = \"randread-8k\"\n{keys}\n");
+    let (key, reason) = workload_error(&stream("jobs = 1\nrate_iops = 1e15"));
+    assert_eq!(key, "streams[0].rate_iops");
+    assert!(reason.contains("at most 10000000"), "{reason}");
+    let (key, reason) = workload_error(&stream("jobs = 4096\niodepth = 65536"));
+    assert_eq!(key, "streams");
+    assert!(
+        reason.contains("at most 1048576") && reason.contains("268435456"),
+        "{reason}"
+    );
+    let (key, reason) = workload_error(&stream("think_time = \"1000000h\""));
+    assert_eq!(key, "streams[0].think_time");
+    assert!(reason.contains("at most 3600 s"), "{reason}");
+    let (key, reason) = workload_error(&stream("").repeat(300));
+    assert_eq!(key, "streams");
+    assert!(reason.contains("at most 256"), "{reason}");
+}
+
+#[test]
+fn database_sizes_beyond_their_bounds_are_refused() {
+    let db = |keys: &str| {
+        format!("[database]\ntest = \"dpaws/update-row\"\ndata = \"g\"\nlog = \"g\"\n{keys}\n")
+    };
+    for (keys, want_key, want) in [
+        (
+            "sessions = 4000000000",
+            "database.sessions",
+            "at most 100000",
+        ),
+        ("buffer = \"16t\"", "database.buffer", "at most 1t"),
+        ("os_cache = \"1t\"", "database.os_cache", "at most 256g"),
+        ("rows = 9000000000000000000", "database.rows", "4294967294"),
+        ("cpus = 4000000000", "database.cpus", "at most 4096"),
+        (
+            "checkpoint_interval = \"1000000h\"",
+            "database.checkpoint_interval",
+            "604800 s",
+        ),
+    ] {
+        let (key, reason) = workload_error(&db(keys));
+        assert_eq!(key, want_key, "{keys}");
+        assert!(reason.contains(want), "{keys}: {reason}");
+    }
+}
+
+#[test]
+fn a_run_longer_than_a_week_is_refused() {
+    let system: SystemSpec = parse_array(SMALL, "a.toml").unwrap();
+    let w = crate::profile_workload("randread-8k", &system).unwrap();
+    let opts = crate::RunOptions {
+        duration_ns: 8 * 86_400 * 1_000_000_000,
+        warmup_ns: 0,
+        seed: 1,
+        stop: None,
+    };
+    match crate::simulate(&system, &w, opts) {
+        Err(ConfigError::Invalid { key, reason, .. }) => {
+            assert_eq!(key, "--duration");
+            assert!(reason.contains("604800 s"), "{reason}");
+        }
+        other => panic!("expected an Invalid error, got {other:?}"),
+    }
+}
