@@ -324,7 +324,14 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
     let mut all_runs = Vec::new();
     let mut gaps = Vec::new();
     let mut unneeded = Vec::new();
+    // Ctrl-C stops the running simulation within a second; the figures checked so far and
+    // the runs (the last marked partial) are kept.
+    storlab_io::signal::install();
+    let stopped = storlab_io::signal::stop_requested;
     for (file, text, root) in load_cases(&a.references)? {
+        if stopped() {
+            break;
+        }
         let mut case: Case =
             toml::from_str(&text).map_err(|e| CliError::BadInput(format!("{file}: {e}")))?;
         // Before anything runs: a bad gap mark is bad input, found at once.
@@ -334,7 +341,7 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
             duration_ns: case.run.duration.0,
             warmup_ns: case.run.warmup.0,
             seed: case.run.seed,
-            stop: None,
+            stop: Some(storlab_io::signal::flag()),
         };
         let mut arrays = BTreeMap::new();
         for (name, path) in &case.arrays {
@@ -361,7 +368,11 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
             Ok(run)
         };
         for f in &case.figures {
-            let sim = metric(&get(&f.array, &f.profile)?, &f.metric, &file)?;
+            let run = get(&f.array, &f.profile)?;
+            if run.partial {
+                break;
+            }
+            let sim = metric(&run, &f.metric, &file)?;
             let err = (sim - f.published) / f.published * 100.0;
             checks.push(Check {
                 case: case.name.clone(),
@@ -375,8 +386,18 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
             note_gap(&mut gaps, &mut unneeded, &checks, &f.name, f.gap.as_deref());
         }
         for r in &case.ratios {
-            let n = metric(&get(&r.numerator, &r.profile)?, &r.metric, &file)?;
-            let d = metric(&get(&r.denominator, &r.profile)?, &r.metric, &file)?;
+            let (num_run, den_run) = match stopped() {
+                true => break,
+                false => (
+                    get(&r.numerator, &r.profile)?,
+                    get(&r.denominator, &r.profile)?,
+                ),
+            };
+            if num_run.partial || den_run.partial {
+                break;
+            }
+            let n = metric(&num_run, &r.metric, &file)?;
+            let d = metric(&den_run, &r.metric, &file)?;
             let ratio = if d > 0.0 { n / d } else { f64::NAN };
             let rule = match (r.min, r.max) {
                 (Some(lo), Some(hi)) => format!("{lo} to {hi}"),
@@ -443,6 +464,12 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
     if let Some(path) = &a.json {
         write_results(path, all_runs)?;
         println!("results: {}", path.display());
+    }
+    if stopped() {
+        return Err(CliError::Failed(format!(
+            "interrupted after {} figures; the runs so far are kept (the last marked partial)",
+            checks.len()
+        )));
     }
     if failed > 0 {
         return Err(CliError::Failed(format!(

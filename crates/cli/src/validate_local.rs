@@ -145,7 +145,7 @@ fn sim_options(duration_ns: u64, warmup_ns: u64) -> RunOptions {
         duration_ns,
         warmup_ns,
         seed: SEED,
-        stop: None,
+        stop: Some(storlab_io::signal::flag()),
     }
 }
 

@@ -18,7 +18,7 @@ fn thp_on_request() -> bool {
 fn long_sim(envs: &[(&str, Option<&str>)]) -> Child {
     let mut c = Command::new(assert_cmd::cargo::cargo_bin("storlab"));
     c.args(["sim", "--array", &example("midrange-raid5.toml")])
-        .args(["--profile", "randread-8k", "--duration", "1000000s"])
+        .args(["--profile", "randread-8k", "--duration", "600000s"])
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     for k in [

@@ -171,3 +171,38 @@ fn a_references_directory_without_cases_is_bad_input() {
         .code(2)
         .stderr(predicate::str::contains("not a directory"));
 }
+
+#[test]
+fn an_interrupted_validation_stops_at_once_keeping_the_runs_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("v.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("storlab"))
+        .args(["validate", "--json"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn storlab");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    #[allow(clippy::disallowed_methods)]
+    let signalled = std::time::Instant::now();
+    let output = child.wait_with_output().expect("wait");
+    // The reference cases take minutes; the stop must come well before.
+    assert!(
+        signalled.elapsed() < std::time::Duration::from_secs(5),
+        "exit {:?} after the signal",
+        signalled.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let runs = v["runs"].as_array().unwrap();
+    assert!(
+        runs.iter().any(|r| r["partial"] == true),
+        "the running one is kept, marked"
+    );
+}
