@@ -307,12 +307,34 @@ pub fn parse_plan(text: &str, path: &Path) -> Result<Plan, CliError> {
         &file,
         "workloads",
     )?;
+    check_units(&workloads, &targets, &file)?;
     Ok(Plan {
         title: raw.title,
         seed: raw.seed,
         targets,
         workloads,
     })
+}
+
+/// Most units (workload x target x repeat) a plan may make: each is a run of its own.
+pub const MAX_UNITS: u64 = 10_000;
+
+fn check_units(workloads: &[Workload], targets: &[Target], file: &str) -> Result<(), CliError> {
+    let units = workloads.iter().fold(0u64, |sum, w| {
+        let on = targets
+            .iter()
+            .filter(|t| w.targets.is_empty() || w.targets.contains(&t.name))
+            .count() as u64;
+        sum.saturating_add(on.saturating_mul(u64::from(w.repeats)))
+    });
+    if units > MAX_UNITS {
+        return Err(bad(
+            file,
+            "repeats",
+            format!("workloads x targets x repeats must be at most {MAX_UNITS} runs; got {units}"),
+        ));
+    }
+    Ok(())
 }
 
 fn unique<'a>(names: impl Iterator<Item = &'a str>, file: &str, key: &str) -> Result<(), CliError> {

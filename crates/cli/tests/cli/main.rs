@@ -3,6 +3,7 @@
 
 mod compare;
 mod db;
+mod fuzz_regressions;
 mod heap;
 mod io;
 mod sim;
