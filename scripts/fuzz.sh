@@ -61,7 +61,8 @@ seeds() {
 
 mkdir -p fuzz/target/logs
 build_start=$SECONDS
-if ! $CARGO fuzz build >fuzz/target/logs/build.log 2>&1; then
+# 16 codegen units instead of cargo-fuzz's 1: the build takes about a quarter less time.
+if ! $CARGO fuzz build --codegen-units 16 >fuzz/target/logs/build.log 2>&1; then
     tail -40 fuzz/target/logs/build.log
     echo "fuzz: the build failed (fuzz/target/logs/build.log)" >&2
     exit 1
