@@ -3,7 +3,7 @@ CARGO ?= cargo
 # The binary `make build` makes: profile-guided when it can be (scripts/pgo-build.sh).
 STORLAB := target/storlab
 
-.PHONY: build demo test bench fmt clean deps test-deps
+.PHONY: build demo test bench fuzz fmt clean deps test-deps
 
 build:
 	CARGO="$(CARGO)" scripts/pgo-build.sh
@@ -41,15 +41,22 @@ test-deps: deps
 demo: deps build
 	$(STORLAB) demo --out out/demo
 
-# Every check: formatting, lints (warnings are errors), every test in release mode, and the
+# Fuzzing of every parser of user files (fuzz/, scripts/fuzz.sh; cargo-fuzz installed when
+# missing): `make test` runs each of the 9 targets for FUZZ_TEST_SECONDS (a minute in all),
+# `make fuzz` for FUZZ_SECONDS each, then minimizes what it found into fuzz/corpus/.
+FUZZ_TEST_SECONDS ?= 7
+FUZZ_SECONDS ?= 600
+
+# Every check: formatting, lints (warnings are errors), every test in release mode, the
 # simulator's, the schema's and the report's tests again with overflow checks and debug
-# assertions on (profile `checked`).
+# assertions on (profile `checked`), and a short fuzzing pass.
 test: test-deps
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	STORLAB_TEST_PG_BINS="$$(paste -sd: target/pg-newer.list)" $(CARGO) test --workspace --release --locked
 	$(CARGO) test --profile checked --locked -p storlab-sim -p storlab-core -p storlab-report
 	$(CARGO) run --release --locked -q -p storlab-cli -- validate --json target/validate.json
+	CARGO="$(CARGO)" scripts/fuzz.sh $(FUZZ_TEST_SECONDS)
 
 # Benchmarks: simulator throughput and memory (target/bench/sim.json), storlab io against
 # fio on the same file (target/bench/io.json; installs fio through apt when missing), and
@@ -58,6 +65,10 @@ bench: deps build
 	STORLAB_BIN="$(abspath $(STORLAB))" $(CARGO) bench --locked -p storlab-sim --bench sim_throughput
 	$(CARGO) bench --locked -p storlab-io --bench fio_compare
 	$(CARGO) bench --locked -p storlab-db --bench pgbench_compare
+
+fuzz:
+	CARGO="$(CARGO)" scripts/fuzz.sh $(FUZZ_SECONDS)
+	CARGO="$(CARGO)" scripts/fuzz.sh --merge
 
 fmt:
 	$(CARGO) fmt --all

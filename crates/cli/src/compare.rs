@@ -6,14 +6,13 @@
 //! Every unit is a storlab command line (shown in the report), parsed by the same parser as
 //! the command itself and run through the same code, so a cell can be reproduced by hand.
 
-mod command;
-mod plan;
 mod progress;
 mod store;
 
 use std::path::Path;
 
 use clap::Parser;
+use storlab_cli::plan;
 use storlab_core::result::{Run, TargetKind};
 use storlab_report::{Cell, Configuration, Meta, Study};
 

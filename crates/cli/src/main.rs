@@ -5,7 +5,6 @@ mod cli;
 mod compare;
 mod db_cmd;
 mod demo;
-mod error;
 mod heap;
 mod io_cmd;
 mod output;
@@ -18,6 +17,7 @@ mod validate_local;
 use std::process::ExitCode;
 
 use clap::Parser;
+use storlab_cli::error;
 
 fn main() -> ExitCode {
     heap::use_huge_pages();

@@ -4,6 +4,7 @@
 mod compare;
 mod compare_safety;
 mod db;
+mod fuzz_regressions;
 mod heap;
 mod io;
 mod io_bounds;

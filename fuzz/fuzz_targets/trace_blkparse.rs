@@ -1,0 +1,11 @@
+//! A trace read with `--trace-format blkparse`: the queued events (the default) and the
+//! completions.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use storlab_sim::trace::TraceFormat;
+
+fuzz_target!(|data: &[u8]| {
+    storlab_fuzz::read_trace(data, TraceFormat::Blkparse, "Q");
+    storlab_fuzz::read_trace(data, TraceFormat::Blkparse, "C");
+});
