@@ -5,7 +5,7 @@
 
 use predicates::prelude::*;
 
-use super::storlab;
+use super::{signal_and_wait, storlab};
 
 /// Tests that start servers run one at a time: the machine has two cores, and the
 /// interrupt tests need the run to reach the phase they interrupt.
@@ -438,20 +438,6 @@ fn spawn_db(data: &std::path::Path, args: &[&str]) -> std::process::Child {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     child
-}
-
-/// Sends `signal` and waits for the exit: (exit code, stderr, seconds from signal to exit).
-fn signal_and_wait(child: std::process::Child, signal: i32) -> (Option<i32>, String, f64) {
-    let at = std::time::Instant::now();
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, signal) };
-    let out = child.wait_with_output().expect("wait");
-    let secs = at.elapsed().as_secs_f64();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        secs,
-    )
 }
 
 #[test]

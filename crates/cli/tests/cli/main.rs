@@ -33,3 +33,18 @@ fn example(name: &str) -> String {
 fn scratch_dir() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir")
 }
+
+/// Sends `signal` and waits for the exit: (exit code, stderr, seconds from signal to exit).
+#[allow(clippy::disallowed_methods)] // the time from the signal to the exit
+fn signal_and_wait(child: std::process::Child, signal: i32) -> (Option<i32>, String, f64) {
+    let at = std::time::Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let out = child.wait_with_output().expect("wait");
+    let secs = at.elapsed().as_secs_f64();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        secs,
+    )
+}

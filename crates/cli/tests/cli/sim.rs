@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use super::{example, storlab};
+use super::{example, signal_and_wait, storlab};
 
 #[test]
 fn sim_prints_a_table_and_writes_the_result_schema() {
@@ -405,19 +405,11 @@ fn an_interrupted_simulation_exits_1_with_the_run_so_far_marked_partial() {
         .spawn()
         .expect("spawn storlab");
     std::thread::sleep(std::time::Duration::from_millis(1000));
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    #[allow(clippy::disallowed_methods)]
-    let signalled = std::time::Instant::now();
-    let output = child.wait_with_output().expect("wait");
+    let (code, stderr, secs) = signal_and_wait(child, libc::SIGINT);
     // The hour of simulated time takes minutes; the stop must come well before.
-    assert!(
-        signalled.elapsed() < std::time::Duration::from_secs(5),
-        "exit {:?} after the signal",
-        signalled.elapsed()
-    );
-    assert_eq!(output.status.code(), Some(1), "interrupted runs exit 1");
-    assert!(String::from_utf8_lossy(&output.stderr).contains("interrupted"));
+    assert!(secs < 5.0, "exit {secs} s after the signal");
+    assert_eq!(code, Some(1), "interrupted runs exit 1");
+    assert!(stderr.contains("interrupted"));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let run = &v["runs"][0];

@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use super::{example, storlab};
+use super::{example, signal_and_wait, storlab};
 
 /// A checkout-like tree holding reference case 1 and its arrays.
 fn case1_tree() -> tempfile::TempDir {
@@ -184,19 +184,10 @@ fn an_interrupted_validation_stops_at_once_keeping_the_runs_so_far() {
         .spawn()
         .expect("spawn storlab");
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    #[allow(clippy::disallowed_methods)]
-    let signalled = std::time::Instant::now();
-    let output = child.wait_with_output().expect("wait");
+    let (code, stderr, secs) = signal_and_wait(child, libc::SIGINT);
     // The reference cases take minutes; the stop must come well before.
-    assert!(
-        signalled.elapsed() < std::time::Duration::from_secs(5),
-        "exit {:?} after the signal",
-        signalled.elapsed()
-    );
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(secs < 5.0, "exit {secs} s after the signal");
+    assert_eq!(code, Some(1));
     assert!(stderr.contains("interrupted"), "{stderr}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
