@@ -16,6 +16,10 @@ pub struct Teardown {
     pub data_dir: PathBuf,
     pub user: Option<os::ServerUser>,
     pub owned: Vec<dirs::Owned>,
+    /// The token of the marker file written into the cluster's directories once the server
+    /// runs, and the server's socket directory: how a later sweep tells them for storlab's.
+    pub token: String,
+    pub socket_dir: PathBuf,
     /// The postmaster, storlab's child: reaped once stopped.
     pub child: Option<Child>,
     /// The record that lets a later run clean up if this process is killed.
@@ -36,9 +40,11 @@ pub fn register(id: u64, mut teardown: Teardown) {
     registry().push((id, teardown));
 }
 
-/// Hands the running postmaster to the cluster's teardown.
+/// Hands the running postmaster to the cluster's teardown, and marks the cluster's
+/// directories as storlab's (initdb needs them empty, so not before).
 pub fn set_child(id: u64, child: Child) {
     if let Some((_, t)) = registry().iter_mut().find(|(i, _)| *i == id) {
+        leftovers::mark(&t.owned, &t.token);
         t.child = Some(child);
     }
 }
