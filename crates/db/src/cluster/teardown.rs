@@ -40,11 +40,16 @@ pub fn register(id: u64, mut teardown: Teardown) {
     registry().push((id, teardown));
 }
 
-/// Hands the running postmaster to the cluster's teardown, and marks the cluster's
-/// directories as storlab's (initdb needs them empty, so not before).
+/// Marks the cluster's directories as storlab's (once initdb has run: it needs them empty).
+pub fn mark(id: u64) {
+    if let Some((_, t)) = registry().iter().find(|(i, _)| *i == id) {
+        leftovers::mark(&t.owned, &t.token);
+    }
+}
+
+/// Hands the running postmaster to the cluster's teardown.
 pub fn set_child(id: u64, child: Child) {
     if let Some((_, t)) = registry().iter_mut().find(|(i, _)| *i == id) {
-        leftovers::mark(&t.owned, &t.token);
         t.child = Some(child);
     }
 }

@@ -33,7 +33,7 @@ pub fn new_token() -> String {
 }
 
 /// Writes the marker into every directory of `owned` that a cluster fills (all but the
-/// parents). Best effort: a directory without it is left alone by a later sweep.
+/// parents), once initdb has filled them. Best effort: a directory without it is left alone by a later sweep.
 pub fn mark(owned: &[Owned], token: &str) {
     for item in owned {
         if !matches!(item, Owned::Parent { .. }) {
