@@ -18,7 +18,9 @@
 //!   Ctrl-C handler.
 //! - Each running cluster has a record in a private state directory (`leftovers`): the next
 //!   start cleans up after a storlab that was killed (stops a server still running, removes
-//!   the directories that storlab created) and says so.
+//!   the directories that storlab created) and says so; if they are no longer what storlab
+//!   made (another directory at the path, no marker file, a server someone else started),
+//!   it touches nothing, drops the record and says that.
 //!
 //! PostgreSQL refuses to run as root: when storlab is root, the server programs run as the
 //! `postgres` OS user (or a `storlab-pg` system user created for the purpose), which gets the
@@ -183,6 +185,8 @@ impl Cluster {
             data_dir: targets[0].path.clone(),
             user: user.clone(),
             owned,
+            token: leftovers::new_token(),
+            socket_dir: prepared.as_ref().cloned().unwrap_or_default(),
             child: None,
             record: None,
         };
@@ -219,6 +223,7 @@ impl Cluster {
         initdb.arg(format!("--username={SUPERUSER}"));
         initdb.args(["--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
         os::run("initdb", &mut initdb)?;
+        teardown::mark(self.id);
 
         let conf_path = self.data_dir.join("postgresql.conf");
         let io_err = |source| ClusterError::Io {

@@ -28,13 +28,44 @@ enum State {
     Empty { uid: u32, gid: u32, mode: u32 },
 }
 
+/// Which directory a path named when storlab created it: device, inode and birth time
+/// (nanoseconds since the epoch, 0 where the filesystem does not keep it). A directory
+/// removed and created again at the same path has another identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DirId {
+    pub dev: u64,
+    pub ino: u64,
+    pub birth_ns: u64,
+}
+
+impl DirId {
+    pub fn of_meta(meta: &fs::Metadata) -> DirId {
+        let birth_ns = meta
+            .created()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        DirId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            birth_ns,
+        }
+    }
+
+    fn of(path: &Path) -> Result<DirId, ClusterError> {
+        fs::symlink_metadata(path)
+            .map(|m| DirId::of_meta(&m))
+            .map_err(io_err(path))
+    }
+}
+
 /// Something storlab made, to undo at cleanup (in reverse order).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Owned {
     /// A directory storlab created for a cluster: removed with everything in it.
-    Leaf(PathBuf),
+    Leaf { path: PathBuf, id: DirId },
     /// A parent storlab created on the way (`mkdir -p`): removed only if empty.
-    Parent(PathBuf),
+    Parent { path: PathBuf, id: DirId },
     /// A directory that existed empty: its contents are removed, owner and mode restored.
     Emptied {
         path: PathBuf,
@@ -42,6 +73,16 @@ pub enum Owned {
         gid: u32,
         mode: u32,
     },
+}
+
+impl Owned {
+    pub fn path(&self) -> &Path {
+        match self {
+            Owned::Leaf { path, .. } | Owned::Parent { path, .. } | Owned::Emptied { path, .. } => {
+                path
+            }
+        }
+    }
 }
 
 fn bad(path: &Path, reason: impl Into<String>) -> ClusterError {
@@ -262,10 +303,11 @@ pub fn prepare(
             }
             for step in &steps {
                 fs::create_dir(step).map_err(io_err(step))?;
+                let (path, id) = (step.clone(), DirId::of(step)?);
                 if step == &target.path {
-                    owned.push(Owned::Leaf(step.clone()));
+                    owned.push(Owned::Leaf { path, id });
                 } else {
-                    owned.push(Owned::Parent(step.clone()));
+                    owned.push(Owned::Parent { path, id });
                     set_mode(step, 0o755)?;
                 }
             }
@@ -306,7 +348,11 @@ pub fn socket_dir(
         let dir = PathBuf::from(format!("/tmp/storlab-{pid}-{n}"));
         match fs::create_dir(&dir) {
             Ok(()) => {
-                owned.push(Owned::Leaf(dir.clone()));
+                let id = DirId::of(&dir)?;
+                owned.push(Owned::Leaf {
+                    path: dir.clone(),
+                    id,
+                });
                 set_mode(&dir, 0o755)?;
                 give_to(&dir, user)?;
                 return Ok(dir);
@@ -322,12 +368,12 @@ pub fn cleanup(owned: &[Owned]) -> Result<(), ClusterError> {
     let mut first = None;
     for item in owned.iter().rev() {
         let result = match item {
-            Owned::Leaf(p) => match fs::remove_dir_all(p) {
+            Owned::Leaf { path: p, .. } => match fs::remove_dir_all(p) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io_err(p)(e)),
                 _ => Ok(()),
             },
             // Left alone if something else appeared in it meanwhile.
-            Owned::Parent(p) => {
+            Owned::Parent { path: p, .. } => {
                 let _ = fs::remove_dir(p);
                 Ok(())
             }

@@ -4,6 +4,9 @@
 //! finds the records of storlab processes that are gone, stops their servers if they still
 //! run, removes the directories they created, and says so.
 //!
+//! A record is trusted only as far as what it names can be proven to be storlab's still
+//! (`check`): otherwise the cluster is left untouched, the record dropped, and the user told.
+//!
 //! The state directory is `/var/tmp/storlab-<uid>` (it survives a reboot, after which the
 //! directories still need removing); it must be owned by this user and closed to everyone
 //! else, or no records are kept (a record names directories to remove: nobody else may write
@@ -20,6 +23,10 @@ use super::dirs::Owned;
 use super::os::ServerUser;
 use super::teardown::Teardown;
 
+#[path = "leftovers/check.rs"]
+mod check;
+pub use check::{mark, new_token};
+
 /// One cluster's record.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Record {
@@ -31,6 +38,10 @@ pub struct Record {
     pub data_dir: PathBuf,
     pub user: Option<ServerUser>,
     pub owned: Vec<Owned>,
+    /// The token of the marker file in each cluster directory, and the server's socket
+    /// directory (named in `postmaster.pid` of the server storlab started).
+    pub token: String,
+    pub socket_dir: PathBuf,
 }
 
 /// The private state directory, created if missing; None if it cannot be trusted.
@@ -63,6 +74,8 @@ pub fn write(id: u64, teardown: &Teardown) -> Option<PathBuf> {
         data_dir: teardown.data_dir.clone(),
         user: teardown.user.clone(),
         owned: teardown.owned.clone(),
+        token: teardown.token.clone(),
+        socket_dir: teardown.socket_dir.clone(),
     };
     let path = state_dir()?.join(format!("cluster-{pid}-{id}.json"));
     let text = serde_json::to_string_pretty(&record).ok()?;
@@ -102,17 +115,30 @@ fn read(path: &Path) -> Option<Record> {
     serde_json::from_str(&fs::read_to_string(path).ok()?).ok()
 }
 
-/// Stops the left server (if it runs) and removes the left directories, then the record.
+/// Stops the left server (if it runs) and removes the left directories, then the record;
+/// if any of it is not storlab's any more, touches nothing and only drops the record.
 fn clean(path: &Path, record: Record) -> String {
     let data = record.data_dir.display().to_string();
     let pid = record.pid;
+    let owned = match check::still_ours(&record) {
+        Ok(owned) => owned,
+        Err(why) => {
+            remove(path);
+            return format!(
+                "an earlier storlab run (pid {pid}) left {data}, but it has changed since \
+                 ({why}); left untouched"
+            );
+        }
+    };
     let was_running = super::os::postmaster_pid(&record.data_dir)
         .filter(|_| super::os::postmaster_running(&record.data_dir));
     let teardown = Teardown {
         pg_ctl: record.pg_ctl,
         data_dir: record.data_dir,
         user: record.user,
-        owned: record.owned,
+        owned,
+        token: record.token,
+        socket_dir: record.socket_dir,
         child: None,
         record: Some(path.to_path_buf()),
     };

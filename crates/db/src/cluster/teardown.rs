@@ -16,6 +16,10 @@ pub struct Teardown {
     pub data_dir: PathBuf,
     pub user: Option<os::ServerUser>,
     pub owned: Vec<dirs::Owned>,
+    /// The token of the marker file written into the cluster's directories once the server
+    /// runs, and the server's socket directory: how a later sweep tells them for storlab's.
+    pub token: String,
+    pub socket_dir: PathBuf,
     /// The postmaster, storlab's child: reaped once stopped.
     pub child: Option<Child>,
     /// The record that lets a later run clean up if this process is killed.
@@ -34,6 +38,13 @@ pub fn next_id() -> u64 {
 pub fn register(id: u64, mut teardown: Teardown) {
     teardown.record = leftovers::write(id, &teardown);
     registry().push((id, teardown));
+}
+
+/// Marks the cluster's directories as storlab's (once initdb has run: it needs them empty).
+pub fn mark(id: u64) {
+    if let Some((_, t)) = registry().iter().find(|(i, _)| *i == id) {
+        leftovers::mark(&t.owned, &t.token);
+    }
 }
 
 /// Hands the running postmaster to the cluster's teardown.

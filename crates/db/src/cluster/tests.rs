@@ -6,6 +6,9 @@ use std::os::unix::fs::PermissionsExt;
 
 use super::*;
 
+#[path = "tests/leftovers.rs"]
+mod left;
+
 fn bins() -> Binaries {
     find_binaries(None).expect("PostgreSQL server binaries")
 }
@@ -382,54 +385,6 @@ fn failed_start_reports_log_and_cleans_up() {
         "{err}"
     );
     assert!(!tmp.path().join("data").exists());
-}
-
-#[test]
-fn a_cluster_left_by_a_killed_process_is_stopped_and_removed_by_the_next_start() {
-    let _one = one_cluster_test_at_a_time();
-    let tmp = scratch();
-    let data = tmp.path().join("left").join("data");
-    let spec = ClusterSpec {
-        data_dir: data.clone(),
-        ..Default::default()
-    };
-    let cluster = Cluster::start(&bins(), &spec).expect("start");
-    let data = cluster.data_dir().to_path_buf();
-    let pid = os::postmaster_pid(&data).expect("pid file");
-    // As if this process had been killed: the record says a storlab process that is gone
-    // (pid 0 never has a start time) started it, and nothing stops the cluster.
-    let teardown = take(cluster.id).expect("registered");
-    let record = teardown.record.clone().expect("a record is kept");
-    let mut text: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(&record).unwrap()).unwrap();
-    text["pid"] = 0.into();
-    fs::write(&record, text.to_string()).unwrap();
-    drop(cluster);
-    assert!(
-        os::postmaster_running(&data),
-        "still running: nobody stopped it"
-    );
-    let again = Cluster::start(&bins(), &spec).expect("the next start cleans up and proceeds");
-    let mut old = teardown.child.expect("the first postmaster");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while old.try_wait().expect("wait").is_none() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "old server {pid} still runs"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    assert!(!record.exists(), "the old record is removed");
-    assert_ne!(
-        os::postmaster_pid(&data),
-        Some(pid),
-        "a new server in the same place"
-    );
-    again.stop().expect("stop");
-    assert!(
-        !data.exists() && !data.parent().unwrap().exists(),
-        "directories removed"
-    );
 }
 
 #[test]
