@@ -25,6 +25,8 @@ use super::teardown::Teardown;
 
 #[path = "leftovers/check.rs"]
 mod check;
+#[cfg(test)]
+pub(crate) use check::MARKER;
 pub use check::{mark, new_token};
 
 /// One cluster's record.

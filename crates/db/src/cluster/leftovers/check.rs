@@ -80,6 +80,14 @@ fn check_one(item: &Owned, token: &str) -> Result<bool, String> {
     if matches!(item, Owned::Parent { .. }) || marked(path, token) {
         return Ok(true);
     }
+    // Killed before initdb finished (no marker yet): a directory storlab created, with the
+    // identity and birth time it had then, is still that directory and holds only what
+    // initdb wrote into it.
+    if let Owned::Leaf { id, .. } = item {
+        if id.birth_ns != 0 {
+            return Ok(true);
+        }
+    }
     match fs::read_dir(path).map(|mut entries| entries.next().is_none()) {
         // Empty: a directory it created can go, one that existed before needs nothing.
         Ok(true) => Ok(matches!(item, Owned::Leaf { .. })),

@@ -181,3 +181,27 @@ fn a_server_the_user_started_in_a_leftover_directory_is_not_stopped() {
     assert!(!record.exists(), "the record is dropped");
     fs::remove_dir_all(&socket_dir).expect("rm socket dir");
 }
+
+#[test]
+fn a_directory_it_created_is_removed_even_when_killed_before_marking_it() {
+    let _one = one_cluster_test_at_a_time();
+    let tmp = scratch();
+    let spec = ClusterSpec {
+        data_dir: tmp.path().join("left").join("data"),
+        ..Default::default()
+    };
+    let (teardown, record, _socket_dir) = left_behind(&spec);
+    let data = teardown.data_dir.clone();
+    let born = fs::metadata(&data).ok().and_then(|m| m.created().ok());
+    if born.is_none() {
+        eprintln!("skipped: this file system keeps no birth times");
+        return;
+    }
+    // Killed during initdb: the directory it created holds initdb's files, no marker yet.
+    fs::remove_file(data.join(leftovers::MARKER)).expect("rm marker");
+    let said = sweep_as_if_killed(&record, &data);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("removed the directories"), "{said:?}");
+    assert!(!data.exists() && !data.parent().unwrap().exists());
+    assert!(!record.exists(), "the record is dropped");
+}
