@@ -22,6 +22,20 @@ fn case1_tree() -> tempfile::TempDir {
     dir
 }
 
+/// An empty `references/` beside `examples/arrays/midrange-raid5.toml`, for cases of one's own.
+fn raid5_tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("references")).unwrap();
+    std::fs::create_dir_all(root.join("examples/arrays")).unwrap();
+    std::fs::copy(
+        example("midrange-raid5.toml"),
+        root.join("examples/arrays/midrange-raid5.toml"),
+    )
+    .unwrap();
+    dir
+}
+
 #[test]
 fn validate_checks_the_reference_cases_and_writes_the_runs() {
     let dir = case1_tree();
@@ -56,15 +70,8 @@ fn validate_checks_the_reference_cases_and_writes_the_runs() {
 
 #[test]
 fn validate_fails_a_figure_out_of_tolerance_and_rejects_bad_cases() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = raid5_tree();
     let root = dir.path();
-    std::fs::create_dir_all(root.join("references")).unwrap();
-    std::fs::create_dir_all(root.join("examples/arrays")).unwrap();
-    std::fs::copy(
-        example("midrange-raid5.toml"),
-        root.join("examples/arrays/midrange-raid5.toml"),
-    )
-    .unwrap();
     // Writes a case of one figure and runs validate on it.
     let validate = |figure: &str| {
         std::fs::write(
@@ -105,15 +112,8 @@ fn validate_fails_a_figure_out_of_tolerance_and_rejects_bad_cases() {
 
 #[test]
 fn a_known_gap_is_printed_with_its_analysis_and_does_not_fail() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = raid5_tree();
     let root = dir.path();
-    std::fs::create_dir_all(root.join("references")).unwrap();
-    std::fs::create_dir_all(root.join("examples/arrays")).unwrap();
-    std::fs::copy(
-        example("midrange-raid5.toml"),
-        root.join("examples/arrays/midrange-raid5.toml"),
-    )
-    .unwrap();
     std::fs::write(
         root.join("references/t.toml"),
         "name = \"t\"\nsource = \"test\"\n[run]\nduration = \"3s\"\nwarmup = \"1s\"\nseed = 1\n\
@@ -174,15 +174,8 @@ fn a_references_directory_without_cases_is_bad_input() {
 
 #[test]
 fn an_interrupted_validation_stops_at_once_keeping_the_runs_so_far() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = raid5_tree();
     let root = dir.path();
-    std::fs::create_dir_all(root.join("references")).unwrap();
-    std::fs::create_dir_all(root.join("examples/arrays")).unwrap();
-    std::fs::copy(
-        example("midrange-raid5.toml"),
-        root.join("examples/arrays/midrange-raid5.toml"),
-    )
-    .unwrap();
     // One figure from an hour of simulated time: minutes of work, so the signal lands in it.
     std::fs::write(
         root.join("references/t.toml"),
