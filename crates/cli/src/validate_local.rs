@@ -70,7 +70,7 @@ fn run_in(o: &LocalOptions, dir: &Path) -> Result<(), CliError> {
         .ok_or_else(|| CliError::Failed("the calibration measured no reads at depth 1".into()))?;
     let array_text = fit::array_toml(&fitted, &dir.display().to_string());
     let array_path = dir.join("local.array.toml");
-    write_text(&array_path, &array_text)?;
+    crate::output::write_atomic(&array_path, array_text.as_bytes())?;
     let system = parse_array(&array_text, &array_path.display().to_string())?;
     let model = fit_check(&system, &cal.runs)?;
     print!("{}", report::calibration(&cal.runs, &model));
@@ -102,7 +102,7 @@ fn run_in(o: &LocalOptions, dir: &Path) -> Result<(), CliError> {
             runs.push(sim);
         }
         write_results(path, runs)?;
-        write_text(&beside, &array_text)?;
+        crate::output::write_atomic(&beside, array_text.as_bytes())?;
         println!(
             "results: {} (fitted array: {})",
             path.display(),
@@ -110,11 +110,6 @@ fn run_in(o: &LocalOptions, dir: &Path) -> Result<(), CliError> {
         );
     }
     Ok(())
-}
-
-fn write_text(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
-        .map_err(|e| CliError::Failed(format!("{}: cannot write: {e}", path.display())))
 }
 
 /// The calibration points' profiles on the fitted model, for the fit check.
