@@ -222,7 +222,7 @@ impl Cluster {
         }
         initdb.arg(format!("--username={SUPERUSER}"));
         initdb.args(["--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
-        os::run("initdb", &mut initdb)?;
+        os::run_interruptible("initdb", &mut initdb)?;
         teardown::mark(self.id);
 
         let conf_path = self.data_dir.join("postgresql.conf");

@@ -414,7 +414,14 @@ fn db_dsn_takes_passwords_from_the_environment_and_names_connect_failures() {
 /// Starts `storlab db` on a fresh data directory with `args`; returns the child once its
 /// server runs.
 fn spawn_db(data: &std::path::Path, args: &[&str]) -> std::process::Child {
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("storlab"))
+    let child = start_db(data, args);
+    wait_until(data, "the server never came up", postgres_running_on);
+    child
+}
+
+/// Starts `storlab db` (DPAWS update-row) on a fresh data directory with `args`.
+fn start_db(data: &std::path::Path, args: &[&str]) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("storlab"))
         .args([
             "db",
             "--suite",
@@ -428,16 +435,36 @@ fn spawn_db(data: &std::path::Path, args: &[&str]) -> std::process::Child {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .expect("spawn storlab");
+        .expect("spawn storlab")
+}
+
+/// Waits (up to a minute) until `done(data)`.
+fn wait_until(data: &std::path::Path, what: &str, done: fn(&std::path::Path) -> bool) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !postgres_running_on(data) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the server never came up"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
+    while !done(data) {
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    child
+}
+
+#[test]
+fn db_sigint_during_initdb_stops_within_a_second() {
+    let _s = serial();
+    let dir = scratch_tmp();
+    let data = dir.path().join("init");
+    let child = start_db(&data, &["--scale", "500", "--duration", "5s"]);
+    // initdb has begun writing the data directory; the server is not up yet.
+    wait_until(&data, "initdb never started", |d| {
+        d.join("PG_VERSION").exists()
+    });
+    let (code, stderr, secs) = signal_and_wait(child, libc::SIGINT);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(secs < 1.0, "{secs} s from SIGINT to exit");
+    assert!(
+        !postgres_running_on(&data) && !data.exists(),
+        "nothing left"
+    );
 }
 
 #[test]

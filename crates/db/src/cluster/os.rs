@@ -138,6 +138,46 @@ pub fn run(what: &str, cmd: &mut Command) -> Result<String, ClusterError> {
     }
 }
 
+/// [`run`], but Ctrl-C (the stop flag) kills the command within a few milliseconds and
+/// returns [`ClusterError::CommandFailed`] saying so. For commands with little output
+/// (initdb's is about 2 KB): it is read once the command ends, so more than a pipe's
+/// 64 KB would block the command.
+pub fn run_interruptible(what: &str, cmd: &mut Command) -> Result<String, ClusterError> {
+    let failed = |detail: String| ClusterError::CommandFailed {
+        what: what.to_string(),
+        detail,
+    };
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| failed(format!("could not run it: {e}")))?;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if storlab_io::signal::stop_requested() => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(failed("interrupted".into()));
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(10)),
+            Err(e) => return Err(failed(format!("could not wait for it: {e}"))),
+        }
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| failed(format!("could not read its output: {e}")))?;
+    let text = combined(&out);
+    match out.status.success() {
+        true => Ok(text),
+        false => Err(failed(format!(
+            "{}; last lines of its output:\n{}",
+            out.status,
+            tail(&text, TAIL_LINES)
+        ))),
+    }
+}
+
 fn combined(out: &std::process::Output) -> String {
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&out.stderr));

@@ -68,6 +68,15 @@ pub fn start(
         if ready(data_dir, pid) {
             return Ok(child);
         }
+        if storlab_io::signal::stop_requested() {
+            // SAFETY: our own child; SIGQUIT is PostgreSQL's immediate shutdown.
+            unsafe { libc::kill(pid, libc::SIGQUIT) };
+            let _ = child.wait();
+            return Err(ClusterError::CommandFailed {
+                what: "postgres".into(),
+                detail: "interrupted during its start".into(),
+            });
+        }
         if std::time::Instant::now() >= deadline {
             // SAFETY: our own child.
             unsafe { libc::kill(pid, libc::SIGQUIT) };
