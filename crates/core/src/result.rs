@@ -404,6 +404,10 @@ pub struct SimInfo {
     pub host_ios: u64,
     /// Wall-clock seconds the simulation took (the only field that varies between identical runs).
     pub wall_s: f64,
+    /// Open-loop arrivals dropped in the measured window because the simulated array could
+    /// not keep up and the stream's backlog was full (overload; absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dropped_ios: u64,
 }
 
 /// One run: target x workload.

@@ -146,6 +146,7 @@ impl Model {
                 events: self.queue.processed(),
                 host_ios: self.host_completed,
                 wall_s: 0.0,
+                dropped_ios: self.streams.iter().map(|s| s.dropped).sum(),
             }),
             warnings,
         }

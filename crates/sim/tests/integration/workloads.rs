@@ -53,12 +53,23 @@ fn an_overloaded_open_loop_keeps_a_bounded_backlog_and_says_so() {
     let completed = format!("completes {:.0} of 1000000 IO/s", run.metrics.iops);
     assert!(warning.contains(&completed), "{warning}");
     assert!(warning.contains("65536"), "{warning}");
-    let issued = run.sim.as_ref().unwrap().host_ios;
-    assert!(issued < 100_000, "{issued} host I/Os completed");
+    let sim = run.sim.as_ref().unwrap();
+    assert!(
+        sim.host_ios < 100_000,
+        "{} host I/Os completed",
+        sim.host_ios
+    );
+    // The result says how many arrivals were dropped: about the rate the array did not take.
+    let dropped = sim.dropped_ios as f64;
+    assert!(
+        dropped > 0.5 * (1e6 - run.metrics.iops) && dropped <= 1e6,
+        "{dropped} dropped"
+    );
     // Under the array's rate nothing is dropped and nothing is said.
     let w = "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"data\"\nrate_iops = 400\n";
     let calm = run_workload(&s, w, opts(2, 0, 1));
     assert!(!calm.warnings.iter().any(|w| w.starts_with("overloaded")));
+    assert_eq!(calm.sim.as_ref().unwrap().dropped_ios, 0);
 }
 
 #[test]
