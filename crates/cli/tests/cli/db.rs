@@ -457,14 +457,24 @@ fn db_sigint_during_initdb_stops_within_a_second() {
     wait_until(&data, "initdb never started", |d| {
         d.join("PG_VERSION").exists()
     });
-    let (code, stderr, secs) = signal_and_wait(child, libc::SIGINT);
+    stops_as_interrupted(child, libc::SIGINT, &data, "interrupted", 1.0);
+}
+
+/// Signals `child` and checks it stopped as an interrupted run must: exit 1 with `says` in
+/// its message, within `within_s` seconds of the signal, nothing of `data` left running or
+/// on disk.
+fn stops_as_interrupted(
+    child: std::process::Child,
+    signal: i32,
+    data: &std::path::Path,
+    says: &str,
+    within_s: f64,
+) {
+    let (code, stderr, secs) = signal_and_wait(child, signal);
     assert_eq!(code, Some(1), "{stderr}");
-    assert!(stderr.contains("interrupted"), "{stderr}");
-    assert!(secs < 1.0, "{secs} s from SIGINT to exit");
-    assert!(
-        !postgres_running_on(&data) && !data.exists(),
-        "nothing left"
-    );
+    assert!(stderr.contains(says), "{stderr}");
+    assert!(secs < within_s, "{secs} s from signal {signal} to exit");
+    assert!(!postgres_running_on(data) && !data.exists(), "nothing left");
 }
 
 #[test]
@@ -475,13 +485,12 @@ fn db_sigint_during_the_load_and_the_warmup_stops_within_seconds() {
     // 15 tables of 2 million rows: the load runs for minutes.
     let child = spawn_db(&data, &["--scale", "2000000", "--duration", "5s"]);
     wait_for_statement(&data, "%INSERT INTO storlab.dpaws%");
-    let (code, stderr, secs) = signal_and_wait(child, libc::SIGINT);
-    assert_eq!(code, Some(1), "{stderr}");
-    assert!(stderr.contains("interrupted during the load"), "{stderr}");
-    assert!(secs < 5.0, "{secs} s from SIGINT to exit");
-    assert!(
-        !postgres_running_on(&data) && !data.exists(),
-        "nothing left"
+    stops_as_interrupted(
+        child,
+        libc::SIGINT,
+        &data,
+        "interrupted during the load",
+        5.0,
     );
 
     let data = dir.path().join("warmup");
@@ -497,17 +506,8 @@ fn db_sigint_during_the_load_and_the_warmup_stops_within_seconds() {
     ];
     let child = spawn_db(&data, &args);
     wait_for_statement(&data, "UPDATE storlab.dpaws%");
-    let (code, stderr, secs) = signal_and_wait(child, libc::SIGTERM);
-    assert_eq!(code, Some(1), "{stderr}");
-    assert!(
-        stderr.contains("interrupted during the warm-up"),
-        "{stderr}"
-    );
-    assert!(secs < 5.0, "{secs} s from SIGTERM to exit");
-    assert!(
-        !postgres_running_on(&data) && !data.exists(),
-        "nothing left"
-    );
+    let says = "interrupted during the warm-up";
+    stops_as_interrupted(child, libc::SIGTERM, &data, says, 5.0);
 }
 
 #[test]
