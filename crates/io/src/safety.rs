@@ -123,10 +123,11 @@ pub(crate) fn invalid(what: &str) -> io::Error {
     io::Error::new(ErrorKind::InvalidInput, what)
 }
 
-/// True if `force_destroy` names the same path as `path` once both are canonicalized.
-fn force_names(path: &Path, force_destroy: Option<&Path>) -> bool {
-    match (force_destroy.map(fs::canonicalize), fs::canonicalize(path)) {
-        (Some(Ok(forced)), Ok(path)) => forced == path,
+/// True if `named` (a flag's value: `--force-destroy`, `--overwrite`) names the same path as
+/// `path` once both are canonicalized.
+pub fn flag_names(path: &Path, named: Option<&Path>) -> bool {
+    match (named.map(fs::canonicalize), fs::canonicalize(path)) {
+        (Some(Ok(named)), Ok(path)) => named == path,
         _ => false,
     }
 }
@@ -182,7 +183,7 @@ pub fn check_device_writable(path: &Path, force_destroy: Option<&Path>) -> Resul
         }
         Err(e) => return Err(io_err(e)),
     };
-    if force_names(path, force_destroy) {
+    if flag_names(path, force_destroy) {
         return Ok(());
     }
     match detect_signature(&mut dev).map_err(io_err)? {

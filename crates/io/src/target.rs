@@ -109,19 +109,16 @@ pub fn prepare(
             "--size must give every file at least 4k ({MIN_FILE_BYTES} bytes); got {size} bytes{each}"
         )));
     }
+    // `--overwrite` names the target (or one file of a directory target).
+    let overwrite_target = safety::flag_names(path, opts.overwrite.as_deref());
     match kind {
-        TargetKind::File => files.push(prepare_file(
-            path,
-            size,
-            opts,
-            writes,
-            overwrite_names(opts, path),
-        )?),
+        TargetKind::File => files.push(prepare_file(path, size, opts, writes, overwrite_target)?),
         TargetKind::Directory => {
             let each = size / jobs;
             for j in 0..jobs {
                 let p = path.join(format!("storlab-io.{j}.dat"));
-                let overwrite = overwrite_names(opts, path) || overwrite_names(opts, &p);
+                let overwrite =
+                    overwrite_target || safety::flag_names(&p, opts.overwrite.as_deref());
                 match prepare_file(&p, each, opts, writes, overwrite) {
                     Ok(f) => files.push(f),
                     Err(e) => {
@@ -208,17 +205,6 @@ fn open_flags(opts: &IoOptions, writes: bool, sync_writes: bool) -> OpenOptions 
     }
     o.custom_flags(flags);
     o
-}
-
-/// True when `--overwrite` names `path` (both canonicalized).
-fn overwrite_names(opts: &IoOptions, path: &Path) -> bool {
-    match (
-        opts.overwrite.as_deref().map(std::fs::canonicalize),
-        std::fs::canonicalize(path),
-    ) {
-        (Some(Ok(named)), Ok(path)) => named == path,
-        _ => false,
-    }
 }
 
 /// Opens a prepared file for one class: O_DIRECT unless buffered, O_DSYNC when the class's

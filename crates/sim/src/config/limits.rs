@@ -36,8 +36,6 @@ pub const MBPS_RANGE: (f64, f64) = (0.01, 1e7);
 pub const MAX_STREAMS: usize = 256;
 /// Host I/Os the closed-loop streams of a workload keep outstanding (jobs x iodepth, summed).
 pub const MAX_OUTSTANDING: u64 = 1 << 20;
-/// Requested rate of one open-loop stream, I/O per second.
-pub const MAX_RATE_IOPS: f64 = 1e7;
 /// Host I/Os an open-loop stream keeps outstanding; arrivals beyond are dropped (counted and
 /// reported as overload).
 pub const OPEN_LOOP_MAX_OUTSTANDING: u32 = 65_536;

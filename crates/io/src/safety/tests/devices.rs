@@ -210,9 +210,9 @@ fn force_destroy_compares_canonical_paths() {
     let link = dir.path().join("link-to-a");
     std::os::unix::fs::symlink(&a, &link).expect("symlink");
     let dotted = dir.path().join(".").join("a");
-    assert!(force_names(&a, Some(&link)));
-    assert!(force_names(&link, Some(&dotted)));
-    assert!(!force_names(&a, Some(&b)));
-    assert!(!force_names(&a, None));
-    assert!(!force_names(&a, Some(&dir.path().join("missing"))));
+    assert!(flag_names(&a, Some(&link)));
+    assert!(flag_names(&link, Some(&dotted)));
+    assert!(!flag_names(&a, Some(&b)));
+    assert!(!flag_names(&a, None));
+    assert!(!flag_names(&a, Some(&dir.path().join("missing"))));
 }
