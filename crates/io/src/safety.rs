@@ -40,7 +40,7 @@ use std::io::{self, ErrorKind};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-pub use gate::{admit, Admitted, WriteGrant};
+pub use gate::{admit, Admitted, FileId, WriteGrant};
 pub use marker::{is_ours, mark_ours, remove_ours};
 pub use mounts::mounts_of_device;
 pub use signature::detect_signature;

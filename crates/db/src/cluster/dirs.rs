@@ -28,35 +28,15 @@ enum State {
     Empty { uid: u32, gid: u32, mode: u32 },
 }
 
-/// Which directory a path named when storlab created it: device, inode and birth time
-/// (nanoseconds since the epoch, 0 where the filesystem does not keep it). A directory
-/// removed and created again at the same path has another identity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct DirId {
-    pub dev: u64,
-    pub ino: u64,
-    pub birth_ns: u64,
-}
+/// Which directory a path named when storlab created it (device, inode, birth time): a
+/// directory removed and created again at the same path has another identity.
+pub type DirId = storlab_io::safety::FileId;
 
-impl DirId {
-    pub fn of_meta(meta: &fs::Metadata) -> DirId {
-        let birth_ns = meta
-            .created()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
-        DirId {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            birth_ns,
-        }
-    }
-
-    fn of(path: &Path) -> Result<DirId, ClusterError> {
-        fs::symlink_metadata(path)
-            .map(|m| DirId::of_meta(&m))
-            .map_err(io_err(path))
-    }
+/// The identity of the directory at `path` (not following a symbolic link).
+fn dir_id(path: &Path) -> Result<DirId, ClusterError> {
+    fs::symlink_metadata(path)
+        .map(|m| DirId::of(&m))
+        .map_err(io_err(path))
 }
 
 /// Something storlab made, to undo at cleanup (in reverse order).
@@ -303,7 +283,7 @@ pub fn prepare(
             }
             for step in &steps {
                 fs::create_dir(step).map_err(io_err(step))?;
-                let (path, id) = (step.clone(), DirId::of(step)?);
+                let (path, id) = (step.clone(), dir_id(step)?);
                 if step == &target.path {
                     owned.push(Owned::Leaf { path, id });
                 } else {
@@ -348,7 +328,7 @@ pub fn socket_dir(
         let dir = PathBuf::from(format!("/tmp/storlab-{pid}-{n}"));
         match fs::create_dir(&dir) {
             Ok(()) => {
-                let id = DirId::of(&dir)?;
+                let id = dir_id(&dir)?;
                 owned.push(Owned::Leaf {
                     path: dir.clone(),
                     id,

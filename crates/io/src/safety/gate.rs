@@ -38,21 +38,45 @@ pub struct WriteGrant {
     identity: Option<Identity>,
 }
 
-/// A file's device, inode number and birth time (an inode number is reused once its file
-/// is deleted; the birth time tells the two apart where the file system keeps one), or a
-/// block device's device number.
-type Identity = (u64, u64, u128);
+/// Which file or directory a path named: device, inode number and birth time (nanoseconds
+/// since the epoch, 0 where the file system keeps none). An inode number is reused once its
+/// file is deleted; the birth time tells the two apart. Serializable, so a record can name
+/// what storlab made (storlab db's leftover records).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileId {
+    pub dev: u64,
+    pub ino: u64,
+    pub birth_ns: u64,
+}
+
+impl FileId {
+    /// The identity in `meta` (not following a symbolic link if `meta` did not).
+    pub fn of(meta: &fs::Metadata) -> FileId {
+        let birth_ns = meta
+            .created()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            birth_ns,
+        }
+    }
+}
+
+/// What a grant admitted: a file's identity, or a block device's device number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Identity {
+    File(FileId),
+    Device(u64),
+}
 
 fn identity_of(meta: &fs::Metadata) -> Identity {
-    if meta.file_type().is_block_device() {
-        return (0, meta.rdev(), 0);
+    match meta.file_type().is_block_device() {
+        true => Identity::Device(meta.rdev()),
+        false => Identity::File(FileId::of(meta)),
     }
-    let born = meta
-        .created()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
-    (meta.dev(), meta.ino(), born)
 }
 
 fn io_err(path: &Path) -> impl Fn(io::Error) -> SafetyError + '_ {

@@ -71,7 +71,7 @@ fn check_one(item: &Owned, token: &str) -> Result<bool, String> {
         return Err(format!("{at} is no longer a directory"));
     }
     if let Owned::Leaf { id, .. } | Owned::Parent { id, .. } = item {
-        if DirId::of_meta(&meta) != *id {
+        if DirId::of(&meta) != *id {
             return Err(format!(
                 "{at} is not the directory it created (it was removed and made again)"
             ));
