@@ -7,7 +7,7 @@ mod check;
 
 use std::path::Path;
 
-pub use atomic::write_atomic;
+pub use atomic::{write_atomic, TEMP_SUFFIX};
 pub use check::{check_json, check_output, Kind};
 
 use storlab_core::result::{Results, Run};

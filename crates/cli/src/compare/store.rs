@@ -41,7 +41,7 @@ fn slug(s: &str) -> String {
 
 /// A temporary file of an interrupted write (this store's or an older version's).
 fn is_temporary(name: &str) -> bool {
-    name.ends_with(".storlab-tmp") || name.ends_with(".json.tmp")
+    name.ends_with(crate::output::TEMP_SUFFIX) || name.ends_with(".json.tmp")
 }
 
 impl Store {

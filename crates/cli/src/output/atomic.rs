@@ -12,6 +12,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::CliError;
 
+/// The end of every temporary file's name (`.NAME.PID-N.storlab-tmp`), for those that clear
+/// what a killed run left.
+pub const TEMP_SUFFIX: &str = ".storlab-tmp";
+
 /// How many names to try when earlier temporary files (of a killed run) take the first ones.
 const NAME_ATTEMPTS: u32 = 64;
 
@@ -69,7 +73,7 @@ fn create_temp(target: &Path, dir: &Path, mode: u32) -> std::io::Result<(File, T
     let mut last = None;
     for _ in 0..NAME_ATTEMPTS {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!(".{name}.{}-{n}.storlab-tmp", std::process::id()));
+        let tmp = dir.join(format!(".{name}.{}-{n}{TEMP_SUFFIX}", std::process::id()));
         match OpenOptions::new()
             .write(true)
             .create_new(true)
