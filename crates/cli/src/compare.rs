@@ -21,6 +21,7 @@ use crate::error::CliError;
 use crate::output::{check_output, read_input, write_atomic, write_results, Kind, GIT_COMMIT};
 use plan::{parse_plan, Plan, TargetKind as PlanTarget, Unit};
 use progress::Progress;
+pub(crate) use store::claim;
 use store::{Earlier, Store};
 
 /// Runs one unit's command line and returns its runs.

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use crate::cli::DemoArgs;
-use crate::compare::{load_plan, print_findings, run_plan, verdict, write_outputs};
+use crate::compare::{claim, load_plan, print_findings, run_plan, verdict, write_outputs};
 use crate::error::CliError;
 use crate::output::{check_output, Kind};
 
@@ -28,6 +28,9 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
     if a.sim_only {
         plan.simulated_only();
     }
+    // Claimed before OUT/work is made in it: a new directory holding only work/ would not
+    // look like a study's and the plan would refuse to write there.
+    claim(&a.out)?;
     let work = work_dir(&a.out)?;
     plan.place_real_targets(&work);
     let command = format!(
