@@ -3,8 +3,10 @@
 //! simulated), SSDs mirrored with HDDs with and without a preferred read failure group
 //! (simulated), and this machine's disk for real (a short IOgen matrix and a small DPAWS run
 //! on an ephemeral PostgreSQL, files under OUT/work, or /var/tmp when the server's user
-//! cannot reach OUT). Writes the report, prints its path and the findings. Re-running resumes
-//! from the cells already in OUT unless `--fresh`.
+//! cannot reach OUT). The plan's `[[questions]]` say what the report answers first: RAID 5
+//! or RAID 10, whether the preferred read pays, and what this machine's disk does (on its
+//! own, never against a simulated array). Writes the report, prints its path and the answers.
+//! Re-running resumes from the cells already in OUT unless `--fresh`.
 
 use std::path::Path;
 

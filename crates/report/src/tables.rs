@@ -34,6 +34,16 @@ pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
     s
 }
 
+/// A table folded behind a summary line that says how many rows it holds ("42 rows"); the
+/// reader opens it when they need it.
+pub fn collapsed(table: &str, what: &str) -> String {
+    let rows = table.matches("<tr>").count().saturating_sub(1);
+    format!(
+        "<details><summary>{rows} {}</summary>{table}</details>",
+        esc(what)
+    )
+}
+
 /// A configuration's name with its colour swatch, escaped.
 pub fn config_cell(study: &Study, name: &str) -> String {
     let color = config_color(study.config_index(name).unwrap_or(0));

@@ -21,6 +21,12 @@ fn plan(dir: &Path, real_dir: Option<&Path>) -> std::path::PathBuf {
             "[[targets]]\nname = \"local\"\ndir = \"{}\"\nio_size = \"64MiB\"\nduration = \"1s\"\nwarmup = \"0s\"\n",
             d.display()
         );
+        // The simulated RAID 5 against this machine on purpose; without this question the
+        // report keeps them apart.
+        text +=
+            "[[questions]]\ntitle = \"RAID 5 or RAID 10?\"\ntargets = [\"raid5\", \"raid10\"]\n\
+                 [[questions]]\ntitle = \"Does the model match this machine?\"\n\
+                 targets = [\"raid5\", \"local\"]\n";
     }
     text += "[[workloads]]\nprofile = \"randwrite-8k\"\n\
              [[workloads]]\nprofile = \"randread-8k\"\n\
@@ -51,6 +57,9 @@ fn a_plan_with_real_and_simulated_targets_runs_end_to_end() {
         .success()
         .stdout(predicate::str::contains("test plan"))
         .stdout(predicate::str::contains("random-write IOPS"))
+        .stdout(predicate::str::contains(
+            "Does the model match this machine?",
+        ))
         .stdout(predicate::str::contains("report:"));
     // results.json is the common schema, one run per cell: 3 workloads x 3 targets.
     let r = read_json(&out.join("results.json"));
@@ -201,6 +210,14 @@ fn bad_plans_exit_2_naming_the_key() {
             "no target named",
         ),
         ("title = \"t\"\ncolour = 1\n", "unknown field"),
+        (
+            &format!("title = \"t\"\n[[targets]]\nname = \"a\"\narray = \"{}\"\n[[workloads]]\nprofile = \"randread-8k\"\n[[questions]]\ntitle = \"q\"\ntargets = [\"a\", \"b\"]\n", example("midrange-raid5.toml")),
+            "questions[0].targets: no target named \"b\"",
+        ),
+        (
+            &format!("title = \"t\"\n[[targets]]\nname = \"a\"\narray = \"{}\"\n[[workloads]]\nprofile = \"randread-8k\"\n[[questions]]\ntitle = \"q\"\ntargets = []\n", example("midrange-raid5.toml")),
+            "questions[0].targets: name one target",
+        ),
     ];
     for (text, needle) in cases {
         let p = dir.path().join("bad.toml");
