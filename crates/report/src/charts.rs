@@ -392,7 +392,10 @@ pub fn utilisation(study: &Study, config: &str, range: Option<(f64, f64)>) -> Op
         values,
         range,
     };
-    let cap = format!("{config}: device utilisation, % busy");
+    let (lo, hi) = map.scale();
+    let cap = format!(
+        "{config}: device utilisation, % busy (colours span {lo:.0}-{hi:.0}%, the range observed)"
+    );
     let svg = plot::heat_map(&map, &cap);
     let id = format!("chart-util-{}", anchor::slug(config));
     Some(figure(&id, &cap, "", &svg))

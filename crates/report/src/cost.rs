@@ -84,8 +84,10 @@ pub fn capacity(study: &Study) -> String {
             let per_gb = c
                 .price_per_gb
                 .or_else(|| Some(total? / c.usable_gb.filter(|g| *g > 0.0)?));
+            // Only the priced configurations: the figure is there to divide the price by.
             let perf = basis
                 .as_ref()
+                .filter(|_| total.is_some())
                 .and_then(|(wl, m)| Some(per_second(mean(study, &c.name, wl, *m)?, *m).0));
             let per_unit = total.zip(perf.filter(|i| *i > 0.0)).map(|(t, i)| t / i);
             let f = |v: Option<f64>, d: usize| v.map_or("-".into(), |x| format!("{x:.d$}"));

@@ -104,30 +104,38 @@ fn charts_section(study: &Study) -> String {
         let suffix = anchor::suffix(q);
         let single = group.len() == 1;
         let mut part = String::new();
-        for wl in view.workload_names() {
-            let figs: Vec<String> = if single {
-                charts::time_series(&view, &wl, &suffix)
-                    .into_iter()
-                    .collect()
-            } else {
-                [
-                    charts::workload_bars(&view, &wl, &suffix),
-                    charts::percentiles(&view, &wl, &suffix),
-                    charts::sweep_curve(&view, &wl, &suffix),
-                    charts::time_series(&view, &wl, &suffix),
-                    charts::waits(&view, &wl, &suffix),
-                ]
-                .into_iter()
-                .flatten()
-                .collect()
-            };
+        if single {
+            // One configuration: its throughput over time per workload, side by side (the
+            // captions name the workloads); there is nothing to set a bar beside.
+            let figs: String = view
+                .workload_names()
+                .iter()
+                .filter_map(|wl| charts::time_series(&view, wl, &suffix))
+                .collect();
+            if !figs.is_empty() {
+                part.push_str(&format!(
+                    r#"<h4>Throughput over time</h4><div class="grid">{figs}</div>"#
+                ));
+            }
+        }
+        for wl in view.workload_names().iter().filter(|_| !single) {
+            let figs: Vec<String> = [
+                charts::workload_bars(&view, wl, &suffix),
+                charts::percentiles(&view, wl, &suffix),
+                charts::sweep_curve(&view, wl, &suffix),
+                charts::time_series(&view, wl, &suffix),
+                charts::waits(&view, wl, &suffix),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
             if figs.is_empty() {
                 continue;
             }
             part.push_str(&format!(
                 r#"<h4>{} <span class="raw">{}</span></h4><div class="grid">{}</div>"#,
-                esc(&human_name(&wl)),
-                esc(&wl),
+                esc(&human_name(wl)),
+                esc(wl),
                 figs.concat()
             ));
         }

@@ -287,7 +287,8 @@ impl HeatMap {
         Some((lo, (lo + 10.0).max(hi + pad).min(100.0).max(hi)))
     }
 
-    fn scale(&self) -> (f64, f64) {
+    /// The values the colours run between: [`HeatMap::range`], else the observed range.
+    pub fn scale(&self) -> (f64, f64) {
         self.range
             .or_else(|| HeatMap::observed(self.values.iter().flatten().flatten().copied()))
             .unwrap_or((0.0, 100.0))
@@ -355,7 +356,8 @@ pub fn heat_map(h: &HeatMap, label: &str) -> String {
     svg.finish(label)
 }
 
-/// Five swatches from `lo` to `hi` % busy, labelled.
+/// Five swatches from `lo` to `hi` % busy, labelled (the caption says the range is the
+/// observed one).
 fn heat_legend(svg: &mut Svg, at: (f64, f64), (lo, hi): (f64, f64)) {
     let (x0, y) = at;
     svg.text(x0 - 6.0, y + 10.0, "end", "tick", "% busy", 0.0);
@@ -372,14 +374,6 @@ fn heat_legend(svg: &mut Svg, at: (f64, f64), (lo, hi): (f64, f64)) {
             0.0,
         );
     }
-    svg.text(
-        x0 + 46.0 * 5.0 + 4.0,
-        y + 10.0,
-        "start",
-        "tick",
-        "(colours span the observed range)",
-        0.0,
-    );
 }
 
 /// One horizontal stacked bar: a label and (segment index, value) parts.

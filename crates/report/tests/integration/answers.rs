@@ -150,6 +150,11 @@ fn long_tables_fold_behind_a_summary_line() {
         tables.contains("<details><summary>"),
         "iostat and device tables fold"
     );
+    let cost = &tables[tables.find("Capacity and cost</h3>").expect("cost")..];
+    assert!(
+        cost.starts_with("Capacity and cost</h3><table>"),
+        "three rows stay open"
+    );
 }
 
 #[test]
