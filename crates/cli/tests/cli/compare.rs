@@ -379,3 +379,47 @@ fn trace_replays_run_on_simulated_targets_only() {
         "{command}"
     );
 }
+
+#[test]
+fn the_example_plans_parse_and_the_demo_asks_its_three_questions() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/plans");
+    let mut demo = None;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let path = e.path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let plan = storlab_cli::plan::parse_plan(&text, &path)
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        if path.file_name().is_some_and(|n| n == "demo.toml") {
+            demo = Some(plan);
+        }
+    }
+    let demo = demo.expect("examples/plans/demo.toml");
+    let asked: Vec<(&str, Vec<&str>)> = demo
+        .questions
+        .iter()
+        .map(|q| {
+            (
+                q.title.as_str(),
+                q.targets.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            (
+                "RAID 5 or RAID 10 on the mid-range array?",
+                vec!["raid5", "raid10"]
+            ),
+            (
+                "SSDs mirrored with HDDs: does reading from the SSDs (preferred read) pay?",
+                vec!["asm-noprfg", "asm-prfg"]
+            ),
+            ("What does this machine's disk do?", vec!["local-disk"]),
+        ]
+    );
+    // --sim-only leaves the question about this machine out.
+    let mut sim = demo.clone();
+    sim.simulated_only();
+    assert_eq!(sim.questions.len(), 2);
+}
