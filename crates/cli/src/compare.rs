@@ -21,6 +21,7 @@ use crate::error::CliError;
 use crate::output::{check_output, read_input, write_atomic, write_results, Kind, GIT_COMMIT};
 use plan::{parse_plan, Plan, TargetKind as PlanTarget, Unit};
 use progress::Progress;
+pub(crate) use store::claim;
 use store::{Earlier, Store};
 
 /// Runs one unit's command line and returns its runs.
@@ -250,6 +251,14 @@ pub fn run_plan(
             machine: machine(),
             seed: plan.seed,
         },
+        questions: plan
+            .questions
+            .iter()
+            .map(|q| storlab_report::Question {
+                title: q.title.clone(),
+                configurations: q.targets.clone(),
+            })
+            .collect(),
     };
     Ok((study, complete))
 }
@@ -283,11 +292,19 @@ pub fn load_plan(path: &Path) -> Result<Plan, CliError> {
     parse_plan(&read_input(path)?, path)
 }
 
-/// Prints the findings and where the report is.
+/// Prints the answer to each question of the study, the failures, and where the report is.
 pub fn print_findings(study: &Study, report: &Path) {
     println!("{}", study.title);
+    for a in storlab_report::answers(study) {
+        println!("  {}", a.question);
+        for s in &a.sentences {
+            println!("    - {s}");
+        }
+    }
     for f in storlab_report::findings(study) {
-        println!("  - {}", f.text);
+        if f.metric.is_empty() {
+            println!("  - {}", f.text);
+        }
     }
     println!("report: {}", report.display());
 }

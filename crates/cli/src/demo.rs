@@ -3,13 +3,15 @@
 //! simulated), SSDs mirrored with HDDs with and without a preferred read failure group
 //! (simulated), and this machine's disk for real (a short IOgen matrix and a small DPAWS run
 //! on an ephemeral PostgreSQL, files under OUT/work, or /var/tmp when the server's user
-//! cannot reach OUT). Writes the report, prints its path and the findings. Re-running resumes
-//! from the cells already in OUT unless `--fresh`.
+//! cannot reach OUT). The plan's `[[questions]]` say what the report answers first: RAID 5
+//! or RAID 10, whether the preferred read pays, and what this machine's disk does (on its
+//! own, never against a simulated array). Writes the report, prints its path and the answers.
+//! Re-running resumes from the cells already in OUT unless `--fresh`.
 
 use std::path::Path;
 
 use crate::cli::DemoArgs;
-use crate::compare::{load_plan, print_findings, run_plan, verdict, write_outputs};
+use crate::compare::{claim, load_plan, print_findings, run_plan, verdict, write_outputs};
 use crate::error::CliError;
 use crate::output::{check_output, Kind};
 
@@ -28,6 +30,9 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
     if a.sim_only {
         plan.simulated_only();
     }
+    // Claimed before OUT/work is made in it: a new directory holding only work/ would not
+    // look like a study's and the plan would refuse to write there.
+    claim(&a.out)?;
     let work = work_dir(&a.out)?;
     plan.place_real_targets(&work);
     let command = format!(

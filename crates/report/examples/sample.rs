@@ -18,8 +18,11 @@ fn main() -> std::io::Result<()> {
     for p in csvs {
         println!("{}", p.display());
     }
-    for f in storlab_report::findings(&study) {
-        println!("- {}", f.text);
+    for a in storlab_report::answers(&study) {
+        println!("{}", a.question);
+        for s in a.sentences {
+            println!("  - {s}");
+        }
     }
     Ok(())
 }

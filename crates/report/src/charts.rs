@@ -1,13 +1,14 @@
-//! The report's charts, from a study to `<figure>` elements: headline metrics relative to
-//! the baseline, per-workload bars, load sweeps, time series, latency percentiles, device
-//! utilisation heat maps and wait events. Each returns `None` when it has nothing to draw.
+//! The report's charts, from a study to `<figure>` elements: each question's headline
+//! metrics as ratios to its baseline, per-workload bars, load sweeps, time series, latency percentiles, device
+//! utilisation heat maps and wait events. Each returns `None` when it has nothing to draw;
+//! `suffix` ends the ids of a question's charts after the first ([`anchor::suffix`]).
 
 use storlab_core::result::Run;
 
 use crate::anchor;
-use crate::findings::comparisons;
+use crate::findings::{comparisons, WITHIN_PCT};
 use crate::model::{Spread, Study};
-use crate::plot::{self, Bar, BarPanel, HeatMap, Line, LineChart, Stack};
+use crate::plot::{self, Bar, BarPanel, HeatMap, Line, LineChart, RatioBar, RatioRow, Stack};
 use crate::svg::{config_color, esc, EVENT_COLORS, OTHER_COLOR};
 use crate::sweep::{self, summary_runs};
 use crate::workload::{chart_metrics, headline, human_name, Metric};
@@ -52,46 +53,56 @@ fn spread(runs: &[&Run], f: impl Fn(&Run) -> Option<f64>) -> Option<Spread> {
     Spread::of(runs.iter().filter_map(|r| f(r)))
 }
 
-/// Every workload's headline metric as a percentage of the baseline's, one panel per workload
-/// on a shared scale, with a reference line at 100%.
-pub fn relative(study: &Study) -> Option<String> {
-    if study.configurations.len() < 2 {
-        return None;
-    }
-    let base = &study.configurations[0].name;
-    let mut panels: Vec<BarPanel> = Vec::new();
-    for idx in 1..study.configurations.len() {
-        for c in comparisons(study, idx, None) {
-            let title = format!("{} {}", human_name(&c.workload), c.metric.label());
-            let pos = panels.iter().position(|p| p.title == title);
-            let panel = match pos {
-                Some(i) => &mut panels[i],
+/// Question `q`'s headline metric of every workload as a ratio to the baseline: one row per
+/// workload the question's configurations share, one bar per compared configuration, on a
+/// log scale centred on 1x, each bar labelled.
+pub fn question_ratios(study: &Study, q: usize, group: &[usize]) -> Option<String> {
+    let base = &study.configurations[*group.first()?].name;
+    let mut rows: Vec<RatioRow> = Vec::new();
+    for &idx in group.iter().skip(1) {
+        for c in comparisons(study, group, idx, None) {
+            if c.other.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+                continue;
+            }
+            let label = format!("{} {}", human_name(&c.workload), c.metric.label());
+            let pos = match rows.iter().position(|r| r.label == label) {
+                Some(i) => i,
                 None => {
-                    panels.push(BarPanel {
-                        title,
-                        bars: vec![bar(base, 100.0, None, 0)],
-                        reference: Some(100.0),
-                        scale_max: None,
+                    rows.push(RatioRow {
+                        label,
+                        bars: Vec::new(),
                     });
-                    panels.last_mut()?
+                    rows.len() - 1
                 }
             };
-            let name = &study.configurations[idx].name;
-            panel
-                .bars
-                .push(bar(name, c.other / c.base * 100.0, None, idx));
+            rows[pos].bars.push(RatioBar {
+                name: study.configurations[idx].name.clone(),
+                ratio: c.other / c.base,
+                color: config_color(idx).to_string(),
+            });
         }
     }
-    let top = panels
+    if rows.is_empty() {
+        return None;
+    }
+    let cap = format!("Each workload's headline metric as a ratio to {base} (1x = equal)");
+    let svg = plot::ratio_bars(&rows, WITHIN_PCT, base, &cap);
+    let items: Vec<(String, String)> = group
         .iter()
-        .flat_map(|p| p.bars.iter().map(|b| b.value))
-        .fold(100.0, f64::max);
-    panels.iter_mut().for_each(|p| p.scale_max = Some(top));
-    (!panels.is_empty()).then(|| {
-        let svg = plot::bar_panels(&panels, "headline metric as % of the baseline");
-        let cap = format!("Headline metric of each workload, % of {base} (dashed line = 100%)");
-        figure(anchor::RELATIVE, &cap, &config_legend(study, None), &svg)
-    })
+        .skip(1)
+        .map(|&i| {
+            (
+                study.configurations[i].name.clone(),
+                config_color(i).to_string(),
+            )
+        })
+        .collect();
+    Some(figure(
+        &anchor::question_chart(q),
+        &cap,
+        &legend(&items),
+        &svg,
+    ))
 }
 
 fn bar(label: &str, value: f64, range: Option<(f64, f64)>, idx: usize) -> Bar {
@@ -105,7 +116,7 @@ fn bar(label: &str, value: f64, range: Option<(f64, f64)>, idx: usize) -> Bar {
 
 /// Bar panels of one workload: each metric it has, one bar per configuration (mean of the
 /// repeats, whisker = min..max).
-pub fn workload_bars(study: &Study, workload: &str) -> Option<String> {
+pub fn workload_bars(study: &Study, workload: &str, suffix: &str) -> Option<String> {
     let mut all: Vec<&Run> = Vec::new();
     let per_cfg: Vec<Vec<&Run>> = study
         .configurations
@@ -138,7 +149,7 @@ pub fn workload_bars(study: &Study, workload: &str) -> Option<String> {
         human_name(workload)
     );
     let svg = plot::bar_panels(&panels, &cap);
-    let id = anchor::bars(study, workload);
+    let id = format!("{}{suffix}", anchor::bars(study, workload));
     Some(figure(
         &id,
         &cap,
@@ -149,7 +160,7 @@ pub fn workload_bars(study: &Study, workload: &str) -> Option<String> {
 
 /// Latency against achieved IOPS over a load sweep, per configuration: p99 solid, mean
 /// dashed, the knee ringed and its load named in the caption ("raid5 at 8 outstanding").
-pub fn sweep_curve(study: &Study, workload: &str) -> Option<String> {
+pub fn sweep_curve(study: &Study, workload: &str, suffix: &str) -> Option<String> {
     let mut lines = Vec::new();
     let mut knees = Vec::new();
     for (i, c) in study.configurations.iter().enumerate() {
@@ -201,7 +212,7 @@ pub fn sweep_curve(study: &Study, workload: &str) -> Option<String> {
         )
     };
     let svg = plot::line_chart(&chart, &cap);
-    let id = format!("{}-sweep", anchor::bars(study, workload));
+    let id = format!("{}-sweep{suffix}", anchor::bars(study, workload));
     Some(figure(
         &id,
         &cap,
@@ -213,7 +224,7 @@ pub fn sweep_curve(study: &Study, workload: &str) -> Option<String> {
 /// The per-interval headline metric of the first run of each configuration. The warm-up
 /// before the measured window is shaded: the intervals with a negative `t_s` when the series
 /// has them, else the run's `warmup_s` (not measured, so no line there).
-pub fn time_series(study: &Study, workload: &str) -> Option<String> {
+pub fn time_series(study: &Study, workload: &str, suffix: &str) -> Option<String> {
     let mut lines = Vec::new();
     let mut metric = Metric::Iops;
     let mut warm_lo: f64 = 0.0;
@@ -255,7 +266,7 @@ pub fn time_series(study: &Study, workload: &str) -> Option<String> {
     };
     let cap = format!("{}: {} over time", human_name(workload), metric.label());
     let svg = plot::line_chart(&chart, &cap);
-    let id = format!("{}-series", anchor::bars(study, workload));
+    let id = format!("{}-series{suffix}", anchor::bars(study, workload));
     Some(figure(
         &id,
         &cap,
@@ -265,7 +276,7 @@ pub fn time_series(study: &Study, workload: &str) -> Option<String> {
 }
 
 /// Latency percentiles (p50 .. max) per configuration on a log scale.
-pub fn percentiles(study: &Study, workload: &str) -> Option<String> {
+pub fn percentiles(study: &Study, workload: &str, suffix: &str) -> Option<String> {
     let names = ["p50", "p95", "p99", "p99.9", "max"];
     let getters: [fn(&Run) -> f64; 5] = [
         |r| r.metrics.latency_ms.p50,
@@ -306,7 +317,7 @@ pub fn percentiles(study: &Study, workload: &str) -> Option<String> {
     };
     let cap = format!("{}: latency percentiles", human_name(workload));
     let svg = plot::line_chart(&chart, &cap);
-    let id = anchor::percentiles(study, workload);
+    let id = format!("{}{suffix}", anchor::percentiles(study, workload));
     Some(figure(
         &id,
         &cap,
@@ -315,8 +326,31 @@ pub fn percentiles(study: &Study, workload: &str) -> Option<String> {
     ))
 }
 
-/// Busy share of every device of one configuration (rows) in every workload (columns).
-pub fn utilisation(study: &Study, config: &str) -> Option<String> {
+/// The mean busy share of every device in every workload of `configs`: the range the heat
+/// maps shown together share.
+pub fn utilisation_range(study: &Study, configs: &[&str]) -> Option<(f64, f64)> {
+    let mut values = Vec::new();
+    for c in configs {
+        for wl in study.workload_names() {
+            let runs = summary_runs(study, c, &wl);
+            let mut names: Vec<&str> = Vec::new();
+            for d in runs.iter().flat_map(|r| &r.devices) {
+                if !names.contains(&d.name.as_str()) {
+                    names.push(&d.name);
+                }
+            }
+            for n in names {
+                let utils = runs.iter().flat_map(|r| &r.devices).filter(|d| d.name == n);
+                values.extend(Spread::of(utils.map(|d| d.util_pct)).map(|s| s.mean));
+            }
+        }
+    }
+    HeatMap::observed(values)
+}
+
+/// Busy share of every device of one configuration (rows) in every workload (columns),
+/// coloured over `range` (see [`utilisation_range`]).
+pub fn utilisation(study: &Study, config: &str, range: Option<(f64, f64)>) -> Option<String> {
     let workloads = study.workload_names();
     let mut rows: Vec<String> = Vec::new();
     let mut cols = Vec::new();
@@ -352,15 +386,23 @@ pub fn utilisation(study: &Study, config: &str) -> Option<String> {
                 .collect()
         })
         .collect();
-    let map = HeatMap { rows, cols, values };
-    let cap = format!("{config}: device utilisation, % busy");
+    let map = HeatMap {
+        rows,
+        cols,
+        values,
+        range,
+    };
+    let (lo, hi) = map.scale();
+    let cap = format!(
+        "{config}: device utilisation, % busy (colours span {lo:.0}-{hi:.0}%, the range observed)"
+    );
     let svg = plot::heat_map(&map, &cap);
     let id = format!("chart-util-{}", anchor::slug(config));
     Some(figure(&id, &cap, "", &svg))
 }
 
 /// Top-5 wait events per configuration as stacked shares of DB time (the rest as "other").
-pub fn waits(study: &Study, workload: &str) -> Option<String> {
+pub fn waits(study: &Study, workload: &str, suffix: &str) -> Option<String> {
     let mut names: Vec<String> = Vec::new();
     let mut stacks = Vec::new();
     for c in &study.configurations {
@@ -406,6 +448,6 @@ pub fn waits(study: &Study, workload: &str) -> Option<String> {
     );
     let svg = plot::stacked_bars(&stacks, &names, &colors, &cap);
     let items: Vec<(String, String)> = names.into_iter().zip(colors).collect();
-    let id = format!("{}-waits", anchor::bars(study, workload));
+    let id = format!("{}-waits{suffix}", anchor::bars(study, workload));
     Some(figure(&id, &cap, &legend(&items), &svg))
 }

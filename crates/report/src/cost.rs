@@ -1,5 +1,6 @@
 //! Capacity and cost per configuration, the RAID 10 / RAID 5 disk-count factor for equal
-//! capacity, and simulated against real results of the same workload.
+//! capacity, and simulated against real results of the same workload where the plan pairs
+//! them on purpose.
 
 use storlab_core::result::TargetKind;
 
@@ -14,16 +15,52 @@ fn mean(study: &Study, cfg: &str, wl: &str, m: Metric) -> Option<f64> {
     Spread::of(runs.iter().filter_map(|r| m.of(r))).map(|s| s.mean)
 }
 
-/// The first workload whose headline metric is IOPS (what "cost per IOPS" divides by).
-fn iops_workload(study: &Study) -> Option<String> {
-    study.workload_names().into_iter().find(|wl| {
-        let runs: Vec<_> = study
-            .configurations
+/// What "cost per unit of performance" divides by: the workload whose headline metric
+/// differs most (as a ratio) between the priced configurations, so the cost follows the
+/// figure the configurations are chosen on, not one where they are equal. Database workloads
+/// divide by transactions per second when the runs carry them, else rows/s.
+fn cost_basis(study: &Study) -> Option<(String, Metric)> {
+    let priced: Vec<&str> = study
+        .configurations
+        .iter()
+        .filter(|c| total_cost(c).is_some())
+        .map(|c| c.name.as_str())
+        .collect();
+    let mut best: Option<(f64, String, Metric)> = None;
+    for wl in study.workload_names() {
+        let runs: Vec<_> = priced
             .iter()
-            .flat_map(|c| summary_runs(study, &c.name, wl))
+            .flat_map(|c| summary_runs(study, c, &wl))
             .collect();
-        !runs.is_empty() && headline(wl, &runs) == Metric::Iops
-    })
+        if runs.is_empty() {
+            continue;
+        }
+        let m = headline(&wl, &runs);
+        let values: Vec<f64> = priced
+            .iter()
+            .filter_map(|c| mean(study, c, &wl, m))
+            .filter(|v| *v > 0.0)
+            .collect();
+        if values.len() < 2 {
+            continue;
+        }
+        let hi = values.iter().copied().fold(0.0, f64::max);
+        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let spread = hi / lo;
+        if best.as_ref().is_none_or(|b| spread > b.0 * (1.0 + 1e-9)) {
+            let tx = m == Metric::RowsPerS && runs.iter().all(|r| r.metrics.tx_per_min.is_some());
+            best = Some((spread, wl, if tx { Metric::TxPerMin } else { m }));
+        }
+    }
+    best.map(|(_, wl, m)| (wl, m))
+}
+
+/// The figure of `m` per second and its unit name (tx/min is divided to tx/s).
+fn per_second(v: f64, m: Metric) -> (f64, &'static str) {
+    match m {
+        Metric::TxPerMin => (v / 60.0, "tx/s"),
+        other => (v, other.label()),
+    }
 }
 
 /// Total price of a configuration: disks x price per disk, else usable GB x price per GB.
@@ -35,9 +72,10 @@ pub fn total_cost(c: &crate::model::Configuration) -> Option<f64> {
     }
 }
 
-/// Capacity, price, cost per usable GB and per IOPS of each configuration.
+/// Capacity, price, cost per usable GB and per unit of the figure that differs most between
+/// the priced configurations ([`cost_basis`]) of each configuration.
 pub fn capacity(study: &Study) -> String {
-    let iops_wl = iops_workload(study);
+    let basis = cost_basis(study);
     let rows: Vec<Vec<String>> = study
         .configurations
         .iter()
@@ -46,10 +84,12 @@ pub fn capacity(study: &Study) -> String {
             let per_gb = c
                 .price_per_gb
                 .or_else(|| Some(total? / c.usable_gb.filter(|g| *g > 0.0)?));
-            let iops = iops_wl
-                .as_deref()
-                .and_then(|wl| mean(study, &c.name, wl, Metric::Iops));
-            let per_iops = total.zip(iops.filter(|i| *i > 0.0)).map(|(t, i)| t / i);
+            // Only the priced configurations: the figure is there to divide the price by.
+            let perf = basis
+                .as_ref()
+                .filter(|_| total.is_some())
+                .and_then(|(wl, m)| Some(per_second(mean(study, &c.name, wl, *m)?, *m).0));
+            let per_unit = total.zip(perf.filter(|i| *i > 0.0)).map(|(t, i)| t / i);
             let f = |v: Option<f64>, d: usize| v.map_or("-".into(), |x| format!("{x:.d$}"));
             vec![
                 config_cell(study, &c.name),
@@ -58,15 +98,17 @@ pub fn capacity(study: &Study) -> String {
                 f(c.usable_gb, 0),
                 f(total, 0),
                 f(per_gb, 2),
-                iops.map_or("-".into(), fmt_num),
-                f(per_iops, 2),
+                perf.map_or("-".into(), fmt_num),
+                f(per_unit, 2),
             ]
         })
         .collect();
-    let iops_head = match &iops_wl {
-        Some(wl) => format!("IOPS ({})", human_name(wl)),
-        None => "IOPS".into(),
+    let unit = basis.as_ref().map_or("-", |(_, m)| per_second(0.0, *m).1);
+    let perf_head = match &basis {
+        Some((wl, _)) => format!("{} {unit}", human_name(wl)),
+        None => "performance".into(),
     };
+    let per_head = format!("cost per {unit}");
     let head = [
         "configuration",
         "kind",
@@ -74,10 +116,17 @@ pub fn capacity(study: &Study) -> String {
         "usable GB",
         "total cost",
         "cost per GB",
-        &iops_head,
-        "cost per IOPS",
+        &perf_head,
+        &per_head,
     ];
     let mut s = table(&head, &rows);
+    if let Some((wl, _)) = &basis {
+        s.push_str(&format!(
+            "<p class=\"note\">Cost per {unit}: {} is the workload whose headline figure \
+             differs most between the priced configurations.</p>",
+            esc(&human_name(wl))
+        ));
+    }
     if let Some(text) = raid_factor(study) {
         s.push_str(&format!(r#"<p class="note">{}</p>"#, esc(&text)));
     }
@@ -169,21 +218,33 @@ pub fn raid_factor(study: &Study) -> Option<String> {
     })
 }
 
-/// Simulated and real results of the same workload side by side, with their ratio.
+/// The (simulated, real) pairs a declared question compares on purpose ("does the model
+/// of this array match the array?"); derived questions never mix the two.
+fn paired(study: &Study) -> Vec<(String, String)> {
+    let kind = |n: &str| study.config_index(n).map(|i| study.configurations[i].kind);
+    let mut out = Vec::new();
+    for q in &study.questions {
+        for a in &q.configurations {
+            for b in &q.configurations {
+                let pair = (a.clone(), b.clone());
+                let ok = kind(a) == Some(TargetKind::Sim) && kind(b) == Some(TargetKind::Real);
+                if ok && !out.contains(&pair) {
+                    out.push(pair);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Simulated and real results of the same workload side by side, with their ratio, for the
+/// pairs the plan's questions compare ([`paired`]).
 pub fn sim_vs_real(study: &Study) -> Option<String> {
-    let of_kind = |k: TargetKind| -> Vec<&str> {
-        study
-            .configurations
-            .iter()
-            .filter(|c| c.kind == k)
-            .map(|c| c.name.as_str())
-            .collect()
-    };
-    let (sims, reals) = (of_kind(TargetKind::Sim), of_kind(TargetKind::Real));
+    let pairs = paired(study);
     let mut rows = Vec::new();
     for wl in study.workload_names() {
-        for s in &sims {
-            for r in &reals {
+        for (s, r) in &pairs {
+            {
                 let mut runs = summary_runs(study, s, &wl);
                 runs.extend(summary_runs(study, r, &wl));
                 for m in [headline(&wl, &runs), Metric::LatMeanMs] {

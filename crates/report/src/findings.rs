@@ -1,20 +1,25 @@
 //! Findings in plain words, computed from the numbers only.
 //!
 //! Rules:
-//! - The baseline of a workload is the first configuration (in plan order) with results for
-//!   it: the first configuration when it ran everything. Every later configuration is
+//! - Findings are grouped by the study's questions ([`Study::questions`]): the plan's
+//!   `[[questions]]`, else one question over the simulated configurations and one over the
+//!   real ones. Within a question, the baseline of a workload is its first configuration (in
+//!   the question's order) with results for it. Every later configuration of the question is
 //!   compared with it, workload by workload, on the workload's headline metric
 //!   ([`crate::workload::headline`]): rows/s for database workloads, MB/s for sequential or
 //!   large-block I/O, IOPS otherwise. Repeats are averaged; a sweep contributes its knee
-//!   ([`crate::sweep`]). A sentence names its baseline when that is not the first
-//!   configuration ("asm-noprfg (against asm-prfg): ...").
+//!   ([`crate::sweep`]). A sentence names its baseline when that is not the question's first
+//!   configuration ("asm-noprfg (against asm-prfg): ..."). Configurations of different
+//!   questions are never compared.
 //! - `delta_pct` is `(other / baseline - 1) x 100`. Differences within +-3% are grouped by
 //!   kind ("reads within 2%", N = the largest such difference rounded up, at least 1).
 //!   Gains read "+96% random-write IOPS"; losses read "sequential-write 1 MiB MB/s 4% better
 //!   on raid5" (the baseline's advantage, `baseline / other - 1`), so swapping the two
 //!   configurations gives the same magnitude with the roles reversed. Three-fold and larger
 //!   differences are said as ratios ("15.5x the random-read IOPS", "15.5x better on raid5").
-//! - One sentence per non-baseline configuration: gains, then the "within" groups, then losses.
+//! - One sentence per non-baseline configuration of a question: gains, then the "within"
+//!   groups, then losses. The answer sentences that come first in the report are built from
+//!   the same comparisons ([`crate::answers`]).
 //! - One latency finding per configuration listing the workloads whose p99 latency differs
 //!   from the baseline's by more than 20%, lower first, then higher.
 //! - A finding for each configuration x workload with failed cells, naming the first reason.
@@ -24,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use crate::anchor;
 use crate::model::{Spread, Study};
 use crate::sweep::summary_runs;
+use crate::workload::is_db_workload;
 use crate::workload::{category, headline, human_name, Metric};
 
 /// Differences up to this share (percent) count as equal.
@@ -56,6 +62,8 @@ pub(crate) struct Comparison {
     pub base: f64,
     pub other: f64,
     pub delta_pct: f64,
+    /// A database workload (its metric is rows/s).
+    pub db: bool,
 }
 
 /// A clause of a configuration's sentence and the chart it links to.
@@ -67,12 +75,33 @@ pub(crate) struct Clause {
     pub gain: bool,
 }
 
-/// Every finding of the study, in order: one sentence per non-baseline configuration,
-/// latency findings, failures.
+/// The configurations of a question, as indices into the study's configurations.
+pub(crate) type Group = Vec<usize>;
+
+/// Each question of the study with its configurations' indices.
+pub(crate) fn groups(study: &Study) -> Vec<(crate::model::Question, Group)> {
+    study
+        .questions()
+        .into_iter()
+        .map(|q| {
+            let g = q
+                .configurations
+                .iter()
+                .filter_map(|c| study.config_index(c))
+                .collect();
+            (q, g)
+        })
+        .collect()
+}
+
+/// Every finding of the study, in order: per question, one sentence per non-baseline
+/// configuration; then latency findings, then failures.
 pub fn findings(study: &Study) -> Vec<Finding> {
     let mut out = Vec::new();
-    for idx in 1..study.configurations.len() {
-        out.extend(config_finding(study, idx));
+    for (q, (_, group)) in groups(study).iter().enumerate() {
+        for &idx in group.iter().skip(1) {
+            out.extend(config_finding(study, q, group, idx));
+        }
     }
     out.extend(other_findings(study));
     out
@@ -81,11 +110,20 @@ pub fn findings(study: &Study) -> Vec<Finding> {
 /// The findings after the configuration sentences: latency, then failures.
 pub(crate) fn other_findings(study: &Study) -> Vec<Finding> {
     let mut out = Vec::new();
-    for idx in 1..study.configurations.len() {
-        out.extend(latency_findings(study, idx));
+    for (q, (_, group)) in groups(study).iter().enumerate() {
+        out.extend(latency_findings_of(study, q, group));
     }
     out.extend(failure_findings(study));
     out
+}
+
+/// The latency findings of one question.
+pub(crate) fn latency_findings_of(study: &Study, q: usize, group: &[usize]) -> Vec<Finding> {
+    group
+        .iter()
+        .skip(1)
+        .flat_map(|&idx| latency_findings(study, q, group, idx))
+        .collect()
 }
 
 fn mean_of(study: &Study, cfg: &str, wl: &str, metric: Metric) -> Option<f64> {
@@ -93,21 +131,29 @@ fn mean_of(study: &Study, cfg: &str, wl: &str, metric: Metric) -> Option<f64> {
     Spread::of(runs.iter().filter_map(|r| metric.of(r))).map(|s| s.mean)
 }
 
-/// The first configuration with results for `wl`.
-fn baseline_of(study: &Study, wl: &str) -> Option<usize> {
-    study
-        .configurations
-        .iter()
-        .position(|c| !summary_runs(study, &c.name, wl).is_empty())
+/// The first configuration of `group` with results for `wl`, and its place in the group.
+fn baseline_of(study: &Study, group: &[usize], wl: &str) -> Option<(usize, usize)> {
+    group.iter().enumerate().find_map(|(pos, &i)| {
+        let name = &study.configurations.get(i)?.name;
+        (!summary_runs(study, name, wl).is_empty()).then_some((pos, i))
+    })
 }
 
-/// The headline comparisons of configuration `idx` with each workload's baseline, in
-/// workload order.
-pub(crate) fn comparisons(study: &Study, idx: usize, metric: Option<Metric>) -> Vec<Comparison> {
+/// The headline comparisons of configuration `idx` (a member of `group`) with each
+/// workload's baseline in the group, in workload order.
+pub(crate) fn comparisons(
+    study: &Study,
+    group: &[usize],
+    idx: usize,
+    metric: Option<Metric>,
+) -> Vec<Comparison> {
     let cfg = &study.configurations[idx].name;
+    let Some(me) = group.iter().position(|&i| i == idx) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for wl in study.workload_names() {
-        let Some(b_idx) = baseline_of(study, &wl).filter(|&b| b < idx) else {
+        let Some((_, b_idx)) = baseline_of(study, group, &wl).filter(|&(pos, _)| pos < me) else {
             continue;
         };
         let base = &study.configurations[b_idx].name;
@@ -123,6 +169,7 @@ pub(crate) fn comparisons(study: &Study, idx: usize, metric: Option<Metric>) -> 
         if b > 0.0 {
             out.push(Comparison {
                 delta_pct: (o / b - 1.0) * 100.0,
+                db: is_db_workload(&wl, &runs),
                 base_name: base.clone(),
                 workload: wl,
                 metric,
@@ -136,8 +183,10 @@ pub(crate) fn comparisons(study: &Study, idx: usize, metric: Option<Metric>) -> 
 
 /// How a sentence about configuration `idx` starts: its name, and its baselines when they
 /// are not the first configuration.
-fn subject(study: &Study, idx: usize, comps: &[Comparison]) -> String {
-    let first = &study.configurations[0].name;
+fn subject(study: &Study, group: &[usize], idx: usize, comps: &[Comparison]) -> String {
+    let first = group
+        .first()
+        .map_or("", |&i| study.configurations[i].name.as_str());
     let mut bases: Vec<&str> = Vec::new();
     for c in comps {
         if !bases.contains(&c.base_name.as_str()) {
@@ -145,7 +194,7 @@ fn subject(study: &Study, idx: usize, comps: &[Comparison]) -> String {
         }
     }
     let name = &study.configurations[idx].name;
-    if bases.iter().all(|b| b == first) {
+    if bases.iter().all(|b| *b == first) {
         name.clone()
     } else {
         format!("{name} (against {})", bases.join(", "))
@@ -153,7 +202,7 @@ fn subject(study: &Study, idx: usize, comps: &[Comparison]) -> String {
 }
 
 /// A difference in percent as said: "96%", or "15.5x" once it is three-fold or more.
-fn pct(pct: f64) -> String {
+pub(crate) fn pct(pct: f64) -> String {
     let ratio = 1.0 + pct.abs() / 100.0;
     if !pct.is_finite() {
         "infinitely".into()
@@ -165,8 +214,9 @@ fn pct(pct: f64) -> String {
 }
 
 /// The clauses of configuration `idx`'s sentence: gains, "within" groups, losses.
-pub(crate) fn clauses(study: &Study, idx: usize) -> Vec<Clause> {
-    let comps = comparisons(study, idx, None);
+pub(crate) fn clauses(study: &Study, q: usize, group: &[usize], idx: usize) -> Vec<Clause> {
+    let comps = comparisons(study, group, idx, None);
+    let bars = |wl: &str| format!("{}{}", anchor::bars(study, wl), anchor::suffix(q));
     let mut out = Vec::new();
     for c in comps.iter().filter(|c| c.delta_pct > WITHIN_PCT) {
         out.push(Clause {
@@ -176,7 +226,7 @@ pub(crate) fn clauses(study: &Study, idx: usize) -> Vec<Clause> {
                 }
                 p => format!("{p} the {} {}", human_name(&c.workload), c.metric.label()),
             },
-            anchor: anchor::bars(study, &c.workload),
+            anchor: bars(&c.workload),
             gain: true,
         });
     }
@@ -185,7 +235,7 @@ pub(crate) fn clauses(study: &Study, idx: usize) -> Vec<Clause> {
         let cat = category(&c.workload);
         match groups.iter_mut().find(|g| g.0 == cat) {
             Some(g) => g.1 = g.1.max(c.delta_pct.abs()),
-            None => groups.push((cat, c.delta_pct.abs(), anchor::bars(study, &c.workload))),
+            None => groups.push((cat, c.delta_pct.abs(), bars(&c.workload))),
         }
     }
     for (cat, worst, anchor) in groups {
@@ -207,7 +257,7 @@ pub(crate) fn clauses(study: &Study, idx: usize) -> Vec<Clause> {
                 pct(advantage),
                 c.base_name
             ),
-            anchor: anchor::bars(study, &c.workload),
+            anchor: bars(&c.workload),
             gain: false,
         });
     }
@@ -228,27 +278,27 @@ pub(crate) fn join_clauses(clauses: &[Clause], show: impl Fn(&Clause) -> String)
     s
 }
 
-fn config_finding(study: &Study, idx: usize) -> Option<Finding> {
-    let comps = comparisons(study, idx, None);
+fn config_finding(study: &Study, q: usize, group: &[usize], idx: usize) -> Option<Finding> {
+    let comps = comparisons(study, group, idx, None);
     let biggest = comps
         .iter()
         .max_by(|a, b| a.delta_pct.abs().total_cmp(&b.delta_pct.abs()))?;
     let text = format!(
         "{}: {}",
-        subject(study, idx, &comps),
-        join_clauses(&clauses(study, idx), |c| c.text.clone())
+        subject(study, group, idx, &comps),
+        join_clauses(&clauses(study, q, group, idx), |c| c.text.clone())
     );
     Some(Finding {
         text,
-        anchor: anchor::RELATIVE.into(),
+        anchor: anchor::question_chart(q),
         workload: biggest.workload.clone(),
         metric: biggest.metric.key().into(),
         delta_pct: biggest.delta_pct,
     })
 }
 
-fn latency_findings(study: &Study, idx: usize) -> Vec<Finding> {
-    let comps: Vec<Comparison> = comparisons(study, idx, Some(Metric::LatP99Ms))
+fn latency_findings(study: &Study, q: usize, group: &[usize], idx: usize) -> Vec<Finding> {
+    let comps: Vec<Comparison> = comparisons(study, group, idx, Some(Metric::LatP99Ms))
         .into_iter()
         .filter(|c| c.delta_pct.abs() > LATENCY_PCT && c.other > 0.0)
         .collect();
@@ -292,10 +342,14 @@ fn latency_findings(study: &Study, idx: usize) -> Vec<Finding> {
     vec![Finding {
         text: format!(
             "{}: p99 latency {}",
-            subject(study, idx, &comps),
+            subject(study, group, idx, &comps),
             parts.join("; ")
         ),
-        anchor: anchor::percentiles(study, &biggest.workload),
+        anchor: format!(
+            "{}{}",
+            anchor::percentiles(study, &biggest.workload),
+            anchor::suffix(q)
+        ),
         workload: biggest.workload.clone(),
         metric: Metric::LatP99Ms.key().into(),
         delta_pct: biggest.delta_pct,

@@ -1,13 +1,14 @@
 //! The HTML page: one self-contained file (inline CSS and SVG, no scripts, no URLs) with the
-//! summary first, then charts, tables, simulated vs real, failures and the commands; every
-//! section ends with the same footer of command, version, commit, seed and machine.
+//! answer to each question of the study first, then charts by question, tables (long ones
+//! folded behind a summary line), simulated vs real where the plan pairs them, failures and
+//! the commands; every section ends with the same footer of command, version, commit, seed
+//! and machine.
 
-use crate::findings::{clauses, join_clauses, other_findings};
+use crate::findings::groups;
 use crate::model::{Spread, Study};
 use crate::svg::esc;
-use crate::sweep::summary_runs;
-use crate::workload::{headline, human_name};
-use crate::{anchor, charts, cost, tables};
+use crate::workload::human_name;
+use crate::{anchor, charts, cost, questions, tables};
 
 const CSS: &str = include_str!("report.css");
 
@@ -19,12 +20,17 @@ pub fn render(study: &Study) -> String {
         section("charts", "Charts", &charts_section(study)),
         section("tables", "Tables", &tables_section(study)),
         cost::sim_vs_real(study).map_or(String::new(), |t| {
-            let intro = "<p>The same workload on a simulated and on a real configuration; a \
-                         ratio above 1 means the simulation reports more.</p>";
+            let intro = "<p>The same workload on a simulated and on a real configuration that \
+                         a question of the plan compares; a ratio above 1 means the simulation \
+                         reports more.</p>";
             section("sim-vs-real", "Simulated vs real", &format!("{intro}{t}"))
         }),
         section("failures", "Failed cells", &tables::failed(study)),
-        section("commands", "Commands", &tables::commands(study)),
+        section(
+            "commands",
+            "Commands",
+            &tables::collapsed(&tables::commands(study), "commands, one per cell"),
+        ),
     ];
     let body: String = sections
         .iter()
@@ -65,98 +71,18 @@ fn footer(study: &Study) -> String {
 }
 
 fn summary(study: &Study) -> String {
-    let mut s = String::from("<h3>Configurations</h3>");
-    s.push_str(&tables::configurations(study));
-    s.push_str("<h3>Findings</h3>");
-    s.push_str(&findings_list(study));
-    s.push_str("<h3>Headline figures</h3>");
-    s.push_str(&headline_table(study));
-    if let Some(fig) = charts::relative(study) {
-        s.push_str(&fig);
+    let mut s = questions::answers(study);
+    let other = questions::other_findings_list(study);
+    if !other.is_empty() {
+        s.push_str("<h3>Other findings</h3>");
+        s.push_str(&other);
     }
+    s.push_str("<h3>Configurations</h3>");
+    s.push_str(&tables::configurations(study));
     s
 }
 
-fn findings_list(study: &Study) -> String {
-    let mut items = Vec::new();
-    if let Some(base) = study.configurations.first() {
-        items.push(format!(
-            "<li class=\"base\">Baseline: <b>{}</b>; differences within &plusmn;3% count as equal.</li>",
-            esc(&base.name)
-        ));
-    }
-    for idx in 1..study.configurations.len() {
-        let cl = clauses(study, idx);
-        if cl.is_empty() {
-            continue;
-        }
-        let text = join_clauses(&cl, |c| {
-            format!(r##"<a href="#{}">{}</a>"##, esc(&c.anchor), esc(&c.text))
-        });
-        items.push(format!(
-            r##"<li><a href="#{}">{}</a>: {text}</li>"##,
-            anchor::RELATIVE,
-            tables::config_cell(study, &study.configurations[idx].name)
-        ));
-    }
-    for f in other_findings(study) {
-        items.push(format!(
-            r##"<li><a href="#{}">{}</a></li>"##,
-            esc(&f.anchor),
-            esc(&f.text)
-        ));
-    }
-    format!(r#"<ul class="findings">{}</ul>"#, items.concat())
-}
-
-/// Mean (min..max when repeats differ) of each workload's headline metric per configuration,
-/// with the difference from the baseline.
-fn headline_table(study: &Study) -> String {
-    let mut head: Vec<String> = vec!["workload".into(), "metric".into()];
-    head.extend(study.configurations.iter().map(|c| c.name.clone()));
-    head.extend(
-        study
-            .configurations
-            .iter()
-            .skip(1)
-            .map(|c| format!("{} vs baseline", c.name)),
-    );
-    let mut rows = Vec::new();
-    for wl in study.workload_names() {
-        let per: Vec<Vec<_>> = study
-            .configurations
-            .iter()
-            .map(|c| summary_runs(study, &c.name, &wl))
-            .collect();
-        let all: Vec<_> = per.iter().flatten().copied().collect();
-        if all.is_empty() {
-            continue;
-        }
-        let m = headline(&wl, &all);
-        let spreads: Vec<Option<Spread>> = per
-            .iter()
-            .map(|r| Spread::of(r.iter().filter_map(|x| m.of(x))))
-            .collect();
-        let link = format!(
-            r##"<a href="#{}">{}</a> <span class="raw">{}</span>"##,
-            esc(&anchor::bars(study, &wl)),
-            esc(&human_name(&wl)),
-            esc(&wl)
-        );
-        let mut row = vec![link, esc(m.label())];
-        row.extend(spreads.iter().map(|s| s.map_or("-".into(), spread_text)));
-        let base = spreads.first().copied().flatten().map(|s| s.mean);
-        row.extend(spreads.iter().skip(1).map(|s| match (base, s) {
-            (Some(b), Some(o)) if b > 0.0 => format!("{:+.1}%", (o.mean / b - 1.0) * 100.0),
-            _ => "-".into(),
-        }));
-        rows.push(row);
-    }
-    let head: Vec<&str> = head.iter().map(String::as_str).collect();
-    tables::table(&head, &rows)
-}
-
-fn spread_text(s: Spread) -> String {
+pub(crate) fn spread_text(s: Spread) -> String {
     let f = crate::svg::fmt_num;
     if s.varies() {
         format!(
@@ -172,41 +98,88 @@ fn spread_text(s: Spread) -> String {
 
 fn charts_section(study: &Study) -> String {
     let mut s = String::new();
-    for wl in study.workload_names() {
-        let figs: Vec<String> = [
-            charts::workload_bars(study, &wl),
-            charts::percentiles(study, &wl),
-            charts::sweep_curve(study, &wl),
-            charts::time_series(study, &wl),
-            charts::waits(study, &wl),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if figs.is_empty() {
-            continue;
+    let mut drawn: Vec<usize> = Vec::new();
+    for (q, (question, group)) in groups(study).iter().enumerate() {
+        let view = view(study, group);
+        let suffix = anchor::suffix(q);
+        let single = group.len() == 1;
+        let mut part = String::new();
+        if single {
+            // One configuration: its throughput over time per workload, side by side (the
+            // captions name the workloads); there is nothing to set a bar beside.
+            let figs: String = view
+                .workload_names()
+                .iter()
+                .filter_map(|wl| charts::time_series(&view, wl, &suffix))
+                .collect();
+            if !figs.is_empty() {
+                part.push_str(&format!(
+                    r#"<h4>Throughput over time</h4><div class="grid">{figs}</div>"#
+                ));
+            }
         }
-        s.push_str(&format!(
-            r#"<h3>{} <span class="raw">{}</span></h3><div class="grid">{}</div>"#,
-            esc(&human_name(&wl)),
-            esc(&wl),
-            figs.concat()
-        ));
-    }
-    let heat: String = study
-        .configurations
-        .iter()
-        .filter_map(|c| charts::utilisation(study, &c.name))
-        .collect();
-    if !heat.is_empty() {
-        s.push_str(&format!(
-            r#"<h3>Device utilisation</h3><div class="grid">{heat}</div>"#
-        ));
+        for wl in view.workload_names().iter().filter(|_| !single) {
+            let figs: Vec<String> = [
+                charts::workload_bars(&view, wl, &suffix),
+                charts::percentiles(&view, wl, &suffix),
+                charts::sweep_curve(&view, wl, &suffix),
+                charts::time_series(&view, wl, &suffix),
+                charts::waits(&view, wl, &suffix),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            if figs.is_empty() {
+                continue;
+            }
+            part.push_str(&format!(
+                r#"<h4>{} <span class="raw">{}</span></h4><div class="grid">{}</div>"#,
+                esc(&human_name(wl)),
+                esc(wl),
+                figs.concat()
+            ));
+        }
+        let fresh: Vec<usize> = group
+            .iter()
+            .copied()
+            .filter(|i| !drawn.contains(i))
+            .collect();
+        drawn.extend(&fresh);
+        let names: Vec<&str> = fresh
+            .iter()
+            .map(|&i| study.configurations[i].name.as_str())
+            .collect();
+        let range = charts::utilisation_range(study, &names);
+        let heat: String = names
+            .iter()
+            .filter_map(|c| charts::utilisation(study, c, range))
+            .collect();
+        if !heat.is_empty() {
+            part.push_str(&format!(
+                r#"<h4>Device utilisation</h4><div class="grid">{heat}</div>"#
+            ));
+        }
+        if !part.is_empty() {
+            s.push_str(&format!("<h3>{}</h3>{part}", esc(&question.title)));
+        }
     }
     if s.is_empty() {
         s.push_str("<p>No successful runs to chart.</p>");
     }
     s
+}
+
+/// The study as a question sees it: every configuration (so colours stay the same), the
+/// cells of the question's configurations only.
+fn view(study: &Study, group: &[usize]) -> Study {
+    let names: Vec<&str> = group
+        .iter()
+        .map(|&i| study.configurations[i].name.as_str())
+        .collect();
+    let mut v = study.clone();
+    v.cells
+        .retain(|c| names.contains(&c.configuration.as_str()));
+    v
 }
 
 fn tables_section(study: &Study) -> String {
@@ -225,6 +198,13 @@ fn tables_section(study: &Study) -> String {
     ];
     parts
         .into_iter()
-        .filter_map(|(title, t)| Some(format!("<h3>{}</h3>{}", esc(title), t?)))
+        .filter_map(|(title, t)| {
+            let t = t?;
+            Some(format!(
+                "<h3>{}</h3>{}",
+                esc(title),
+                tables::collapsed(&t, "rows")
+            ))
+        })
         .collect()
 }

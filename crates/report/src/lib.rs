@@ -2,12 +2,14 @@
 //! `storlab.results/1` run or a failure) into one self-contained HTML report and a set of CSV
 //! files.
 //!
-//! It owns the study model ([`Study`]), the automatic findings ([`findings()`], rules in
+//! It owns the study model ([`Study`]) and its questions, the answer to each question
+//! ([`answers()`]), the automatic findings behind them ([`findings()`], rules in
 //! [`findings`](mod@findings)), the inline SVG charts and the tables. It runs nothing and
 //! reads no clock: the same study always gives the same bytes. The HTML holds no scripts and
 //! no URLs, so it can be mailed, archived and printed as it is.
 
 mod anchor;
+pub mod answers;
 mod charts;
 mod cost;
 pub mod csv;
@@ -15,6 +17,7 @@ pub mod findings;
 mod html;
 pub mod model;
 mod plot;
+mod questions;
 mod svg;
 mod sweep;
 pub mod synthetic;
@@ -23,12 +26,19 @@ mod workload;
 
 use std::path::{Path, PathBuf};
 
+pub use answers::Answer;
 pub use findings::Finding;
-pub use model::{Cell, Configuration, Meta, Study};
+pub use model::{Cell, Configuration, Meta, Question, Study};
 
 /// The whole report as one HTML5 document.
 pub fn render_html(study: &Study) -> String {
     html::render(study)
+}
+
+/// The answer to each question of the study in one or two sentences, computed from the
+/// numbers (rules in [`answers`](mod@answers)).
+pub fn answers(study: &Study) -> Vec<Answer> {
+    answers::answers(study)
 }
 
 /// The findings, computed from the numbers (rules in [`findings`](mod@findings)).

@@ -17,6 +17,20 @@ pub struct Study {
     pub cells: Vec<Cell>,
     /// How the study was produced.
     pub meta: Meta,
+    /// The questions the study answers, as the plan declared them; when there are none, they
+    /// are derived ([`Study::questions`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<Question>,
+}
+
+/// A question of the study: configurations compared with the first (its baseline), or one
+/// configuration described on its own ("this machine's disk").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    /// The question as the reader asks it ("RAID 5 or RAID 10?").
+    pub title: String,
+    /// Names of the configurations it is about; the first is the baseline.
+    pub configurations: Vec<String>,
 }
 
 /// One storage configuration under test.
@@ -103,6 +117,50 @@ impl Study {
     /// Index of a configuration by name (its colour in every chart).
     pub fn config_index(&self, name: &str) -> Option<usize> {
         self.configurations.iter().position(|c| c.name == name)
+    }
+
+    /// The questions the report answers: the declared ones (configurations the study does
+    /// not have are dropped, and questions left with none), else one question over the
+    /// simulated configurations and one over the real ones, so that a simulated array is
+    /// never compared with this machine's disk unless a plan asks for it.
+    pub fn questions(&self) -> Vec<Question> {
+        let declared: Vec<Question> = self
+            .questions
+            .iter()
+            .map(|q| Question {
+                title: q.title.clone(),
+                configurations: q
+                    .configurations
+                    .iter()
+                    .filter(|c| self.config_index(c).is_some())
+                    .cloned()
+                    .collect(),
+            })
+            .filter(|q| !q.configurations.is_empty())
+            .collect();
+        if !declared.is_empty() {
+            return declared;
+        }
+        let mut out = Vec::new();
+        for kind in [TargetKind::Sim, TargetKind::Real] {
+            let names: Vec<String> = self
+                .configurations
+                .iter()
+                .filter(|c| c.kind == kind)
+                .map(|c| c.name.clone())
+                .collect();
+            let title = match (kind, names.as_slice()) {
+                (_, []) => continue,
+                (TargetKind::Real, [one]) => format!("This machine: {one}"),
+                (_, [one]) => one.clone(),
+                (_, [base, rest @ ..]) => format!("{} against {base}", rest.join(", ")),
+            };
+            out.push(Question {
+                title,
+                configurations: names,
+            });
+        }
+        out
     }
 
     /// Workloads in plan order, then any that only appear in cells.

@@ -3,6 +3,9 @@
 
 use crate::svg::{fmt_num, Linear, Log, Svg};
 
+mod ratio;
+pub use ratio::{ratio_bars, RatioBar, RatioRow};
+
 /// Top margin above line and bar plot areas (room for the title and value labels).
 const TOP: f64 = 24.0;
 /// Top margin of bar panels (title, then value labels above the tallest bar).
@@ -261,6 +264,35 @@ pub struct HeatMap {
     pub cols: Vec<String>,
     /// `values[row][col]`.
     pub values: Vec<Vec<Option<f64>>>,
+    /// The values the colour scale runs between (lightest, darkest); the map's own range
+    /// when `None`. Maps compared with each other share one.
+    pub range: Option<(f64, f64)>,
+}
+
+impl HeatMap {
+    /// The lowest and highest value shown, widened to at least 10 points so that noise
+    /// does not look like a difference.
+    pub fn observed(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+        let (lo, hi) = values
+            .into_iter()
+            .filter(|v| v.is_finite())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |a, v| {
+                (a.0.min(v), a.1.max(v))
+            });
+        if !lo.is_finite() {
+            return None;
+        }
+        let pad = ((10.0 - (hi - lo)) / 2.0).max(0.0);
+        let lo = (lo - pad).max(0.0);
+        Some((lo, (lo + 10.0).max(hi + pad).min(100.0).max(hi)))
+    }
+
+    /// The values the colours run between: [`HeatMap::range`], else the observed range.
+    pub fn scale(&self) -> (f64, f64) {
+        self.range
+            .or_else(|| HeatMap::observed(self.values.iter().flatten().flatten().copied()))
+            .unwrap_or((0.0, 100.0))
+    }
 }
 
 /// Colour of a utilisation share: white to dark blue.
@@ -275,13 +307,17 @@ pub fn heat_color(pct: f64) -> String {
     )
 }
 
-/// Draws a heat map with the value printed in each cell.
+/// Draws a heat map with the value printed in each cell, its colours spread over the
+/// map's range ([`HeatMap::range`]), and a legend of that scale under it.
 pub fn heat_map(h: &HeatMap, label: &str) -> String {
     let longest = h.cols.iter().map(|c| c.chars().count()).max().unwrap_or(0) as f64;
     let (cw, ch, left) = (84.0, 18.0, 90.0);
     let top = 16.0 + longest * 5.2;
     let w = left + cw * h.cols.len() as f64 + longest * 5.2;
-    let mut svg = Svg::new(w.max(240.0), top + ch * h.rows.len() as f64 + 8.0);
+    let grid_bottom = top + ch * h.rows.len() as f64;
+    let mut svg = Svg::new(w.max(300.0), grid_bottom + 44.0);
+    let (lo, hi) = h.scale();
+    let share = |v: f64| ((v - lo) / (hi - lo).max(1e-9) * 100.0).clamp(0.0, 100.0);
     for (j, c) in h.cols.iter().enumerate() {
         let x = left + cw * j as f64 + cw / 2.0;
         svg.text(x, top - 6.0, "start", "lbl", c, -35.0);
@@ -298,10 +334,14 @@ pub fn heat_map(h: &HeatMap, label: &str) -> String {
                 y + 1.0,
                 cw - 2.0,
                 ch - 2.0,
-                &heat_color(*v),
+                &heat_color(share(*v)),
                 Some(&tip),
             );
-            let class = if *v > 55.0 { "cell-dark" } else { "cell" };
+            let class = if share(*v) > 55.0 {
+                "cell-dark"
+            } else {
+                "cell"
+            };
             svg.text(
                 x + cw / 2.0,
                 y + ch - 5.0,
@@ -312,7 +352,28 @@ pub fn heat_map(h: &HeatMap, label: &str) -> String {
             );
         }
     }
+    heat_legend(&mut svg, (left, grid_bottom + 12.0), (lo, hi));
     svg.finish(label)
+}
+
+/// Five swatches from `lo` to `hi` % busy, labelled (the caption says the range is the
+/// observed one).
+fn heat_legend(svg: &mut Svg, at: (f64, f64), (lo, hi): (f64, f64)) {
+    let (x0, y) = at;
+    svg.text(x0 - 6.0, y + 10.0, "end", "tick", "% busy", 0.0);
+    for k in 0..5 {
+        let v = lo + (hi - lo) * f64::from(k) / 4.0;
+        let x = x0 + 46.0 * f64::from(k);
+        svg.swatch(x, y, 44.0, 12.0, &heat_color(f64::from(k) * 25.0));
+        svg.text(
+            x + 22.0,
+            y + 25.0,
+            "middle",
+            "tick",
+            &format!("{v:.0}%"),
+            0.0,
+        );
+    }
 }
 
 /// One horizontal stacked bar: a label and (segment index, value) parts.

@@ -187,6 +187,14 @@ impl Svg {
         self.body.push_str("</rect>");
     }
 
+    /// A filled box drawn as a path: a legend swatch, not a data mark.
+    pub fn swatch(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str) {
+        let _ = write!(
+            self.body,
+            r#"<path d="M{x:.1} {y:.1}h{w:.1}v{h:.1}h-{w:.1}z" fill="{fill}"/>"#
+        );
+    }
+
     /// A straight line; `dash` like "4 3".
     pub fn line(&mut self, a: (f64, f64), b: (f64, f64), stroke: &str, dash: Option<&str>) {
         let dash = dash.map_or(String::new(), |d| format!(r#" stroke-dasharray="{d}""#));

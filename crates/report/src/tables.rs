@@ -34,6 +34,22 @@ pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
     s
 }
 
+/// Tables up to this many rows are shown open.
+pub const FOLD_ROWS: usize = 10;
+
+/// A long table folded behind a summary line that says how many rows it holds ("142
+/// rows"); the reader opens it when they need it. Short tables are shown as they are.
+pub fn collapsed(table: &str, what: &str) -> String {
+    let rows = table.matches("<tr>").count().saturating_sub(1);
+    if rows <= FOLD_ROWS {
+        return table.to_string();
+    }
+    format!(
+        "<details><summary>{rows} {}</summary>{table}</details>",
+        esc(what)
+    )
+}
+
 /// A configuration's name with its colour swatch, escaped.
 pub fn config_cell(study: &Study, name: &str) -> String {
     let color = config_color(study.config_index(name).unwrap_or(0));

@@ -72,6 +72,11 @@ pub fn chart_metrics(runs: &[&Run]) -> Vec<Metric> {
     v
 }
 
+/// True when `name` or its runs are a database workload.
+pub fn is_db_workload(name: &str, runs: &[&Run]) -> bool {
+    (name.contains('/') && runs.is_empty()) || runs.iter().any(|r| is_db(r))
+}
+
 fn is_db(run: &Run) -> bool {
     run.workload.kind == WorkloadKind::Db || run.metrics.rows_per_s.is_some()
 }

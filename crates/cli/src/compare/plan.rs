@@ -35,7 +35,14 @@
 //! database = { sessions = 80, rows = 10000000 }   # simulated database keys
 //! clients = 16                                    # real database
 //! scale = 20000
+//!
+//! [[questions]]                               # what the report answers first
+//! title = "RAID 5 or RAID 10?"
+//! targets = ["raid5", "raid10"]               # compared with the first; one target: its own
 //! ```
+//!
+//! Without `[[questions]]` the report asks one question of the simulated targets and one of
+//! the real ones; a question naming a simulated and a real target compares them on purpose.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -59,6 +66,23 @@ struct RawPlan {
     warmup: TimeSpan,
     targets: Vec<RawTarget>,
     workloads: Vec<RawWorkload>,
+    #[serde(default)]
+    questions: Vec<RawQuestion>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawQuestion {
+    title: String,
+    targets: Vec<String>,
+}
+
+/// A question of the plan: its title and the targets it is about (compared with the first,
+/// or one described on its own).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    pub title: String,
+    pub targets: Vec<String>,
 }
 
 fn one() -> u64 {
@@ -264,6 +288,8 @@ pub struct Plan {
     pub seed: u64,
     pub targets: Vec<Target>,
     pub workloads: Vec<Workload>,
+    /// What the report answers first, in order.
+    pub questions: Vec<Question>,
 }
 
 /// Most repeats of a workload.
@@ -323,12 +349,47 @@ pub fn parse_plan(text: &str, path: &Path) -> Result<Plan, CliError> {
         "workloads",
     )?;
     check_size(&workloads, targets.len(), &file)?;
+    let questions = questions(std::mem::take(&mut raw.questions), &file, &targets)?;
     Ok(Plan {
         title: raw.title,
         seed: raw.seed,
         targets,
         workloads,
+        questions,
     })
+}
+
+/// Checks the questions: a title, one to `MAX_TARGETS` targets of the plan, each once.
+fn questions(
+    raw: Vec<RawQuestion>,
+    file: &str,
+    targets: &[Target],
+) -> Result<Vec<Question>, CliError> {
+    let mut out = Vec::new();
+    for (i, q) in raw.into_iter().enumerate() {
+        let key = |k: &str| format!("questions[{i}].{k}");
+        if q.title.trim().is_empty() {
+            return Err(bad(file, &key("title"), "give the question a title"));
+        }
+        if q.targets.is_empty() {
+            return Err(bad(
+                file,
+                &key("targets"),
+                "name one target (described on its own) or more (compared with the first)",
+            ));
+        }
+        for t in &q.targets {
+            if !targets.iter().any(|x| &x.name == t) {
+                return Err(bad(file, &key("targets"), format!("no target named {t:?}")));
+            }
+        }
+        unique(q.targets.iter().map(String::as_str), file, &key("targets"))?;
+        out.push(Question {
+            title: q.title,
+            targets: q.targets,
+        });
+    }
+    Ok(out)
 }
 
 fn check_repeats(n: u32, file: &str, key: &str) -> Result<(), CliError> {
@@ -561,6 +622,10 @@ impl Plan {
         let names: Vec<String> = self.targets.iter().map(|t| t.name.clone()).collect();
         self.workloads
             .retain(|w| w.targets.is_empty() || w.targets.iter().any(|t| names.contains(t)));
+        for q in &mut self.questions {
+            q.targets.retain(|t| names.contains(t));
+        }
+        self.questions.retain(|q| !q.targets.is_empty());
     }
 
     /// Every unit in plan order: workloads outer, targets inner, repeats innermost; pairs a

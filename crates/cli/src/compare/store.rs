@@ -112,7 +112,7 @@ const STUDY_MARK: &str = ".storlab-study";
 /// does not exist or is empty is created and marked; one that a study marked before (or laid
 /// out: a `cells/` directory) is used; any other directory with content is refused, since a
 /// study writes report.html, results.json and CSVs there and would replace the user's files.
-fn claim(out: &Path) -> Result<(), CliError> {
+pub(crate) fn claim(out: &Path) -> Result<(), CliError> {
     let mark = out.join(STUDY_MARK);
     let ours = mark.is_file() || out.join("cells").is_dir();
     let empty = match std::fs::read_dir(out) {

@@ -21,6 +21,12 @@ fn plan(dir: &Path, real_dir: Option<&Path>) -> std::path::PathBuf {
             "[[targets]]\nname = \"local\"\ndir = \"{}\"\nio_size = \"64MiB\"\nduration = \"1s\"\nwarmup = \"0s\"\n",
             d.display()
         );
+        // The simulated RAID 5 against this machine on purpose; without this question the
+        // report keeps them apart.
+        text +=
+            "[[questions]]\ntitle = \"RAID 5 or RAID 10?\"\ntargets = [\"raid5\", \"raid10\"]\n\
+                 [[questions]]\ntitle = \"Does the model match this machine?\"\n\
+                 targets = [\"raid5\", \"local\"]\n";
     }
     text += "[[workloads]]\nprofile = \"randwrite-8k\"\n\
              [[workloads]]\nprofile = \"randread-8k\"\n\
@@ -51,6 +57,9 @@ fn a_plan_with_real_and_simulated_targets_runs_end_to_end() {
         .success()
         .stdout(predicate::str::contains("test plan"))
         .stdout(predicate::str::contains("random-write IOPS"))
+        .stdout(predicate::str::contains(
+            "Does the model match this machine?",
+        ))
         .stdout(predicate::str::contains("report:"));
     // results.json is the common schema, one run per cell: 3 workloads x 3 targets.
     let r = read_json(&out.join("results.json"));
@@ -201,6 +210,14 @@ fn bad_plans_exit_2_naming_the_key() {
             "no target named",
         ),
         ("title = \"t\"\ncolour = 1\n", "unknown field"),
+        (
+            &format!("title = \"t\"\n[[targets]]\nname = \"a\"\narray = \"{}\"\n[[workloads]]\nprofile = \"randread-8k\"\n[[questions]]\ntitle = \"q\"\ntargets = [\"a\", \"b\"]\n", example("midrange-raid5.toml")),
+            "questions[0].targets: no target named \"b\"",
+        ),
+        (
+            &format!("title = \"t\"\n[[targets]]\nname = \"a\"\narray = \"{}\"\n[[workloads]]\nprofile = \"randread-8k\"\n[[questions]]\ntitle = \"q\"\ntargets = []\n", example("midrange-raid5.toml")),
+            "questions[0].targets: name one target",
+        ),
     ];
     for (text, needle) in cases {
         let p = dir.path().join("bad.toml");
@@ -361,4 +378,48 @@ fn trace_replays_run_on_simulated_targets_only() {
         command.contains("--trace ") && command.contains("--trace-format spc"),
         "{command}"
     );
+}
+
+#[test]
+fn the_example_plans_parse_and_the_demo_asks_its_three_questions() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/plans");
+    let mut demo = None;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let path = e.path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let plan = storlab_cli::plan::parse_plan(&text, &path)
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        if path.file_name().is_some_and(|n| n == "demo.toml") {
+            demo = Some(plan);
+        }
+    }
+    let demo = demo.expect("examples/plans/demo.toml");
+    let asked: Vec<(&str, Vec<&str>)> = demo
+        .questions
+        .iter()
+        .map(|q| {
+            (
+                q.title.as_str(),
+                q.targets.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            (
+                "RAID 5 or RAID 10 on the mid-range array?",
+                vec!["raid5", "raid10"]
+            ),
+            (
+                "SSDs mirrored with HDDs: does reading from the SSDs (preferred read) pay?",
+                vec!["asm-noprfg", "asm-prfg"]
+            ),
+            ("What does this machine's disk do?", vec!["local-disk"]),
+        ]
+    );
+    // --sim-only leaves the question about this machine out.
+    let mut sim = demo.clone();
+    sim.simulated_only();
+    assert_eq!(sim.questions.len(), 2);
 }

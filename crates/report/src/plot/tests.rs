@@ -119,6 +119,7 @@ fn heat_map_cells_darken_with_load() {
         rows: vec!["r5-0.d0".into(), "r5-0.d1".into()],
         cols: vec!["random-write".into()],
         values: vec![vec![Some(90.0)], vec![None]],
+        range: None,
     };
     let svg = heat_map(&map, "t");
     assert_eq!(svg.matches("<rect").count(), 1);
@@ -150,4 +151,76 @@ proptest! {
             prop_assert!(y >= BAR_TOP - 0.05 && (y + h - (BAR_TOP + BAR_PLOT_H)).abs() < 0.11);
         }
     }
+}
+
+#[test]
+fn heat_map_colours_span_the_observed_range_with_a_legend() {
+    // 68% and 92% busy: on a 0..100 scale both are mid-blue; on the observed range they are
+    // the lightest and the darkest colour, and the legend says which values those are.
+    let map = HeatMap {
+        rows: vec!["r5-0.d0".into(), "r10-0.d0".into()],
+        cols: vec!["random-write".into()],
+        values: vec![vec![Some(92.0)], vec![Some(68.0)]],
+        range: None,
+    };
+    let svg = heat_map(&map, "t");
+    assert!(
+        svg.contains(&format!("fill=\"{}\"", heat_color(100.0))),
+        "{svg}"
+    );
+    assert!(
+        svg.contains(&format!("fill=\"{}\"", heat_color(0.0))),
+        "{svg}"
+    );
+    assert!(svg.contains(">68%</text>") && svg.contains(">92%</text>"));
+    assert!(svg.contains(">% busy</text>"), "a legend");
+    // A shared range (maps compared side by side) overrides the map's own.
+    let shared = HeatMap {
+        range: Some((0.0, 100.0)),
+        ..map
+    };
+    let svg = heat_map(&shared, "t");
+    assert!(svg.contains(&format!("fill=\"{}\"", heat_color(92.0))));
+    // Values that hardly differ are not stretched into a contrast: at least 10 points.
+    assert_eq!(HeatMap::observed([50.0, 51.0]), Some((45.5, 55.5)));
+}
+
+#[test]
+fn ratio_bars_are_labelled_and_centred_on_one() {
+    let rows = vec![
+        RatioRow {
+            label: "random-write IOPS".into(),
+            bars: vec![RatioBar {
+                name: "raid10".into(),
+                ratio: 1.96,
+                color: "#E69F00".into(),
+            }],
+        },
+        RatioRow {
+            label: "sequential-write 1 MiB MB/s".into(),
+            bars: vec![RatioBar {
+                name: "raid10".into(),
+                ratio: 1.0 / 1.73,
+                color: "#E69F00".into(),
+            }],
+        },
+    ];
+    let svg = ratio_bars(&rows, 3.0, "raid5", "t");
+    assert!(
+        svg.contains(">2.0x</text>") && svg.contains(">0.58x</text>"),
+        "{svg}"
+    );
+    assert!(svg.contains(">1x</text>") && svg.contains(">= raid5</text>"));
+    assert_eq!(super::ratio::ratio_text(1.07), "+7%");
+    assert_eq!(super::ratio::ratio_text(0.96), "-4%");
+    assert_eq!(super::ratio::ratio_text(1.001), "±0%");
+    // The gain and the loss are drawn on either side of 1x, equally long for 2x and 1/2x.
+    // `x` is the first attribute of a rect, so it has no leading space to find it by.
+    let spaced = svg.replace("<rect x=", "<rect  x=");
+    let xs = attr_values(&spaced, "rect", "x");
+    let ws = attr_values(&svg, "rect", "width");
+    assert_eq!(xs.len(), 3, "the band and two bars");
+    let (gain, loss) = ((xs[1], ws[1]), (xs[2], ws[2]));
+    assert!((gain.0 - (loss.0 + loss.1)).abs() < 0.2, "both start at 1x");
+    assert!(gain.1 > loss.1 * 1.1, "1.96x is longer than 1/1.73");
 }

@@ -1,4 +1,5 @@
-//! The demonstration study: two simulated 14-disk arrays (RAID 5, RAID 10) and a real disk.
+//! The demonstration study: two simulated 14-disk arrays (RAID 5, RAID 10) compared, and a
+//! real disk on its own.
 
 use super::*;
 
@@ -181,5 +182,15 @@ pub fn demo_study() -> Study {
         .to_vec(),
         cells,
         meta: meta(),
+        questions: vec![
+            crate::model::Question {
+                title: "RAID 5 or RAID 10 on the mid-range array?".into(),
+                configurations: vec!["raid5".into(), "raid10".into()],
+            },
+            crate::model::Question {
+                title: "What does this machine's disk do?".into(),
+                configurations: vec!["local-disk".into()],
+            },
+        ],
     }
 }

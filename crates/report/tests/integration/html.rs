@@ -107,11 +107,14 @@ fn the_demo_has_every_kind_of_chart() {
     );
     assert_eq!(
         svgs(&html).len(),
-        19,
-        "relative + 16 per workload + 2 heat maps"
+        20,
+        "relative + 16 per workload + this machine's update-row over time + 2 heat maps"
     );
     assert!(html.contains("2N/(N+1) = 1.71"), "RAID factor sentence");
-    assert!(html.contains("id=\"sim-vs-real\""));
+    assert!(
+        !html.contains("id=\"sim-vs-real\""),
+        "no question pairs the simulated arrays with the real disk"
+    );
 }
 
 #[test]

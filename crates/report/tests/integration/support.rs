@@ -2,7 +2,7 @@
 
 use storlab_core::result::TargetKind::{Real, Sim};
 use storlab_report::synthetic::{cell, config, db_run, failed_cell, meta, run};
-use storlab_report::Study;
+use storlab_report::{Question, Study};
 
 /// RAID 5 and RAID 10 (in `order`) on random reads and writes and update-row: RAID 10 has
 /// 2x the random-write IOPS, 1.07x the update-row rows/s and the same reads (within 1%).
@@ -36,10 +36,12 @@ pub fn raid_study(order: [&str; 2]) -> Study {
             .to_vec(),
         cells,
         meta: meta(),
+        questions: Vec::new(),
     }
 }
 
-/// [`raid_study`] plus a failed cell and a real configuration with a hostile name.
+/// [`raid_study`] plus a failed cell and a real configuration with a hostile name, which a
+/// question (hostile too) compares with raid5 on purpose.
 pub fn hostile_study() -> Study {
     let mut s = raid_study(["raid5", "raid10"]);
     let evil = "<b>x</b>";
@@ -56,5 +58,15 @@ pub fn hostile_study() -> Study {
         "disk <full> & \"gone\"",
     ));
     s.workloads.push("seqwrite-1m".into());
+    s.questions = vec![
+        Question {
+            title: "RAID 5 or RAID 10?".into(),
+            configurations: vec!["raid5".into(), "raid10".into()],
+        },
+        Question {
+            title: "Does the <i>model</i> match & \"this\" disk?".into(),
+            configurations: vec!["raid5".into(), evil.into()],
+        },
+    ];
     s
 }
