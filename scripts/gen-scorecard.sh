@@ -16,7 +16,7 @@ mkdir -p target
 md=target/scorecard.md
 # validate exits 1 while any figure is outside its tolerance; the scorecard is written anyway.
 status=0
-"$CARGO" run --release --locked -q -p storlab-cli -- validate --markdown "$md" >target/scorecard.txt || status=$?
+"$CARGO" run --release --locked -q -p storlab-cli -- validate --markdown "$md" >target/scorecard.txt 2>&1 || status=$?
 if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
     echo "gen-scorecard: storlab validate failed (exit $status); output in target/scorecard.txt" >&2
     exit "$status"

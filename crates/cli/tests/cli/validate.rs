@@ -378,11 +378,14 @@ fn an_interrupted_validation_stops_at_once_keeping_the_runs_so_far() {
     )
     .unwrap();
     let out = root.join("v.json");
+    let md = root.join("scorecard.md");
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("storlab"))
         .args(["validate", "--references"])
         .arg(root.join("references"))
         .arg("--json")
         .arg(&out)
+        .arg("--markdown")
+        .arg(&md)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -397,4 +400,10 @@ fn an_interrupted_validation_stops_at_once_keeping_the_runs_so_far() {
     let runs = v["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0]["partial"], true, "the running one is kept, marked");
+    // A partial scorecard would understate the model: the README block is not written.
+    assert!(
+        !md.exists(),
+        "{} written by an interrupted run",
+        md.display()
+    );
 }
