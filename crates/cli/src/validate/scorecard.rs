@@ -44,8 +44,9 @@ pub struct Errors {
     /// The error of largest absolute value, signed (+: the model is above the published
     /// figure).
     pub worst_error_pct: Option<f64>,
-    /// The figure with that error.
+    /// The figure with that error, and its case.
     pub worst_figure: Option<String>,
+    pub worst_case: Option<String>,
     /// Figures the model gives no value for (a ratio of two zeros): outside tolerance,
     /// and left out of the median and the worst.
     pub without_value: usize,
@@ -104,6 +105,7 @@ impl Scorecard {
              value, worst signed)\n",
         );
         out += &render_left(&HEADERS, &self.rows(), 1);
+        let _ = writeln!(out, "{}", self.worst_line());
         if let Some(line) = self.without_value_line() {
             let _ = writeln!(out, "{line}");
         }
@@ -127,10 +129,25 @@ impl Scorecard {
         for row in self.rows() {
             let _ = writeln!(out, "| {} |", row.join(" | "));
         }
+        let _ = writeln!(out, "\n{}", self.worst_line());
         if let Some(line) = self.without_value_line() {
             let _ = writeln!(out, "\n{line}");
         }
         out
+    }
+
+    /// "Worst absolute figure: CASE: NAME (+x%); worst ratio: ...".
+    fn worst_line(&self) -> String {
+        let o = &self.overall;
+        let worst = |e: &Errors| match (&e.worst_case, &e.worst_figure, e.worst_error_pct) {
+            (Some(case), Some(name), Some(err)) => format!("{case}: {name} ({})", signed_pct(err)),
+            _ => "none".into(),
+        };
+        format!(
+            "Worst absolute figure: {}; worst ratio: {}.",
+            worst(&o.absolute),
+            worst(&o.ratios)
+        )
     }
 
     fn without_value_line(&self) -> Option<String> {
@@ -201,6 +218,7 @@ impl Errors {
             median_error_pct: median(&abs),
             worst_error_pct: worst.map(|(e, _)| e),
             worst_figure: worst.map(|(_, c)| c.name.clone()),
+            worst_case: worst.map(|(_, c)| c.case.clone()),
             without_value: of_kind.iter().filter(|c| c.error_pct.is_none()).count(),
         }
     }
@@ -260,6 +278,7 @@ mod tests {
         assert!(md.contains("| a | 1 of 2 | 1 of 2 | 35.0% | -60.0% | 0 of 0 | - | - |"));
         assert!(md.contains("| all | 3 of 5 | 2 of 3 | 20.0% | -60.0% | 1 of 2 | 5.0% | +5.0% |"));
         assert!(md.contains("1 figure without a value"));
+        assert!(md.contains("Worst absolute figure: a: y (-60.0%); worst ratio: b: r (+5.0%)."));
         assert!(md.ends_with(".\n"));
     }
 }

@@ -332,8 +332,8 @@ pub fn assert_scorecard_matches_figures(v: &serde_json::Value) {
             if let Some(w) = worst {
                 let named = of_kind
                     .iter()
-                    .find(|f| f["figure"] == e["worst_figure"])
-                    .expect("worst_figure names a figure");
+                    .find(|f| f["figure"] == e["worst_figure"] && f["case"] == e["worst_case"])
+                    .expect("worst_case and worst_figure name a figure");
                 assert!(close(&named["error_pct"], Some(w)), "{case} {key}");
             }
         }
