@@ -46,7 +46,7 @@ pub enum Event {
     /// The trace replayer issues its next record.
     TraceNext,
     /// A timer of the simulated database.
-    Db(crate::dbmodel::DbTimer),
+    Db(crate::db::DbTimer),
 }
 
 /// Bits of an event's index in its packed form; the kind takes the 4 above them.
@@ -61,7 +61,7 @@ impl Event {
     /// in flight at once, which no machine's memory holds.
     #[inline]
     fn pack(self) -> u32 {
-        use crate::dbmodel::DbTimer;
+        use crate::db::DbTimer;
         let (kind, index) = match self {
             Event::JobIssue(i) => (0, i),
             Event::DeviceDone(i) => (1, i),
@@ -85,7 +85,7 @@ impl Event {
 
     #[inline]
     fn unpack(code: u32) -> Event {
-        use crate::dbmodel::DbTimer;
+        use crate::db::DbTimer;
         let i = code & INDEX_MASK;
         match code >> INDEX_BITS {
             0 => Event::JobIssue(i),
@@ -302,7 +302,7 @@ mod tests {
 
     #[test]
     fn every_event_survives_packing() {
-        use crate::dbmodel::DbTimer;
+        use crate::db::DbTimer;
         let max = INDEX_MASK;
         let all = [
             Event::JobIssue(max),

@@ -21,7 +21,6 @@
 mod array;
 mod build;
 mod controller;
-mod db;
 mod failure;
 mod host;
 mod report;
@@ -39,6 +38,8 @@ use crate::engine::{Event, EventQueue, SimTime};
 use crate::metrics::{GroupStats, HostStats};
 use crate::slab::Slab;
 use state::*;
+
+pub(crate) use state::Issuer;
 
 pub use trace_replay::{TraceMode, TraceSource};
 
@@ -63,10 +64,10 @@ pub const STOP_CHECK_EVENTS: u32 = 4096;
 
 /// The simulated system with its workload, ready to run.
 pub struct Model {
-    now: u64,
-    opts: RunOptions,
-    queue: EventQueue,
-    spec: SystemSpec,
+    pub(crate) now: u64,
+    pub(crate) opts: RunOptions,
+    pub(crate) queue: EventQueue,
+    pub(crate) spec: SystemSpec,
     workload_name: String,
     devices: Vec<Device>,
     groups: Vec<GroupRt>,
@@ -88,7 +89,7 @@ pub struct Model {
     failed_once: bool,
     log: Vec<SimEvent>,
     trace: Option<Box<trace_replay::TraceRt>>,
-    db: Option<Box<db::DbRt>>,
+    pub(crate) db: Option<Box<crate::db::DbRt>>,
     host: HostStats,
     /// Every host I/O is the database's: the host figures are its roles' figures merged at
     /// the end, and each I/O is recorded once (under its role), not twice.
@@ -219,7 +220,7 @@ impl Model {
     }
 
     /// Appends to the event log.
-    fn note(&mut self, kind: &str, target: &str, detail: String) {
+    pub(crate) fn note(&mut self, kind: &str, target: &str, detail: String) {
         self.log.push(SimEvent {
             t_s: self.now as f64 / 1e9,
             kind: kind.to_string(),

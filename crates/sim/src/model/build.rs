@@ -214,7 +214,7 @@ impl Model {
     }
 
     /// A target over LUNs: a configured volume, or the concatenation of `luns`.
-    pub(super) fn add_target(&mut self, volume: Option<u32>, luns: &[u32]) -> Result<u32, String> {
+    pub(crate) fn add_target(&mut self, volume: Option<u32>, luns: &[u32]) -> Result<u32, String> {
         let t = match volume {
             Some(v) => {
                 let v = &self.spec.volumes[v as usize];

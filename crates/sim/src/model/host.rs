@@ -143,7 +143,7 @@ impl Model {
     }
 
     /// [`Model::prefetch_pieces`] for an I/O not yet mapped.
-    pub(super) fn prefetch_io(&mut self, target: u32, lba: u64, sectors: u64, write: bool) {
+    pub(crate) fn prefetch_io(&mut self, target: u32, lba: u64, sectors: u64, write: bool) {
         let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
         self.map_io(target, lba, sectors, &mut pieces);
         self.prefetch_pieces(target, &pieces, write);
@@ -151,7 +151,7 @@ impl Model {
     }
 
     /// Issues a host request on `target`; `start_ns` is when it was meant to start.
-    pub(super) fn issue_host(
+    pub(crate) fn issue_host(
         &mut self,
         issuer: Issuer,
         target: u32,

@@ -140,10 +140,10 @@ pub(super) struct Job {
 
 /// Who issued a host request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Issuer {
+pub(crate) enum Issuer {
     Job(u32),
     Trace,
-    Db(super::db::DbIo),
+    Db(crate::db::DbIo),
 }
 
 #[derive(Clone, Copy)]

@@ -18,13 +18,12 @@ mod oscache;
 mod report;
 mod writer;
 
-use super::state::Issuer;
-use super::Model;
 use crate::config::DbSpec;
-use crate::dbmodel::layout::{Layout, NEW_BLOCK};
-use crate::dbmodel::{Archiver, BufferCache, DbTimer, DbWriter, LogConfig, LogWrite, LogWriter};
+use crate::db::layout::{Layout, NEW_BLOCK};
+use crate::db::{Archiver, BufferCache, DbTimer, DbWriter, LogConfig, LogWrite, LogWriter};
 use crate::engine::{Event, SimTime};
 use crate::metrics::INTERVAL_NS;
+use crate::model::{Issuer, Model};
 use crate::rng::{Purpose, Rng};
 
 /// Sectors per 8 KiB block.
@@ -34,7 +33,7 @@ const DBWR_MAX_BLOCKS: u64 = 16;
 
 /// What a database I/O was for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum DbIo {
+pub(crate) enum DbIo {
     /// A session's synchronous block read.
     Read(u32),
     /// A session writing a dirty victim before it can read (no clean buffer).
@@ -96,7 +95,7 @@ struct DbStats {
     archive_session_ns: u64,
 }
 
-pub(super) struct DbRt {
+pub(crate) struct DbRt {
     spec: DbSpec,
     data: u32,
     log_target: u32,
@@ -181,7 +180,7 @@ impl DbRt {
 }
 
 impl Model {
-    pub(super) fn build_db(&mut self, spec: &DbSpec) -> Result<(), String> {
+    pub(crate) fn build_db(&mut self, spec: &DbSpec) -> Result<(), String> {
         let data = self.add_target(spec.data.volume, &spec.data.luns)?;
         let log_target = if spec.log_offset.is_some() {
             data
@@ -253,7 +252,7 @@ impl Model {
         Ok(())
     }
 
-    pub(super) fn start_db(&mut self) {
+    pub(crate) fn start_db(&mut self) {
         let Some(db) = self.db.as_ref() else { return };
         let n = db.sessions.len() as u32;
         let interval = db.spec.dbwr_interval_ns;
@@ -271,7 +270,7 @@ impl Model {
         }
     }
 
-    pub(super) fn on_db_timer(&mut self, t: DbTimer) {
+    pub(crate) fn on_db_timer(&mut self, t: DbTimer) {
         match t {
             DbTimer::Session(s) => self.advance(s),
             DbTimer::VictimBuffered(s) => self.victim_written(s),
@@ -480,7 +479,7 @@ impl Model {
         );
     }
 
-    pub(super) fn db_io_done(&mut self, io: DbIo) {
+    pub(crate) fn db_io_done(&mut self, io: DbIo) {
         let measuring = self.now >= self.opts.warmup_ns;
         match io {
             DbIo::Read(s) => {

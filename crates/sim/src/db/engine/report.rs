@@ -7,18 +7,12 @@ use storlab_core::host_stats::HostStats;
 use storlab_core::result::{ClassMetrics, CommitMetrics, WaitEvent};
 
 use super::{DbIo, DbStats, Model};
-use crate::dbmodel::layout::Segment;
+use crate::db::layout::Segment;
 use crate::metrics::{round3, INTERVAL_NS};
 
 impl Model {
     /// Counts a completed database I/O under its role (measured window only).
-    pub(in crate::model) fn db_record(
-        &mut self,
-        io: DbIo,
-        write: bool,
-        bytes: u64,
-        latency_ns: u64,
-    ) {
+    pub(crate) fn db_record(&mut self, io: DbIo, write: bool, bytes: u64, latency_ns: u64) {
         let now = self.now;
         let db = self.db.as_mut().expect("database");
         let role = match io {
@@ -30,7 +24,7 @@ impl Model {
     }
 
     /// All the database's host I/O: its roles merged (same window start).
-    pub(in crate::model) fn db_host_stats(&self) -> HostStats {
+    pub(crate) fn db_host_stats(&self) -> HostStats {
         let db = self.db.as_ref().expect("database");
         let mut all = db.data_io.clone();
         all.merge(&db.log_io);
@@ -39,7 +33,7 @@ impl Model {
     }
 
     /// The database's I/O by role: data files and log, the log with its group commit figures.
-    pub(in crate::model) fn db_classes(&self, secs: f64) -> Vec<ClassMetrics> {
+    pub(crate) fn db_classes(&self, secs: f64) -> Vec<ClassMetrics> {
         let Some(db) = self.db.as_ref() else {
             return Vec::new();
         };
@@ -79,7 +73,7 @@ impl Model {
         classes
     }
 
-    pub(in crate::model) fn reset_db_stats(&mut self) {
+    pub(crate) fn reset_db_stats(&mut self) {
         if let Some(db) = self.db.as_mut() {
             db.stats = DbStats::default();
             db.commit_latency.reset();
@@ -88,7 +82,7 @@ impl Model {
     }
 
     /// Rows per second in each interval of the series.
-    pub(in crate::model) fn db_series(&self, series: &mut [storlab_core::result::SeriesPoint]) {
+    pub(crate) fn db_series(&self, series: &mut [storlab_core::result::SeriesPoint]) {
         let Some(db) = self.db.as_ref() else { return };
         let secs = INTERVAL_NS as f64 / 1e9;
         for (i, p) in series.iter_mut().enumerate() {
@@ -98,7 +92,7 @@ impl Model {
     }
 
     /// Database figures of the measured window into `m`.
-    pub(in crate::model) fn db_metrics(&self, m: &mut storlab_core::result::Metrics, secs: f64) {
+    pub(crate) fn db_metrics(&self, m: &mut storlab_core::result::Metrics, secs: f64) {
         let Some(db) = self.db.as_ref() else { return };
         let st = &db.stats;
         m.rows_per_s = Some(round_to(st.rows as f64 / secs, 1));
@@ -141,7 +135,7 @@ impl Model {
         m.waits = waits;
     }
 
-    pub(in crate::model) fn db_parameters(&self) -> Option<serde_json::Value> {
+    pub(crate) fn db_parameters(&self) -> Option<serde_json::Value> {
         let db = self.db.as_ref()?;
         let mut v = serde_json::to_value(&db.spec).ok()?;
         if let Some(o) = v.as_object_mut() {

@@ -2,7 +2,7 @@
 //! devices, or through the host's file cache when there is one, at most its limit in flight.
 
 use super::{DbIo, Issuer, Model, BLOCK_SECTORS};
-use crate::dbmodel::DbTimer;
+use crate::db::DbTimer;
 
 impl Model {
     /// Issues the database writer's next writes while it has room for them.

@@ -2,7 +2,7 @@
 //! durable and issues the next write (held first when its file still awaits archiving).
 
 use super::{DbIo, Issuer, Model};
-use crate::dbmodel::{LogStep, LogWrite};
+use crate::db::{LogStep, LogWrite};
 
 impl Model {
     pub(super) fn log_step(&mut self, step: LogStep) {

@@ -4,7 +4,7 @@
 //! done, and the sessions waiting for that write wait on `LogSwitch:ArchiveNeeded`.
 
 use super::{DbIo, Issuer, Model};
-use crate::dbmodel::{ArchiveIo, LogWrite};
+use crate::db::{ArchiveIo, LogWrite};
 
 /// Bytes copied per archive I/O.
 pub(super) const ARCHIVE_CHUNK: u64 = 1 << 20;
