@@ -20,7 +20,7 @@ pub mod schema;
 pub use archiver::{ArchiveIo, Archiver};
 pub use buffer_cache::{Access, BufferCache};
 pub use db_writer::{BlockWrite, DbWriter};
-pub(crate) use engine::{DbIo, DbRt};
+pub(crate) use engine::{DbEngine, DbIo};
 pub use log_writer::{LogConfig, LogStep, LogWrite, LogWriter};
 pub use measured::MeasuredProfile;
 pub use schema::{btree_levels, heap_blocks, Table};

@@ -3,13 +3,13 @@
 //! group's devices, and completion back to the controller or the rebuild.
 
 use super::state::{AreqKind, ArrayReq, DiskOp, OpClass};
-use super::Model;
+use super::Stack;
 use crate::config::MirrorRead;
 use crate::device::Command;
 use crate::engine::{Event, SimTime};
 use crate::raid::{DiskIo, ReadExtent, WritePlan};
 
-impl Model {
+impl Stack {
     /// Plans and issues an array read; None when the data is lost.
     pub(super) fn issue_read(
         &mut self,

@@ -6,10 +6,11 @@ use std::collections::VecDeque;
 use storlab_core::LatencyHistogram;
 
 use super::state::*;
-use super::{Model, RunOptions};
+use super::{Model, RunOptions, Stack};
 use crate::cache::{DirtyPages, SegmentCache};
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{FailureSpec, SystemSpec, WorkloadSpec};
+use crate::db::DbEngine;
 use crate::device::{Device, DiskModel, Mechanism};
 use crate::engine::EventQueue;
 use crate::metrics::HostStats;
@@ -168,7 +169,7 @@ impl Model {
                 last_lba: 0,
             })
             .collect();
-        let mut model = Model {
+        let mut stack = Stack {
             now: 0,
             opts,
             queue: EventQueue::new(),
@@ -193,7 +194,6 @@ impl Model {
             failed_once: false,
             log: Vec::new(),
             trace: None,
-            db: None,
             host: HostStats::new(opts.warmup_ns),
             host_from_db: false,
             phase_latency: [
@@ -206,13 +206,16 @@ impl Model {
             host_completed: 0,
             scratch: Scratch::default(),
         };
-        model.build_jobs(workload)?;
-        if let Some(d) = &workload.database {
-            model.build_db(d)?;
-        }
-        Ok(model)
+        stack.build_jobs(workload)?;
+        let db = match &workload.database {
+            Some(d) => Some(Box::new(DbEngine::build(d, &mut stack)?)),
+            None => None,
+        };
+        Ok(Model { stack, db })
     }
+}
 
+impl Stack {
     /// A target over LUNs: a configured volume, or the concatenation of `luns`.
     pub(crate) fn add_target(&mut self, volume: Option<u32>, luns: &[u32]) -> Result<u32, String> {
         let t = match volume {

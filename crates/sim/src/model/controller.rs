@@ -2,7 +2,7 @@
 //! watermark destage in address order, write-through, and the NVS-full wait.
 
 use super::state::{AreqKind, NvsWaiter, SeqStream, Waiters, SEQ_SLOTS};
-use super::Model;
+use super::Stack;
 use crate::cache::page_key;
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::WritePolicy;
@@ -19,7 +19,7 @@ pub(super) fn destage_run_pages(layout: &Layout) -> u64 {
     stripe * (DESTAGE_RUN_SECTORS / stripe).max(1) / PAGE_SECTORS
 }
 
-impl Model {
+impl Stack {
     /// A read piece: hit, wait for fetches in flight, or fetch.
     pub(super) fn read_piece(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, t_cpu: u64) {
         let grp = &mut self.groups[g as usize];

@@ -1,14 +1,14 @@
 //! Failures (disks, paths, controllers, failure groups) and rebuilds onto spares.
 
 use super::state::{AreqKind, OpClass, RebuildTask};
-use super::Model;
+use super::Stack;
 use crate::config::{FailureTarget, WritePolicy};
 use crate::engine::{Event, SimTime};
 
 /// Rebuild works in chunks of 1 MiB of member address space.
 const REBUILD_CHUNK_SECTORS: u64 = 2048;
 
-impl Model {
+impl Stack {
     pub(super) fn on_failure(&mut self, i: u32) {
         let f = self.failures[i as usize].clone();
         self.note("failure", &f.label, "failed".into());

@@ -4,7 +4,7 @@
 use storlab_core::stream::JobStream;
 
 use super::state::*;
-use super::Model;
+use super::{DbIoDone, Stack};
 use crate::config::limits::OPEN_LOOP_MAX_OUTSTANDING;
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{HostScheduler, MultipathPolicy, WorkloadSpec};
@@ -17,7 +17,7 @@ const IO_ERROR_NS: u64 = 1_000_000_000;
 /// Deadline scheduler: a queued piece older than this is served first.
 const DEADLINE_NS: u64 = 500_000_000;
 
-impl Model {
+impl Stack {
     pub(super) fn build_jobs(&mut self, workload: &WorkloadSpec) -> Result<(), String> {
         for (si, s) in workload.streams.iter().enumerate() {
             let p = &s.profile;
@@ -142,7 +142,7 @@ impl Model {
         }
     }
 
-    /// [`Model::prefetch_pieces`] for an I/O not yet mapped.
+    /// [`Stack::prefetch_pieces`] for an I/O not yet mapped.
     pub(crate) fn prefetch_io(&mut self, target: u32, lba: u64, sectors: u64, write: bool) {
         let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
         self.map_io(target, lba, sectors, &mut pieces);
@@ -151,7 +151,7 @@ impl Model {
     }
 
     /// Issues a host request on `target`; `start_ns` is when it was meant to start.
-    pub(crate) fn issue_host(
+    pub(super) fn issue_host(
         &mut self,
         issuer: Issuer,
         target: u32,
@@ -166,7 +166,7 @@ impl Model {
         self.issue_mapped(issuer, target, lba, sectors, write, start_ns);
     }
 
-    /// [`Model::issue_host`] for a request already mapped into `self.scratch.vol_pieces`.
+    /// [`Stack::issue_host`] for a request already mapped into `self.scratch.vol_pieces`.
     fn issue_mapped(
         &mut self,
         issuer: Issuer,
@@ -425,19 +425,20 @@ impl Model {
         p.free_ns
     }
 
-    pub(super) fn on_host_done(&mut self, h: u32) {
+    /// A host request completes: counted, and its issuer goes on. A database I/O is handed
+    /// back for the database engine.
+    pub(super) fn on_host_done(&mut self, h: u32) -> Option<DbIoDone> {
         let req = self.hosts.take(h);
         self.host_completed += 1;
         let latency = self.now - req.start_ns;
+        let mut measured = false;
         if req.error {
             if self.now >= self.opts.warmup_ns {
                 self.io_errors += 1;
             }
         } else {
             if self.now >= self.opts.warmup_ns {
-                if let Issuer::Db(io) = req.issuer {
-                    self.db_record(io, req.write, req.bytes, latency);
-                }
+                measured = true;
                 if !self.host_from_db {
                     self.host.record(self.now, req.write, req.bytes, latency);
                 }
@@ -451,14 +452,22 @@ impl Model {
         }
         match req.issuer {
             Issuer::Trace => self.trace_request_done(),
-            Issuer::Db(io) => self.db_io_done(io),
+            Issuer::Db(io) => {
+                return Some(DbIoDone {
+                    io,
+                    write: req.write,
+                    bytes: req.bytes,
+                    latency_ns: latency,
+                    measured,
+                })
+            }
             Issuer::Job(j) => {
                 let job = &self.jobs[j as usize];
                 if job.mean_interarrival_ns > 0.0 {
                     let s = &mut self.streams[job.stream as usize];
                     s.open_outstanding -= 1;
                     s.completed += 1;
-                    return;
+                    return None;
                 }
                 if job.think_ns > 0 {
                     self.queue
@@ -468,5 +477,6 @@ impl Model {
                 }
             }
         }
+        None
     }
 }

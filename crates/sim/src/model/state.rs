@@ -140,7 +140,7 @@ pub(super) struct Job {
 
 /// Who issued a host request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Issuer {
+pub(super) enum Issuer {
     Job(u32),
     Trace,
     Db(crate::db::DbIo),

@@ -9,7 +9,7 @@
 use std::io::BufRead;
 
 use super::state::Issuer;
-use super::Model;
+use super::{Model, Stack};
 use crate::config::{resolve_placement, ConfigError};
 use crate::engine::{Event, SimTime};
 use crate::trace::{TraceError, TraceReader, TraceRecord};
@@ -85,12 +85,22 @@ pub(super) struct TraceRt {
 impl Model {
     /// Replays `source` (in addition to any workload streams).
     pub fn with_trace(mut self, source: TraceSource) -> Model {
-        let default_targets = if self.spec.volumes.is_empty() {
-            self.spec.luns.iter().map(|l| l.name.clone()).collect()
+        let default_targets = if self.stack.spec.volumes.is_empty() {
+            self.stack
+                .spec
+                .luns
+                .iter()
+                .map(|l| l.name.clone())
+                .collect()
         } else {
-            self.spec.volumes.iter().map(|v| v.name.clone()).collect()
+            self.stack
+                .spec
+                .volumes
+                .iter()
+                .map(|v| v.name.clone())
+                .collect()
         };
-        self.trace = Some(Box::new(TraceRt {
+        self.stack.trace = Some(Box::new(TraceRt {
             feed: source.feed,
             file: source.file,
             mode: source.mode,
@@ -103,7 +113,9 @@ impl Model {
         }));
         self
     }
+}
 
+impl Stack {
     pub(super) fn start_trace(&mut self) {
         let Some(t) = self.trace.as_ref() else { return };
         match t.mode {
