@@ -26,6 +26,36 @@ impl SimTime {
     pub fn plus(self, ns: u64) -> SimTime {
         SimTime(self.0 + ns)
     }
+    /// Nanoseconds from `earlier` to this time, 0 when `earlier` is later.
+    #[inline]
+    pub fn saturating_since(self, earlier: SimTime) -> u64 {
+        self.0.saturating_sub(earlier.0)
+    }
+}
+
+/// A time plus a span of nanoseconds.
+impl std::ops::Add<u64> for SimTime {
+    type Output = SimTime;
+    #[inline]
+    fn add(self, ns: u64) -> SimTime {
+        SimTime(self.0 + ns)
+    }
+}
+
+impl std::ops::AddAssign<u64> for SimTime {
+    #[inline]
+    fn add_assign(&mut self, ns: u64) {
+        self.0 += ns;
+    }
+}
+
+/// Nanoseconds from one time to a later one (a span, not a time).
+impl std::ops::Sub for SimTime {
+    type Output = u64;
+    #[inline]
+    fn sub(self, earlier: SimTime) -> u64 {
+        self.0 - earlier.0
+    }
 }
 
 /// What happens at an event. Payloads are indices into the model's tables.

@@ -76,7 +76,7 @@ pub struct Model {
 /// the narrow interface below (`now`, `measuring`, `schedule_db`, `issue_db_io`,
 /// `prefetch_io`, `add_target`, `note`).
 pub(crate) struct Stack {
-    now: u64,
+    now: SimTime,
     opts: RunOptions,
     queue: EventQueue,
     spec: SystemSpec,
@@ -148,8 +148,8 @@ impl Model {
         let mut countdown = STOP_CHECK_EVENTS;
         let mut stopped = false;
         while let Some((t, event)) = self.stack.queue.pop_until(SimTime(end)) {
-            debug_assert!(t.0 >= self.stack.now, "time went backwards");
-            self.stack.now = t.0;
+            debug_assert!(t >= self.stack.now, "time went backwards");
+            self.stack.now = t;
             self.dispatch(event);
             if let Some(e) = tracing
                 .then(|| self.stack.trace.as_mut().and_then(|t| t.error.take()))
@@ -181,7 +181,7 @@ impl Model {
         if stopped {
             return Ok(self.into_partial_run());
         }
-        self.stack.now = end;
+        self.stack.now = SimTime(end);
         Ok(self.into_run())
     }
 
@@ -191,11 +191,11 @@ impl Model {
         let measured_ns = self
             .stack
             .now
-            .saturating_sub(self.stack.opts.warmup_ns)
+            .saturating_since(self.stack.warmup_end())
             .max(1);
         let asked_ns = self.stack.opts.duration_ns;
         self.stack.opts.duration_ns = measured_ns.min(asked_ns);
-        let at_s = self.stack.now as f64 / 1e9;
+        let at_s = self.stack.now.secs_f64();
         let mut run = self.into_run();
         run.partial = true;
         run.warnings.push(format!(
@@ -238,7 +238,7 @@ impl Model {
 impl Stack {
     fn reset_stats(&mut self) {
         let now = self.now;
-        self.host = HostStats::new(now);
+        self.host = HostStats::new(now.ns());
         self.io_errors = 0;
         for d in &mut self.devices {
             d.reset_stats(now);
@@ -271,7 +271,7 @@ impl Stack {
     /// Appends to the event log.
     pub(crate) fn note(&mut self, kind: &str, target: &str, detail: String) {
         self.log.push(SimEvent {
-            t_s: self.now as f64 / 1e9,
+            t_s: self.now.secs_f64(),
             kind: kind.to_string(),
             target: target.to_string(),
             detail,
@@ -281,9 +281,9 @@ impl Stack {
 
 /// What the database engine uses of the stack.
 impl Stack {
-    /// The current simulated time, ns.
+    /// The current simulated time.
     #[inline]
-    pub(crate) fn now(&self) -> u64 {
+    pub(crate) fn now(&self) -> SimTime {
         self.now
     }
 
@@ -300,13 +300,19 @@ impl Stack {
     /// The warm-up is over: what happens now is counted.
     #[inline]
     pub(crate) fn measuring(&self) -> bool {
-        self.now >= self.opts.warmup_ns
+        self.now >= self.warmup_end()
     }
 
-    /// Schedules a database timer at `at_ns`.
+    /// When the warm-up ends and the measured window starts.
     #[inline]
-    pub(crate) fn schedule_db(&mut self, at_ns: u64, timer: DbTimer) {
-        self.queue.schedule(SimTime(at_ns), Event::Db(timer));
+    pub(crate) fn warmup_end(&self) -> SimTime {
+        SimTime(self.opts.warmup_ns)
+    }
+
+    /// Schedules a database timer at `at`.
+    #[inline]
+    pub(crate) fn schedule_db(&mut self, at: SimTime, timer: DbTimer) {
+        self.queue.schedule(at, Event::Db(timer));
     }
 
     /// Issues a database I/O on `target` now; it comes back as a [`DbIoDone`].

@@ -21,6 +21,7 @@ mod writer;
 use crate::config::DbSpec;
 use crate::db::layout::{Layout, NEW_BLOCK};
 use crate::db::{Archiver, BufferCache, DbTimer, DbWriter, LogConfig, LogWrite, LogWriter};
+use crate::engine::SimTime;
 use crate::metrics::INTERVAL_NS;
 use crate::model::{DbIoDone, Stack};
 use crate::rng::{Purpose, Rng};
@@ -61,8 +62,8 @@ struct Session {
     /// Thousandths of a modified block carried to the next operation (measured profiles
     /// give fractional blocks dirtied per operation).
     dirty_carry: u64,
-    wait_start: u64,
-    op_start: u64,
+    wait_start: SimTime,
+    op_start: SimTime,
     /// The operation after the current one, planned early (single-row tests).
     ahead: ops::Ahead,
 }
@@ -117,7 +118,7 @@ pub(crate) struct DbEngine {
     /// File-cache write-backs in flight.
     writebacks: u32,
     /// When each host CPU is next free.
-    cpu_free: Vec<u64>,
+    cpu_free: Vec<SimTime>,
     /// Rows completed in each one-second interval of the measured window.
     rows_by_second: Vec<u64>,
     /// Host I/O of the data files and of the log (iostat by role).
@@ -127,7 +128,7 @@ pub(crate) struct DbEngine {
     /// Log archiving: its target, the archiver, a log write held for it.
     archive_target: Option<u32>,
     archiver: Option<Archiver>,
-    held_log: Option<(LogWrite, u64)>,
+    held_log: Option<(LogWrite, SimTime)>,
 }
 
 impl DbEngine {
@@ -216,8 +217,8 @@ impl DbEngine {
                 commits: false,
                 log_bytes: 0,
                 dirty_carry: 0,
-                wait_start: 0,
-                op_start: 0,
+                wait_start: SimTime(0),
+                op_start: SimTime(0),
                 ahead: ops::Ahead::new(),
             })
             .collect();
@@ -243,7 +244,7 @@ impl DbEngine {
             commit_latency: LatencyHistogram::new(),
             allocs: 0,
             writebacks: 0,
-            cpu_free: vec![0; spec.cpus as usize],
+            cpu_free: vec![SimTime(0); spec.cpus as usize],
             rows_by_second: Vec::new(),
             data_io: HostStats::new(opts.warmup_ns),
             log_io: HostStats::new(opts.warmup_ns),
@@ -412,7 +413,7 @@ impl DbEngine {
             let sess = &self.sessions[s as usize];
             self.stats.ops += 1;
             self.stats.rows += sess.rows;
-            let second = ((stack.now() - stack.opts().warmup_ns) / INTERVAL_NS) as usize;
+            let second = ((stack.now() - stack.warmup_end()) / INTERVAL_NS) as usize;
             if self.rows_by_second.len() <= second {
                 self.rows_by_second.resize(second + 1, 0);
             }
@@ -466,7 +467,7 @@ impl DbEngine {
                 done.write,
                 done.bytes,
                 done.latency_ns,
-                stack.now(),
+                stack.now().ns(),
             );
         }
         match done.io {

@@ -12,7 +12,7 @@ use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{FailureSpec, SystemSpec, WorkloadSpec};
 use crate::db::DbEngine;
 use crate::device::{Device, DiskModel, Mechanism};
-use crate::engine::EventQueue;
+use crate::engine::{EventQueue, SimTime};
 use crate::metrics::HostStats;
 use crate::raid::FailedDisks;
 use crate::rng::{Purpose, Rng};
@@ -87,8 +87,8 @@ impl Model {
                 destaging_pages: 0,
                 destage_active: false,
                 waiters: VecDeque::new(),
-                cpu_free_ns: 0,
-                mirror_free_ns: 0,
+                cpu_free_at: SimTime(0),
+                mirror_free_at: SimTime(0),
                 mirror: c.mirror_writes,
                 write_through: false,
                 groups: Vec::new(),
@@ -148,7 +148,7 @@ impl Model {
             .paths
             .iter()
             .map(|p| PathRt {
-                free_ns: 0,
+                free_at: SimTime(0),
                 ns_per_byte: p.ns_per_byte,
                 latency_ns: p.latency_ns,
                 controller: p.controller,
@@ -170,7 +170,7 @@ impl Model {
             })
             .collect();
         let mut stack = Stack {
-            now: 0,
+            now: SimTime(0),
             opts,
             queue: EventQueue::new(),
             spec: spec.clone(),

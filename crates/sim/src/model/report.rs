@@ -7,6 +7,7 @@ use storlab_core::result::{
 
 use super::{Model, Stack};
 use crate::db::DbEngine;
+use crate::engine::SimTime;
 use crate::metrics::{round3, round4, INTERVAL_NS};
 use crate::raid::RaidLevel;
 
@@ -171,13 +172,13 @@ impl Stack {
         self.rebuilds
             .iter()
             .map(|r| {
-                let end = r.finished_ns.unwrap_or(self.now);
+                let end = r.finished_at.unwrap_or(self.now);
                 RebuildMetrics {
                     member: r.label.clone(),
                     spare: self.devices[r.spare as usize].name.clone(),
-                    start_s: r.started_ns as f64 / 1e9,
-                    end_s: r.finished_ns.map(|t| t as f64 / 1e9),
-                    duration_s: round3(end.saturating_sub(r.started_ns) as f64 / 1e9),
+                    start_s: r.started_at.secs_f64(),
+                    end_s: r.finished_at.map(SimTime::secs_f64),
+                    duration_s: round3(end.saturating_since(r.started_at) as f64 / 1e9),
                     rebuilt_mb: round3(r.bytes as f64 / 1e6),
                     latency_ms_before: summary(&self.phase_latency[0]),
                     latency_ms_during: summary(&self.phase_latency[1]),

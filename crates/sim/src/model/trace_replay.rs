@@ -121,7 +121,7 @@ impl Stack {
         match t.mode {
             TraceMode::OpenLoop { .. } => {
                 if let Some(at) = self.fetch_record() {
-                    self.queue.schedule(SimTime(at), Event::TraceNext);
+                    self.queue.schedule(at, Event::TraceNext);
                 }
             }
             TraceMode::ClosedLoop { outstanding } => {
@@ -136,7 +136,7 @@ impl Stack {
     }
 
     /// Reads the next record into `next`; returns its due time (open loop).
-    fn fetch_record(&mut self) -> Option<u64> {
+    fn fetch_record(&mut self) -> Option<SimTime> {
         let t = self.trace.as_mut()?;
         match t.feed.next_record()? {
             Ok(r) => {
@@ -146,7 +146,7 @@ impl Stack {
                 };
                 t.next = Some(r);
                 t.records += 1;
-                Some((r.time_ns as f64 / speed) as u64)
+                Some(SimTime((r.time_ns as f64 / speed) as u64))
             }
             Err(e) => {
                 t.error = Some(ConfigError::invalid(
@@ -186,8 +186,7 @@ impl Stack {
     pub(super) fn on_trace_next(&mut self) {
         self.issue_record(self.now);
         if let Some(at) = self.fetch_record() {
-            self.queue
-                .schedule(SimTime(at.max(self.now)), Event::TraceNext);
+            self.queue.schedule(at.max(self.now), Event::TraceNext);
         }
     }
 
@@ -201,8 +200,8 @@ impl Stack {
         }
     }
 
-    /// Issues the fetched record; `start_ns` is when it was due.
-    fn issue_record(&mut self, start_ns: u64) {
+    /// Issues the fetched record; `start_at` is when it was due.
+    fn issue_record(&mut self, start_at: SimTime) {
         let Some(r) = self.trace.as_mut().and_then(|t| t.next.take()) else {
             return;
         };
@@ -212,7 +211,7 @@ impl Stack {
         let cap = self.targets[target as usize].volume.capacity_sectors();
         let sectors = (r.bytes as u64).div_ceil(512).clamp(1, cap);
         let lba = (r.offset_bytes / 512) % (cap - sectors + 1);
-        self.issue_host(Issuer::Trace, target, lba, sectors, r.write, start_ns);
+        self.issue_host(Issuer::Trace, target, lba, sectors, r.write, start_at);
     }
 
     /// The target of trace device `device`, resolved and cached on first use.

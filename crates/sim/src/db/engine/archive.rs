@@ -5,6 +5,7 @@
 
 use super::{DbEngine, DbIo, Stack};
 use crate::db::{ArchiveIo, LogWrite};
+use crate::engine::SimTime;
 
 /// Bytes copied per archive I/O.
 pub(super) const ARCHIVE_CHUNK: u64 = 1 << 20;
@@ -61,7 +62,7 @@ impl DbEngine {
             return;
         };
         self.held_log = None;
-        if since >= stack.opts().warmup_ns {
+        if since >= stack.warmup_end() {
             let held = stack.now() - since;
             self.stats.archive_holds += 1;
             self.stats.archive_hold_ns += held;
@@ -71,7 +72,7 @@ impl DbEngine {
     }
 
     /// True (and the write kept) when `w` goes into a log file the archiver still has to copy.
-    pub(super) fn hold_for_archive(&mut self, w: LogWrite, now: u64) -> bool {
+    pub(super) fn hold_for_archive(&mut self, w: LogWrite, now: SimTime) -> bool {
         let file = (w.offset / self.spec.log_file_bytes) as u32;
         if self.archiver.as_ref().is_some_and(|a| a.pending(file)) {
             self.held_log = Some((w, now));
