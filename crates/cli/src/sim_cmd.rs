@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use storlab_core::result::Run;
-use storlab_sim::dbmodel::MeasuredProfile;
+use storlab_sim::db::MeasuredProfile;
 use storlab_sim::{
     parse_array, parse_failure_arg, parse_workload, profile_workload, FailureSpec, RunOptions,
     SystemSpec, TraceSource, WorkloadSpec,

@@ -19,7 +19,7 @@ use storlab_core::result::{Results, Run};
 use storlab_db::options::Server;
 use storlab_db::{run_db, DbOptions};
 use storlab_sim::config::resolve_target;
-use storlab_sim::dbmodel::MeasuredProfile;
+use storlab_sim::db::MeasuredProfile;
 use storlab_sim::{parse_array, parse_workload, RunOptions, SystemSpec, WorkloadSpec};
 
 use crate::error::CliError;

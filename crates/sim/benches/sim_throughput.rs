@@ -17,9 +17,7 @@
 #![allow(clippy::disallowed_methods)] // a benchmark measures wall time by definition
 
 // The machine facts, round statistics and report writing the comparison benches use.
-#[allow(dead_code)]
-#[path = "../../io/benches/support/mod.rs"]
-mod support;
+use storlab_bench_support as support;
 
 use std::time::Instant;
 

@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::SimTime;
 use hdd::{Hdd, HddParams};
 use ssd::{Ssd, SsdParams};
 
@@ -128,7 +129,7 @@ pub struct Started {
     /// Operation id.
     pub op: u32,
     /// Completion time.
-    pub done_ns: u64,
+    pub done: SimTime,
 }
 
 /// Counters of one device over the measured window.
@@ -164,7 +165,7 @@ pub struct Device {
     /// Counters since the last reset.
     pub stats: DeviceStats,
     at_device: u32,
-    last_change_ns: u64,
+    last_change: SimTime,
 }
 
 impl Device {
@@ -177,7 +178,7 @@ impl Device {
             overflow: VecDeque::new(),
             stats: DeviceStats::default(),
             at_device: 0,
-            last_change_ns: 0,
+            last_change: SimTime(0),
         }
     }
 
@@ -192,27 +193,28 @@ impl Device {
         &self.mech
     }
 
-    fn account(&mut self, now_ns: u64) {
-        let dt = now_ns - self.last_change_ns;
+    fn account(&mut self, now: SimTime) {
+        let dt = now - self.last_change;
         if self.mech.outstanding() > 0 {
             self.stats.busy_ns += dt;
         }
         self.stats.queue_area += self.at_device as u128 * dt as u128;
-        self.last_change_ns = now_ns;
+        self.last_change = now;
     }
 
     /// Accepts a command; returns it as started when the device could start it now.
-    pub fn submit(&mut self, now_ns: u64, cmd: Command) -> Option<Started> {
-        self.account(now_ns);
+    pub fn submit(&mut self, now: SimTime, cmd: Command) -> Option<Started> {
+        self.account(now);
         self.at_device += 1;
         if self.mech.outstanding() >= self.mech.queue_depth() {
             self.overflow.push_back(cmd);
             return None;
         }
-        self.admit(now_ns, cmd)
+        self.admit(now, cmd)
     }
 
-    fn admit(&mut self, now_ns: u64, cmd: Command) -> Option<Started> {
+    fn admit(&mut self, now: SimTime, cmd: Command) -> Option<Started> {
+        let now_ns = now.ns();
         match &mut self.mech {
             Mechanism::Hdd(h) => {
                 h.enqueue(now_ns, cmd.op, cmd.lba, cmd.sectors, cmd.write);
@@ -221,7 +223,7 @@ impl Device {
                 self.stats.started += 1;
                 Some(Started {
                     op,
-                    done_ns: now_ns + access.total_ns(),
+                    done: now + access.total_ns(),
                 })
             }
             Mechanism::Ssd(s) => {
@@ -230,15 +232,16 @@ impl Device {
                 self.stats.started += 1;
                 Some(Started {
                     op: cmd.op,
-                    done_ns,
+                    done: SimTime(done_ns),
                 })
             }
         }
     }
 
-    /// Completes `cmd` (which arrived at `arrived_ns`); returns the next command it started.
-    pub fn complete(&mut self, now_ns: u64, cmd: &Command, arrived_ns: u64) -> Option<Started> {
-        self.account(now_ns);
+    /// Completes `cmd` (which arrived at `arrived`); returns the next command it started.
+    pub fn complete(&mut self, now: SimTime, cmd: &Command, arrived: SimTime) -> Option<Started> {
+        self.account(now);
+        let now_ns = now.ns();
         self.at_device -= 1;
         if cmd.write {
             self.stats.writes += 1;
@@ -246,7 +249,7 @@ impl Device {
             self.stats.reads += 1;
         }
         self.stats.sectors += cmd.sectors as u64;
-        self.stats.await_ns += now_ns - arrived_ns;
+        self.stats.await_ns += now - arrived;
         match &mut self.mech {
             Mechanism::Hdd(h) => {
                 let op = h.finish(now_ns);
@@ -259,25 +262,25 @@ impl Device {
                 self.stats.started += 1;
                 Some(Started {
                     op,
-                    done_ns: now_ns + access.total_ns(),
+                    done: now + access.total_ns(),
                 })
             }
             Mechanism::Ssd(s) => {
                 s.finish();
                 let next = self.overflow.pop_front()?;
-                self.admit(now_ns, next)
+                self.admit(now, next)
             }
         }
     }
 
-    /// Restarts the statistics at `now_ns` (end of warm-up).
-    pub fn reset_stats(&mut self, now_ns: u64) {
-        self.account(now_ns);
+    /// Restarts the statistics at `now` (end of warm-up).
+    pub fn reset_stats(&mut self, now: SimTime) {
+        self.account(now);
         self.stats = DeviceStats::default();
     }
 
-    /// Brings the time integrals up to `now_ns` (end of run).
-    pub fn close_stats(&mut self, now_ns: u64) {
-        self.account(now_ns);
+    /// Brings the time integrals up to `now` (end of run).
+    pub fn close_stats(&mut self, now: SimTime) {
+        self.account(now);
     }
 }

@@ -26,6 +26,36 @@ impl SimTime {
     pub fn plus(self, ns: u64) -> SimTime {
         SimTime(self.0 + ns)
     }
+    /// Nanoseconds from `earlier` to this time, 0 when `earlier` is later.
+    #[inline]
+    pub fn saturating_since(self, earlier: SimTime) -> u64 {
+        self.0.saturating_sub(earlier.0)
+    }
+}
+
+/// A time plus a span of nanoseconds.
+impl std::ops::Add<u64> for SimTime {
+    type Output = SimTime;
+    #[inline]
+    fn add(self, ns: u64) -> SimTime {
+        SimTime(self.0 + ns)
+    }
+}
+
+impl std::ops::AddAssign<u64> for SimTime {
+    #[inline]
+    fn add_assign(&mut self, ns: u64) {
+        self.0 += ns;
+    }
+}
+
+/// Nanoseconds from one time to a later one (a span, not a time).
+impl std::ops::Sub for SimTime {
+    type Output = u64;
+    #[inline]
+    fn sub(self, earlier: SimTime) -> u64 {
+        self.0 - earlier.0
+    }
 }
 
 /// What happens at an event. Payloads are indices into the model's tables.
@@ -46,7 +76,7 @@ pub enum Event {
     /// The trace replayer issues its next record.
     TraceNext,
     /// A timer of the simulated database.
-    Db(crate::dbmodel::DbTimer),
+    Db(crate::db::DbTimer),
 }
 
 /// Bits of an event's index in its packed form; the kind takes the 4 above them.
@@ -61,7 +91,7 @@ impl Event {
     /// in flight at once, which no machine's memory holds.
     #[inline]
     fn pack(self) -> u32 {
-        use crate::dbmodel::DbTimer;
+        use crate::db::DbTimer;
         let (kind, index) = match self {
             Event::JobIssue(i) => (0, i),
             Event::DeviceDone(i) => (1, i),
@@ -85,7 +115,7 @@ impl Event {
 
     #[inline]
     fn unpack(code: u32) -> Event {
-        use crate::dbmodel::DbTimer;
+        use crate::db::DbTimer;
         let i = code & INDEX_MASK;
         match code >> INDEX_BITS {
             0 => Event::JobIssue(i),
@@ -302,7 +332,7 @@ mod tests {
 
     #[test]
     fn every_event_survives_packing() {
-        use crate::dbmodel::DbTimer;
+        use crate::db::DbTimer;
         let max = INDEX_MASK;
         let all = [
             Event::JobIssue(max),

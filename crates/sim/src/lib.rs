@@ -9,7 +9,7 @@
 
 pub mod cache;
 pub mod config;
-pub mod dbmodel;
+pub mod db;
 pub mod device;
 pub mod divisor;
 pub mod engine;

@@ -21,7 +21,6 @@
 mod array;
 mod build;
 mod controller;
-mod db;
 mod failure;
 mod host;
 mod report;
@@ -34,6 +33,7 @@ use storlab_core::result::{Run, SimEvent};
 use storlab_core::LatencyHistogram;
 
 use crate::config::{ConfigError, FailureSpec, SystemSpec};
+use crate::db::{DbEngine, DbIo, DbTimer};
 use crate::device::Device;
 use crate::engine::{Event, EventQueue, SimTime};
 use crate::metrics::{GroupStats, HostStats};
@@ -61,9 +61,22 @@ pub struct RunOptions {
 /// millisecond, and the look costs nothing on the other events.
 pub const STOP_CHECK_EVENTS: u32 = 4096;
 
-/// The simulated system with its workload, ready to run.
+/// The simulated system with its workload, ready to run: the storage stack, and the
+/// database engine when the workload has a `[database]`. The event loop hands each event to
+/// the part it belongs to; the database exists only when configured, and its events and
+/// completions are routed to it here, once.
 pub struct Model {
-    now: u64,
+    stack: Stack,
+    db: Option<Box<DbEngine>>,
+}
+
+/// The storage stack under every workload: host jobs and trace replay, volumes and paths,
+/// controllers with their caches, RAID groups and disks, failures and rebuilds, with the
+/// clock, the event queue and the event log. The database engine reaches it only through
+/// the narrow interface below (`now`, `measuring`, `schedule_db`, `issue_db_io`,
+/// `prefetch_io`, `add_target`, `note`).
+pub(crate) struct Stack {
+    now: SimTime,
     opts: RunOptions,
     queue: EventQueue,
     spec: SystemSpec,
@@ -88,7 +101,6 @@ pub struct Model {
     failed_once: bool,
     log: Vec<SimEvent>,
     trace: Option<Box<trace_replay::TraceRt>>,
-    db: Option<Box<db::DbRt>>,
     host: HostStats,
     /// Every host I/O is the database's: the host figures are its roles' figures merged at
     /// the end, and each I/O is recorded once (under its role), not twice.
@@ -101,33 +113,46 @@ pub struct Model {
     scratch: Scratch,
 }
 
+/// A database I/O completed at the host, for the database engine.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DbIoDone {
+    pub io: DbIo,
+    pub write: bool,
+    pub bytes: u64,
+    pub latency_ns: u64,
+    /// Completed without error in the measured window: counted under its role.
+    pub measured: bool,
+}
+
 impl Model {
     /// Runs to the end of the measured window; returns the result (`sim.wall_s` left at 0:
     /// the simulator never reads a clock). A malformed trace record ends the run with an error.
     pub fn run(mut self) -> Result<Run, ConfigError> {
-        self.start_jobs();
-        self.start_db();
-        self.host_from_db = self.db.is_some() && self.jobs.is_empty() && self.trace.is_none();
-        let end = self.opts.warmup_ns + self.opts.duration_ns;
-        if self.opts.warmup_ns > 0 {
-            self.queue
-                .schedule(SimTime(self.opts.warmup_ns), Event::WarmupEnd);
+        self.stack.start_jobs();
+        if let Some(db) = self.db.as_deref_mut() {
+            db.start(&mut self.stack);
         }
-        for (i, f) in self.failures.iter().enumerate() {
-            self.queue
-                .schedule(SimTime(f.at_ns), Event::Failure(i as u32));
+        let s = &mut self.stack;
+        s.host_from_db = self.db.is_some() && s.jobs.is_empty() && s.trace.is_none();
+        let end = s.opts.warmup_ns + s.opts.duration_ns;
+        if s.opts.warmup_ns > 0 {
+            s.queue
+                .schedule(SimTime(s.opts.warmup_ns), Event::WarmupEnd);
+        }
+        for (i, f) in s.failures.iter().enumerate() {
+            s.queue.schedule(SimTime(f.at_ns), Event::Failure(i as u32));
         }
         // Only a trace replay can fail mid-run (a malformed record): the other runs skip the
         // check on every event.
-        let tracing = self.trace.is_some();
+        let tracing = s.trace.is_some();
         let mut countdown = STOP_CHECK_EVENTS;
         let mut stopped = false;
-        while let Some((t, event)) = self.queue.pop_until(SimTime(end)) {
-            debug_assert!(t.0 >= self.now, "time went backwards");
-            self.now = t.0;
+        while let Some((t, event)) = self.stack.queue.pop_until(SimTime(end)) {
+            debug_assert!(t >= self.stack.now, "time went backwards");
+            self.stack.now = t;
             self.dispatch(event);
             if let Some(e) = tracing
-                .then(|| self.trace.as_mut().and_then(|t| t.error.take()))
+                .then(|| self.stack.trace.as_mut().and_then(|t| t.error.take()))
                 .flatten()
             {
                 return Err(e);
@@ -135,32 +160,42 @@ impl Model {
             countdown -= 1;
             if countdown == 0 {
                 countdown = STOP_CHECK_EVENTS;
-                if self.opts.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                if self
+                    .stack
+                    .opts
+                    .stop
+                    .is_some_and(|s| s.load(Ordering::Relaxed))
+                {
                     stopped = true;
                     break;
                 }
             }
         }
+        let s = &mut self.stack;
         assert_eq!(
-            self.host_issued,
-            self.host_completed + self.hosts.len() as u64,
+            s.host_issued,
+            s.host_completed + s.hosts.len() as u64,
             "host requests lost or completed twice"
         );
-        self.trace_outcome()?;
+        s.trace_outcome()?;
         if stopped {
             return Ok(self.into_partial_run());
         }
-        self.now = end;
+        self.stack.now = SimTime(end);
         Ok(self.into_run())
     }
 
     /// The run so far, after a stop: the measured window is what had passed of it (at least
     /// 1 ns, so that rates stay numbers when the stop came in the warm-up).
     fn into_partial_run(mut self) -> Run {
-        let measured_ns = self.now.saturating_sub(self.opts.warmup_ns).max(1);
-        let asked_ns = self.opts.duration_ns;
-        self.opts.duration_ns = measured_ns.min(asked_ns);
-        let at_s = self.now as f64 / 1e9;
+        let measured_ns = self
+            .stack
+            .now
+            .saturating_since(self.stack.warmup_end())
+            .max(1);
+        let asked_ns = self.stack.opts.duration_ns;
+        self.stack.opts.duration_ns = measured_ns.min(asked_ns);
+        let at_s = self.stack.now.secs_f64();
         let mut run = self.into_run();
         run.partial = true;
         run.warnings.push(format!(
@@ -173,23 +208,38 @@ impl Model {
     }
 
     fn dispatch(&mut self, event: Event) {
+        let s = &mut self.stack;
         match event {
-            Event::JobIssue(job) => self.on_job_issue(job),
-            Event::DeviceDone(op) => self.on_disk_done(op),
-            Event::HostDone(h) => self.on_host_done(h),
-            Event::WarmupEnd => self.reset_stats(),
-            Event::Failure(i) => self.on_failure(i),
-            Event::RebuildTick(t) => self.pump_rebuild(t),
-            Event::TraceNext => self.on_trace_next(),
-            Event::Db(t) => self.on_db_timer(t),
+            Event::JobIssue(job) => s.on_job_issue(job),
+            Event::DeviceDone(op) => s.on_disk_done(op),
+            Event::HostDone(h) => {
+                if let (Some(done), Some(db)) = (s.on_host_done(h), self.db.as_deref_mut()) {
+                    db.io_done(done, s);
+                }
+            }
+            Event::WarmupEnd => {
+                s.reset_stats();
+                if let Some(db) = self.db.as_deref_mut() {
+                    db.reset_stats();
+                }
+            }
+            Event::Failure(i) => s.on_failure(i),
+            Event::RebuildTick(t) => s.pump_rebuild(t),
+            Event::TraceNext => s.on_trace_next(),
+            Event::Db(t) => {
+                if let Some(db) = self.db.as_deref_mut() {
+                    db.on_timer(t, s);
+                }
+            }
         }
     }
+}
 
+impl Stack {
     fn reset_stats(&mut self) {
         let now = self.now;
-        self.host = HostStats::new(now);
+        self.host = HostStats::new(now.ns());
         self.io_errors = 0;
-        self.reset_db_stats();
         for d in &mut self.devices {
             d.reset_stats(now);
         }
@@ -219,12 +269,62 @@ impl Model {
     }
 
     /// Appends to the event log.
-    fn note(&mut self, kind: &str, target: &str, detail: String) {
+    pub(crate) fn note(&mut self, kind: &str, target: &str, detail: String) {
         self.log.push(SimEvent {
-            t_s: self.now as f64 / 1e9,
+            t_s: self.now.secs_f64(),
             kind: kind.to_string(),
             target: target.to_string(),
             detail,
         });
+    }
+}
+
+/// What the database engine uses of the stack.
+impl Stack {
+    /// The current simulated time.
+    #[inline]
+    pub(crate) fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The run's options (seed, warm-up, measured window).
+    pub(crate) fn opts(&self) -> &RunOptions {
+        &self.opts
+    }
+
+    /// The system's specification.
+    pub(crate) fn spec(&self) -> &SystemSpec {
+        &self.spec
+    }
+
+    /// The warm-up is over: what happens now is counted.
+    #[inline]
+    pub(crate) fn measuring(&self) -> bool {
+        self.now >= self.warmup_end()
+    }
+
+    /// When the warm-up ends and the measured window starts.
+    #[inline]
+    pub(crate) fn warmup_end(&self) -> SimTime {
+        SimTime(self.opts.warmup_ns)
+    }
+
+    /// Schedules a database timer at `at`.
+    #[inline]
+    pub(crate) fn schedule_db(&mut self, at: SimTime, timer: DbTimer) {
+        self.queue.schedule(at, Event::Db(timer));
+    }
+
+    /// Issues a database I/O on `target` now; it comes back as a [`DbIoDone`].
+    #[inline]
+    pub(crate) fn issue_db_io(
+        &mut self,
+        io: DbIo,
+        target: u32,
+        lba: u64,
+        sectors: u64,
+        write: bool,
+    ) {
+        self.issue_host(Issuer::Db(io), target, lba, sectors, write, self.now);
     }
 }

@@ -73,25 +73,16 @@
 use crate::divisor::Divisor;
 use std::fmt;
 
-// Explicit paths (relative to this file's directory) resolve the same whether
-// this file is reached as `mod raid;` or through a `#[path]` attribute.
-#[path = "raid/degraded.rs"]
 mod degraded;
 #[cfg(test)]
-#[path = "raid/degraded_props.rs"]
 mod degraded_props;
 #[cfg(test)]
-#[path = "raid/degraded_tests.rs"]
 mod degraded_tests;
-#[path = "raid/failed.rs"]
 mod failed;
-#[path = "raid/plan.rs"]
 mod plan;
 #[cfg(test)]
-#[path = "raid/test_util.rs"]
 mod test_util;
 #[cfg(test)]
-#[path = "raid/tests.rs"]
 mod tests;
 
 pub use failed::{DataLoss, DiskIndexTooLarge, FailedDisks, LostAt};

@@ -77,21 +77,14 @@
 use std::collections::BTreeMap;
 use std::io::BufRead;
 
-#[path = "trace/blkparse.rs"]
 mod blkparse;
 #[cfg(test)]
-#[path = "trace/edge_tests.rs"]
 mod edge_tests;
-#[path = "trace/fields.rs"]
 mod fields;
-#[path = "trace/fio.rs"]
 mod fio;
-#[path = "trace/msr.rs"]
 mod msr;
-#[path = "trace/spc.rs"]
 mod spc;
 #[cfg(test)]
-#[path = "trace/tests.rs"]
 mod tests;
 
 /// A trace file format.

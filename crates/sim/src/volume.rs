@@ -50,12 +50,9 @@
 //! Requests beyond [`Volume::capacity_sectors`] are a caller bug: they trip a
 //! `debug_assert!`; release builds clip them to the capacity.
 
-#[path = "volume/asm.rs"]
 mod asm;
-#[path = "volume/error.rs"]
 mod error;
 #[cfg(test)]
-#[path = "volume/tests.rs"]
 mod tests;
 
 use crate::divisor::Divisor;

@@ -7,8 +7,8 @@
 //! (`dpaws/select-row`, 2 s, no warm-up) creates the 15 DPAWS tables of 100,000 rows and warms
 //! the caches. Then the tools take turns in short rounds (storlab, pgbench, storlab, pgbench,
 //! ...); each round gives one transactions/s ratio and one client-CPU ratio, and the bench is
-//! judged on the median of the rounds' ratios (min and max beside it; see the io crate's
-//! benches/support/mod.rs for why; runs.rs holds one run of each tool):
+//! judged on the median of the rounds' ratios (min and max beside it; see
+//! crates/bench-support for why; runs.rs holds one run of each tool):
 //!
 //! - storlab: `dpaws/select-row`, 8 clients, 6 s after a 2 s warm-up, through
 //!   `storlab_db::run_db` with `Server::Dsn`; transactions/s = tx_per_min / 60 (each
@@ -35,10 +35,7 @@
 // Wall-clock timing is what a benchmark measures.
 #![allow(clippy::disallowed_methods)]
 
-// Shared with fio_compare, which uses other parts of it.
-#[allow(dead_code)]
-#[path = "../../../io/benches/support/mod.rs"]
-mod support;
+use storlab_bench_support as support;
 
 mod runs;
 

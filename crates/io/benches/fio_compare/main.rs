@@ -6,7 +6,7 @@
 //! reads, one job, in two cases: psync at depth 1 and io_uring at depth 32. Per case the tools
 //! take turns in short rounds (each run 4 s after a 1 s ramp); each round gives one IO/s ratio
 //! and one CPU-per-I/O ratio, and the case is judged on the median of its rounds' ratios (min
-//! and max beside it; see support/mod.rs for why). Which tool goes first in a round changes
+//! and max beside it; see crates/bench-support for why). Which tool goes first in a round changes
 //! every second round (storlab first in rounds 1-2, fio in 3-4, ...), so each CPU sees both
 //! orders equally often and a drift of the shared disk within a round (a host cache warming,
 //! a neighbour's burst) favours neither tool; the medians by order are reported beside.
@@ -45,10 +45,7 @@
 mod fio;
 mod placement;
 mod summary;
-// Shared with pgbench_compare, which uses other parts of it.
-#[allow(dead_code)]
-#[path = "../support/mod.rs"]
-mod support;
+use storlab_bench_support as support;
 
 use std::path::{Path, PathBuf};
 

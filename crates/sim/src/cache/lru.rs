@@ -244,5 +244,4 @@ impl SegmentCache {
 }
 
 #[cfg(test)]
-#[path = "lru_tests.rs"]
 mod tests;

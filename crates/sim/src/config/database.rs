@@ -29,8 +29,8 @@ const MAX_SESSIONS: u64 = 100_000;
 const MAX_BUFFER_BYTES: u64 = 1 << 40;
 /// Largest operating-system cache: 256 GiB (about 1.5 GB of model memory when warm).
 const MAX_OS_CACHE_BYTES: u64 = 256 << 30;
-use crate::dbmodel::layout::Layout;
-use crate::dbmodel::{MeasuredProfile, Table};
+use crate::db::layout::Layout;
+use crate::db::{MeasuredProfile, Table};
 
 /// The tests the model runs (the names of `storlab db`'s suites).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -184,5 +184,4 @@ fn bytes_wide(b: u128) -> String {
 }
 
 #[cfg(test)]
-#[path = "limits_tests.rs"]
 mod tests;

@@ -572,5 +572,4 @@ fn resolve_model(
 }
 
 #[cfg(test)]
-#[path = "resolve_tests.rs"]
 mod tests;

@@ -512,5 +512,4 @@ impl Hdd {
 }
 
 #[cfg(test)]
-#[path = "hdd_tests.rs"]
 mod tests;

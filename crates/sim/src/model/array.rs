@@ -3,13 +3,13 @@
 //! group's devices, and completion back to the controller or the rebuild.
 
 use super::state::{AreqKind, ArrayReq, DiskOp, OpClass};
-use super::Model;
+use super::Stack;
 use crate::config::MirrorRead;
 use crate::device::Command;
-use crate::engine::{Event, SimTime};
+use crate::engine::Event;
 use crate::raid::{DiskIo, ReadExtent, WritePlan};
 
-impl Model {
+impl Stack {
     /// Plans and issues an array read; None when the data is lost.
     pub(super) fn issue_read(
         &mut self,
@@ -171,28 +171,26 @@ impl Model {
             areq,
             disk,
             cmd,
-            arrived_ns: self.now,
+            arrived_at: self.now,
             class,
         });
         let op = self.ops.get_mut(id);
         op.cmd.op = id;
         let cmd = op.cmd;
         if let Some(s) = self.devices[disk as usize].submit(self.now, cmd) {
-            self.queue
-                .schedule(SimTime(s.done_ns), Event::DeviceDone(s.op));
+            self.queue.schedule(s.done, Event::DeviceDone(s.op));
         }
     }
 
     pub(super) fn on_disk_done(&mut self, op_id: u32) {
         let op = self.ops.take(op_id);
         let disk = op.disk;
-        if let Some(s) = self.devices[disk as usize].complete(self.now, &op.cmd, op.arrived_ns) {
-            self.queue
-                .schedule(SimTime(s.done_ns), Event::DeviceDone(s.op));
+        if let Some(s) = self.devices[disk as usize].complete(self.now, &op.cmd, op.arrived_at) {
+            self.queue.schedule(s.done, Event::DeviceDone(s.op));
         }
         let areq = self.areqs.get_mut(op.areq);
         let grp = &mut self.groups[areq.group as usize];
-        let took = self.now - op.arrived_ns;
+        let took = self.now - op.arrived_at;
         match op.class {
             OpClass::Destage => {
                 grp.stats.destage_ops += 1;

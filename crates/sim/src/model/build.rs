@@ -6,12 +6,13 @@ use std::collections::VecDeque;
 use storlab_core::LatencyHistogram;
 
 use super::state::*;
-use super::{Model, RunOptions};
+use super::{Model, RunOptions, Stack};
 use crate::cache::{DirtyPages, SegmentCache};
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{FailureSpec, SystemSpec, WorkloadSpec};
+use crate::db::DbEngine;
 use crate::device::{Device, DiskModel, Mechanism};
-use crate::engine::EventQueue;
+use crate::engine::{EventQueue, SimTime};
 use crate::metrics::HostStats;
 use crate::raid::FailedDisks;
 use crate::rng::{Purpose, Rng};
@@ -86,8 +87,8 @@ impl Model {
                 destaging_pages: 0,
                 destage_active: false,
                 waiters: VecDeque::new(),
-                cpu_free_ns: 0,
-                mirror_free_ns: 0,
+                cpu_free_at: SimTime(0),
+                mirror_free_at: SimTime(0),
                 mirror: c.mirror_writes,
                 write_through: false,
                 groups: Vec::new(),
@@ -147,7 +148,7 @@ impl Model {
             .paths
             .iter()
             .map(|p| PathRt {
-                free_ns: 0,
+                free_at: SimTime(0),
                 ns_per_byte: p.ns_per_byte,
                 latency_ns: p.latency_ns,
                 controller: p.controller,
@@ -168,8 +169,8 @@ impl Model {
                 last_lba: 0,
             })
             .collect();
-        let mut model = Model {
-            now: 0,
+        let mut stack = Stack {
+            now: SimTime(0),
             opts,
             queue: EventQueue::new(),
             spec: spec.clone(),
@@ -193,7 +194,6 @@ impl Model {
             failed_once: false,
             log: Vec::new(),
             trace: None,
-            db: None,
             host: HostStats::new(opts.warmup_ns),
             host_from_db: false,
             phase_latency: [
@@ -206,15 +206,18 @@ impl Model {
             host_completed: 0,
             scratch: Scratch::default(),
         };
-        model.build_jobs(workload)?;
-        if let Some(d) = &workload.database {
-            model.build_db(d)?;
-        }
-        Ok(model)
+        stack.build_jobs(workload)?;
+        let db = match &workload.database {
+            Some(d) => Some(Box::new(DbEngine::build(d, &mut stack)?)),
+            None => None,
+        };
+        Ok(Model { stack, db })
     }
+}
 
+impl Stack {
     /// A target over LUNs: a configured volume, or the concatenation of `luns`.
-    pub(super) fn add_target(&mut self, volume: Option<u32>, luns: &[u32]) -> Result<u32, String> {
+    pub(crate) fn add_target(&mut self, volume: Option<u32>, luns: &[u32]) -> Result<u32, String> {
         let t = match volume {
             Some(v) => {
                 let v = &self.spec.volumes[v as usize];

@@ -2,10 +2,11 @@
 //! watermark destage in address order, write-through, and the NVS-full wait.
 
 use super::state::{AreqKind, NvsWaiter, SeqStream, Waiters, SEQ_SLOTS};
-use super::Model;
+use super::Stack;
 use crate::cache::page_key;
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::WritePolicy;
+use crate::engine::SimTime;
 use crate::raid::Layout;
 
 /// Longest destage run: 1 MiB, rounded down to whole stripes (at least one stripe).
@@ -19,9 +20,9 @@ pub(super) fn destage_run_pages(layout: &Layout) -> u64 {
     stripe * (DESTAGE_RUN_SECTORS / stripe).max(1) / PAGE_SECTORS
 }
 
-impl Model {
+impl Stack {
     /// A read piece: hit, wait for fetches in flight, or fetch.
-    pub(super) fn read_piece(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, t_cpu: u64) {
+    pub(super) fn read_piece(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, t_cpu: SimTime) {
         let grp = &mut self.groups[g as usize];
         grp.stats.host_reads += 1;
         if !grp.read_cache {
@@ -211,7 +212,7 @@ impl Model {
     }
 
     /// A write piece: into NVS (maybe waiting for space), or through to the disks.
-    pub(super) fn write_piece(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, t_cpu: u64) {
+    pub(super) fn write_piece(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, t_cpu: SimTime) {
         let grp = &mut self.groups[g as usize];
         grp.stats.host_writes += 1;
         let ctrl = grp.ctrl as usize;
@@ -231,7 +232,7 @@ impl Model {
             group: g,
             lba,
             sectors,
-            since_ns: t_cpu,
+            since: t_cpu,
         });
     }
 
@@ -259,7 +260,7 @@ impl Model {
     /// room for the pages the write adds; false (nothing changed) when it has not. A
     /// controller that took over its failed peer's LUNs holds both caches' dirty pages, more
     /// than its own capacity: it has no room until destaging brings it back under.
-    fn try_accept(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, ready_ns: u64) -> bool {
+    fn try_accept(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, ready_at: SimTime) -> bool {
         let ctrl = self.groups[g as usize].ctrl as usize;
         let room = self
             .spec
@@ -276,11 +277,11 @@ impl Model {
         let cs = &self.spec.controllers;
         let c = &mut self.ctrls[ctrl];
         c.dirty_pages += added;
-        let mut ack = ready_ns;
+        let mut ack = ready_at;
         if c.mirror {
-            let start = ready_ns.max(c.mirror_free_ns);
-            c.mirror_free_ns = start + crate::divisor::scale(sectors * 512, cs.mirror_ns_per_byte);
-            ack = c.mirror_free_ns + cs.mirror_latency_ns;
+            let start = ready_at.max(c.mirror_free_at);
+            c.mirror_free_at = start + crate::divisor::scale(sectors * 512, cs.mirror_ns_per_byte);
+            ack = c.mirror_free_at + cs.mirror_latency_ns;
         }
         self.piece_done(pid, ack, false);
         self.pump_destage(ctrl);
@@ -290,8 +291,7 @@ impl Model {
     /// Admits NVS waiters in arrival order while they fit.
     fn admit_waiters(&mut self, ctrl: usize) {
         while let Some(w) = self.ctrls[ctrl].waiters.front() {
-            let (pid, group, lba, sectors, since) =
-                (w.piece, w.group, w.lba, w.sectors, w.since_ns);
+            let (pid, group, lba, sectors, since) = (w.piece, w.group, w.lba, w.sectors, w.since);
             // The next waiter's dirty-page entry, loading while this one is admitted.
             if let Some(n) = self.ctrls[ctrl].waiters.get(1) {
                 self.groups[n.group as usize]
@@ -302,7 +302,7 @@ impl Model {
                 break;
             }
             self.ctrls[ctrl].waiters.pop_front();
-            self.groups[group as usize].stats.nvs_delay_ns += self.now.saturating_sub(since);
+            self.groups[group as usize].stats.nvs_delay_ns += self.now.saturating_since(since);
         }
     }
 

@@ -1,14 +1,14 @@
 //! Failures (disks, paths, controllers, failure groups) and rebuilds onto spares.
 
 use super::state::{AreqKind, OpClass, RebuildTask};
-use super::Model;
+use super::Stack;
 use crate::config::{FailureTarget, WritePolicy};
-use crate::engine::{Event, SimTime};
+use crate::engine::Event;
 
 /// Rebuild works in chunks of 1 MiB of member address space.
 const REBUILD_CHUNK_SECTORS: u64 = 2048;
 
-impl Model {
+impl Stack {
     pub(super) fn on_failure(&mut self, i: u32) {
         let f = self.failures[i as usize].clone();
         self.note("failure", &f.label, "failed".into());
@@ -77,8 +77,8 @@ impl Model {
                 next_lba: 0,
                 end_lba: grp.layout.usable_disk_sectors(),
                 inflight: 0,
-                started_ns: start,
-                finished_ns: None,
+                started_at: start,
+                finished_at: None,
                 bytes: 0,
                 failed: false,
             });
@@ -88,8 +88,7 @@ impl Model {
                 &format!("{name}.d{m}"),
                 format!("onto {spare_name}"),
             );
-            self.queue
-                .schedule(SimTime(start), Event::RebuildTick(task));
+            self.queue.schedule(start, Event::RebuildTick(task));
         }
     }
 
@@ -154,7 +153,7 @@ impl Model {
             let waiting = std::mem::take(&mut self.ctrls[to as usize].waiters);
             for w in waiting {
                 self.groups[w.group as usize].stats.nvs_delay_ns +=
-                    self.now.saturating_sub(w.since_ns);
+                    self.now.saturating_since(w.since);
                 self.write_through(w.piece, w.group, w.lba, w.sectors);
             }
         }
@@ -178,15 +177,15 @@ impl Model {
         loop {
             let task = &self.rebuilds[t as usize];
             if task.failed
-                || task.finished_ns.is_some()
+                || task.finished_at.is_some()
                 || task.inflight >= outstanding
                 || task.next_lba >= task.end_lba
             {
                 break;
             }
-            let allowed = task.started_ns + (task.bytes as f64 * ns_per_byte) as u64;
+            let allowed = task.started_at + (task.bytes as f64 * ns_per_byte) as u64;
             if allowed > self.now {
-                self.queue.schedule(SimTime(allowed), Event::RebuildTick(t));
+                self.queue.schedule(allowed, Event::RebuildTick(t));
                 break;
             }
             let (g, m, lba) = (task.group, task.member, task.next_lba);
@@ -229,13 +228,13 @@ impl Model {
             self.pump_rebuild(t);
             return;
         }
-        task.finished_ns = Some(self.now);
+        task.finished_at = Some(self.now);
         let (g, m, spare) = (task.group, task.member, task.spare);
         let label = task.label.clone();
         let grp = &mut self.groups[g as usize];
         grp.members[m as usize] = spare;
         grp.failed.clear(m);
-        let secs = (self.now - self.rebuilds[t as usize].started_ns) as f64 / 1e9;
+        let secs = (self.now - self.rebuilds[t as usize].started_at) as f64 / 1e9;
         self.note("rebuild_done", &label, format!("after {secs:.1} s"));
     }
 }

@@ -4,7 +4,7 @@
 use storlab_core::stream::JobStream;
 
 use super::state::*;
-use super::Model;
+use super::{DbIoDone, Stack};
 use crate::config::limits::OPEN_LOOP_MAX_OUTSTANDING;
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{HostScheduler, MultipathPolicy, WorkloadSpec};
@@ -17,7 +17,7 @@ const IO_ERROR_NS: u64 = 1_000_000_000;
 /// Deadline scheduler: a queued piece older than this is served first.
 const DEADLINE_NS: u64 = 500_000_000;
 
-impl Model {
+impl Stack {
     pub(super) fn build_jobs(&mut self, workload: &WorkloadSpec) -> Result<(), String> {
         for (si, s) in workload.streams.iter().enumerate() {
             let p = &s.profile;
@@ -71,7 +71,7 @@ impl Model {
         if job.mean_interarrival_ns > 0.0 {
             let gap = job.arrivals.exp(job.mean_interarrival_ns) as u64;
             self.queue
-                .schedule(SimTime(self.now + gap.max(1)), Event::JobIssue(j));
+                .schedule(self.now + gap.max(1), Event::JobIssue(j));
             // An overloaded array would otherwise queue arrivals without end: past the bound
             // they are dropped and counted (reported as overload).
             let s = &mut self.streams[job.stream as usize];
@@ -142,15 +142,15 @@ impl Model {
         }
     }
 
-    /// [`Model::prefetch_pieces`] for an I/O not yet mapped.
-    pub(super) fn prefetch_io(&mut self, target: u32, lba: u64, sectors: u64, write: bool) {
+    /// [`Stack::prefetch_pieces`] for an I/O not yet mapped.
+    pub(crate) fn prefetch_io(&mut self, target: u32, lba: u64, sectors: u64, write: bool) {
         let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
         self.map_io(target, lba, sectors, &mut pieces);
         self.prefetch_pieces(target, &pieces, write);
         self.scratch.vol_pieces = pieces;
     }
 
-    /// Issues a host request on `target`; `start_ns` is when it was meant to start.
+    /// Issues a host request on `target`; `start_at` is when it was meant to start.
     pub(super) fn issue_host(
         &mut self,
         issuer: Issuer,
@@ -158,15 +158,15 @@ impl Model {
         lba: u64,
         sectors: u64,
         write: bool,
-        start_ns: u64,
+        start_at: SimTime,
     ) {
         let mut pieces = std::mem::take(&mut self.scratch.vol_pieces);
         self.map_io(target, lba, sectors, &mut pieces);
         self.scratch.vol_pieces = pieces;
-        self.issue_mapped(issuer, target, lba, sectors, write, start_ns);
+        self.issue_mapped(issuer, target, lba, sectors, write, start_at);
     }
 
-    /// [`Model::issue_host`] for a request already mapped into `self.scratch.vol_pieces`.
+    /// [`Stack::issue_host`] for a request already mapped into `self.scratch.vol_pieces`.
     fn issue_mapped(
         &mut self,
         issuer: Issuer,
@@ -174,7 +174,7 @@ impl Model {
         lba: u64,
         sectors: u64,
         write: bool,
-        start_ns: u64,
+        start_at: SimTime,
     ) {
         debug_assert!({
             let mut check = Vec::new();
@@ -185,9 +185,9 @@ impl Model {
             issuer,
             write,
             bytes: sectors * 512,
-            start_ns,
+            start_at,
             pending: 1,
-            ready_ns: self.now,
+            ready_at: self.now,
             path: 0,
             error: false,
         });
@@ -206,7 +206,7 @@ impl Model {
         } else {
             self.now
         };
-        self.hosts.get_mut(h).ready_ns = arrive;
+        self.hosts.get_mut(h).ready_at = arrive;
         let mut i = 0;
         while i < pieces.len() {
             let extent = pieces[i].extent;
@@ -267,7 +267,15 @@ impl Model {
         copies.iter().position(healthy)
     }
 
-    fn add_piece(&mut self, h: u32, lun: u32, lba: u64, sectors: u64, write: bool, arrive: u64) {
+    fn add_piece(
+        &mut self,
+        h: u32,
+        lun: u32,
+        lba: u64,
+        sectors: u64,
+        write: bool,
+        arrive: SimTime,
+    ) {
         self.hosts.get_mut(h).pending += 1;
         let pid = self.pieces.insert(Piece {
             host: h,
@@ -275,8 +283,8 @@ impl Model {
             lba,
             sectors,
             write,
-            arrive_ns: arrive,
-            queued_ns: self.now,
+            arrive_at: arrive,
+            queued_at: self.now,
             waits: 0,
             error: false,
         });
@@ -293,7 +301,7 @@ impl Model {
     fn dispatch_piece(&mut self, pid: u32) {
         let p = self.pieces.get(pid);
         let (lun, lba, sectors, write, arrive) =
-            (p.lun, p.lba, p.sectors, p.write, p.arrive_ns.max(self.now));
+            (p.lun, p.lba, p.sectors, p.write, p.arrive_at.max(self.now));
         let l = &mut self.luns[lun as usize];
         l.outstanding += 1;
         let (g, glba) = (l.group, l.offset + lba);
@@ -310,15 +318,15 @@ impl Model {
         }
     }
 
-    fn controller_time(&mut self, ctrl: u32, arrive: u64) -> u64 {
+    fn controller_time(&mut self, ctrl: u32, arrive: SimTime) -> SimTime {
         let c = &mut self.ctrls[ctrl as usize];
-        let start = arrive.max(c.cpu_free_ns);
-        c.cpu_free_ns = start + self.spec.controllers.overhead_ns;
-        c.cpu_free_ns
+        let start = arrive.max(c.cpu_free_at);
+        c.cpu_free_at = start + self.spec.controllers.overhead_ns;
+        c.cpu_free_at
     }
 
-    /// A piece is ready at `ready_ns` (data in cache, write accepted) or failed.
-    pub(super) fn piece_done(&mut self, pid: u32, ready_ns: u64, error: bool) {
+    /// A piece is ready at `ready_at` (data in cache, write accepted) or failed.
+    pub(super) fn piece_done(&mut self, pid: u32, ready_at: SimTime, error: bool) {
         let p = self.pieces.take(pid);
         let l = &mut self.luns[p.lun as usize];
         l.outstanding -= 1;
@@ -328,7 +336,7 @@ impl Model {
         if error {
             self.hosts.get_mut(p.host).error = true;
         }
-        self.host_part_done(p.host, ready_ns);
+        self.host_part_done(p.host, ready_at);
     }
 
     fn next_queued(&mut self, lun: u32) -> Option<u32> {
@@ -343,7 +351,7 @@ impl Model {
                 let (now, from) = (self.now, l.last_lba);
                 let expired = q
                     .iter()
-                    .position(|&p| now - pieces.get(p).queued_ns > DEADLINE_NS);
+                    .position(|&p| now - pieces.get(p).queued_at > DEADLINE_NS);
                 let key = |i: usize| {
                     let lba = pieces.get(q[i]).lba;
                     (lba < from, lba)
@@ -356,9 +364,9 @@ impl Model {
         Some(pid)
     }
 
-    fn host_part_done(&mut self, h: u32, ready_ns: u64) {
+    fn host_part_done(&mut self, h: u32, ready_at: SimTime) {
         let req = self.hosts.get_mut(h);
-        req.ready_ns = req.ready_ns.max(ready_ns);
+        req.ready_at = req.ready_at.max(ready_at);
         req.pending -= 1;
         if req.pending > 0 {
             return;
@@ -367,20 +375,20 @@ impl Model {
             self.fail_host(h);
             return;
         }
-        let (write, bytes, ready, path) = (req.write, req.bytes, req.ready_ns, req.path);
+        let (write, bytes, ready, path) = (req.write, req.bytes, req.ready_at, req.path);
         let delivered = if write {
             ready
         } else {
             self.path_transfer(path, ready, bytes)
         };
         let done = delivered.max(self.now) + self.paths[path as usize].latency_ns;
-        self.queue.schedule(SimTime(done), Event::HostDone(h));
+        self.queue.schedule(done, Event::HostDone(h));
     }
 
     fn fail_host(&mut self, h: u32) {
         self.hosts.get_mut(h).error = true;
         self.queue
-            .schedule(SimTime(self.now + IO_ERROR_NS), Event::HostDone(h));
+            .schedule(self.now + IO_ERROR_NS, Event::HostDone(h));
     }
 
     /// The path for a request whose first piece is on `lun`, by the multipath policy.
@@ -415,31 +423,33 @@ impl Model {
         }
     }
 
-    /// Reserves `path` for `bytes` from `ready_ns`; returns when the transfer ends.
-    pub(super) fn path_transfer(&mut self, path: u32, ready_ns: u64, bytes: u64) -> u64 {
+    /// Reserves `path` for `bytes` from `ready_at`; returns when the transfer ends.
+    pub(super) fn path_transfer(&mut self, path: u32, ready_at: SimTime, bytes: u64) -> SimTime {
         let p = &mut self.paths[path as usize];
-        let start = ready_ns.max(p.free_ns);
-        p.free_ns = start + crate::divisor::scale(bytes, p.ns_per_byte);
+        let start = ready_at.max(p.free_at);
+        p.free_at = start + crate::divisor::scale(bytes, p.ns_per_byte);
         p.ios += 1;
         p.bytes += bytes;
-        p.free_ns
+        p.free_at
     }
 
-    pub(super) fn on_host_done(&mut self, h: u32) {
+    /// A host request completes: counted, and its issuer goes on. A database I/O is handed
+    /// back for the database engine.
+    pub(super) fn on_host_done(&mut self, h: u32) -> Option<DbIoDone> {
         let req = self.hosts.take(h);
         self.host_completed += 1;
-        let latency = self.now - req.start_ns;
+        let latency = self.now - req.start_at;
+        let mut measured = false;
         if req.error {
-            if self.now >= self.opts.warmup_ns {
+            if self.now >= self.warmup_end() {
                 self.io_errors += 1;
             }
         } else {
-            if self.now >= self.opts.warmup_ns {
-                if let Issuer::Db(io) = req.issuer {
-                    self.db_record(io, req.write, req.bytes, latency);
-                }
+            if self.now >= self.warmup_end() {
+                measured = true;
                 if !self.host_from_db {
-                    self.host.record(self.now, req.write, req.bytes, latency);
+                    self.host
+                        .record(self.now.ns(), req.write, req.bytes, latency);
                 }
             }
             // Latency before, during and after a rebuild: reported only when a failure
@@ -451,22 +461,31 @@ impl Model {
         }
         match req.issuer {
             Issuer::Trace => self.trace_request_done(),
-            Issuer::Db(io) => self.db_io_done(io),
+            Issuer::Db(io) => {
+                return Some(DbIoDone {
+                    io,
+                    write: req.write,
+                    bytes: req.bytes,
+                    latency_ns: latency,
+                    measured,
+                })
+            }
             Issuer::Job(j) => {
                 let job = &self.jobs[j as usize];
                 if job.mean_interarrival_ns > 0.0 {
                     let s = &mut self.streams[job.stream as usize];
                     s.open_outstanding -= 1;
                     s.completed += 1;
-                    return;
+                    return None;
                 }
                 if job.think_ns > 0 {
                     self.queue
-                        .schedule(SimTime(self.now + job.think_ns), Event::JobIssue(j));
+                        .schedule(self.now + job.think_ns, Event::JobIssue(j));
                 } else {
                     self.issue_job_io(j);
                 }
             }
         }
+        None
     }
 }

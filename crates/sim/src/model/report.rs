@@ -5,7 +5,9 @@ use storlab_core::result::{
     Target, TargetKind, Workload, WorkloadKind,
 };
 
-use super::Model;
+use super::{Model, Stack};
+use crate::db::DbEngine;
+use crate::engine::SimTime;
 use crate::metrics::{round3, round4, INTERVAL_NS};
 use crate::raid::RaidLevel;
 
@@ -30,22 +32,31 @@ fn pct(part: u64, whole: u64) -> f64 {
 }
 
 impl Model {
-    pub(super) fn into_run(mut self) -> Run {
+    /// The result of the run: the stack's figures, with the database's when there is one.
+    pub(super) fn into_run(self) -> Run {
+        self.stack.into_run(self.db.as_deref())
+    }
+}
+
+impl Stack {
+    fn into_run(mut self, db: Option<&DbEngine>) -> Run {
         let now = self.now;
         for d in &mut self.devices {
             d.close_stats(now);
         }
         let window_ns = self.opts.duration_ns;
         let secs = window_ns as f64 / 1e9;
-        if self.host_from_db {
-            self.host = self.db_host_stats();
+        if let Some(db) = db.filter(|_| self.host_from_db) {
+            self.host = db.host_stats();
         }
         let h = &self.host;
         let mut metrics = Metrics {
             io_errors: self.io_errors,
             ..h.metrics(secs)
         };
-        self.db_metrics(&mut metrics, secs);
+        if let Some(db) = db {
+            db.metrics(&mut metrics, secs);
+        }
         let devices = self
             .devices
             .iter()
@@ -91,7 +102,9 @@ impl Model {
         }
         warnings.extend(self.overload_warnings(secs));
         let mut series = self.host.series(intervals);
-        self.db_series(&mut series);
+        if let Some(db) = db {
+            db.series(&mut series);
+        }
         Run {
             target: Target {
                 name: self.spec.name.clone(),
@@ -102,14 +115,14 @@ impl Model {
             },
             workload: Workload {
                 name: self.workload_name.clone(),
-                kind: if self.db.is_some() {
+                kind: if db.is_some() {
                     WorkloadKind::Db
                 } else {
                     WorkloadKind::Io
                 },
                 duration_s: secs,
                 warmup_s: self.opts.warmup_ns as f64 / 1e9,
-                parameters: self.db_parameters().unwrap_or_else(|| {
+                parameters: db.and_then(|d| d.parameters(secs)).unwrap_or_else(|| {
                     serde_json::to_value(
                         self.streams.iter().map(|s| &s.profile).collect::<Vec<_>>(),
                     )
@@ -135,7 +148,7 @@ impl Model {
                 .collect(),
             events: std::mem::take(&mut self.log),
             rebuilds: self.rebuild_metrics(),
-            classes: self.db_classes(secs),
+            classes: db.map_or_else(Vec::new, |d| d.classes(secs)),
             iostat: Vec::new(),
             tool: None,
             verify: None,
@@ -153,19 +166,19 @@ impl Model {
     }
 }
 
-impl Model {
+impl Stack {
     fn rebuild_metrics(&self) -> Vec<RebuildMetrics> {
         let summary = |h: &storlab_core::LatencyHistogram| h.summary_ms();
         self.rebuilds
             .iter()
             .map(|r| {
-                let end = r.finished_ns.unwrap_or(self.now);
+                let end = r.finished_at.unwrap_or(self.now);
                 RebuildMetrics {
                     member: r.label.clone(),
                     spare: self.devices[r.spare as usize].name.clone(),
-                    start_s: r.started_ns as f64 / 1e9,
-                    end_s: r.finished_ns.map(|t| t as f64 / 1e9),
-                    duration_s: round3(end.saturating_sub(r.started_ns) as f64 / 1e9),
+                    start_s: r.started_at.secs_f64(),
+                    end_s: r.finished_at.map(SimTime::secs_f64),
+                    duration_s: round3(end.saturating_since(r.started_at) as f64 / 1e9),
                     rebuilt_mb: round3(r.bytes as f64 / 1e6),
                     latency_ms_before: summary(&self.phase_latency[0]),
                     latency_ms_during: summary(&self.phase_latency[1]),
@@ -194,7 +207,7 @@ fn device_metrics(d: &crate::device::Device, window_ns: u64) -> DeviceMetrics {
     }
 }
 
-impl Model {
+impl Stack {
     /// One warning per open-loop stream that dropped arrivals: the array could not keep up
     /// with the requested rate.
     fn overload_warnings(&self, secs: f64) -> Vec<String> {

@@ -9,6 +9,7 @@ use storlab_core::IoProfile;
 use crate::cache::{DirtyPages, SegmentCache};
 use crate::config::MirrorRead;
 use crate::device::Command;
+use crate::engine::SimTime;
 use crate::metrics::GroupStats;
 use crate::raid::{DiskIo, FailedDisks, Layout};
 use crate::rng::Rng;
@@ -56,7 +57,7 @@ pub(super) struct NvsWaiter {
     pub group: u32,
     pub lba: u64,
     pub sectors: u64,
-    pub since_ns: u64,
+    pub since: SimTime,
 }
 
 pub(super) struct CtrlRt {
@@ -67,8 +68,8 @@ pub(super) struct CtrlRt {
     pub destaging_pages: u64,
     pub destage_active: bool,
     pub waiters: VecDeque<NvsWaiter>,
-    pub cpu_free_ns: u64,
-    pub mirror_free_ns: u64,
+    pub cpu_free_at: SimTime,
+    pub mirror_free_at: SimTime,
     /// Writes are copied to a peer's cache before they are acknowledged: mirroring is on
     /// and another controller is alive.
     pub mirror: bool,
@@ -85,7 +86,7 @@ pub(super) struct CtrlRt {
 }
 
 pub(super) struct PathRt {
-    pub free_ns: u64,
+    pub free_at: SimTime,
     pub ns_per_byte: f64,
     pub latency_ns: u64,
     pub controller: Option<u32>,
@@ -143,7 +144,7 @@ pub(super) struct Job {
 pub(super) enum Issuer {
     Job(u32),
     Trace,
-    Db(super::db::DbIo),
+    Db(crate::db::DbIo),
 }
 
 #[derive(Clone, Copy)]
@@ -151,9 +152,9 @@ pub(super) struct HostReq {
     pub issuer: Issuer,
     pub write: bool,
     pub bytes: u64,
-    pub start_ns: u64,
+    pub start_at: SimTime,
     pub pending: u32,
-    pub ready_ns: u64,
+    pub ready_at: SimTime,
     pub path: u32,
     pub error: bool,
 }
@@ -166,8 +167,8 @@ pub(super) struct Piece {
     pub lba: u64,
     pub sectors: u64,
     pub write: bool,
-    pub arrive_ns: u64,
-    pub queued_ns: u64,
+    pub arrive_at: SimTime,
+    pub queued_at: SimTime,
     /// Fetches the piece still waits for.
     pub waits: u32,
     /// A fetch it waited for failed (data lost).
@@ -243,7 +244,7 @@ pub(super) struct DiskOp {
     pub areq: u32,
     pub disk: u32,
     pub cmd: Command,
-    pub arrived_ns: u64,
+    pub arrived_at: SimTime,
     pub class: OpClass,
 }
 
@@ -256,8 +257,8 @@ pub(super) struct RebuildTask {
     pub next_lba: u64,
     pub end_lba: u64,
     pub inflight: u32,
-    pub started_ns: u64,
-    pub finished_ns: Option<u64>,
+    pub started_at: SimTime,
+    pub finished_at: Option<SimTime>,
     pub bytes: u64,
     pub failed: bool,
 }

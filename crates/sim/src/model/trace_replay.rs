@@ -9,7 +9,7 @@
 use std::io::BufRead;
 
 use super::state::Issuer;
-use super::Model;
+use super::{Model, Stack};
 use crate::config::{resolve_placement, ConfigError};
 use crate::engine::{Event, SimTime};
 use crate::trace::{TraceError, TraceReader, TraceRecord};
@@ -85,12 +85,22 @@ pub(super) struct TraceRt {
 impl Model {
     /// Replays `source` (in addition to any workload streams).
     pub fn with_trace(mut self, source: TraceSource) -> Model {
-        let default_targets = if self.spec.volumes.is_empty() {
-            self.spec.luns.iter().map(|l| l.name.clone()).collect()
+        let default_targets = if self.stack.spec.volumes.is_empty() {
+            self.stack
+                .spec
+                .luns
+                .iter()
+                .map(|l| l.name.clone())
+                .collect()
         } else {
-            self.spec.volumes.iter().map(|v| v.name.clone()).collect()
+            self.stack
+                .spec
+                .volumes
+                .iter()
+                .map(|v| v.name.clone())
+                .collect()
         };
-        self.trace = Some(Box::new(TraceRt {
+        self.stack.trace = Some(Box::new(TraceRt {
             feed: source.feed,
             file: source.file,
             mode: source.mode,
@@ -103,13 +113,15 @@ impl Model {
         }));
         self
     }
+}
 
+impl Stack {
     pub(super) fn start_trace(&mut self) {
         let Some(t) = self.trace.as_ref() else { return };
         match t.mode {
             TraceMode::OpenLoop { .. } => {
                 if let Some(at) = self.fetch_record() {
-                    self.queue.schedule(SimTime(at), Event::TraceNext);
+                    self.queue.schedule(at, Event::TraceNext);
                 }
             }
             TraceMode::ClosedLoop { outstanding } => {
@@ -124,7 +136,7 @@ impl Model {
     }
 
     /// Reads the next record into `next`; returns its due time (open loop).
-    fn fetch_record(&mut self) -> Option<u64> {
+    fn fetch_record(&mut self) -> Option<SimTime> {
         let t = self.trace.as_mut()?;
         match t.feed.next_record()? {
             Ok(r) => {
@@ -134,7 +146,7 @@ impl Model {
                 };
                 t.next = Some(r);
                 t.records += 1;
-                Some((r.time_ns as f64 / speed) as u64)
+                Some(SimTime((r.time_ns as f64 / speed) as u64))
             }
             Err(e) => {
                 t.error = Some(ConfigError::invalid(
@@ -174,8 +186,7 @@ impl Model {
     pub(super) fn on_trace_next(&mut self) {
         self.issue_record(self.now);
         if let Some(at) = self.fetch_record() {
-            self.queue
-                .schedule(SimTime(at.max(self.now)), Event::TraceNext);
+            self.queue.schedule(at.max(self.now), Event::TraceNext);
         }
     }
 
@@ -189,8 +200,8 @@ impl Model {
         }
     }
 
-    /// Issues the fetched record; `start_ns` is when it was due.
-    fn issue_record(&mut self, start_ns: u64) {
+    /// Issues the fetched record; `start_at` is when it was due.
+    fn issue_record(&mut self, start_at: SimTime) {
         let Some(r) = self.trace.as_mut().and_then(|t| t.next.take()) else {
             return;
         };
@@ -200,7 +211,7 @@ impl Model {
         let cap = self.targets[target as usize].volume.capacity_sectors();
         let sectors = (r.bytes as u64).div_ceil(512).clamp(1, cap);
         let lba = (r.offset_bytes / 512) % (cap - sectors + 1);
-        self.issue_host(Issuer::Trace, target, lba, sectors, r.write, start_ns);
+        self.issue_host(Issuer::Trace, target, lba, sectors, r.write, start_at);
     }
 
     /// The target of trace device `device`, resolved and cached on first use.

@@ -2,7 +2,6 @@
 
 use super::*;
 
-#[path = "props.rs"]
 mod props;
 
 /// Pieces of one map() call.

@@ -3,7 +3,7 @@
 //! log volume.
 
 use storlab_core::result::Run;
-use storlab_sim::dbmodel::MeasuredProfile;
+use storlab_sim::db::MeasuredProfile;
 use storlab_sim::{parse_workload, simulate};
 
 use super::{opts, system, ENTERPRISE_RAID5};

@@ -461,5 +461,4 @@ fn positions_equal_their_definition() {
     }
 }
 
-#[path = "hdd_schedule_tests.rs"]
 mod schedule;

@@ -1,5 +1,5 @@
-//! What the benchmarks share (`fio_compare` here; `pgbench_compare` in storlab-db and
-//! `sim_throughput` in storlab-sim include this file with `#[path]`): the machine facts and
+//! What the benchmarks share (`fio_compare` in storlab-io, `pgbench_compare` in storlab-db,
+//! `sim_throughput` in storlab-sim, each a dev-dependency on this crate): the machine facts and
 //! JSON report every result carries, the statistics of alternating rounds, and number
 //! formatting.
 //!

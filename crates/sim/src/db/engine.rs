@@ -18,13 +18,12 @@ mod oscache;
 mod report;
 mod writer;
 
-use super::state::Issuer;
-use super::Model;
 use crate::config::DbSpec;
-use crate::dbmodel::layout::{Layout, NEW_BLOCK};
-use crate::dbmodel::{Archiver, BufferCache, DbTimer, DbWriter, LogConfig, LogWrite, LogWriter};
-use crate::engine::{Event, SimTime};
+use crate::db::layout::{Layout, NEW_BLOCK};
+use crate::db::{Archiver, BufferCache, DbTimer, DbWriter, LogConfig, LogWrite, LogWriter};
+use crate::engine::SimTime;
 use crate::metrics::INTERVAL_NS;
+use crate::model::{DbIoDone, Stack};
 use crate::rng::{Purpose, Rng};
 
 /// Sectors per 8 KiB block.
@@ -34,7 +33,7 @@ const DBWR_MAX_BLOCKS: u64 = 16;
 
 /// What a database I/O was for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum DbIo {
+pub(crate) enum DbIo {
     /// A session's synchronous block read.
     Read(u32),
     /// A session writing a dirty victim before it can read (no clean buffer).
@@ -63,8 +62,8 @@ struct Session {
     /// Thousandths of a modified block carried to the next operation (measured profiles
     /// give fractional blocks dirtied per operation).
     dirty_carry: u64,
-    wait_start: u64,
-    op_start: u64,
+    wait_start: SimTime,
+    op_start: SimTime,
     /// The operation after the current one, planned early (single-row tests).
     ahead: ops::Ahead,
 }
@@ -96,7 +95,9 @@ struct DbStats {
     archive_session_ns: u64,
 }
 
-pub(super) struct DbRt {
+/// The simulated database: present only when the workload has a `[database]`. Its handlers
+/// take the storage stack they issue I/O on as an argument.
+pub(crate) struct DbEngine {
     spec: DbSpec,
     data: u32,
     log_target: u32,
@@ -117,7 +118,7 @@ pub(super) struct DbRt {
     /// File-cache write-backs in flight.
     writebacks: u32,
     /// When each host CPU is next free.
-    cpu_free: Vec<u64>,
+    cpu_free: Vec<SimTime>,
     /// Rows completed in each one-second interval of the measured window.
     rows_by_second: Vec<u64>,
     /// Host I/O of the data files and of the log (iostat by role).
@@ -127,10 +128,10 @@ pub(super) struct DbRt {
     /// Log archiving: its target, the archiver, a log write held for it.
     archive_target: Option<u32>,
     archiver: Option<Archiver>,
-    held_log: Option<(LogWrite, u64)>,
+    held_log: Option<(LogWrite, SimTime)>,
 }
 
-impl DbRt {
+impl DbEngine {
     /// With a measured profile: marks as many of the plan's blocks modified as the profile
     /// says (heap blocks first, then leaves, then the rest of the descent), carrying the
     /// fraction to the session's next operation.
@@ -180,13 +181,14 @@ impl DbRt {
     }
 }
 
-impl Model {
-    pub(super) fn build_db(&mut self, spec: &DbSpec) -> Result<(), String> {
-        let data = self.add_target(spec.data.volume, &spec.data.luns)?;
+impl DbEngine {
+    /// Builds the database on `stack`: its data, log and archive targets, and its sessions.
+    pub(crate) fn build(spec: &DbSpec, stack: &mut Stack) -> Result<DbEngine, String> {
+        let data = stack.add_target(spec.data.volume, &spec.data.luns)?;
         let log_target = if spec.log_offset.is_some() {
             data
         } else {
-            self.add_target(spec.log.volume, &spec.log.luns)?
+            stack.add_target(spec.log.volume, &spec.log.luns)?
         };
         let layout = Layout::new(&spec.tables);
         if layout.blocks() >= u64::from(u32::MAX) {
@@ -197,16 +199,17 @@ impl Model {
             ));
         }
         let archive_target = match &spec.archive {
-            Some(a) => Some(self.add_target(a.volume, &a.luns)?),
+            Some(a) => Some(stack.add_target(a.volume, &a.luns)?),
             None => None,
         };
         let archiver = spec.archive.as_ref().map(|a| {
-            let slots = (a.bytes(&self.spec) / spec.log_file_bytes).max(1);
+            let slots = (a.bytes(stack.spec()) / spec.log_file_bytes).max(1);
             Archiver::new(spec.log_file_bytes, archive::ARCHIVE_CHUNK, slots)
         });
+        let opts = *stack.opts();
         let sessions = (0..spec.sessions)
             .map(|i| Session {
-                rng: Rng::derive(self.opts.seed, Purpose::Job, (1 << 40) | u64::from(i)),
+                rng: Rng::derive(opts.seed, Purpose::Job, (1 << 40) | u64::from(i)),
                 plan: Vec::new(),
                 next: 0,
                 rows: 0,
@@ -214,12 +217,12 @@ impl Model {
                 commits: false,
                 log_bytes: 0,
                 dirty_carry: 0,
-                wait_start: 0,
-                op_start: 0,
+                wait_start: SimTime(0),
+                op_start: SimTime(0),
                 ahead: ops::Ahead::new(),
             })
             .collect();
-        self.db = Some(Box::new(DbRt {
+        Ok(DbEngine {
             spec: spec.clone(),
             data,
             log_target,
@@ -241,95 +244,84 @@ impl Model {
             commit_latency: LatencyHistogram::new(),
             allocs: 0,
             writebacks: 0,
-            cpu_free: vec![0; spec.cpus as usize],
+            cpu_free: vec![SimTime(0); spec.cpus as usize],
             rows_by_second: Vec::new(),
-            data_io: HostStats::new(self.opts.warmup_ns),
-            log_io: HostStats::new(self.opts.warmup_ns),
-            archive_io: HostStats::new(self.opts.warmup_ns),
+            data_io: HostStats::new(opts.warmup_ns),
+            log_io: HostStats::new(opts.warmup_ns),
+            archive_io: HostStats::new(opts.warmup_ns),
             archive_target,
             archiver,
             held_log: None,
-        }));
-        Ok(())
+        })
     }
 
-    pub(super) fn start_db(&mut self) {
-        let Some(db) = self.db.as_ref() else { return };
-        let n = db.sessions.len() as u32;
-        let interval = db.spec.dbwr_interval_ns;
-        let checkpoint = db.spec.checkpoint_ns;
+    /// Starts every session's first operation, the writer's rounds and the checkpoints.
+    pub(crate) fn start(&mut self, stack: &mut Stack) {
+        let n = self.sessions.len() as u32;
+        let interval = self.spec.dbwr_interval_ns;
+        let checkpoint = self.spec.checkpoint_ns;
         for s in 0..n {
-            self.start_op(s);
+            self.start_op(s, stack);
         }
-        self.queue
-            .schedule(SimTime(self.now + interval), Event::Db(DbTimer::Writer));
+        stack.schedule_db(stack.now() + interval, DbTimer::Writer);
         if checkpoint > 0 {
-            self.queue.schedule(
-                SimTime(self.now + checkpoint),
-                Event::Db(DbTimer::Checkpoint),
-            );
+            stack.schedule_db(stack.now() + checkpoint, DbTimer::Checkpoint);
         }
     }
 
-    pub(super) fn on_db_timer(&mut self, t: DbTimer) {
+    pub(crate) fn on_timer(&mut self, t: DbTimer, stack: &mut Stack) {
         match t {
-            DbTimer::Session(s) => self.advance(s),
-            DbTimer::VictimBuffered(s) => self.victim_written(s),
-            DbTimer::WriterBuffered => self.writer_write_done(),
+            DbTimer::Session(s) => self.advance(s, stack),
+            DbTimer::VictimBuffered(s) => self.victim_written(s, stack),
+            DbTimer::WriterBuffered => self.writer_write_done(stack),
             DbTimer::Writer => {
-                let db = self.db.as_mut().expect("database timer without a database");
                 // Like PostgreSQL's background writer: clean ahead of the clock hand twice as
                 // many buffers as sessions allocated since the last round.
-                let frames = db.cache.frames();
-                let want = (2 * db.allocs).max(1) as usize;
-                db.allocs = 0;
-                let pages = db.cache.clean_ahead(frames, want);
-                db.writer.submit(&pages);
-                let next = self.now + db.spec.dbwr_interval_ns;
-                self.queue
-                    .schedule(SimTime(next), Event::Db(DbTimer::Writer));
-                self.pump_writer();
+                let frames = self.cache.frames();
+                let want = (2 * self.allocs).max(1) as usize;
+                self.allocs = 0;
+                let pages = self.cache.clean_ahead(frames, want);
+                self.writer.submit(&pages);
+                stack.schedule_db(stack.now() + self.spec.dbwr_interval_ns, DbTimer::Writer);
+                self.pump_writer(stack);
             }
             DbTimer::Checkpoint => {
-                let db = self.db.as_mut().expect("database timer without a database");
-                let pages = db.cache.checkpoint();
-                db.writer.submit(&pages);
-                let next = self.now + db.spec.checkpoint_ns;
-                self.queue
-                    .schedule(SimTime(next), Event::Db(DbTimer::Checkpoint));
-                self.note("checkpoint", "database", format!("{} blocks", pages.len()));
-                self.pump_writer();
+                let pages = self.cache.checkpoint();
+                self.writer.submit(&pages);
+                stack.schedule_db(stack.now() + self.spec.checkpoint_ns, DbTimer::Checkpoint);
+                stack.note("checkpoint", "database", format!("{} blocks", pages.len()));
+                self.pump_writer(stack);
             }
         }
     }
 
     /// Draws session `s`'s next operation and charges its CPU time.
-    fn start_op(&mut self, s: u32) {
-        let db = self.db.as_mut().expect("database");
-        let mut plan = std::mem::take(&mut db.sessions[s as usize].plan);
-        let DbRt {
+    fn start_op(&mut self, s: u32, stack: &mut Stack) {
+        let now = stack.now();
+        let mut plan = std::mem::take(&mut self.sessions[s as usize].plan);
+        let DbEngine {
             spec,
             layout,
             appends,
             sessions,
             cache,
             ..
-        } = &mut **db;
+        } = self;
         let Session { rng, ahead, .. } = &mut sessions[s as usize];
         let op = ops::take_or_plan(spec, layout, appends, rng, ahead, &mut plan);
         ops::plan_ahead(spec, layout, appends, rng, cache, ahead);
         let rows = op.rows;
-        db.sessions[s as usize].commits = op.commits;
-        db.sessions[s as usize].log_bytes = op.log_bytes;
-        let mut carry = db.sessions[s as usize].dirty_carry;
-        db.apply_profile(&mut plan, &mut carry);
+        self.sessions[s as usize].commits = op.commits;
+        self.sessions[s as usize].log_bytes = op.log_bytes;
+        let mut carry = self.sessions[s as usize].dirty_carry;
+        self.apply_profile(&mut plan, &mut carry);
         // The blocks' buffer frames load during the CPU burst, before the accesses, and so
         // do the array read-cache entries of blocks the buffer cache lacks (at most four:
         // the leaf and heap blocks a miss reads).
         let mut absent = [0u64; 4];
         let mut n_absent = 0;
         for &(entry, _) in &plan {
-            if !db.cache.prefetch(entry & !NEW_BLOCK)
+            if !self.cache.prefetch(entry & !NEW_BLOCK)
                 && entry & NEW_BLOCK == 0
                 && n_absent < absent.len()
             {
@@ -337,19 +329,19 @@ impl Model {
                 n_absent += 1;
             }
         }
-        let target = db.data;
-        let cpu = db.op_cpu_ns(plan.len(), rows);
-        let think = db.spec.think_ns;
-        let sess = &mut db.sessions[s as usize];
+        let target = self.data;
+        let cpu = self.op_cpu_ns(plan.len(), rows);
+        let think = self.spec.think_ns;
+        let sess = &mut self.sessions[s as usize];
         sess.plan = plan;
         sess.dirty_carry = carry;
         sess.next = 0;
         sess.rows = rows;
-        sess.op_start = self.now;
+        sess.op_start = now;
         // The operation's CPU burst runs on the host CPU that frees up first, in the order
         // sessions ask (a FIFO run queue).
-        let ready = self.now + think;
-        let (cpu_i, free) = db
+        let ready = now + think;
+        let (cpu_i, free) = self
             .cpu_free
             .iter()
             .copied()
@@ -357,152 +349,146 @@ impl Model {
             .min_by_key(|&(_, f)| f)
             .expect("at least one CPU");
         let start = ready.max(free);
-        db.cpu_free[cpu_i] = start + cpu;
-        if self.now >= self.opts.warmup_ns {
-            db.stats.cpu_ns += cpu;
-            db.stats.runqueue_ns += start - ready;
+        self.cpu_free[cpu_i] = start + cpu;
+        if stack.measuring() {
+            self.stats.cpu_ns += cpu;
+            self.stats.runqueue_ns += start - ready;
         }
-        self.queue
-            .schedule(SimTime(start + cpu), Event::Db(DbTimer::Session(s)));
+        stack.schedule_db(start + cpu, DbTimer::Session(s));
         for &block in &absent[..n_absent] {
-            self.prefetch_io(target, block * BLOCK_SECTORS, BLOCK_SECTORS, false);
+            stack.prefetch_io(target, block * BLOCK_SECTORS, BLOCK_SECTORS, false);
         }
     }
 
     /// Runs session `s`'s block accesses until one misses (a read to wait for) or the
     /// operation is done (commit, or the next operation).
-    fn advance(&mut self, s: u32) {
-        let measuring = self.now >= self.opts.warmup_ns;
+    fn advance(&mut self, s: u32, stack: &mut Stack) {
+        let measuring = stack.measuring();
         loop {
-            let db = self.db.as_mut().expect("database");
-            let sess = &mut db.sessions[s as usize];
+            let sess = &mut self.sessions[s as usize];
             if sess.next >= sess.plan.len() {
                 break;
             }
             let (entry, write) = sess.plan[sess.next];
             let (block, new) = (entry & !NEW_BLOCK, entry & NEW_BLOCK != 0);
-            let a = db.cache.access(block, write);
+            let a = self.cache.access(block, write);
             if measuring {
-                db.stats.accesses += 1;
-                db.stats.hits += u64::from(a.hit);
+                self.stats.accesses += 1;
+                self.stats.hits += u64::from(a.hit);
             }
             // A block the operation creates needs a buffer, not a read.
             if a.hit || (new && a.evicted_dirty.is_none()) {
-                db.allocs += u64::from(!a.hit);
+                self.allocs += u64::from(!a.hit);
                 sess.next += 1;
                 continue;
             }
-            db.allocs += 1;
-            sess.wait_start = self.now;
-            ops::prefetch_ahead(&db.cache, &sess.ahead);
+            self.allocs += 1;
+            sess.wait_start = stack.now();
+            ops::prefetch_ahead(&self.cache, &sess.ahead);
             if let Some(victim) = a.evicted_dirty {
                 sess.pending_read = (!new).then_some(block);
                 self.os_cache_keep(victim, 1);
-                if !self.os_cache_write(victim, 1, DbTimer::VictimBuffered(s)) {
-                    self.issue_block(DbIo::VictimWrite(s), victim, true);
+                if !self.os_cache_write(victim, 1, DbTimer::VictimBuffered(s), stack) {
+                    self.issue_block(DbIo::VictimWrite(s), victim, true, stack);
                 }
             } else {
-                self.read_block(s, block);
+                self.read_block(s, block, stack);
             }
             return;
         }
-        let db = self.db.as_mut().expect("database");
-        if db.sessions[s as usize].commits {
-            ops::prefetch_ahead(&db.cache, &db.sessions[s as usize].ahead);
-            let bytes = db.op_log_bytes(s as usize);
-            db.log.append(bytes);
-            let step = db.log.commit(s, db.spec.log_bytes_per_commit);
-            db.sessions[s as usize].wait_start = self.now;
-            self.log_step(step);
+        if self.sessions[s as usize].commits {
+            ops::prefetch_ahead(&self.cache, &self.sessions[s as usize].ahead);
+            let bytes = self.op_log_bytes(s as usize);
+            self.log.append(bytes);
+            let step = self.log.commit(s, self.spec.log_bytes_per_commit);
+            self.sessions[s as usize].wait_start = stack.now();
+            self.log_step(step, stack);
         } else {
-            self.finish_op(s);
+            self.finish_op(s, stack);
         }
     }
 
-    fn finish_op(&mut self, s: u32) {
-        let measuring = self.now >= self.opts.warmup_ns;
-        let db = self.db.as_mut().expect("database");
-        if measuring {
-            let sess = &db.sessions[s as usize];
-            db.stats.ops += 1;
-            db.stats.rows += sess.rows;
-            let second = ((self.now - self.opts.warmup_ns) / INTERVAL_NS) as usize;
-            if db.rows_by_second.len() <= second {
-                db.rows_by_second.resize(second + 1, 0);
+    fn finish_op(&mut self, s: u32, stack: &mut Stack) {
+        if stack.measuring() {
+            let sess = &self.sessions[s as usize];
+            self.stats.ops += 1;
+            self.stats.rows += sess.rows;
+            let second = ((stack.now() - stack.warmup_end()) / INTERVAL_NS) as usize;
+            if self.rows_by_second.len() <= second {
+                self.rows_by_second.resize(second + 1, 0);
             }
-            db.rows_by_second[second] += sess.rows;
+            self.rows_by_second[second] += sess.rows;
             // Transactions: every commit, and the OLTP mix's read transactions too.
-            if sess.commits || db.spec.test.oltp() {
-                db.stats.txns += 1;
+            if sess.commits || self.spec.test.oltp() {
+                self.stats.txns += 1;
             }
         }
-        self.start_op(s);
+        self.start_op(s, stack);
     }
 
     /// Session `s`'s dirty victim is written (to the device, or into the file cache): it
     /// reads the block it needs, or goes on when the block is one it creates.
-    fn victim_written(&mut self, s: u32) {
-        let measuring = self.now >= self.opts.warmup_ns;
-        let db = self.db.as_mut().expect("database");
-        let sess = &mut db.sessions[s as usize];
-        if measuring {
-            db.stats.victim_waits += 1;
-            db.stats.victim_wait_ns += self.now - sess.wait_start;
+    fn victim_written(&mut self, s: u32, stack: &mut Stack) {
+        let now = stack.now();
+        let sess = &mut self.sessions[s as usize];
+        if stack.measuring() {
+            self.stats.victim_waits += 1;
+            self.stats.victim_wait_ns += now - sess.wait_start;
         }
         // A created block needs no read once its buffer is clean.
         let Some(block) = sess.pending_read.take() else {
             sess.next += 1;
-            self.advance(s);
+            self.advance(s, stack);
             return;
         };
-        sess.wait_start = self.now;
-        self.read_block(s, block);
+        sess.wait_start = now;
+        self.read_block(s, block, stack);
     }
 
     /// Session `s` reads `block`: from the host's file cache when it holds it, else from
     /// the device.
-    fn read_block(&mut self, s: u32, block: u64) {
-        if !self.os_cache_read(s, block) {
-            self.issue_block(DbIo::Read(s), block, false);
+    fn read_block(&mut self, s: u32, block: u64, stack: &mut Stack) {
+        if !self.os_cache_read(s, block, stack) {
+            self.issue_block(DbIo::Read(s), block, false, stack);
         }
     }
 
     /// A database I/O of one 8 KiB block of the data files.
-    fn issue_block(&mut self, io: DbIo, block: u64, write: bool) {
-        let target = self.db.as_ref().expect("database").data;
-        self.issue_host(
-            Issuer::Db(io),
-            target,
-            block * BLOCK_SECTORS,
-            BLOCK_SECTORS,
-            write,
-            self.now,
-        );
+    fn issue_block(&mut self, io: DbIo, block: u64, write: bool, stack: &mut Stack) {
+        stack.issue_db_io(io, self.data, block * BLOCK_SECTORS, BLOCK_SECTORS, write);
     }
 
-    pub(super) fn db_io_done(&mut self, io: DbIo) {
-        let measuring = self.now >= self.opts.warmup_ns;
-        match io {
+    /// A database I/O completed at the host: counted under its role, and whoever waited
+    /// for it goes on.
+    pub(crate) fn io_done(&mut self, done: DbIoDone, stack: &mut Stack) {
+        if done.measured {
+            self.record(
+                done.io,
+                done.write,
+                done.bytes,
+                done.latency_ns,
+                stack.now().ns(),
+            );
+        }
+        match done.io {
             DbIo::Read(s) => {
-                let db = self.db.as_mut().expect("database");
-                let sess = &mut db.sessions[s as usize];
-                if measuring {
-                    db.stats.read_waits += 1;
-                    db.stats.read_wait_ns += self.now - sess.wait_start;
+                let sess = &mut self.sessions[s as usize];
+                if stack.measuring() {
+                    self.stats.read_waits += 1;
+                    self.stats.read_wait_ns += stack.now() - sess.wait_start;
                 }
                 self.os_cache_keep_current(s);
-                let db = self.db.as_mut().expect("database");
-                db.sessions[s as usize].next += 1;
-                self.advance(s);
+                self.sessions[s as usize].next += 1;
+                self.advance(s, stack);
             }
-            DbIo::VictimWrite(s) => self.victim_written(s),
-            DbIo::Writeback => self.db.as_mut().expect("database").writebacks -= 1,
-            DbIo::Writer => self.writer_write_done(),
+            DbIo::VictimWrite(s) => self.victim_written(s, stack),
+            DbIo::Writeback => self.writebacks -= 1,
+            DbIo::Writer => self.writer_write_done(stack),
             DbIo::Log => {
-                let step = self.db.as_mut().expect("database").log.member_done();
-                self.log_step(step);
+                let step = self.log.member_done();
+                self.log_step(step, stack);
             }
-            DbIo::ArchiveRead | DbIo::ArchiveWrite => self.archive_io_done(),
+            DbIo::ArchiveRead | DbIo::ArchiveWrite => self.archive_io_done(stack),
         }
     }
 }

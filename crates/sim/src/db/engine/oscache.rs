@@ -8,10 +8,9 @@
 //! background (at most `WRITEBACK_MAX` at once). A database on raw devices, ASM or O_DIRECT
 //! has none (`os_cache = 0`, the default).
 
-use super::{DbIo, DbTimer, Issuer, Model, NEW_BLOCK};
+use super::{DbEngine, DbIo, DbTimer, Stack, NEW_BLOCK};
 use crate::cache::LruCache;
 use crate::config::DbSpec;
-use crate::engine::{Event, SimTime};
 
 /// Write-backs of the file cache in flight at most: beyond them a session's write waits for
 /// the device, as the kernel throttles writers when dirty pages pile up.
@@ -29,27 +28,22 @@ pub(super) fn initial(spec: &DbSpec, db_blocks: u64) -> LruCache {
     c
 }
 
-impl Model {
+impl DbEngine {
     /// When the file cache holds `block` (session `s`'s current block, a buffer miss), the
     /// session reads it from there: it waits `os_read` and goes on, and true is returned.
     /// False: the block must come from the device.
-    pub(super) fn os_cache_read(&mut self, s: u32, block: u64) -> bool {
-        let measuring = self.now >= self.opts.warmup_ns;
-        let db = self.db.as_mut().expect("database");
-        if !db.os_cache.touch(block) {
+    pub(super) fn os_cache_read(&mut self, s: u32, block: u64, stack: &mut Stack) -> bool {
+        if !self.os_cache.touch(block) {
             return false;
         }
-        let wait = db.spec.os_read_ns;
-        if measuring {
-            db.stats.os_hits += 1;
-            db.stats.read_waits += 1;
-            db.stats.read_wait_ns += wait;
+        let wait = self.spec.os_read_ns;
+        if stack.measuring() {
+            self.stats.os_hits += 1;
+            self.stats.read_waits += 1;
+            self.stats.read_wait_ns += wait;
         }
-        db.sessions[s as usize].next += 1;
-        self.queue.schedule(
-            SimTime(self.now + wait.max(1)),
-            Event::Db(DbTimer::Session(s)),
-        );
+        self.sessions[s as usize].next += 1;
+        stack.schedule_db(stack.now() + wait.max(1), DbTimer::Session(s));
         true
     }
 
@@ -58,40 +52,41 @@ impl Model {
     /// copy (`os_read` per block) and hears at `done`, while the host writes the blocks back
     /// in the background. False when there is no file cache, or too many write-backs are in
     /// flight: the caller then writes to the device and waits for it.
-    pub(super) fn os_cache_write(&mut self, first: u64, blocks: u64, done: DbTimer) -> bool {
-        let db = self.db.as_mut().expect("database");
-        if db.spec.os_cache_blocks == 0 || db.writebacks >= WRITEBACK_MAX {
+    pub(super) fn os_cache_write(
+        &mut self,
+        first: u64,
+        blocks: u64,
+        done: DbTimer,
+        stack: &mut Stack,
+    ) -> bool {
+        if self.spec.os_cache_blocks == 0 || self.writebacks >= WRITEBACK_MAX {
             return false;
         }
-        db.writebacks += 1;
-        let target = db.data;
-        let at = self.now + (db.spec.os_read_ns * blocks).max(1);
-        self.queue.schedule(SimTime(at), Event::Db(done));
-        self.issue_host(
-            Issuer::Db(DbIo::Writeback),
-            target,
+        self.writebacks += 1;
+        let at = stack.now() + (self.spec.os_read_ns * blocks).max(1);
+        stack.schedule_db(at, done);
+        stack.issue_db_io(
+            DbIo::Writeback,
+            self.data,
             first * super::BLOCK_SECTORS,
             blocks * super::BLOCK_SECTORS,
             true,
-            self.now,
         );
         true
     }
 
     /// Session `s`'s current block came from the device: it is now in the file cache too.
     pub(super) fn os_cache_keep_current(&mut self, s: u32) {
-        let db = self.db.as_mut().expect("database");
-        let sess = &db.sessions[s as usize];
+        let sess = &self.sessions[s as usize];
         if let Some(&(entry, _)) = sess.plan.get(sess.next) {
-            db.os_cache.insert(entry & !NEW_BLOCK);
+            self.os_cache.insert(entry & !NEW_BLOCK);
         }
     }
 
     /// Blocks `first..first + count` were written through the file cache.
     pub(super) fn os_cache_keep(&mut self, first: u64, count: u64) {
-        let db = self.db.as_mut().expect("database");
         for b in first..first + count {
-            db.os_cache.insert(b);
+            self.os_cache.insert(b);
         }
     }
 }

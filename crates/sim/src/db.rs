@@ -1,13 +1,17 @@
-//! Building blocks of the simulated database (issue 6), each a pure state machine tested on
-//! its own: the buffer cache (clock sweep, dirty tracking), the database writer (bounded
-//! outstanding, coalesced writes), the log writer (group commit, file ring, switches,
-//! archiving, multiplexed members) and the schema arithmetic that turns a suite's tables into
-//! block counts and B-tree depths, and block profiles measured on a real database. The sessions
-//! that drive them through the simulated stack are in `model::db`.
+//! The simulated database, in one tree.
+//!
+//! Its parts are pure state machines, each tested on its own: the buffer cache (clock sweep,
+//! dirty tracking), the database writer (bounded outstanding, coalesced writes), the log
+//! writer (group commit, file ring, switches, archiving, multiplexed members), the schema
+//! arithmetic that turns a suite's tables into block counts and B-tree depths, the page-space
+//! layout, and block profiles measured on a real database. [`engine`] drives them through
+//! the simulated stack: sessions, the writer's rounds, checkpoints, the log and archive
+//! paths, the host's file cache, and what the database reports.
 
 pub mod archiver;
 pub mod buffer_cache;
 pub mod db_writer;
+pub(crate) mod engine;
 pub mod layout;
 pub mod log_writer;
 pub mod measured;
@@ -16,6 +20,7 @@ pub mod schema;
 pub use archiver::{ArchiveIo, Archiver};
 pub use buffer_cache::{Access, BufferCache};
 pub use db_writer::{BlockWrite, DbWriter};
+pub(crate) use engine::{DbEngine, DbIo};
 pub use log_writer::{LogConfig, LogStep, LogWrite, LogWriter};
 pub use measured::MeasuredProfile;
 pub use schema::{btree_levels, heap_blocks, Table};

@@ -6,32 +6,24 @@ use storlab_core::histogram::round_to;
 use storlab_core::host_stats::HostStats;
 use storlab_core::result::{ClassMetrics, CommitMetrics, WaitEvent};
 
-use super::{DbIo, DbStats, Model};
-use crate::dbmodel::layout::Segment;
+use super::{DbEngine, DbIo, DbStats};
+use crate::db::layout::Segment;
 use crate::metrics::{round3, INTERVAL_NS};
 
-impl Model {
+impl DbEngine {
     /// Counts a completed database I/O under its role (measured window only).
-    pub(in crate::model) fn db_record(
-        &mut self,
-        io: DbIo,
-        write: bool,
-        bytes: u64,
-        latency_ns: u64,
-    ) {
-        let now = self.now;
-        let db = self.db.as_mut().expect("database");
+    pub(super) fn record(&mut self, io: DbIo, write: bool, bytes: u64, latency_ns: u64, now: u64) {
         let role = match io {
-            DbIo::Log => &mut db.log_io,
-            DbIo::ArchiveRead | DbIo::ArchiveWrite => &mut db.archive_io,
-            _ => &mut db.data_io,
+            DbIo::Log => &mut self.log_io,
+            DbIo::ArchiveRead | DbIo::ArchiveWrite => &mut self.archive_io,
+            _ => &mut self.data_io,
         };
         role.record(now, write, bytes, latency_ns);
     }
 
     /// All the database's host I/O: its roles merged (same window start).
-    pub(in crate::model) fn db_host_stats(&self) -> HostStats {
-        let db = self.db.as_ref().expect("database");
+    pub(crate) fn host_stats(&self) -> HostStats {
+        let db = self;
         let mut all = db.data_io.clone();
         all.merge(&db.log_io);
         all.merge(&db.archive_io);
@@ -39,10 +31,8 @@ impl Model {
     }
 
     /// The database's I/O by role: data files and log, the log with its group commit figures.
-    pub(in crate::model) fn db_classes(&self, secs: f64) -> Vec<ClassMetrics> {
-        let Some(db) = self.db.as_ref() else {
-            return Vec::new();
-        };
+    pub(crate) fn classes(&self, secs: f64) -> Vec<ClassMetrics> {
+        let db = self;
         let names = |p: &crate::config::Placement| p.names.join(",");
         let commits = db.stats.commit_waits;
         let log_writes = db.log_io.write.count();
@@ -79,17 +69,16 @@ impl Model {
         classes
     }
 
-    pub(in crate::model) fn reset_db_stats(&mut self) {
-        if let Some(db) = self.db.as_mut() {
-            db.stats = DbStats::default();
-            db.commit_latency.reset();
-            db.rows_by_second.clear();
-        }
+    /// The warm-up is over: the database's figures restart.
+    pub(crate) fn reset_stats(&mut self) {
+        self.stats = DbStats::default();
+        self.commit_latency.reset();
+        self.rows_by_second.clear();
     }
 
     /// Rows per second in each interval of the series.
-    pub(in crate::model) fn db_series(&self, series: &mut [storlab_core::result::SeriesPoint]) {
-        let Some(db) = self.db.as_ref() else { return };
+    pub(crate) fn series(&self, series: &mut [storlab_core::result::SeriesPoint]) {
+        let db = self;
         let secs = INTERVAL_NS as f64 / 1e9;
         for (i, p) in series.iter_mut().enumerate() {
             let rows = db.rows_by_second.get(i).copied().unwrap_or(0);
@@ -98,8 +87,8 @@ impl Model {
     }
 
     /// Database figures of the measured window into `m`.
-    pub(in crate::model) fn db_metrics(&self, m: &mut storlab_core::result::Metrics, secs: f64) {
-        let Some(db) = self.db.as_ref() else { return };
+    pub(crate) fn metrics(&self, m: &mut storlab_core::result::Metrics, secs: f64) {
+        let db = self;
         let st = &db.stats;
         m.rows_per_s = Some(round_to(st.rows as f64 / secs, 1));
         if db.spec.test.writes() {
@@ -141,8 +130,9 @@ impl Model {
         m.waits = waits;
     }
 
-    pub(in crate::model) fn db_parameters(&self) -> Option<serde_json::Value> {
-        let db = self.db.as_ref()?;
+    /// The effective parameters, with figures measured over the `secs` of the window.
+    pub(crate) fn parameters(&self, secs: f64) -> Option<serde_json::Value> {
+        let db = self;
         let mut v = serde_json::to_value(&db.spec).ok()?;
         if let Some(o) = v.as_object_mut() {
             let segs = &db.layout.segments;
@@ -174,7 +164,6 @@ impl Model {
             if db.spec.os_cache_blocks > 0 {
                 o.insert("os_cache_hit_pct".into(), pct(st.os_hits, misses).into());
             }
-            let secs = self.opts.duration_ns as f64 / 1e9;
             o.insert(
                 "writer_blocks_per_s".into(),
                 round_to(st.writer_blocks as f64 / secs.max(1e-9), 1).into(),

@@ -12,8 +12,8 @@
 //! wrap to the middle (the space of deleted rows reused).
 
 use crate::config::{DbSpec, DbTest};
-use crate::dbmodel::buffer_cache::BufferCache;
-use crate::dbmodel::layout::{Layout, NEW_BLOCK};
+use crate::db::buffer_cache::BufferCache;
+use crate::db::layout::{Layout, NEW_BLOCK};
 use crate::rng::Rng;
 
 /// Share of OLTP transactions that write, percent.
