@@ -36,6 +36,11 @@ pub fn tests_of(suite: &str) -> Vec<&'static str> {
     names
 }
 
+/// Every suite with its tests as `--test` names them (for messages and help).
+pub fn all_tests() -> Vec<(&'static str, Vec<&'static str>)> {
+    dbtest::SUITES.iter().map(|s| (*s, tests_of(s))).collect()
+}
+
 /// What clients of a test do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -191,8 +196,8 @@ mod tests {
 
     #[test]
     fn every_listed_test_is_defined_and_cycle_expands() {
-        for suite in dbtest::SUITES {
-            for test in tests_of(suite) {
+        for (suite, tests) in all_tests() {
+            for test in tests {
                 let defs = find(suite, test).unwrap_or_else(|e| panic!("{e}"));
                 assert!(!defs.is_empty(), "{suite}/{test}");
             }
