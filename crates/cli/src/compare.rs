@@ -3,41 +3,37 @@
 //! nothing measured; a re-run resumes), then writes DIR/results.json (the common schema),
 //! DIR/study.json, one CSV per table and DIR/report.html.
 //!
-//! Every unit is a storlab command line (shown in the report), parsed by the same parser as
-//! the command itself and run through the same code, so a cell can be reproduced by hand.
+//! Every unit carries its subcommand's options, typed, and runs through the same code as the
+//! command; the equivalent command line is shown in the report, so a cell can be reproduced
+//! by hand.
 
+mod options;
 mod progress;
 mod store;
+#[cfg(test)]
+mod vocabulary_tests;
 
 use std::path::Path;
 
-use clap::Parser;
 use storlab_cli::plan;
 use storlab_core::result::{Run, TargetKind};
 use storlab_report::{Cell, Configuration, Meta, Study};
 
-use crate::cli::{Cli, Command, CompareArgs};
+use crate::cli::CompareArgs;
 use crate::error::CliError;
 use crate::output::{check_output, read_input, write_atomic, write_results, Kind, GIT_COMMIT};
+use options::Options;
 use plan::{parse_plan, Plan, TargetKind as PlanTarget, Unit};
 use progress::Progress;
 pub(crate) use store::claim;
 use store::{Earlier, Store};
 
-/// Runs one unit's command line and returns its runs.
+/// Runs one unit through the same code as its subcommand and returns its runs.
 fn execute(u: &Unit) -> Result<Vec<Run>, CliError> {
-    let argv = std::iter::once("storlab".to_string()).chain(u.args.iter().cloned());
-    let cli = Cli::try_parse_from(argv).map_err(|e| {
-        let msg = e.to_string();
-        CliError::BadInput(msg.lines().next().unwrap_or("bad arguments").to_string())
-    })?;
-    match cli.command {
-        Command::Sim(a) => crate::sim_cmd::runs(&a),
-        Command::Io(a) => crate::io_cmd::runs(&a),
-        Command::Db(a) => crate::db_cmd::runs(&a),
-        _ => Err(CliError::BadInput(
-            "a plan unit must be sim, io or db".into(),
-        )),
+    match options::options(&u.invocation)? {
+        Options::Sim(a, database) => crate::sim_cmd::runs_with(&a, &database),
+        Options::Io(a) => crate::io_cmd::runs(&a),
+        Options::Db(a) => crate::db_cmd::runs(&a),
     }
 }
 

@@ -4,7 +4,7 @@
 //! (main.rs) uses them from here.
 
 #[path = "compare/command.rs"]
-mod command;
+pub mod command;
 pub mod error;
 #[path = "compare/plan.rs"]
 pub mod plan;

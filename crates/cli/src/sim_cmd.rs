@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use storlab_core::result::Run;
+use storlab_sim::config::database_workload;
 use storlab_sim::db::MeasuredProfile;
 use storlab_sim::{
     parse_array, parse_failure_arg, parse_workload, profile_workload, FailureSpec, RunOptions,
@@ -46,9 +47,13 @@ pub fn load_array(path: &std::path::Path) -> Result<SystemSpec, CliError> {
     Ok(parse_array(&text, &path.display().to_string())?)
 }
 
-/// The workload of `--db-test`: a `[database]` section from the command line, checked like
-/// one in a file (errors name the option).
-fn db_test_workload(a: &SimArgs, system: &SystemSpec) -> Result<WorkloadSpec, CliError> {
+/// The workload of `--db-test`: a `[database]` section from the command line (and `set`,
+/// typed values a plan gives, which win), checked like one in a file (errors name the option).
+fn db_test_workload(
+    a: &SimArgs,
+    set: &DatabaseKeys,
+    system: &SystemSpec,
+) -> Result<WorkloadSpec, CliError> {
     let list = |s: &str| -> Vec<toml::Value> {
         s.split(',')
             .map(|n| toml::Value::String(n.trim().to_string()))
@@ -74,10 +79,8 @@ fn db_test_workload(a: &SimArgs, system: &SystemSpec) -> Result<WorkloadSpec, Cl
             .ok_or_else(|| CliError::BadInput(format!("--db-set: use KEY=VALUE; got {kv:?}")))?;
         db.insert(k.trim().to_string(), toml_value(v.trim()));
     }
-    let mut top = toml::Table::new();
-    top.insert("name".into(), toml::Value::String(test));
-    top.insert("database".into(), toml::Value::Table(db));
-    Ok(parse_workload(&top.to_string(), "--db-test", system)?)
+    db.extend(set.iter().map(|(k, v)| (k.clone(), v.clone())));
+    Ok(database_workload(test, db, "--db-test", system)?)
 }
 
 /// Gives the workload's database the block profile measured in a real result file.
@@ -143,8 +146,16 @@ fn check_dependent_options(a: &SimArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The runs `a` asks for, printed by [`run`] and collected by `storlab compare`.
+/// `[database]` keys given as values (a plan's `database` table), not as `--db-set` text.
+pub type DatabaseKeys = std::collections::BTreeMap<String, toml::Value>;
+
+/// The runs `a` asks for, printed by [`run`].
 pub fn runs(a: &SimArgs) -> Result<Vec<Run>, CliError> {
+    runs_with(a, &DatabaseKeys::new())
+}
+
+/// The runs `a` asks for with these `[database]` keys set too (`storlab compare`).
+pub fn runs_with(a: &SimArgs, set: &DatabaseKeys) -> Result<Vec<Run>, CliError> {
     check_dependent_options(a)?;
     let system = load_array(&a.array)?;
     check_load_options(a)?;
@@ -170,7 +181,7 @@ pub fn runs(a: &SimArgs) -> Result<Vec<Run>, CliError> {
         return Ok(runs);
     }
     let workload = match (&a.profile, &a.workload, &a.trace) {
-        _ if a.db_test.is_some() => db_test_workload(a, &system)?,
+        _ if a.db_test.is_some() => db_test_workload(a, set, &system)?,
         (Some(p), None, None) => profile_workload(p, &system)?,
         (None, Some(path), _) => {
             let text = read_input(path)?;

@@ -296,6 +296,27 @@ pub struct IostatFigures {
     pub util_pct: f64,
 }
 
+impl IostatFigures {
+    /// Applies `f` to each field.
+    pub fn map(&self, f: impl Fn(f64) -> f64) -> IostatFigures {
+        self.zip_with(self, |x, _| f(x))
+    }
+
+    /// Applies `f` to each pair of fields.
+    pub fn zip_with(&self, other: &IostatFigures, f: impl Fn(f64, f64) -> f64) -> IostatFigures {
+        IostatFigures {
+            r_s: f(self.r_s, other.r_s),
+            w_s: f(self.w_s, other.w_s),
+            rmb_s: f(self.rmb_s, other.rmb_s),
+            wmb_s: f(self.wmb_s, other.wmb_s),
+            r_await_ms: f(self.r_await_ms, other.r_await_ms),
+            w_await_ms: f(self.w_await_ms, other.w_await_ms),
+            aqu_sz: f(self.aqu_sz, other.aqu_sz),
+            util_pct: f(self.util_pct, other.util_pct),
+        }
+    }
+}
+
 /// A block device under a real target, sampled every second from /proc/diskstats.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeviceIostat {
@@ -461,4 +482,30 @@ pub struct Run {
     /// Warnings about the run ("only 3 samples: raise --duration").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+impl Run {
+    /// A run of `workload` on `target` with these metrics and nothing else: no devices,
+    /// series, evidence or warnings yet (the callers add what they measured).
+    pub fn new(target: Target, workload: Workload, metrics: Metrics) -> Run {
+        Run {
+            target,
+            workload,
+            metrics,
+            devices: Vec::new(),
+            arrays: Vec::new(),
+            series: Vec::new(),
+            paths: Vec::new(),
+            events: Vec::new(),
+            rebuilds: Vec::new(),
+            classes: Vec::new(),
+            iostat: Vec::new(),
+            db: None,
+            verify: None,
+            tool: None,
+            sim: None,
+            partial: false,
+            warnings: Vec::new(),
+        }
+    }
 }

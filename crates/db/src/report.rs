@@ -240,34 +240,18 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
 }
 
 fn empty_run() -> Run {
-    Run {
-        target: Target {
-            name: String::new(),
-            kind: TargetKind::Real,
-            config: None,
-            description: None,
-        },
-        workload: Workload {
-            name: String::new(),
-            kind: WorkloadKind::Db,
-            duration_s: 0.0,
-            warmup_s: 0.0,
-            parameters: serde_json::Value::Null,
-        },
-        metrics: Metrics::default(),
-        devices: Vec::new(),
-        arrays: Vec::new(),
-        series: Vec::new(),
-        paths: Vec::new(),
-        events: Vec::new(),
-        rebuilds: Vec::new(),
-        classes: Vec::new(),
-        iostat: Vec::new(),
-        db: None,
-        verify: None,
-        tool: None,
-        partial: false,
-        sim: None,
-        warnings: Vec::new(),
-    }
+    let target = Target {
+        name: String::new(),
+        kind: TargetKind::Real,
+        config: None,
+        description: None,
+    };
+    let workload = Workload {
+        name: String::new(),
+        kind: WorkloadKind::Db,
+        duration_s: 0.0,
+        warmup_s: 0.0,
+        parameters: serde_json::Value::Null,
+    };
+    Run::new(target, workload, Metrics::default())
 }

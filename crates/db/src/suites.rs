@@ -17,6 +17,7 @@ pub(crate) mod dpaws;
 pub(crate) mod oltp;
 pub(crate) mod orabench;
 
+use storlab_core::dbtest::{self, DbTestDef};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Statement};
 
@@ -26,36 +27,19 @@ pub(crate) use dpaws::{dpaws_op, load_dpaws};
 pub(crate) use oltp::{load_oltp, oltp_op};
 pub(crate) use orabench::{load_orabench, orabench_op};
 
-/// Every suite and its tests (for messages and `--test list`).
-pub const TESTS: &[(&str, &[&str])] = &[
-    (
-        "dpaws",
-        &[
-            "update-row",
-            "update-range",
-            "select-row",
-            "select-range",
-            "cycle",
-        ],
-    ),
-    (
-        "orabench",
-        &[
-            "load-conventional",
-            "load-bulk",
-            "select-random",
-            "update-random",
-            "scan-full",
-            "aggregate",
-            "plpgsql",
-            "insert-select",
-            "delete-batched",
-            "drop-column",
-            "create-table-size",
-        ],
-    ),
-    ("oltp", &["medium", "heavy"]),
-];
+/// The tests of `suite` as `--test` names them (`cycle`: the four DPAWS tests in turn).
+pub fn tests_of(suite: &str) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = dbtest::suite_tests(suite).map(|d| d.test()).collect();
+    if suite == "dpaws" {
+        names.push("cycle");
+    }
+    names
+}
+
+/// Every suite with its tests as `--test` names them (for messages and help).
+pub fn all_tests() -> Vec<(&'static str, Vec<&'static str>)> {
+    dbtest::SUITES.iter().map(|s| (*s, tests_of(s))).collect()
+}
 
 /// What clients of a test do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +78,8 @@ pub enum Op {
     ObCreateTableSize,
 }
 
-/// One test of a suite.
+/// One test of a suite: its declaration (shared with the simulator) and what its clients do
+/// here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TestDef {
     /// `dpaws/update-row`.
@@ -107,118 +92,67 @@ pub struct TestDef {
     pub default_clients: u32,
     /// Runs once (the timed unit is the whole statement sequence), not in a loop.
     pub once: bool,
+    /// The test as declared in the shared vocabulary.
+    pub def: &'static DbTestDef,
 }
 
-const fn t(
-    name: &'static str,
-    suite: &'static str,
-    op: Op,
-    default_clients: u32,
-    once: bool,
-) -> TestDef {
-    TestDef {
-        name,
-        suite,
-        op,
-        default_clients,
-        once,
-    }
-}
-
-const ALL: &[TestDef] = &[
-    t("dpaws/update-row", "dpaws", Op::DpawsUpdateRow, 80, false),
-    t(
-        "dpaws/update-range",
-        "dpaws",
-        Op::DpawsUpdateRange,
-        32,
-        false,
-    ),
-    t("dpaws/select-row", "dpaws", Op::DpawsSelectRow, 80, false),
-    t(
-        "dpaws/select-range",
-        "dpaws",
-        Op::DpawsSelectRange,
-        32,
-        false,
-    ),
-    t("oltp/medium", "oltp", Op::OltpMix, 50, false),
-    t("oltp/heavy", "oltp", Op::OltpMix, 100, false),
-    t(
-        "orabench/load-conventional",
-        "orabench",
-        Op::ObLoadConventional,
-        8,
-        false,
-    ),
-    t("orabench/load-bulk", "orabench", Op::ObLoadBulk, 4, false),
-    t(
-        "orabench/select-random",
-        "orabench",
-        Op::ObSelectRandom,
-        32,
-        false,
-    ),
-    t(
-        "orabench/update-random",
-        "orabench",
-        Op::ObUpdateRandom,
-        32,
-        false,
-    ),
-    t("orabench/scan-full", "orabench", Op::ObScanFull, 1, false),
-    t("orabench/aggregate", "orabench", Op::ObAggregate, 1, false),
-    t("orabench/plpgsql", "orabench", Op::ObPlpgsql, 4, false),
-    t(
-        "orabench/insert-select",
-        "orabench",
-        Op::ObInsertSelect,
-        2,
-        false,
-    ),
-    t(
-        "orabench/delete-batched",
-        "orabench",
-        Op::ObDeleteBatched,
-        1,
-        false,
-    ),
-    t(
-        "orabench/drop-column",
-        "orabench",
-        Op::ObDropColumn,
-        1,
-        true,
-    ),
-    t(
-        "orabench/create-table-size",
-        "orabench",
-        Op::ObCreateTableSize,
-        1,
-        true,
-    ),
+/// The statements each declared test runs here.
+const OPS: &[(&str, Op)] = &[
+    ("dpaws/update-row", Op::DpawsUpdateRow),
+    ("dpaws/update-range", Op::DpawsUpdateRange),
+    ("dpaws/select-row", Op::DpawsSelectRow),
+    ("dpaws/select-range", Op::DpawsSelectRange),
+    ("oltp/medium", Op::OltpMix),
+    ("oltp/heavy", Op::OltpMix),
+    ("orabench/load-conventional", Op::ObLoadConventional),
+    ("orabench/load-bulk", Op::ObLoadBulk),
+    ("orabench/select-random", Op::ObSelectRandom),
+    ("orabench/update-random", Op::ObUpdateRandom),
+    ("orabench/scan-full", Op::ObScanFull),
+    ("orabench/aggregate", Op::ObAggregate),
+    ("orabench/plpgsql", Op::ObPlpgsql),
+    ("orabench/insert-select", Op::ObInsertSelect),
+    ("orabench/delete-batched", Op::ObDeleteBatched),
+    ("orabench/drop-column", Op::ObDropColumn),
+    ("orabench/create-table-size", Op::ObCreateTableSize),
 ];
+
+/// The test `def` as run here (None: a declared test this crate has no statements for).
+pub fn test_def(def: &'static DbTestDef) -> Option<TestDef> {
+    let (_, op) = OPS.iter().find(|(n, _)| *n == def.name)?;
+    Some(TestDef {
+        name: def.name,
+        suite: def.suite(),
+        op: *op,
+        default_clients: def.default_clients,
+        once: def.once,
+        def,
+    })
+}
 
 /// The tests named by `suite` and `test` (`cycle` expands to the four DPAWS tests).
 pub fn find(suite: &str, test: &str) -> Result<Vec<TestDef>, String> {
-    let Some((_, tests)) = TESTS.iter().find(|(s, _)| *s == suite) else {
-        let names: Vec<&str> = TESTS.iter().map(|(s, _)| *s).collect();
+    if !dbtest::SUITES.contains(&suite) {
         return Err(format!(
             "--suite: unknown suite {suite:?}; suites: {}",
-            names.join(", ")
+            dbtest::SUITES.join(", ")
         ));
-    };
+    }
+    let tests = tests_of(suite);
     if !tests.contains(&test) {
         return Err(format!(
             "--test: suite {suite} has no test {test:?}; tests: {}",
             tests.join(", ")
         ));
     }
-    if suite == "dpaws" && test == "cycle" {
-        return Ok(ALL.iter().filter(|d| d.suite == "dpaws").copied().collect());
-    }
-    let name = format!("{suite}/{test}");
-    Ok(ALL.iter().filter(|d| d.name == name).copied().collect())
+    let defs: Vec<&'static DbTestDef> = if suite == "dpaws" && test == "cycle" {
+        dbtest::suite_tests("dpaws").collect()
+    } else {
+        dbtest::find(&format!("{suite}/{test}"))
+            .into_iter()
+            .collect()
+    };
+    Ok(defs.into_iter().filter_map(test_def).collect())
 }
 
 /// Creates and loads the suite's objects in `schema`, which must be storlab's (see
@@ -262,14 +196,17 @@ mod tests {
 
     #[test]
     fn every_listed_test_is_defined_and_cycle_expands() {
-        for (suite, tests) in TESTS {
-            for test in tests.iter() {
+        for (suite, tests) in all_tests() {
+            for test in tests {
                 let defs = find(suite, test).unwrap_or_else(|e| panic!("{e}"));
                 assert!(!defs.is_empty(), "{suite}/{test}");
             }
         }
         let cycle = find("dpaws", "cycle").unwrap();
         assert_eq!(cycle.len(), 4);
+        for def in dbtest::DB_TESTS {
+            assert!(test_def(def).is_some(), "{} has no statements", def.name);
+        }
         assert!(find("dpaws", "update-rows")
             .unwrap_err()
             .contains("update-row"));
@@ -279,5 +216,38 @@ mod tests {
             find("dpaws", "select-range").unwrap()[0].default_clients,
             32
         );
+    }
+
+    /// The statements here do what the shared declaration says (the simulator reads the same
+    /// declaration): rows per statement, rows per commit, think time.
+    #[test]
+    fn the_statements_match_the_declared_tests() {
+        let def = |n: &str| dbtest::find(n).unwrap_or_else(|| panic!("{n}"));
+        for n in ["dpaws/update-range", "dpaws/select-range"] {
+            assert_eq!(def(n).rows_per_op, dpaws::RANGE, "{n}");
+        }
+        assert_eq!(def("dpaws/update-range").rows_per_commit, dpaws::RANGE);
+        for k in 0..dpaws::TABLES {
+            let declared = def("dpaws/update-row").row_bytes;
+            assert!((declared[0]..=declared[1]).contains(&u64::from(dpaws::row_bytes(k))));
+        }
+        assert_eq!(dpaws::row_bytes(dpaws::TABLES - 1), 805);
+        let conventional = def("orabench/load-conventional").rows_per_commit;
+        assert_eq!(conventional, orabench::ROWS_PER_COMMIT as u64);
+        assert_eq!(
+            def("orabench/load-bulk").rows_per_op,
+            orabench::COPY_BATCH as u64
+        );
+        assert_eq!(
+            def("orabench/delete-batched").rows_per_op,
+            orabench::DELETE_BATCH as u64
+        );
+        assert_eq!(
+            def("orabench/insert-select").rows_per_op,
+            orabench::SLICE as u64
+        );
+        for n in ["oltp/medium", "oltp/heavy"] {
+            assert_eq!(def(n).think_ms as u128, oltp::THINK.as_millis(), "{n}");
+        }
     }
 }

@@ -50,6 +50,7 @@ mod tests;
 
 pub use devices::devices_for_path;
 pub use sampler::DiskSampler;
+pub use storlab_core::result::IostatFigures;
 
 /// Where the kernel publishes per-device I/O counters.
 const PROC_DISKSTATS: &str = "/proc/diskstats";
@@ -227,70 +228,28 @@ fn counter_delta(earlier: u64, later: u64) -> u64 {
 }
 
 /// iostat -x figures for one interval between two readings `elapsed_s` apart (see the module
-/// doc for the definitions).
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
-pub struct IostatSample {
-    /// Reads completed per second.
-    pub r_s: f64,
-    /// Writes completed per second.
-    pub w_s: f64,
-    /// MB (10^6 bytes) read per second.
-    pub rmb_s: f64,
-    /// MB (10^6 bytes) written per second.
-    pub wmb_s: f64,
-    /// Mean time of a read, queue included.
-    pub r_await_ms: f64,
-    /// Mean time of a write, queue included.
-    pub w_await_ms: f64,
-    /// Mean number of requests queued or in service.
-    pub aqu_sz: f64,
-    /// Share of time with a request in flight, at most 100.
-    pub util_pct: f64,
-}
-
-impl IostatSample {
-    /// Figures for the interval from reading `a` to reading `b`, taken `elapsed_s` apart.
-    pub fn between(a: &DiskCounters, b: &DiskCounters, elapsed_s: f64) -> IostatSample {
-        let delta = |field: fn(&DiskCounters) -> u64| counter_delta(field(a), field(b)) as f64;
-        let mean_ms = |ms: f64, count: f64| if count > 0.0 { ms / count } else { 0.0 };
-        let (reads, writes) = (delta(|c| c.reads), delta(|c| c.writes));
-        let mut sample = IostatSample {
-            r_await_ms: mean_ms(delta(|c| c.read_ms), reads),
-            w_await_ms: mean_ms(delta(|c| c.write_ms), writes),
-            ..IostatSample::default()
-        };
-        if !(elapsed_s.is_finite() && elapsed_s > 0.0) {
-            return sample;
-        }
-        let elapsed_ms = elapsed_s * 1000.0;
-        let mb_s = |sectors: f64| sectors * SECTOR_BYTES / 1e6 / elapsed_s;
-        sample.r_s = reads / elapsed_s;
-        sample.w_s = writes / elapsed_s;
-        sample.rmb_s = mb_s(delta(|c| c.sectors_read));
-        sample.wmb_s = mb_s(delta(|c| c.sectors_written));
-        sample.aqu_sz = delta(|c| c.weighted_io_ms) / elapsed_ms;
-        sample.util_pct = (delta(|c| c.io_ms) / elapsed_ms * 100.0).min(100.0);
-        sample
+/// doc for the definitions), in the result schema's structure.
+pub fn figures_between(a: &DiskCounters, b: &DiskCounters, elapsed_s: f64) -> IostatFigures {
+    let delta = |field: fn(&DiskCounters) -> u64| counter_delta(field(a), field(b)) as f64;
+    let mean_ms = |ms: f64, count: f64| if count > 0.0 { ms / count } else { 0.0 };
+    let (reads, writes) = (delta(|c| c.reads), delta(|c| c.writes));
+    let mut sample = IostatFigures {
+        r_await_ms: mean_ms(delta(|c| c.read_ms), reads),
+        w_await_ms: mean_ms(delta(|c| c.write_ms), writes),
+        ..IostatFigures::default()
+    };
+    if !(elapsed_s.is_finite() && elapsed_s > 0.0) {
+        return sample;
     }
-
-    /// Applies `f` to each field.
-    fn map(&self, f: impl Fn(f64) -> f64) -> IostatSample {
-        self.zip_with(self, |x, _| f(x))
-    }
-
-    /// Applies `f` to each pair of fields.
-    fn zip_with(&self, other: &IostatSample, f: impl Fn(f64, f64) -> f64) -> IostatSample {
-        IostatSample {
-            r_s: f(self.r_s, other.r_s),
-            w_s: f(self.w_s, other.w_s),
-            rmb_s: f(self.rmb_s, other.rmb_s),
-            wmb_s: f(self.wmb_s, other.wmb_s),
-            r_await_ms: f(self.r_await_ms, other.r_await_ms),
-            w_await_ms: f(self.w_await_ms, other.w_await_ms),
-            aqu_sz: f(self.aqu_sz, other.aqu_sz),
-            util_pct: f(self.util_pct, other.util_pct),
-        }
-    }
+    let elapsed_ms = elapsed_s * 1000.0;
+    let mb_s = |sectors: f64| sectors * SECTOR_BYTES / 1e6 / elapsed_s;
+    sample.r_s = reads / elapsed_s;
+    sample.w_s = writes / elapsed_s;
+    sample.rmb_s = mb_s(delta(|c| c.sectors_read));
+    sample.wmb_s = mb_s(delta(|c| c.sectors_written));
+    sample.aqu_sz = delta(|c| c.weighted_io_ms) / elapsed_ms;
+    sample.util_pct = (delta(|c| c.io_ms) / elapsed_ms * 100.0).min(100.0);
+    sample
 }
 
 /// min / avg / max of each field over the interval samples of a run. Each field is taken on
@@ -303,11 +262,11 @@ pub struct IostatSummary {
     /// Number of interval samples (calls to `sample`).
     pub samples: u32,
     /// Smallest value of each field.
-    pub min: IostatSample,
+    pub min: IostatFigures,
     /// Mean of each field over the samples.
-    pub avg: IostatSample,
+    pub avg: IostatFigures,
     /// Largest value of each field.
-    pub max: IostatSample,
+    pub max: IostatFigures,
     /// whole-run figures from the first and last reading
-    pub total: IostatSample,
+    pub total: IostatFigures,
 }

@@ -4,20 +4,11 @@
 use storlab_core::host_stats::round3;
 use storlab_core::result::{DeviceIostat, DeviceMetrics, IostatFigures};
 
-use crate::diskstats::{IostatSample, IostatSummary};
+use crate::diskstats::IostatSummary;
 
 /// One sample's figures, rounded for the result.
-pub fn figures(s: &IostatSample) -> IostatFigures {
-    IostatFigures {
-        r_s: round3(s.r_s),
-        w_s: round3(s.w_s),
-        rmb_s: round3(s.rmb_s),
-        wmb_s: round3(s.wmb_s),
-        r_await_ms: round3(s.r_await_ms),
-        w_await_ms: round3(s.w_await_ms),
-        aqu_sz: round3(s.aqu_sz),
-        util_pct: round3(s.util_pct),
-    }
+pub fn figures(s: &IostatFigures) -> IostatFigures {
+    s.map(round3)
 }
 
 /// A device's min/avg/max over the run.

@@ -161,8 +161,8 @@ pub(crate) fn build_run(
     } else {
         first.name.clone()
     };
-    Run {
-        target: Target {
+    let run = Run::new(
+        Target {
             name: first.target.display().to_string(),
             kind: TargetKind::Real,
             config: None,
@@ -171,7 +171,7 @@ pub(crate) fn build_run(
                 opts.engine.name()
             )),
         },
-        workload: Workload {
+        Workload {
             name,
             kind: WorkloadKind::Io,
             duration_s: round3(secs),
@@ -189,17 +189,14 @@ pub(crate) fn build_run(
                 "steady_stop": m.steady,
             }),
         },
-        metrics: all.metrics(secs),
+        all.metrics(secs),
+    );
+    Run {
         devices: m.iostat.iter().map(|d| device_metrics(d, None)).collect(),
-        arrays: Vec::new(),
         series: all.series(intervals),
-        paths: Vec::new(),
-        events: Vec::new(),
-        rebuilds: Vec::new(),
         classes,
         iostat: m.iostat.iter().map(schema_iostat).collect(),
         verify: opts.verify.then(|| verify_result(&verify)),
-        db: None,
         tool: Some(ToolCost {
             engine: opts.engine.name().into(),
             cpu_ns_per_io: if m.cpu.ios > 0 {
@@ -215,8 +212,8 @@ pub(crate) fn build_run(
             late_ios: late,
         }),
         partial: m.partial,
-        sim: None,
         warnings,
+        ..run
     }
 }
 

@@ -5,8 +5,10 @@
 //! error message carries along with the offending key. Unknown keys are errors.
 
 pub mod database;
+pub mod docs;
 mod failures;
 pub mod host;
+pub mod keys;
 pub mod limits;
 pub mod resolve;
 pub mod virtual_disks;
@@ -254,7 +256,8 @@ pub fn parse_array(text: &str, file: &str) -> Result<SystemSpec, ConfigError> {
 }
 
 pub use workload::{
-    check_outstanding, parse_workload, profile_workload, resolve_placement, resolve_target,
+    check_outstanding, database_workload, parse_workload, profile_workload, resolve_placement,
+    resolve_target,
 };
 
 /// Lays `overrides` over `base` (keys of `overrides` win); used for `base = "..."` entries.

@@ -1,133 +1,301 @@
-//! The storlab command line of one unit of a plan: `storlab sim ...` on simulated arrays,
-//! `storlab io ...` or `storlab db ...` on real targets, so every cell of a report can be
-//! reproduced by hand.
+//! What runs one unit of a plan, typed: `storlab sim ...` on simulated arrays, `storlab io
+//! ...` or `storlab db ...` on real targets. The binary runs the typed options through the same
+//! code as the command; the command line is rendered only for display (the report shows it, so
+//! every cell can be reproduced by hand).
 
-use storlab_core::TimeSpan;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use storlab_core::{ByteSize, TimeSpan};
 
 use super::plan::{Target, TargetKind, What, Workload};
 
-fn span(t: TimeSpan) -> String {
-    format!("{}ms", t.0 / 1_000_000)
+/// An I/O workload, the same for `storlab sim` and `storlab io`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IoWork {
+    /// `--profile NAME`.
+    Profile(String),
+    /// `--workload FILE`.
+    File(PathBuf),
+    /// `--profile NAME --sweep --sweep-max N [--max-p99-ms MS]`.
+    Sweep {
+        profile: String,
+        max: u32,
+        max_p99_ms: Option<f64>,
+    },
 }
 
-/// The arguments of an I/O workload, the same for `storlab sim` and `storlab io`: a profile,
-/// a workload file, or a sweep of a profile.
-fn io_workload_args(what: &What) -> Vec<String> {
-    let mut a: Vec<String> = Vec::new();
+/// What a simulated unit runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SimWork {
+    /// I/O profiles or a workload file.
+    Io(IoWork),
+    /// `--db-test TEST --db-data D [--db-log L]` with these `[database]` keys set.
+    Db {
+        test: String,
+        data: String,
+        log: Option<String>,
+        database: BTreeMap<String, toml::Value>,
+    },
+    /// `--trace FILE` and its options.
+    Trace {
+        path: PathBuf,
+        format: Option<String>,
+        outstanding: Option<u32>,
+        map: Vec<String>,
+    },
+}
+
+/// The subcommand of a unit and its own options.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Subcommand {
+    /// `storlab sim --array FILE ...`.
+    Sim {
+        array: PathBuf,
+        work: SimWork,
+        fail: Vec<String>,
+    },
+    /// `storlab io --target PATH --size N --engine E ...`.
+    Io {
+        target: PathBuf,
+        size: ByteSize,
+        engine: String,
+        work: IoWork,
+    },
+    /// `storlab db --suite S --test T --data-dir D ...`.
+    Db {
+        suite: String,
+        test: String,
+        data_dir: PathBuf,
+        wal_dir: Option<PathBuf>,
+        clients: Option<u32>,
+        scale: Option<u64>,
+    },
+}
+
+/// One unit's options, typed, with the timing and seed every subcommand takes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invocation {
+    pub command: Subcommand,
+    pub duration: TimeSpan,
+    pub warmup: TimeSpan,
+    pub seed: u64,
+}
+
+/// A duration as the command line writes it: whole milliseconds when it is one, else
+/// nanoseconds (never rounded).
+fn span(t: TimeSpan) -> String {
+    if t.0.is_multiple_of(1_000_000) {
+        format!("{}ms", t.0 / 1_000_000)
+    } else {
+        format!("{}ns", t.0)
+    }
+}
+
+fn push(a: &mut Vec<String>, xs: &[&str]) {
+    a.extend(xs.iter().map(|s| s.to_string()));
+}
+
+impl IoWork {
+    fn args(&self, a: &mut Vec<String>) {
+        match self {
+            IoWork::Profile(p) => push(a, &["--profile", p]),
+            IoWork::File(f) => push(a, &["--workload", &f.display().to_string()]),
+            IoWork::Sweep {
+                profile,
+                max,
+                max_p99_ms,
+            } => {
+                push(a, &["--profile", profile, "--sweep"]);
+                push(a, &["--sweep-max", &max.to_string()]);
+                if let Some(c) = max_p99_ms {
+                    push(a, &["--max-p99-ms", &c.to_string()]);
+                }
+            }
+        }
+    }
+}
+
+impl SimWork {
+    fn args(&self, a: &mut Vec<String>) {
+        match self {
+            SimWork::Io(w) => w.args(a),
+            SimWork::Db {
+                test,
+                data,
+                log,
+                database,
+            } => {
+                push(a, &["--db-test", test, "--db-data", data]);
+                if let Some(l) = log {
+                    push(a, &["--db-log", l]);
+                }
+                for (k, v) in database {
+                    push(a, &["--db-set", &format!("{k}={v}")]);
+                }
+            }
+            SimWork::Trace {
+                path,
+                format,
+                outstanding,
+                map,
+            } => {
+                push(a, &["--trace", &path.display().to_string()]);
+                if let Some(f) = format {
+                    push(a, &["--trace-format", f]);
+                }
+                if let Some(n) = outstanding {
+                    push(a, &["--trace-outstanding", &n.to_string()]);
+                }
+                for m in map {
+                    push(a, &["--trace-map", m]);
+                }
+            }
+        }
+    }
+}
+
+impl Invocation {
+    /// The storlab arguments (after `storlab`) that run the same thing, for display.
+    pub fn args(&self) -> Vec<String> {
+        let mut a: Vec<String> = Vec::new();
+        match &self.command {
+            Subcommand::Sim { array, work, fail } => {
+                push(&mut a, &["sim", "--array", &array.display().to_string()]);
+                work.args(&mut a);
+                for f in fail {
+                    push(&mut a, &["--fail", f]);
+                }
+            }
+            Subcommand::Io {
+                target,
+                size,
+                engine,
+                work,
+            } => {
+                push(&mut a, &["io", "--target", &target.display().to_string()]);
+                push(&mut a, &["--size", &size.0.to_string(), "--engine", engine]);
+                work.args(&mut a);
+            }
+            Subcommand::Db {
+                suite,
+                test,
+                data_dir,
+                wal_dir,
+                clients,
+                scale,
+            } => {
+                push(&mut a, &["db", "--suite", suite, "--test", test]);
+                push(&mut a, &["--data-dir", &data_dir.display().to_string()]);
+                if let Some(w) = wal_dir {
+                    push(&mut a, &["--wal-dir", &w.display().to_string()]);
+                }
+                if let Some(c) = clients {
+                    push(&mut a, &["--clients", &c.to_string()]);
+                }
+                if let Some(s) = scale {
+                    push(&mut a, &["--scale", &s.to_string()]);
+                }
+            }
+        }
+        push(&mut a, &["--duration", &span(self.duration)]);
+        push(&mut a, &["--warmup", &span(self.warmup), "--seed"]);
+        a.push(self.seed.to_string());
+        a
+    }
+}
+
+/// The I/O workload of `what` (None: a database test or a trace).
+fn io_work(what: &What) -> Option<IoWork> {
     match what {
-        What::Profile(p) => a.extend(["--profile".into(), p.clone()]),
-        What::File(f) => a.extend(["--workload".into(), f.display().to_string()]),
+        What::Profile(p) => Some(IoWork::Profile(p.clone())),
+        What::File(f) => Some(IoWork::File(f.clone())),
         What::Sweep {
             profile,
             max,
             max_p99_ms,
-        } => {
-            a.extend(["--profile".into(), profile.clone(), "--sweep".into()]);
-            a.extend(["--sweep-max".into(), max.to_string()]);
-            if let Some(c) = max_p99_ms {
-                a.extend(["--max-p99-ms".into(), c.to_string()]);
-            }
-        }
-        What::Db { .. } | What::Trace { .. } => unreachable!("not an I/O workload"),
+        } => Some(IoWork::Sweep {
+            profile: profile.clone(),
+            max: *max,
+            max_p99_ms: *max_p99_ms,
+        }),
+        What::Db { .. } | What::Trace { .. } => None,
     }
-    a
 }
 
-/// The storlab arguments of workload `w` on target `t`, or None when it cannot run there.
-pub(super) fn args(t: &Target, w: &Workload, seed: u64, repeat: u32) -> Option<Vec<String>> {
-    let mut a: Vec<String> = Vec::new();
-    let mut push = |xs: &[&str]| a.extend(xs.iter().map(|s| s.to_string()));
+fn sim_work(t: &Target, what: &What) -> SimWork {
+    match what {
+        What::Db { test, database, .. } => SimWork::Db {
+            test: test.clone(),
+            data: t.db_data.clone().unwrap_or_else(|| "all".into()),
+            log: t.db_log.clone(),
+            database: database.clone(),
+        },
+        What::Trace {
+            path,
+            format,
+            outstanding,
+            map,
+        } => SimWork::Trace {
+            path: path.clone(),
+            format: format.clone(),
+            outstanding: *outstanding,
+            map: map.clone(),
+        },
+        io => SimWork::Io(io_work(io).unwrap_or(IoWork::Profile(String::new()))),
+    }
+}
+
+/// What runs workload `w` on target `t`, or None when it cannot run there.
+pub(super) fn invocation(t: &Target, w: &Workload, seed: u64, repeat: u32) -> Option<Invocation> {
     let (duration, warmup) = w.timing(t);
-    let timing = [
-        "--duration".to_string(),
-        span(duration),
-        "--warmup".to_string(),
-        span(warmup),
-        "--seed".to_string(),
-        seed.to_string(),
-    ];
     let slug = format!("{}-{}-{repeat}", t.name, w.name.replace('/', "-"));
-    match (&t.kind, &w.what) {
-        (TargetKind::Sim { array, fail }, what) => {
-            push(&["sim", "--array", &array.display().to_string()]);
-            match what {
-                What::Profile(_) | What::File(_) | What::Sweep { .. } => {
-                    io_workload_args(what).iter().for_each(|x| push(&[x]));
-                }
-                What::Db { test, database, .. } => {
-                    push(&["--db-test", test]);
-                    push(&["--db-data", t.db_data.as_deref().unwrap_or("all")]);
-                    if let Some(l) = &t.db_log {
-                        push(&["--db-log", l]);
-                    }
-                    for (k, v) in database {
-                        push(&["--db-set", &format!("{k}={v}")]);
-                    }
-                }
-                What::Trace {
-                    path,
-                    format,
-                    outstanding,
-                    map,
-                } => {
-                    push(&["--trace", &path.display().to_string()]);
-                    if let Some(f) = format {
-                        push(&["--trace-format", f]);
-                    }
-                    if let Some(n) = outstanding {
-                        push(&["--trace-outstanding", &n.to_string()]);
-                    }
-                    for m in map {
-                        push(&["--trace-map", m]);
-                    }
-                }
-            }
-            for f in fail {
-                push(&["--fail", f]);
-            }
-        }
-        (
-            TargetKind::Real {
-                dir,
-                wal_dir,
-                io_target,
-            },
-            what,
-        ) => match what {
-            What::Profile(_) | What::File(_) | What::Sweep { .. } => {
-                let file = io_target
-                    .clone()
-                    .unwrap_or_else(|| dir.join(format!("storlab-compare-{slug}.dat")));
-                push(&["io", "--target", &file.display().to_string()]);
-                push(&["--size", &format!("{}", t.io_size.0), "--engine", &t.engine]);
-                io_workload_args(what).iter().for_each(|x| push(&[x]));
-            }
+    let command = match &t.kind {
+        TargetKind::Sim { array, fail } => Subcommand::Sim {
+            array: array.clone(),
+            work: sim_work(t, &w.what),
+            fail: fail.clone(),
+        },
+        TargetKind::Real {
+            dir,
+            wal_dir,
+            io_target,
+        } => match &w.what {
             What::Db {
                 test,
                 clients,
                 scale,
                 ..
             } => {
-                let (suite, name) = test.split_once('/').expect("checked SUITE/TEST");
-                push(&["db", "--suite", suite, "--test", name]);
-                let data = dir.join(format!("storlab-compare-pg-{slug}"));
-                push(&["--data-dir", &data.display().to_string()]);
-                if let Some(wd) = wal_dir {
-                    let wal = wd.join(format!("storlab-compare-wal-{slug}"));
-                    push(&["--wal-dir", &wal.display().to_string()]);
-                }
-                if let Some(c) = clients {
-                    push(&["--clients", &c.to_string()]);
-                }
-                if let Some(s) = scale {
-                    push(&["--scale", &s.to_string()]);
+                let (suite, name) = test.split_once('/')?;
+                Subcommand::Db {
+                    suite: suite.to_string(),
+                    test: name.to_string(),
+                    data_dir: dir.join(format!("storlab-compare-pg-{slug}")),
+                    wal_dir: wal_dir
+                        .as_ref()
+                        .map(|wd| wd.join(format!("storlab-compare-wal-{slug}"))),
+                    clients: *clients,
+                    scale: *scale,
                 }
             }
             What::Trace { .. } => return None,
+            io => Subcommand::Io {
+                target: io_target
+                    .clone()
+                    .unwrap_or_else(|| dir.join(format!("storlab-compare-{slug}.dat"))),
+                size: t.io_size,
+                engine: t.engine.clone(),
+                work: io_work(io)?,
+            },
         },
-    }
-    a.extend(timing);
-    Some(a)
+    };
+    Some(Invocation {
+        command,
+        duration,
+        warmup,
+        seed,
+    })
 }
 
 #[cfg(test)]
@@ -177,6 +345,23 @@ max_p99_ms = 5
                 .unwrap()
                 .command()
         };
+        // Durations are never rounded: 1.5 ms stays 1500000 ns.
+        let odd = parse_plan(
+            &PLAN.replace("duration = \"2s\"", "duration = \"1500us\""),
+            Path::new("plans/p.toml"),
+        )
+        .unwrap();
+        let unit = odd
+            .units(&mut Vec::new())
+            .into_iter()
+            .find(|u| u.target == "local");
+        let unit = unit.unwrap();
+        assert_eq!(unit.invocation.duration.0, 1_500_000);
+        assert!(
+            unit.command().contains("--duration 1500000ns"),
+            "{}",
+            unit.command()
+        );
         assert_eq!(
             find("a", "randwrite-8k", 1),
             "storlab sim --array plans/arrays/a.toml --profile randwrite-8k --fail g-0.d1@5s \

@@ -256,8 +256,8 @@ pub struct Unit {
     pub target: String,
     pub workload: String,
     pub repeat: u32,
-    /// The storlab arguments that run it (after `storlab`).
-    pub args: Vec<String>,
+    /// What runs it, typed (the command line is rendered from it for display).
+    pub invocation: super::command::Invocation,
     /// Expected wall time of a real run (warm-up + duration), for the progress bar.
     pub real_secs: Option<f64>,
 }
@@ -275,7 +275,7 @@ impl Unit {
             }
         };
         std::iter::once("storlab".to_string())
-            .chain(self.args.iter().map(quote))
+            .chain(self.invocation.args().iter().map(quote))
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -639,8 +639,9 @@ impl Plan {
                     continue;
                 }
                 for r in 0..w.repeats {
-                    match super::command::args(t, w, self.seed.wrapping_add(u64::from(r)), r) {
-                        Some(args) => out.push(Unit {
+                    let seed = self.seed.wrapping_add(u64::from(r));
+                    match super::command::invocation(t, w, seed, r) {
+                        Some(invocation) => out.push(Unit {
                             target: t.name.clone(),
                             workload: w.name.clone(),
                             repeat: r,
@@ -648,7 +649,7 @@ impl Plan {
                                 let (d, wu) = w.timing(t);
                                 (d.0 + wu.0) as f64 / 1e9
                             }),
-                            args,
+                            invocation,
                         }),
                         None if r == 0 => skipped.push(format!("{} on {}", w.name, t.name)),
                         None => {}

@@ -1,5 +1,6 @@
 //! DPAWS: 15 tables of equal row count, rows from 14 to 805 bytes, four tests.
 
+use storlab_core::dbtest;
 use storlab_core::rng::Rng;
 use tokio_postgres::{Client, Statement};
 
@@ -8,13 +9,15 @@ use crate::driver::Outcome;
 use crate::error::DbError;
 
 /// Tables in the suite.
-pub const TABLES: u32 = 15;
+pub const TABLES: u32 = dbtest::DPAWS_TABLES;
 /// Rows touched by the range tests.
-pub const RANGE: u64 = 10_000;
+pub const RANGE: u64 = dbtest::DPAWS_RANGE_ROWS;
 
 /// Row size of table `k` (0-based): spread evenly from 14 to 805 bytes.
 pub fn row_bytes(k: u32) -> u32 {
-    14 + (805 - 14) * k / (TABLES - 1)
+    let bytes =
+        dbtest::row_bytes_of_table(dbtest::DPAWS_ROW_BYTES, u64::from(k), u64::from(TABLES));
+    u32::try_from(bytes).unwrap_or(u32::MAX)
 }
 
 fn table(schema: &str, k: u32) -> String {

@@ -10,7 +10,7 @@ use crate::driver::Outcome;
 use crate::error::DbError;
 
 /// Think time between a client's transactions.
-pub const THINK: Duration = Duration::from_millis(10);
+pub const THINK: Duration = Duration::from_millis(storlab_core::dbtest::OLTP_THINK_MS);
 
 pub(crate) async fn load_oltp(
     c: &Client,

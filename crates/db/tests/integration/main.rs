@@ -154,17 +154,12 @@ fn every_orabench_test_runs_and_changes_what_it_says() {
     let cluster = start(dir.path());
     let dsn = cluster.conninfo("postgres");
     let scale = 20_000;
-    for test in storlab_db::suites::TESTS
-        .iter()
-        .find(|(s, _)| *s == "orabench")
-        .unwrap()
-        .1
-    {
+    for test in storlab_db::suites::tests_of("orabench") {
         let run = one(run_db(&options(kept(dsn.clone()), "orabench", test, scale))
             .unwrap_or_else(|e| panic!("{test}: {e}")));
         assert!(run.metrics.rows_per_s.unwrap() > 0.0, "{test}");
         let db = run.db.as_ref().unwrap();
-        match *test {
+        match test {
             "load-conventional" => {
                 assert!(query_i64(&dsn, "SELECT count(*) FROM storlab.ob_load") > 0);
                 assert!(run.metrics.commit_ms.is_some());

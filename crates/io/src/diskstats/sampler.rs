@@ -4,20 +4,21 @@
 use std::collections::BTreeMap;
 
 use super::{
-    read_diskstats, BlockDevice, DiskCounters, DiskstatsError, IostatSample, IostatSummary,
+    figures_between, read_diskstats, BlockDevice, DiskCounters, DiskstatsError, IostatFigures,
+    IostatSummary,
 };
 
 /// Running min / sum / max of one device's samples.
 #[derive(Clone, Copy, Debug, Default)]
 struct Running {
     samples: u32,
-    min: IostatSample,
-    sum: IostatSample,
-    max: IostatSample,
+    min: IostatFigures,
+    sum: IostatFigures,
+    max: IostatFigures,
 }
 
 impl Running {
-    fn add(&mut self, sample: &IostatSample) {
+    fn add(&mut self, sample: &IostatFigures) {
         if self.samples == 0 {
             (self.min, self.max) = (*sample, *sample);
         } else {
@@ -28,9 +29,9 @@ impl Running {
         self.samples = self.samples.saturating_add(1);
     }
 
-    fn avg(&self) -> IostatSample {
+    fn avg(&self) -> IostatFigures {
         match self.samples {
-            0 => IostatSample::default(),
+            0 => IostatFigures::default(),
             n => self.sum.map(|s| s / f64::from(n)),
         }
     }
@@ -84,7 +85,7 @@ impl DiskSampler {
     pub(super) fn record(&mut self, t_s: f64, now: Vec<DiskCounters>) {
         let elapsed_s = t_s - self.last_t_s;
         for ((running, last), current) in self.running.iter_mut().zip(&self.last).zip(&now) {
-            running.add(&IostatSample::between(last, current, elapsed_s));
+            running.add(&figures_between(last, current, elapsed_s));
         }
         self.last = now;
         self.last_t_s = t_s;
@@ -101,7 +102,7 @@ impl DiskSampler {
                 min: running.min,
                 avg: running.avg(),
                 max: running.max,
-                total: IostatSample::between(first, last, self.last_t_s),
+                total: figures_between(first, last, self.last_t_s),
             })
             .collect()
     }

@@ -20,11 +20,11 @@ fn close(actual: f64, expected: f64) -> bool {
     (actual - expected).abs() <= 1e-9 * expected.abs().max(1.0)
 }
 
-fn assert_sample(actual: &IostatSample, expected: &IostatSample) {
+fn assert_sample(actual: &IostatFigures, expected: &IostatFigures) {
     let pairs = actual.zip_with(expected, |a, e| if close(a, e) { 0.0 } else { 1.0 });
     assert_eq!(
         pairs,
-        IostatSample::default(),
+        IostatFigures::default(),
         "got {actual:?}, expected {expected:?}"
     );
 }
@@ -124,7 +124,7 @@ fn iostat_figures_of_an_interval() {
         weighted_io_ms: 3000,
         ..DiskCounters::default()
     };
-    let expected = IostatSample {
+    let expected = IostatFigures {
         r_s: 100.0,
         w_s: 25.0,
         rmb_s: 0.8192,
@@ -134,7 +134,7 @@ fn iostat_figures_of_an_interval() {
         aqu_sz: 1.5,
         util_pct: 50.0,
     };
-    assert_sample(&IostatSample::between(&a, &b, 2.0), &expected);
+    assert_sample(&figures_between(&a, &b, 2.0), &expected);
 }
 
 #[test]
@@ -144,10 +144,10 @@ fn idle_device_and_capped_utilization() {
         ..DiskCounters::default()
     };
     let b = DiskCounters { io_ms: 12_500, ..a };
-    let sample = IostatSample::between(&a, &b, 2.0);
+    let sample = figures_between(&a, &b, 2.0);
     assert_eq!(sample.util_pct, 100.0);
     assert_eq!((sample.r_await_ms, sample.w_await_ms), (0.0, 0.0));
-    assert_eq!(IostatSample::between(&a, &a, 1.0), IostatSample::default());
+    assert_eq!(figures_between(&a, &a, 1.0), IostatFigures::default());
 }
 
 #[test]
@@ -159,12 +159,12 @@ fn zero_elapsed_time_gives_no_rates_but_awaits() {
         io_ms: 10,
         ..a
     };
-    let expected = IostatSample {
+    let expected = IostatFigures {
         r_await_ms: 2.5,
-        ..IostatSample::default()
+        ..IostatFigures::default()
     };
-    assert_eq!(IostatSample::between(&a, &b, 0.0), expected);
-    assert_eq!(IostatSample::between(&a, &b, f64::NAN), expected);
+    assert_eq!(figures_between(&a, &b, 0.0), expected);
+    assert_eq!(figures_between(&a, &b, f64::NAN), expected);
 }
 
 #[test]
@@ -184,7 +184,7 @@ fn wrapped_counters() {
         io_ms: 999,
         ..DiskCounters::default()
     };
-    let sample = IostatSample::between(&a, &b, 2.0);
+    let sample = figures_between(&a, &b, 2.0);
     assert!(close(sample.r_s, 100.0), "{sample:?}");
     assert!(close(sample.rmb_s, 0.8192), "{sample:?}");
     assert!(close(sample.r_await_ms, 2.0), "{sample:?}");
@@ -221,7 +221,7 @@ fn summary_is_min_avg_max_and_whole_run() {
     assert_eq!((sdb.device.as_str(), sdb.samples), ("sdb", 3));
     assert_eq!(
         (sdb.max, sdb.total),
-        (IostatSample::default(), IostatSample::default())
+        (IostatFigures::default(), IostatFigures::default())
     );
     assert_eq!(sampler.devices(), &devices);
 }
@@ -232,7 +232,7 @@ fn summary_without_samples_is_zero() {
     let sampler = DiskSampler::starting_from(&devices, vec![DiskCounters::default()]);
     let summary = &sampler.summaries()[0];
     assert_eq!(summary.samples, 0);
-    assert_eq!(summary.avg, IostatSample::default());
+    assert_eq!(summary.avg, IostatFigures::default());
 }
 
 #[test]

@@ -20,15 +20,16 @@
 use serde::{Deserialize, Serialize};
 use storlab_core::{ByteSize, TimeSpan};
 
-use super::workload::{resolve_placement, Placement};
-use super::{limits, ConfigError, SystemSpec};
+use storlab_core::dbtest::{self, Access, DbTestDef};
+use storlab_core::keys;
 
-/// Most sessions of a simulated database (each costs a few hundred bytes and its events).
-const MAX_SESSIONS: u64 = 100_000;
-/// Largest buffer cache: 1 TiB (about 1 GB of model memory).
-const MAX_BUFFER_BYTES: u64 = 1 << 40;
-/// Largest operating-system cache: 256 GiB (about 1.5 GB of model memory when warm).
-const MAX_OS_CACHE_BYTES: u64 = 256 << 30;
+use super::workload::{resolve_placement, Placement};
+use super::{ConfigError, SystemSpec};
+
+mod keys_table;
+
+pub use keys_table::DATABASE_KEYS;
+
 use crate::db::layout::Layout;
 use crate::db::{MeasuredProfile, Table};
 
@@ -53,7 +54,23 @@ pub enum DbTest {
     OltpHeavy,
 }
 
+/// Where each variant, in the order of [`DbTest::NAMES`], is declared in
+/// `storlab_core::dbtest::DB_TESTS` (a unit test checks the names match).
+const DEF_INDEX: [usize; 7] = [0, 2, 1, 3, 4, 15, 16];
+
+/// Every variant, in the order of [`DbTest::NAMES`].
+const ALL_TESTS: [DbTest; 7] = [
+    DbTest::UpdateRow,
+    DbTest::SelectRow,
+    DbTest::UpdateRange,
+    DbTest::SelectRange,
+    DbTest::LoadConventional,
+    DbTest::OltpMedium,
+    DbTest::OltpHeavy,
+];
+
 impl DbTest {
+    /// The names of the tests the model runs (each declared in `storlab_core::dbtest`).
     pub const NAMES: [&'static str; 7] = [
         "dpaws/update-row",
         "dpaws/select-row",
@@ -65,49 +82,45 @@ impl DbTest {
     ];
 
     pub fn parse(s: &str) -> Option<DbTest> {
-        const ALL: [DbTest; 7] = [
-            DbTest::UpdateRow,
-            DbTest::SelectRow,
-            DbTest::UpdateRange,
-            DbTest::SelectRange,
-            DbTest::LoadConventional,
-            DbTest::OltpMedium,
-            DbTest::OltpHeavy,
-        ];
-        DbTest::NAMES.iter().position(|n| *n == s).map(|i| ALL[i])
+        DbTest::NAMES
+            .iter()
+            .position(|n| *n == s)
+            .map(|i| ALL_TESTS[i])
     }
 
     pub fn name(self) -> &'static str {
         Self::NAMES[self as usize]
     }
 
+    /// The test as declared once for `storlab db` and the simulator (an index, not a search:
+    /// the model asks on every operation).
+    #[inline]
+    pub fn def(self) -> &'static DbTestDef {
+        &dbtest::DB_TESTS[DEF_INDEX[self as usize]]
+    }
+
     /// Its operations change data and commit (the OLTP mix: its write transactions).
     pub fn writes(self) -> bool {
-        !matches!(self, DbTest::SelectRow | DbTest::SelectRange)
+        self.def().access.writes()
     }
 
     pub fn ranged(self) -> bool {
-        matches!(self, DbTest::UpdateRange | DbTest::SelectRange)
+        self.def().ranged()
     }
 
     /// The OLTP mix.
     pub fn oltp(self) -> bool {
-        matches!(self, DbTest::OltpMedium | DbTest::OltpHeavy)
+        self.def().access == Access::Mix
     }
 
     /// Its tables grow: inserts at their end (the load's tables, the OLTP history).
     pub fn appends(self) -> bool {
-        matches!(self, DbTest::LoadConventional) || self.oltp()
+        matches!(self.def().access, Access::Insert | Access::Mix)
     }
 
     /// Sessions when the section does not say: the suites' client counts.
-    fn default_sessions(self) -> u32 {
-        match self {
-            DbTest::UpdateRange | DbTest::SelectRange => 32,
-            DbTest::OltpMedium => 50,
-            DbTest::OltpHeavy => 100,
-            _ => 80,
-        }
+    pub fn default_sessions(self) -> u32 {
+        self.def().default_clients
     }
 }
 
@@ -176,6 +189,7 @@ pub struct DbSpec {
     pub profile: Option<MeasuredProfile>,
 }
 
+/// A `[database]` table with the declared defaults filled in ([`DATABASE_KEYS`]).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Raw {
@@ -184,47 +198,28 @@ struct Raw {
     sessions: Option<u32>,
     data: Names,
     log: Names,
-    #[serde(default = "d_rows")]
     rows: u64,
-    #[serde(default = "d_tables")]
     tables: u32,
-    #[serde(default = "d_row_bytes")]
     row_bytes: RowBytes,
-    #[serde(default = "d_range")]
-    range_rows: u64,
-    #[serde(default = "d_rows_per_commit")]
+    #[serde(default)]
+    range_rows: Option<u64>,
     rows_per_commit: u64,
-    #[serde(default = "d_buffer")]
     buffer: ByteSize,
-    #[serde(default)]
     os_cache: ByteSize,
-    #[serde(default = "d_os_read")]
     os_read: TimeSpan,
-    #[serde(default)]
     os_cache_warm: bool,
     #[serde(default)]
     think: Option<TimeSpan>,
-    #[serde(default = "d_cpu")]
     cpu_per_block: TimeSpan,
-    #[serde(default = "d_cpu_row")]
     cpu_per_row: TimeSpan,
-    #[serde(default)]
     client_cpu: TimeSpan,
-    #[serde(default = "d_cpus")]
     cpus: u32,
-    #[serde(default = "d_log_row")]
     log_bytes_per_row: u64,
-    #[serde(default = "d_log_commit")]
     log_bytes_per_commit: u64,
-    #[serde(default = "d_dbwr")]
     dbwr_outstanding: u32,
-    #[serde(default = "d_dbwr_interval")]
     dbwr_interval: TimeSpan,
-    #[serde(default = "d_checkpoint")]
     checkpoint_interval: TimeSpan,
-    #[serde(default = "d_log_file")]
     log_file_size: ByteSize,
-    #[serde(default = "d_log_groups")]
     log_files: u32,
     #[serde(default)]
     archive: Option<Names>,
@@ -235,16 +230,6 @@ struct Raw {
 enum Names {
     One(String),
     Many(Vec<String>),
-}
-
-fn d_rows() -> u64 {
-    1_000_000
-}
-fn d_row_bytes() -> RowBytes {
-    RowBytes::One(100)
-}
-fn d_tables() -> u32 {
-    1
 }
 
 /// Row size of every table, or `[smallest, largest]` spread evenly over the tables (DPAWS:
@@ -275,50 +260,6 @@ impl RowBytes {
         }
     }
 }
-fn d_range() -> u64 {
-    100
-}
-fn d_rows_per_commit() -> u64 {
-    2
-}
-fn d_buffer() -> ByteSize {
-    ByteSize(128 << 20)
-}
-/// Assumed: a pread of 8 KiB served by the Linux page cache (system call, page lookup and
-/// copy) takes a few microseconds.
-fn d_os_read() -> TimeSpan {
-    TimeSpan(3_000)
-}
-fn d_cpu() -> TimeSpan {
-    TimeSpan(5_000)
-}
-fn d_cpu_row() -> TimeSpan {
-    TimeSpan(2_000)
-}
-fn d_cpus() -> u32 {
-    8
-}
-fn d_log_row() -> u64 {
-    150
-}
-fn d_log_commit() -> u64 {
-    50
-}
-fn d_dbwr() -> u32 {
-    64
-}
-fn d_dbwr_interval() -> TimeSpan {
-    TimeSpan(200_000_000)
-}
-fn d_checkpoint() -> TimeSpan {
-    TimeSpan(300_000_000_000)
-}
-fn d_log_file() -> ByteSize {
-    ByteSize(256 << 20)
-}
-fn d_log_groups() -> u32 {
-    3
-}
 
 fn placement(
     names: Names,
@@ -341,6 +282,7 @@ fn culprit(value: &toml::Value) -> String {
         for key in table.keys() {
             let mut rest = table.clone();
             rest.remove(key);
+            keys::fill_defaults(&mut rest, DATABASE_KEYS);
             if toml::Value::Table(rest).try_into::<Raw>().is_ok() {
                 return format!("database.{key}");
             }
@@ -356,9 +298,17 @@ pub fn parse_database(
     system: &SystemSpec,
 ) -> Result<DbSpec, ConfigError> {
     let bad = |k: &str, r: String| ConfigError::invalid(file, format!("database.{k}"), r);
-    let raw: Raw = value.clone().try_into().map_err(|e: toml::de::Error| {
-        ConfigError::invalid(file, culprit(&value), e.message().to_string())
-    })?;
+    let mut table = match value.as_table() {
+        Some(t) => t.clone(),
+        None => return Err(ConfigError::invalid(file, "database", "must be a table")),
+    };
+    keys::fill_defaults(&mut table, DATABASE_KEYS);
+    keys::check_table(&table, DATABASE_KEYS).map_err(|(k, reason)| bad(k, reason))?;
+    let raw: Raw = toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| {
+            ConfigError::invalid(file, culprit(&value), e.message().to_string())
+        })?;
     let test = DbTest::parse(&raw.test).ok_or_else(|| {
         bad(
             "test",
@@ -369,54 +319,16 @@ pub fn parse_database(
             ),
         )
     })?;
-    check_bounds(&raw, file)?;
-    if raw.cpus == 0 {
-        return Err(bad("cpus", "must be at least 1".into()));
-    }
     let sessions = raw.sessions.unwrap_or(test.default_sessions());
-    if sessions == 0 {
-        return Err(bad("sessions", "must be at least 1".into()));
-    }
-    if raw.rows_per_commit == 0 {
-        return Err(bad("rows_per_commit", "must be at least 1".into()));
-    }
-    if raw.rows == 0 {
-        return Err(bad("rows", "must be at least 1".into()));
-    }
     if !raw.row_bytes.valid() {
         return Err(bad(
             "row_bytes",
             "must be 1 to 8000, or [smallest, largest] in that range".into(),
         ));
     }
-    if raw.tables == 0 || raw.tables > 1000 {
-        return Err(bad("tables", "must be 1 to 1000".into()));
-    }
-    if raw.range_rows == 0 || raw.range_rows > raw.rows {
-        return Err(bad(
-            "range_rows",
-            format!("must be 1 to rows ({})", raw.rows),
-        ));
-    }
+    let range_rows =
+        range_rows(test, raw.range_rows, raw.rows).map_err(|r| bad("range_rows", r))?;
     let buffer_blocks = raw.buffer.0 / 8192;
-    if buffer_blocks < 16 {
-        return Err(bad(
-            "buffer",
-            "must hold at least 16 blocks of 8 KiB".into(),
-        ));
-    }
-    if raw.dbwr_outstanding == 0 || raw.dbwr_interval.0 == 0 {
-        return Err(bad(
-            "dbwr_outstanding",
-            "writer limits must be more than zero".into(),
-        ));
-    }
-    if raw.log_files < 2 || raw.log_file_size.0 < (1 << 20) {
-        return Err(bad(
-            "log_files",
-            "at least 2 log files of at least 1 MiB".into(),
-        ));
-    }
     let data = placement(raw.data, system, file, "data")?;
     let log = placement(raw.log, system, file, "log")?;
     // Growing tables get room for as many rows again (the inserts then wrap to the middle).
@@ -521,16 +433,14 @@ pub fn parse_database(
         log,
         tables,
         rows: raw.rows,
-        range_rows: raw.range_rows,
+        range_rows,
         rows_per_commit: raw.rows_per_commit,
         buffer_blocks,
         os_cache_blocks: raw.os_cache.0 / 8192,
         os_read_ns: raw.os_read.0,
         os_cache_warm: raw.os_cache_warm,
-        // The OLTP suite's clients think 10 ms between transactions.
-        think_ns: raw
-            .think
-            .map_or(if test.oltp() { 10_000_000 } else { 0 }, |t| t.0),
+        // The suite's clients think between operations (OLTP: 10 ms).
+        think_ns: raw.think.map_or(test.def().think_ms * 1_000_000, |t| t.0),
         cpu_ns_per_block: raw.cpu_per_block.0,
         cpu_ns_per_row: raw.cpu_per_row.0,
         client_cpu_ns: raw.client_cpu.0,
@@ -548,46 +458,52 @@ pub fn parse_database(
     })
 }
 
-/// Bounds on the keys that drive the model's memory (sessions, caches) or its time (every
-/// duration), see [`limits`].
-fn check_bounds(raw: &Raw, file: &str) -> Result<(), ConfigError> {
-    let key = |k: &str| format!("database.{k}");
-    let sessions = u64::from(raw.sessions.unwrap_or(0));
-    limits::check_count(file, key("sessions"), sessions, MAX_SESSIONS, "sessions")?;
-    limits::check_count(file, key("cpus"), raw.cpus.into(), 4096, "CPUs")?;
-    for (k, size, max) in [
-        ("buffer", raw.buffer, MAX_BUFFER_BYTES),
-        ("os_cache", raw.os_cache, MAX_OS_CACHE_BYTES),
-    ] {
-        if size.0 > max {
-            return Err(ConfigError::invalid(
-                file,
-                key(k),
-                format!("must be at most {}; got {size}", ByteSize(max)),
-            ));
+/// Rows per range operation: as given (at most `rows`), else the test's rows per statement
+/// (DPAWS range tests: 10,000, as `storlab db` runs them).
+fn range_rows(test: DbTest, given: Option<u64>, rows: u64) -> Result<u64, String> {
+    match given {
+        Some(n) if n > rows => Err(format!("must be 1 to rows ({rows}); got {n}")),
+        Some(n) => Ok(n),
+        None if test.def().rows_per_op > rows => Err(format!(
+            "{} touches {} rows per operation but the tables have {rows}: raise rows or set \
+             range_rows",
+            test.name(),
+            test.def().rows_per_op
+        )),
+        None => Ok(test.def().rows_per_op.max(1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_simulated_test_is_declared_and_every_declared_one_is_simulated() {
+        for name in DbTest::NAMES {
+            let test = DbTest::parse(name).expect("parses");
+            assert_eq!(test.def().name, name);
+        }
+        for def in dbtest::DB_TESTS.iter().filter(|d| d.simulated) {
+            assert!(DbTest::parse(def.name).is_some(), "{}", def.name);
         }
     }
-    let per_op = [
-        ("os_read", raw.os_read),
-        ("cpu_per_block", raw.cpu_per_block),
-        ("cpu_per_row", raw.cpu_per_row),
-        ("client_cpu", raw.client_cpu),
-        ("think", raw.think.unwrap_or_default()),
-    ];
-    for (k, t) in per_op {
-        limits::check_time(file, key(k), t.0, limits::MAX_IO_LATENCY_NS)?;
+
+    #[test]
+    fn every_declared_key_is_accepted_and_every_accepted_key_is_declared() {
+        let declared: Vec<&str> = DATABASE_KEYS.iter().map(|k| k.name).collect();
+        assert_eq!(keys::serde_fields::<Raw>(), declared.as_slice());
+        for key in DATABASE_KEYS {
+            if let Some(v) = keys::default_value(key) {
+                key.check(&v)
+                    .unwrap_or_else(|e| panic!("default of {}: {e}", key.name));
+            } else {
+                assert!(
+                    !matches!(key.default, keys::Default::Value(_)),
+                    "default of {} does not parse",
+                    key.name
+                );
+            }
+        }
     }
-    for (k, t) in [
-        ("dbwr_interval", raw.dbwr_interval),
-        ("checkpoint_interval", raw.checkpoint_interval),
-    ] {
-        limits::check_time(file, key(k), t.0, limits::MAX_SIM_TIME_NS)?;
-    }
-    for (k, n) in [
-        ("log_bytes_per_row", raw.log_bytes_per_row),
-        ("log_bytes_per_commit", raw.log_bytes_per_commit),
-    ] {
-        limits::check_count(file, key(k), n, 1 << 20, "log bytes")?;
-    }
-    Ok(())
 }

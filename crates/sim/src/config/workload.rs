@@ -221,10 +221,11 @@ pub fn parse_workload(
         }
     };
     if let Some(k) = table.keys().next() {
+        let allowed: Vec<&str> = super::keys::WORKLOAD_KEYS.iter().map(|k| k.name).collect();
         return Err(ConfigError::invalid(
             file,
             k,
-            "unknown key (allowed at top level: name, streams, database)",
+            format!("unknown key (allowed at top level: {})", allowed.join(", ")),
         ));
     }
     if streams.len() > limits::MAX_STREAMS {
@@ -256,6 +257,23 @@ pub fn parse_workload(
     };
     check_outstanding(&w, file)?;
     Ok(w)
+}
+
+/// A workload of one simulated database whose `[database]` keys are already values (the
+/// command line's `--db-test` and `--db-set`, a plan's `database` table): checked like a
+/// section of a file, `source` naming where they came from in messages.
+pub fn database_workload(
+    name: String,
+    database: toml::Table,
+    source: &str,
+    system: &SystemSpec,
+) -> Result<WorkloadSpec, ConfigError> {
+    let database = super::database::parse_database(toml::Value::Table(database), source, system)?;
+    Ok(WorkloadSpec {
+        name,
+        streams: Vec::new(),
+        database: Some(database),
+    })
 }
 
 fn parse_stream(

@@ -7,6 +7,7 @@ mod caches;
 mod database;
 mod db_suites;
 mod determinism;
+mod docs;
 mod examples_sweep;
 mod failures;
 mod file_cache;

@@ -1,0 +1,346 @@
+//! Configuration keys declared once: name, type, default, bounds, unit and help of every key
+//! of a TOML section (fio's option table is the model). A section's parser fills the declared
+//! defaults in and checks the declared bounds from the same table the docs tables are
+//! generated from, so the three never disagree.
+
+use crate::{ByteSize, TimeSpan};
+
+/// The type of a key's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A whole number.
+    Count,
+    /// A number (may have a fraction).
+    Number,
+    /// A size: bytes, or a string with a unit (`"512MiB"`, `"2g"`).
+    Size,
+    /// A duration: a string with a unit (`"5ms"`, `"2m"`).
+    Time,
+    /// `true` or `false`.
+    Bool,
+    /// A string.
+    Text,
+    /// One of these strings.
+    Choice(&'static [&'static str]),
+    /// Something else, described in words (a name or a list of names, a table).
+    Other(&'static str),
+}
+
+impl Kind {
+    /// How the docs name the type.
+    pub fn describe(self) -> String {
+        match self {
+            Kind::Count => "integer".into(),
+            Kind::Number => "number".into(),
+            Kind::Size => "size".into(),
+            Kind::Time => "duration".into(),
+            Kind::Bool => "bool".into(),
+            Kind::Text => "string".into(),
+            Kind::Choice(c) => c
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(" \\| "),
+            Kind::Other(s) => s.into(),
+        }
+    }
+}
+
+/// A key's default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Default {
+    /// The key must be given.
+    Required,
+    /// This TOML value (`"128MiB"`, `8`, `true`), filled in when the key is absent.
+    Value(&'static str),
+    /// Chosen by the parser from other keys, as described (`"the test's"`).
+    Derived(&'static str),
+}
+
+/// The values a key accepts, in its base unit (count, bytes, ns, or the number itself).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Bounds {
+    /// Any value of the type.
+    Any,
+    /// Whole values from `min` to `max` (bytes for sizes, ns for durations).
+    Int(u64, u64),
+    /// Numbers from `min` to `max`.
+    Float(f64, f64),
+}
+
+/// One key of a section.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Key {
+    /// Name in the TOML section.
+    pub name: &'static str,
+    /// Type of its value.
+    pub kind: Kind,
+    /// Default when absent.
+    pub default: Default,
+    /// Values it accepts.
+    pub bounds: Bounds,
+    /// Unit of a number (`rows`, `MB/s`); empty when the type carries it.
+    pub unit: &'static str,
+    /// One or two sentences: what it means.
+    pub help: &'static str,
+}
+
+/// A duration for messages and docs: `604800 s`, `0.5 ms`.
+pub fn seconds(ns: u64) -> String {
+    let s = ns as f64 / 1e9;
+    if s >= 1.0 {
+        format!("{s} s")
+    } else {
+        format!("{} ms", ns as f64 / 1e6)
+    }
+}
+
+impl Key {
+    /// A key with no bounds and no unit.
+    pub const fn new(name: &'static str, kind: Kind, default: Default, help: &'static str) -> Key {
+        Key {
+            name,
+            kind,
+            default,
+            bounds: Bounds::Any,
+            unit: "",
+            help,
+        }
+    }
+
+    /// The same key accepting whole values from `min` to `max` only.
+    pub const fn int(mut self, min: u64, max: u64) -> Key {
+        self.bounds = Bounds::Int(min, max);
+        self
+    }
+
+    /// The same key accepting numbers from `min` to `max` only.
+    pub const fn float(mut self, min: f64, max: f64) -> Key {
+        self.bounds = Bounds::Float(min, max);
+        self
+    }
+
+    /// The same key with a unit.
+    pub const fn unit(mut self, unit: &'static str) -> Key {
+        self.unit = unit;
+        self
+    }
+
+    /// A value in the base unit, as messages and docs write it.
+    fn show(&self, v: u64) -> String {
+        match self.kind {
+            Kind::Size => ByteSize(v).to_string(),
+            Kind::Time => seconds(v),
+            _ => v.to_string(),
+        }
+    }
+
+    /// The bounds in words (`1 to 1000`, `at most 1t`), empty when any value goes.
+    pub fn describe_bounds(&self) -> String {
+        match self.bounds {
+            Bounds::Any => String::new(),
+            Bounds::Int(0, max) => format!("at most {}", self.show(max)),
+            Bounds::Int(min, u64::MAX) => format!("at least {}", self.show(min)),
+            Bounds::Int(min, max) => format!("{} to {}", self.show(min), self.show(max)),
+            Bounds::Float(min, max) => format!("{min} to {max}"),
+        }
+    }
+
+    /// The value in its base unit (None: not a number of this key's type).
+    fn base_value(&self, v: &toml::Value) -> Option<f64> {
+        match self.kind {
+            Kind::Count => v.as_integer().map(|i| i as f64),
+            Kind::Number => v.as_float().or_else(|| v.as_integer().map(|i| i as f64)),
+            Kind::Size => v.clone().try_into::<ByteSize>().ok().map(|b| b.0 as f64),
+            Kind::Time => v.clone().try_into::<TimeSpan>().ok().map(|t| t.0 as f64),
+            _ => None,
+        }
+    }
+
+    /// Checks `v` against the bounds; the reason names the bound and the value found.
+    pub fn check(&self, v: &toml::Value) -> Result<(), String> {
+        let Some(x) = self.base_value(v) else {
+            return Ok(());
+        };
+        let fits = match self.bounds {
+            Bounds::Any => true,
+            Bounds::Int(min, max) => x >= min as f64 && x <= max as f64,
+            Bounds::Float(min, max) => x >= min && x <= max,
+        };
+        if fits {
+            return Ok(());
+        }
+        let got = match self.bounds {
+            Bounds::Int(..) if x >= 0.0 => self.show(x as u64),
+            _ => v.to_string(),
+        };
+        let unit = match self.unit {
+            "" => String::new(),
+            u => format!(" {u}"),
+        };
+        let bound = match self.bounds {
+            Bounds::Int(min, max) if min > 0 && max < u64::MAX => {
+                format!("at least {} and at most {}", self.show(min), self.show(max))
+            }
+            _ => self.describe_bounds(),
+        };
+        Err(format!("must be {bound}{unit}; got {got}"))
+    }
+
+    /// The default as the docs show it.
+    pub fn describe_default(&self) -> String {
+        match self.default {
+            Default::Required => "required".into(),
+            Default::Value(v) => format!("`{v}`"),
+            Default::Derived(d) => d.into(),
+        }
+    }
+}
+
+/// The default of `key` as a TOML value (None: none declared, or one that does not parse).
+pub fn default_value(key: &Key) -> Option<toml::Value> {
+    let Default::Value(text) = key.default else {
+        return None;
+    };
+    toml::from_str::<toml::Table>(&format!("v = {text}"))
+        .ok()?
+        .remove("v")
+}
+
+/// Fills the declared defaults of `keys` into `table` where the key is absent.
+pub fn fill_defaults(table: &mut toml::Table, keys: &[Key]) {
+    for key in keys {
+        if !table.contains_key(key.name) {
+            if let Some(v) = default_value(key) {
+                table.insert(key.name.to_string(), v);
+            }
+        }
+    }
+}
+
+/// Checks every declared key of `table` against its bounds: the first that breaks them, as
+/// (key, reason).
+pub fn check_table(table: &toml::Table, keys: &[Key]) -> Result<(), (&'static str, String)> {
+    for key in keys {
+        if let Some(v) = table.get(key.name) {
+            key.check(v).map_err(|reason| (key.name, reason))?;
+        }
+    }
+    Ok(())
+}
+
+/// The declared key named `name`.
+pub fn find<'a>(keys: &'a [Key], name: &str) -> Option<&'a Key> {
+    keys.iter().find(|k| k.name == name)
+}
+
+/// A Markdown table of `keys`: key, type, default, accepted values, unit, meaning.
+pub fn markdown_table(keys: &[Key]) -> String {
+    let mut out = String::from(
+        "| key | type | default | accepts | unit | meaning |\n|---|---|---|---|---|---|\n",
+    );
+    for k in keys {
+        out += &format!(
+            "| `{}` | {} | {} | {} | {} | {} |\n",
+            k.name,
+            k.kind.describe(),
+            k.describe_default(),
+            k.describe_bounds(),
+            k.unit,
+            k.help.replace('|', "\\|")
+        );
+    }
+    out
+}
+
+/// The field names a serde type accepts (its `deserialize_struct` fields), for tests that
+/// every accepted key is declared. Empty for a type that is not a plain struct.
+pub fn serde_fields<'de, T: serde::Deserialize<'de>>() -> &'static [&'static str] {
+    let mut capture = fields::Capture(&[]);
+    let _ = T::deserialize(&mut capture);
+    capture.0
+}
+
+mod fields {
+    use serde::de::{self, Visitor};
+    use serde::forward_to_deserialize_any;
+
+    pub(super) struct Capture(pub(super) &'static [&'static str]);
+
+    impl<'de> de::Deserializer<'de> for &mut Capture {
+        type Error = de::value::Error;
+
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(de::Error::custom("not a struct"))
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0 = fields;
+            Err(de::Error::custom("fields captured"))
+        }
+
+        forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+            identifier ignored_any
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEYS: [Key; 3] = [
+        Key::new("tables", Kind::Count, Default::Value("1"), "tables").int(1, 1000),
+        Key::new("buffer", Kind::Size, Default::Value("\"128MiB\""), "cache").int(0, 1 << 40),
+        Key::new("every", Kind::Time, Default::Required, "interval").int(0, 1_000_000_000),
+    ];
+
+    #[test]
+    fn defaults_fill_in_and_bounds_name_the_value() {
+        let mut t: toml::Table = toml::from_str("tables = 0\nevery = \"2s\"").unwrap();
+        fill_defaults(&mut t, &KEYS);
+        assert_eq!(t["buffer"].as_str(), Some("128MiB"));
+        assert_eq!(t["tables"].as_integer(), Some(0));
+        let (key, reason) = check_table(&t, &KEYS).unwrap_err();
+        assert_eq!(
+            (key, reason.as_str()),
+            ("tables", "must be at least 1 and at most 1000; got 0")
+        );
+        t.insert("tables".into(), toml::Value::Integer(3));
+        let (key, reason) = check_table(&t, &KEYS).unwrap_err();
+        assert_eq!(
+            (key, reason.as_str()),
+            ("every", "must be at most 1 s; got 2 s")
+        );
+        t.insert("buffer".into(), toml::Value::String("2t".into()));
+        t.insert("every".into(), toml::Value::String("1ms".into()));
+        let (key, reason) = check_table(&t, &KEYS).unwrap_err();
+        assert_eq!(key, "buffer");
+        assert!(reason.starts_with("must be at most 1"), "{reason}");
+    }
+
+    #[test]
+    fn serde_fields_lists_a_structs_keys() {
+        #[derive(serde::Deserialize)]
+        #[allow(dead_code)]
+        struct S {
+            a: u32,
+            #[serde(default)]
+            b_c: String,
+        }
+        assert_eq!(serde_fields::<S>(), ["a", "b_c"]);
+        assert!(serde_fields::<u32>().is_empty());
+        let table = markdown_table(&KEYS);
+        assert!(
+            table.contains("| `tables` | integer | `1` | 1 to 1000 |  | tables |"),
+            "{table}"
+        );
+    }
+}

@@ -1,0 +1,203 @@
+//! The keys of a `[database]` section, declared once: the parser fills the defaults in and
+//! checks the bounds from this table, and docs/db.md is generated from it.
+
+use storlab_core::keys::{Default, Key, Kind};
+
+use super::super::limits::{MAX_IO_LATENCY_NS, MAX_SIM_TIME_NS};
+
+/// Most sessions of a simulated database (each costs a few hundred bytes and its events).
+pub const MAX_SESSIONS: u64 = 100_000;
+/// Largest buffer cache: 1 TiB (about 1 GB of model memory).
+pub const MAX_BUFFER_BYTES: u64 = 1 << 40;
+/// Largest operating-system cache: 256 GiB (about 1.5 GB of model memory when warm).
+pub const MAX_OS_CACHE_BYTES: u64 = 256 << 30;
+/// Most host CPUs.
+pub const MAX_CPUS: u64 = 4096;
+/// Most log bytes per row or per commit record.
+pub const MAX_LOG_BYTES: u64 = 1 << 20;
+
+const NAMES: Kind = Kind::Other("name or list of names");
+const ROW_BYTES: Kind = Kind::Other("integer or [smallest, largest]");
+use Default::Value as D;
+
+/// Every key of `[database]`, in the order the docs list them.
+pub const DATABASE_KEYS: &[Key] = &[
+    Key::new(
+        "test",
+        Kind::Other("test name"),
+        Default::Required,
+        "the test the sessions run, as `storlab db` names it (see the tests above)",
+    ),
+    Key::new(
+        "sessions",
+        Kind::Count,
+        Default::Derived("the test's clients"),
+        "database sessions, each running the test's operations back to back",
+    )
+    .int(1, MAX_SESSIONS)
+    .unit("sessions"),
+    Key::new(
+        "data",
+        NAMES,
+        Default::Required,
+        "where the tables live: a volume, or LUN and group names (like a stream's target)",
+    ),
+    Key::new(
+        "log",
+        NAMES,
+        Default::Required,
+        "where the log lives; the same target as `data` puts the log files after the data",
+    ),
+    Key::new(
+        "rows",
+        Kind::Count,
+        D("1000000"),
+        "rows each table starts with",
+    )
+    .int(1, u64::MAX)
+    .unit("rows"),
+    Key::new(
+        "tables",
+        Kind::Count,
+        D("1"),
+        "tables of `rows` rows each (DPAWS: 15); operations pick one at random",
+    )
+    .int(1, 1000),
+    Key::new(
+        "row_bytes",
+        ROW_BYTES,
+        D("100"),
+        "row size of every table, or `[smallest, largest]` spread evenly over the tables \
+         (DPAWS: [14, 805]); 1 to 8000",
+    )
+    .unit("bytes"),
+    Key::new(
+        "range_rows",
+        Kind::Count,
+        Default::Derived("the test's rows per statement"),
+        "rows one range operation touches (DPAWS range tests: 10000); at most `rows`",
+    )
+    .int(1, u64::MAX)
+    .unit("rows"),
+    Key::new(
+        "rows_per_commit",
+        Kind::Count,
+        D("2"),
+        "rows each commit of `orabench/load-conventional` inserts",
+    )
+    .int(1, u64::MAX)
+    .unit("rows"),
+    Key::new(
+        "buffer",
+        Kind::Size,
+        D("\"128MiB\""),
+        "the database buffer cache (at least 16 blocks of 8 KiB)",
+    )
+    .int(16 * 8192, MAX_BUFFER_BYTES),
+    Key::new(
+        "os_cache",
+        Kind::Size,
+        D("0"),
+        "the host's file cache under the data files (0: none, as on raw devices or O_DIRECT)",
+    )
+    .int(0, MAX_OS_CACHE_BYTES),
+    Key::new(
+        "os_read",
+        Kind::Time,
+        D("\"3us\""),
+        "time of a read the file cache serves (system call and 8 KiB copy)",
+    )
+    .int(0, MAX_IO_LATENCY_NS),
+    Key::new(
+        "os_cache_warm",
+        Kind::Bool,
+        D("false"),
+        "the file cache starts holding the database, as right after loading it",
+    ),
+    Key::new(
+        "think",
+        Kind::Time,
+        Default::Derived("the test's (oltp: 10ms, else 0)"),
+        "think time between a session's operations",
+    )
+    .int(0, MAX_IO_LATENCY_NS),
+    Key::new(
+        "cpu_per_block",
+        Kind::Time,
+        D("\"5us\""),
+        "CPU time per block visited (buffer lookup, row processing)",
+    )
+    .int(0, MAX_IO_LATENCY_NS),
+    Key::new(
+        "cpu_per_row",
+        Kind::Time,
+        D("\"2us\""),
+        "CPU time per row processed and returned",
+    )
+    .int(0, MAX_IO_LATENCY_NS),
+    Key::new(
+        "client_cpu",
+        Kind::Time,
+        D("0"),
+        "CPU time the load generator spends per operation on the same host CPUs (0: clients \
+         run elsewhere)",
+    )
+    .int(0, MAX_IO_LATENCY_NS),
+    Key::new("cpus", Kind::Count, D("8"), "host CPUs the sessions share")
+        .int(1, MAX_CPUS)
+        .unit("CPUs"),
+    Key::new(
+        "log_bytes_per_row",
+        Kind::Count,
+        D("150"),
+        "log bytes per changed row (record headers, the new tuple)",
+    )
+    .int(0, MAX_LOG_BYTES)
+    .unit("bytes"),
+    Key::new(
+        "log_bytes_per_commit",
+        Kind::Count,
+        D("50"),
+        "log bytes of a commit record",
+    )
+    .int(0, MAX_LOG_BYTES)
+    .unit("bytes"),
+    Key::new(
+        "dbwr_outstanding",
+        Kind::Count,
+        D("64"),
+        "writes the database writer keeps in flight at most",
+    )
+    .int(1, u64::MAX)
+    .unit("writes"),
+    Key::new(
+        "dbwr_interval",
+        Kind::Time,
+        D("\"200ms\""),
+        "the database writer's round interval",
+    )
+    .int(1, MAX_SIM_TIME_NS),
+    Key::new(
+        "checkpoint_interval",
+        Kind::Time,
+        D("\"300s\""),
+        "checkpoint interval (0: none)",
+    )
+    .int(0, MAX_SIM_TIME_NS),
+    Key::new(
+        "log_file_size",
+        Kind::Size,
+        D("\"256MiB\""),
+        "size of each log file",
+    )
+    .int(1 << 20, u64::MAX),
+    Key::new("log_files", Kind::Count, D("3"), "log files in the ring")
+        .int(2, u32::MAX as u64)
+        .unit("files"),
+    Key::new(
+        "archive",
+        NAMES,
+        Default::Derived("none"),
+        "archive each filled log file to this target (LUNs of its own)",
+    ),
+];

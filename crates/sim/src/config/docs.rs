@@ -1,0 +1,144 @@
+//! The reference tables of docs/: every array and workload key (docs/config.md), every disk
+//! model parameter with the built-in models' values (docs/models.md), every database test and
+//! `[database]` key (docs/db.md), rendered from the declarations the parsers use.
+//!
+//! `cargo run --release -p storlab-sim --example docs` writes them; a test fails when the
+//! files in docs/ differ from what the declarations give.
+
+use storlab_core::dbtest::DB_TESTS;
+use storlab_core::keys::{markdown_table, Key};
+
+use super::database::DATABASE_KEYS;
+use super::keys::{Section, ARRAY_SECTIONS, HDD_KEYS, SSD_KEYS, WORKLOAD_SECTIONS};
+use crate::device::models::{builtin_model, BUILTIN_MODELS};
+
+/// The command that rewrites the generated docs.
+pub const REFRESH: &str = "cargo run --release -p storlab-sim --example docs";
+
+fn header(title: &str) -> String {
+    format!(
+        "# {title}\n\n<!-- Generated from the code by `{REFRESH}`; edit the declarations, not this \
+         file. -->\n\n"
+    )
+}
+
+fn sections(out: &mut String, sections: &[Section]) {
+    for s in sections {
+        *out += &format!(
+            "### `{}`\n\n{}\n\n{}\n",
+            s.path,
+            s.about,
+            markdown_table(s.keys)
+        );
+    }
+}
+
+/// docs/config.md.
+pub fn config_md() -> String {
+    let mut out = header("Configuration keys");
+    out += "Sizes take units (`512MiB`, `2g`, or bytes), durations too (`5ms`, `2m`). Unknown \
+            keys are errors. Bounds are checked when a file is loaded; messages name the file, \
+            the key, the bound and the value found.\n\n## Array files (`--array`)\n\n";
+    sections(&mut out, ARRAY_SECTIONS);
+    out += "## Workload files (`--workload`)\n\n";
+    sections(&mut out, WORKLOAD_SECTIONS);
+    out += "The `[database]` section of a workload file: see [db.md](db.md). Disk model \
+            parameters: see [models.md](models.md).\n";
+    out
+}
+
+/// The built-in models of `kind` with their parameter values, one column each.
+fn builtin_table(kind: &str, keys: &[Key]) -> String {
+    let models: Vec<(&str, toml::Table)> = BUILTIN_MODELS
+        .iter()
+        .filter_map(|name| {
+            let table = toml::Table::try_from(builtin_model(name)?).ok()?;
+            let of_kind = table.get("kind").and_then(|k| k.as_str()) == Some(kind);
+            of_kind.then_some((*name, table))
+        })
+        .collect();
+    let mut out = String::from("| parameter |");
+    for (name, _) in &models {
+        out += &format!(" `{name}` |");
+    }
+    out += "\n|---|";
+    out += &"---|".repeat(models.len());
+    out += "\n";
+    for key in keys {
+        out += &format!("| `{}` |", key.name);
+        for (_, table) in &models {
+            let v = table.get(key.name).map_or(String::new(), |v| v.to_string());
+            out += &format!(" {} |", v.trim_matches('"'));
+        }
+        out += "\n";
+    }
+    out
+}
+
+/// docs/models.md.
+pub fn models_md() -> String {
+    let mut out = header("Disk models");
+    out += "An array names a model per group (`disk_model = \"hdd-10k\"`): a built-in, or its \
+            own under `[disk_models.NAME]`, either complete (`kind = \"hdd\"` or `\"ssd\"` and \
+            every parameter) or `base = \"hdd-10k\"` plus the parameters that differ.\n\n";
+    out += "## Hard disk drives (`kind = \"hdd\"`)\n\n";
+    out += &markdown_table(HDD_KEYS);
+    out += "\n## Solid-state drives (`kind = \"ssd\"`)\n\n";
+    out += &markdown_table(SSD_KEYS);
+    out += "\n## Built-in models\n\n### Hard disk drives\n\n";
+    out += &builtin_table("hdd", HDD_KEYS);
+    out += "\n### Solid-state drives\n\n";
+    out += &builtin_table("ssd", SSD_KEYS);
+    out
+}
+
+/// docs/db.md.
+pub fn db_md() -> String {
+    let mut out = header("Database tests and keys");
+    out += "A test name means the same work in `storlab db --suite S --test T` (a real \
+            PostgreSQL) and in `storlab sim --db-test S/T` or a workload's `[database]` section \
+            (the simulated database): the same rows per statement, rows per commit, think time \
+            and clients when none are given. `dpaws/cycle` runs the four DPAWS tests in turn.\n\n\
+            ## Tests\n\n\
+            | test | clients | rows per statement | rows per commit | think | does | tables | \
+            row bytes | simulated | what it does |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    for d in DB_TESTS {
+        let [lo, hi] = d.row_bytes;
+        let bytes = if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo} to {hi}")
+        };
+        let count = |n: u64| {
+            if n == 0 {
+                "-".to_string()
+            } else {
+                n.to_string()
+            }
+        };
+        out += &format!(
+            "| `{}` | {} | {} | {} | {} ms | {} | {} | {bytes} | {} | {} |\n",
+            d.name,
+            d.default_clients,
+            count(d.rows_per_op),
+            count(d.rows_per_commit),
+            d.think_ms,
+            d.access.name(),
+            d.tables,
+            if d.simulated { "yes" } else { "no" },
+            d.summary
+        );
+    }
+    out += "\n## The `[database]` section of a workload file\n\n";
+    out += &markdown_table(DATABASE_KEYS);
+    out
+}
+
+/// Every generated file: (name under docs/, contents).
+pub fn files() -> Vec<(&'static str, String)> {
+    vec![
+        ("config.md", config_md()),
+        ("models.md", models_md()),
+        ("db.md", db_md()),
+    ]
+}

@@ -1,0 +1,577 @@
+//! Every key of an array file and a workload file, declared once with its type, default,
+//! bounds, unit and help (the `[database]` section's are in `database::DATABASE_KEYS`). The
+//! docs tables (docs/config.md, docs/models.md, docs/db.md) are generated from these
+//! declarations; unit tests check that each section declares exactly the keys its parser
+//! accepts and that the declared defaults are the parser's.
+
+use storlab_core::keys::{Default::Derived, Default::Required, Default::Value as D, Key, Kind};
+
+mod models;
+
+pub use models::{HDD_KEYS, SSD_KEYS};
+
+const LIST: Kind = Kind::Other("array of tables");
+const TABLE: Kind = Kind::Other("table");
+const NAMES: Kind = Kind::Other("name or list of names");
+const STRINGS: Kind = Kind::Other("list of names");
+const WRITE_POLICY: Kind = Kind::Choice(&["write-back", "write-through"]);
+
+/// One section of a file: its TOML path and its keys.
+pub struct Section {
+    /// `[controllers]`, `[[raid_groups]]`.
+    pub path: &'static str,
+    /// One sentence about the section.
+    pub about: &'static str,
+    /// Its keys.
+    pub keys: &'static [Key],
+}
+
+/// The top of an array file.
+pub const ARRAY_KEYS: &[Key] = &[
+    Key::new("name", Kind::Text, Required, "array name, used in results"),
+    Key::new("description", Kind::Text, D("\"\""), "one line for reports"),
+    Key::new("host", TABLE, Derived("see [host]"), "host links and multipathing"),
+    Key::new("controllers", TABLE, Derived("see [controllers]"), "controllers and caches"),
+    Key::new("raid_groups", LIST, D("[]"), "RAID groups; each is one LUN unless `luns` carve it"),
+    Key::new("disk_groups", LIST, D("[]"), "disk groups of a virtualized array"),
+    Key::new("virtual_disks", LIST, D("[]"), "virtual disks striped over a whole disk group"),
+    Key::new("luns", LIST, D("[]"), "LUNs carved from groups (groups not named are one LUN each)"),
+    Key::new("volumes", LIST, D("[]"), "host volumes over LUNs"),
+    Key::new("failures", LIST, D("[]"), "failure events"),
+    Key::new("rebuild", TABLE, Derived("see [rebuild]"), "rebuild policy"),
+    Key::new("disk_models", TABLE, D("{}"),
+        "user disk models: `[disk_models.NAME]` with `kind` or `base` plus parameters (docs/models.md)"),
+];
+
+/// `[host]`.
+pub const HOST_KEYS: &[Key] = &[
+    Key::new("links", Kind::Count, D("2"), "front-end paths (FC links); I/O is spread round-robin"),
+    Key::new("link_mbps", Kind::Number, D("400.0"), "bandwidth of each link (2 Gb FC ~ 200, 4 Gb FC ~ 400)")
+        .float(0.01, 1e7).unit("MB/s"),
+    Key::new("link_latency", Kind::Time, D("\"20us\""), "fixed latency per I/O on a link (protocol and switch)"),
+    Key::new("paths", LIST, D("[]"),
+        "explicit paths (see [[host.paths]]); when given, `links`, `link_mbps` and `link_latency` are not used"),
+    Key::new("multipath", Kind::Choice(&["round-robin", "preferred", "single"]), D("\"round-robin\""),
+        "path choice: round-robin, the per-LUN path to the owning controller (failover), or one path"),
+    Key::new("queue_depth_per_lun", Kind::Count, D("0"),
+        "host I/Os outstanding per LUN (0: no limit); more wait in the host queue").unit("I/Os"),
+    Key::new("scheduler", Kind::Choice(&["none", "deadline"]), D("\"none\""),
+        "order of the host queue: FIFO, or by address with a 500 ms deadline"),
+];
+
+/// `[[host.paths]]`.
+pub const PATH_KEYS: &[Key] = &[
+    Key::new(
+        "name",
+        Kind::Text,
+        Required,
+        "path name (`p0`), used by failure events",
+    ),
+    Key::new("mbps", Kind::Number, D("400.0"), "bandwidth")
+        .float(0.01, 1e7)
+        .unit("MB/s"),
+    Key::new(
+        "latency",
+        Kind::Time,
+        D("\"20us\""),
+        "fixed latency per I/O",
+    ),
+    Key::new(
+        "controller",
+        Kind::Count,
+        Derived("none"),
+        "controller whose port the path reaches (for the preferred policy)",
+    ),
+];
+
+/// `[controllers]`.
+pub const CONTROLLER_KEYS: &[Key] = &[
+    Key::new(
+        "count",
+        Kind::Count,
+        D("2"),
+        "controllers; groups are assigned round-robin unless they name one",
+    ),
+    Key::new(
+        "cache",
+        Kind::Size,
+        D("\"4GiB\""),
+        "cache memory per controller",
+    ),
+    Key::new(
+        "write_cache",
+        Kind::Size,
+        D("\"1GiB\""),
+        "battery-backed write cache (NVS) per controller, part of `cache`",
+    ),
+    Key::new(
+        "write_policy",
+        WRITE_POLICY,
+        D("\"write-back\""),
+        "acknowledge writes from NVS, or after the disks",
+    ),
+    Key::new(
+        "mirror_writes",
+        Kind::Bool,
+        D("true"),
+        "copy every write to the peer controller's cache before acknowledging it",
+    ),
+    Key::new(
+        "failover_write_policy",
+        WRITE_POLICY,
+        D("\"write-back\""),
+        "write policy of a controller once it has taken over a failed peer's LUNs",
+    ),
+    Key::new(
+        "mirror_mbps",
+        Kind::Number,
+        D("800.0"),
+        "bandwidth of the inter-controller mirror link",
+    )
+    .float(0.01, 1e7)
+    .unit("MB/s"),
+    Key::new(
+        "mirror_latency",
+        Kind::Time,
+        D("\"20us\""),
+        "fixed cost of one mirror copy",
+    ),
+    Key::new(
+        "overhead",
+        Kind::Time,
+        D("\"10us\""),
+        "controller processing time per host I/O (one at a time per controller)",
+    ),
+    Key::new(
+        "destage_high_pct",
+        Kind::Number,
+        D("80.0"),
+        "start destaging when dirty data exceeds this share of the write cache",
+    )
+    .unit("%"),
+    Key::new(
+        "destage_low_pct",
+        Kind::Number,
+        D("60.0"),
+        "stop destaging when dirty data falls to this share",
+    )
+    .unit("%"),
+    Key::new(
+        "destage_queue_per_disk",
+        Kind::Count,
+        D("4"),
+        "destage operations kept outstanding per member disk",
+    )
+    .unit("operations"),
+    Key::new(
+        "read_segment",
+        Kind::Size,
+        D("\"8KiB\""),
+        "read cache segment (staging unit)",
+    ),
+    Key::new(
+        "prefetch",
+        Kind::Size,
+        D("\"1MiB\""),
+        "how far ahead of a sequential reader the controller prefetches",
+    ),
+    Key::new(
+        "sequential_trigger",
+        Kind::Count,
+        D("2"),
+        "consecutive sequential reads that start prefetching",
+    )
+    .unit("reads"),
+];
+
+/// `[[raid_groups]]`.
+pub const RAID_GROUP_KEYS: &[Key] = &[
+    Key::new(
+        "name",
+        Kind::Text,
+        Required,
+        "name; with `count` > 1 the groups are `name-0`, `name-1`, ...",
+    ),
+    Key::new("count", Kind::Count, D("1"), "how many identical groups"),
+    Key::new(
+        "level",
+        Kind::Choice(&["jbod", "raid0", "raid1", "raid10", "raid5", "raid6"]),
+        Required,
+        "RAID level",
+    ),
+    Key::new(
+        "disks",
+        Kind::Count,
+        Required,
+        "member disks per group (spares not included)",
+    )
+    .unit("disks"),
+    Key::new(
+        "disk_model",
+        Kind::Text,
+        Required,
+        "a built-in model or a `[disk_models]` name (docs/models.md)",
+    ),
+    Key::new(
+        "stripe_unit",
+        Kind::Size,
+        D("\"64KiB\""),
+        "per-disk chunk, a power of two from 4 KiB to 1 MiB",
+    )
+    .int(4096, 1 << 20),
+    Key::new("spares", Kind::Count, D("0"), "hot spares per group").unit("disks"),
+    Key::new(
+        "controller",
+        Kind::Count,
+        Derived("round-robin"),
+        "controller owning the group",
+    ),
+    Key::new(
+        "read_cache",
+        Kind::Bool,
+        D("true"),
+        "read cache on for the group's LUNs",
+    ),
+    Key::new(
+        "write_cache",
+        Kind::Bool,
+        D("true"),
+        "write-back caching on for the group's LUNs",
+    ),
+    Key::new(
+        "mirror_read",
+        Kind::Choice(&["shortest-queue", "round-robin", "primary"]),
+        D("\"shortest-queue\""),
+        "which copy of a RAID 1/10 mirror serves a read",
+    ),
+];
+
+/// `[[disk_groups]]`.
+pub const DISK_GROUP_KEYS: &[Key] = &[
+    Key::new(
+        "name",
+        Kind::Text,
+        Required,
+        "name; its disks are `name.d0` ...",
+    ),
+    Key::new("disks", Kind::Count, Required, "disks in the group").unit("disks"),
+    Key::new(
+        "disk_model",
+        Kind::Text,
+        Required,
+        "a built-in or user disk model",
+    ),
+    Key::new("spares", Kind::Count, D("0"), "spare disks of the group").unit("disks"),
+];
+
+/// `[[virtual_disks]]`.
+pub const VIRTUAL_DISK_KEYS: &[Key] = &[
+    Key::new(
+        "name",
+        Kind::Text,
+        Required,
+        "name; with `count` > 1: `name-0`, `name-1`, ...",
+    ),
+    Key::new("count", Kind::Count, D("1"), "how many"),
+    Key::new("disk_group", Kind::Text, Required, "disk group it lives in"),
+    Key::new(
+        "level",
+        Kind::Choice(&["vraid0", "vraid1", "vraid5"]),
+        Required,
+        "virtual RAID level",
+    ),
+    Key::new("size", Kind::Size, Required, "usable size"),
+    Key::new("stripe_unit", Kind::Size, D("\"128KiB\""), "chunk per disk"),
+    Key::new(
+        "controller",
+        Kind::Count,
+        Derived("round-robin"),
+        "owning controller",
+    ),
+    Key::new("read_cache", Kind::Bool, D("true"), "read cache on"),
+    Key::new(
+        "write_cache",
+        Kind::Bool,
+        D("true"),
+        "write-back caching on",
+    ),
+];
+
+/// `[[luns]]`.
+pub const LUN_KEYS: &[Key] = &[
+    Key::new("name", Kind::Text, Required, "LUN name"),
+    Key::new(
+        "group",
+        Kind::Text,
+        Required,
+        "RAID group or virtual disk it is carved from",
+    ),
+    Key::new("size", Kind::Size, Derived("the rest of the group"), "size"),
+];
+
+/// `[[volumes]]`.
+pub const VOLUME_KEYS: &[Key] = &[
+    Key::new(
+        "name",
+        Kind::Text,
+        Required,
+        "volume name (workload targets use it)",
+    ),
+    Key::new(
+        "kind",
+        Kind::Choice(&["concat", "stripe", "multiplex", "asm"]),
+        Required,
+        "how the LUNs are combined",
+    ),
+    Key::new(
+        "luns",
+        STRINGS,
+        D("[]"),
+        "members (concat, stripe, multiplex)",
+    ),
+    Key::new(
+        "stripe",
+        Kind::Size,
+        Derived("none"),
+        "stripe size (stripe)",
+    ),
+    Key::new(
+        "redundancy",
+        Kind::Choice(&["normal", "high"]),
+        Derived("none"),
+        "2 or 3 copies (asm)",
+    ),
+    Key::new("au", Kind::Size, Derived("1MiB"), "allocation unit (asm)"),
+    Key::new(
+        "failure_groups",
+        LIST,
+        D("[]"),
+        "failure groups (asm): tables of `name` and `luns`",
+    ),
+    Key::new(
+        "preferred_read",
+        Kind::Text,
+        Derived("none"),
+        "failure group that serves reads while healthy (asm)",
+    ),
+];
+
+/// `[[failures]]`: exactly one of the target keys.
+pub const FAILURE_KEYS: &[Key] = &[
+    Key::new("at", Kind::Time, Required, "simulated time of the failure"),
+    Key::new(
+        "disk",
+        Kind::Text,
+        Derived("none"),
+        "`group.dN` member disk",
+    ),
+    Key::new("path", Kind::Text, Derived("none"), "path name"),
+    Key::new(
+        "controller",
+        Kind::Count,
+        Derived("none"),
+        "controller index",
+    ),
+    Key::new(
+        "failure_group",
+        Kind::Text,
+        Derived("none"),
+        "`volume.failure_group`",
+    ),
+];
+
+/// `[rebuild]`.
+pub const REBUILD_KEYS: &[Key] = &[
+    Key::new(
+        "rate_mbps",
+        Kind::Number,
+        D("50.0"),
+        "rebuild rate per failed disk",
+    )
+    .unit("MB/s"),
+    Key::new(
+        "priority",
+        Kind::Choice(&["low", "high"]),
+        D("\"low\""),
+        "`low`: one rebuild operation at a time, behind foreground work; `high`: four",
+    ),
+    Key::new(
+        "start_delay",
+        Kind::Time,
+        D("0"),
+        "delay between the failure and the start of the rebuild",
+    ),
+];
+
+/// The top of a workload file.
+pub const WORKLOAD_KEYS: &[Key] = &[
+    Key::new(
+        "name",
+        Kind::Text,
+        Derived("the file name"),
+        "name used in results",
+    ),
+    Key::new(
+        "streams",
+        LIST,
+        D("[]"),
+        "concurrent I/O streams (see [[streams]])",
+    ),
+    Key::new(
+        "database",
+        TABLE,
+        Derived("none"),
+        "a simulated database (docs/db.md)",
+    ),
+];
+
+/// `[[streams]]`: a target plus an I/O profile (a built-in as the base, any key overriding it).
+pub const STREAM_KEYS: &[Key] = &[
+    Key::new(
+        "target",
+        NAMES,
+        D("\"all\""),
+        "a volume, or LUN and group names concatenated, or `all`",
+    ),
+    Key::new(
+        "profile",
+        Kind::Text,
+        Derived("none"),
+        "a built-in profile as the base (`randread-8k`, `oltp-60-40`, ...)",
+    ),
+    Key::new("name", Kind::Text, D("\"custom\""), "name used in results"),
+    Key::new(
+        "pattern",
+        Kind::Choice(&["random", "sequential"]),
+        D("\"random\""),
+        "access pattern",
+    ),
+    Key::new("read_pct", Kind::Number, D("100.0"), "share of reads")
+        .float(0.0, 100.0)
+        .unit("%"),
+    Key::new(
+        "block_sizes",
+        LIST,
+        D("[{ size = \"8KiB\", weight = 1.0 }]"),
+        "block-size mix: tables of `size` and `weight`; one entry for a fixed size",
+    ),
+    Key::new(
+        "jobs",
+        Kind::Count,
+        D("1"),
+        "independent streams (fio's numjobs)",
+    ),
+    Key::new(
+        "iodepth",
+        Kind::Count,
+        D("1"),
+        "outstanding I/Os per job in closed loop (fio's iodepth)",
+    ),
+    Key::new(
+        "rate_iops",
+        Kind::Number,
+        Derived("none: closed loop"),
+        "open loop: total arrival rate over all jobs (Poisson arrivals)",
+    )
+    .unit("IO/s"),
+    Key::new(
+        "think_time",
+        Kind::Time,
+        D("0"),
+        "closed loop: pause between an I/O's completion and the slot's next issue",
+    ),
+    Key::new(
+        "sync_writes",
+        Kind::Bool,
+        D("false"),
+        "writes are synchronous (acknowledged from stable storage)",
+    ),
+    Key::new(
+        "region_offset",
+        Kind::Size,
+        D("0"),
+        "start of the region inside the target",
+    ),
+    Key::new(
+        "region_size",
+        Kind::Size,
+        Derived("to the end of the target"),
+        "size of the region",
+    ),
+];
+
+/// The sections of an array file, in the order docs/config.md lists them.
+pub const ARRAY_SECTIONS: &[Section] = &[
+    Section {
+        path: "(top level)",
+        about: "An array file.",
+        keys: ARRAY_KEYS,
+    },
+    Section {
+        path: "[host]",
+        about: "Host side of the array: front-end links.",
+        keys: HOST_KEYS,
+    },
+    Section {
+        path: "[[host.paths]]",
+        about: "One explicit path (HBA port, switch, controller port).",
+        keys: PATH_KEYS,
+    },
+    Section {
+        path: "[controllers]",
+        about: "Controllers (every controller gets the same settings).",
+        keys: CONTROLLER_KEYS,
+    },
+    Section {
+        path: "[[raid_groups]]",
+        about: "One RAID group entry (`count` identical groups).",
+        keys: RAID_GROUP_KEYS,
+    },
+    Section {
+        path: "[[disk_groups]]",
+        about: "A disk group of a virtualized array.",
+        keys: DISK_GROUP_KEYS,
+    },
+    Section {
+        path: "[[virtual_disks]]",
+        about: "One virtual disk entry (`count` identical ones).",
+        keys: VIRTUAL_DISK_KEYS,
+    },
+    Section {
+        path: "[[luns]]",
+        about: "A LUN carved from a RAID group or virtual disk.",
+        keys: LUN_KEYS,
+    },
+    Section {
+        path: "[[volumes]]",
+        about: "A host volume.",
+        keys: VOLUME_KEYS,
+    },
+    Section {
+        path: "[[failures]]",
+        about: "A failure event: `at` and exactly one target key.",
+        keys: FAILURE_KEYS,
+    },
+    Section {
+        path: "[rebuild]",
+        about: "Rebuild onto a spare after a disk failure.",
+        keys: REBUILD_KEYS,
+    },
+];
+
+/// The sections of a workload file (the `[database]` section: docs/db.md).
+pub const WORKLOAD_SECTIONS: &[Section] = &[
+    Section {
+        path: "(top level)",
+        about: "A workload file.",
+        keys: WORKLOAD_KEYS,
+    },
+    Section {
+        path: "[[streams]]",
+        about: "One stream: a profile over a target.",
+        keys: STREAM_KEYS,
+    },
+];
+
+#[cfg(test)]
+mod tests;
