@@ -28,22 +28,14 @@
 
 use std::path::{Path, PathBuf};
 
-#[path = "cluster/binaries.rs"]
 mod binaries;
-#[path = "cluster/conf.rs"]
 mod conf;
-#[path = "cluster/dirs.rs"]
 mod dirs;
-#[path = "cluster/leftovers.rs"]
 mod leftovers;
-#[path = "cluster/os.rs"]
 mod os;
-#[path = "cluster/postmaster.rs"]
 mod postmaster;
-#[path = "cluster/teardown.rs"]
 mod teardown;
 #[cfg(test)]
-#[path = "cluster/tests.rs"]
 pub(crate) mod tests;
 
 pub use binaries::{find_binaries, Binaries, MIN_MAJOR};

@@ -6,9 +6,7 @@
 //!
 //! No message made here contains a password.
 
-#[path = "conninfo/files.rs"]
 mod files;
-#[path = "conninfo/parse.rs"]
 mod parse;
 
 use std::collections::BTreeMap;
@@ -400,5 +398,4 @@ fn os_user_name() -> Option<String> {
 }
 
 #[cfg(test)]
-#[path = "conninfo/tests.rs"]
 mod tests;

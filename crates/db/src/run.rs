@@ -8,9 +8,7 @@
 //! (the load, a test's setup, a client's statement) and the run ends within about a second,
 //! keeping what was measured.
 
-#[path = "run/stop.rs"]
 mod stop;
-#[path = "run/test.rs"]
 mod test;
 
 use std::path::PathBuf;

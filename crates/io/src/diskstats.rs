@@ -37,15 +37,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-#[path = "diskstats/devices.rs"]
 mod devices;
 #[cfg(test)]
-#[path = "diskstats/devices_tests.rs"]
 mod devices_tests;
-#[path = "diskstats/sampler.rs"]
 mod sampler;
 #[cfg(test)]
-#[path = "diskstats/tests.rs"]
 mod tests;
 
 pub use devices::devices_for_path;

@@ -26,13 +26,9 @@
 //! Linux only in substance: elsewhere `/proc` and `/sys` are missing, so device
 //! checks refuse, and markers always use the sidecar.
 
-#[path = "safety/gate.rs"]
 mod gate;
-#[path = "safety/marker.rs"]
 mod marker;
-#[path = "safety/mounts.rs"]
 mod mounts;
-#[path = "safety/signature.rs"]
 mod signature;
 
 use std::fs::{self, OpenOptions};
@@ -196,5 +192,4 @@ pub fn check_device_writable(path: &Path, force_destroy: Option<&Path>) -> Resul
 }
 
 #[cfg(test)]
-#[path = "safety/tests.rs"]
 mod tests;

@@ -441,5 +441,4 @@ impl VerifyReport {
 }
 
 #[cfg(test)]
-#[path = "verify/tests.rs"]
 mod tests;

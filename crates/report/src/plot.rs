@@ -431,5 +431,4 @@ pub fn stacked_bars(stacks: &[Stack], names: &[String], colors: &[String], label
 }
 
 #[cfg(test)]
-#[path = "plot/tests.rs"]
 mod tests;

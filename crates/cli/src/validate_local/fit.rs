@@ -159,5 +159,4 @@ pub fn array_toml(fit: &Fit, source: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "fit_tests.rs"]
 mod tests;

@@ -253,5 +253,4 @@ pub fn verdict(real: &Run, sim: &Run) -> String {
 }
 
 #[cfg(test)]
-#[path = "report_tests.rs"]
 mod tests;

@@ -23,7 +23,6 @@ use super::dirs::Owned;
 use super::os::ServerUser;
 use super::teardown::Teardown;
 
-#[path = "leftovers/check.rs"]
 mod check;
 #[cfg(test)]
 pub(crate) use check::MARKER;

@@ -6,8 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 
 use super::*;
 
-#[path = "tests/leftovers.rs"]
-mod left;
+mod leftovers;
 
 fn bins() -> Binaries {
     find_binaries(None).expect("PostgreSQL server binaries")

@@ -5,9 +5,7 @@ use super::signature::describe;
 use super::*;
 use std::io::Cursor;
 
-#[path = "tests/devices.rs"]
 mod devices;
-#[path = "tests/files.rs"]
 mod files;
 
 fn scratch_dir() -> tempfile::TempDir {
