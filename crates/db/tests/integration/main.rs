@@ -298,7 +298,11 @@ fn a_server_without_pg_stat_statements_runs_without_the_statement_profile() {
     let run = one(run_db(&options(kept(dsn), "dpaws", "update-row", 1_000)).unwrap());
     assert!(run.metrics.ios > 0, "{:?}", run.metrics);
     assert!(run.metrics.rows_per_s.unwrap() > 0.0);
-    assert!(run.metrics.latency_ms.p50 > 0.0, "{:?}", run.metrics.latency_ms);
+    assert!(
+        run.metrics.latency_ms.p50 > 0.0,
+        "{:?}",
+        run.metrics.latency_ms
+    );
     let db = run.db.as_ref().unwrap();
     assert!(db.statements.is_empty(), "{:?}", db.statements);
     assert!(db.wal.records > 0, "the WAL evidence is kept: {:?}", db.wal);
