@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# Builds the storlab binary for `make build` (and so `make demo` and `make bench`) into
-# target/storlab: with profile-guided optimization when an llvm-profdata of rustc's LLVM
-# major version is at hand, else a plain release build.
+# Builds the storlab binary for `make build-pgo` into target/storlab (where `make build` puts
+# the plain release build): with profile-guided optimization when an llvm-profdata of rustc's
+# LLVM major version is at hand, else a plain release build. Opt-in: the default build is
+# `make build`, and every performance goal is measured on it.
 #
 # Profile-guided optimization: an instrumented build (target/pgo/gen) runs a training set,
 # `storlab validate` (every reference case) and shipped examples it does not cover (about
 # 100 s), llvm-profdata merges what it counted, and the final build (target/pgo/use) lays
-# out and inlines the code by it. The outputs are the same, only the
-# speed differs (the simulator about 10% faster; README, Performance). The profile is made
-# again when a source file, a training input (examples, references), Cargo.lock or the
-# compiler changes (target/pgo/stamp).
+# out and inlines the code by it. The outputs are the same, only the speed differs (the
+# simulator about 10% faster than the plain build). The profile is made again when a source
+# file, a training input (examples, references), Cargo.lock or the compiler changes
+# (target/pgo/stamp).
 #
 # Both builds link the whole program as one unit (fat LTO, one codegen unit), so the profile
 # can inline across crates and modules (the core crate's statistics into the simulator's
-# event handlers): case 2's database about 5% faster than with the release profile's four units
-# (README, Performance). The tests keep the release profile: linking every test binary so
-# would take minutes.
+# event handlers): case 2's database about 5% faster than with the release profile's four
+# units. The tests keep the release profile: linking every test binary so would take minutes.
 #
 # llvm-profdata: `llvm-profdata-N` on the PATH, the toolchain's own (rustup component
 # llvm-tools), or, as root with apt, Debian's package llvm-N. STORLAB_PGO=0 skips it all.

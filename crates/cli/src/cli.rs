@@ -82,8 +82,8 @@ pub struct DbArgs {
     /// Suite: dpaws, orabench, oltp.
     #[arg(long, default_value = "dpaws")]
     pub suite: String,
-    /// Test of the suite (dpaws: update-row, update-range, select-row, select-range, cycle).
-    #[arg(long, default_value = "update-row")]
+    // Test of the suite; the help lists every test of every suite (db_tests_help).
+    #[arg(long, default_value = "update-row", help = db_tests_help())]
     pub test: String,
     /// Data directory of the cluster storlab starts (must not exist, or be empty).
     #[arg(long, value_name = "DIR", required_unless_present = "dsn")]
@@ -239,9 +239,8 @@ pub struct SimArgs {
     /// Workload file with [[streams]] and/or a [database] (TOML).
     #[arg(long, value_name = "FILE", conflicts_with = "matrix")]
     pub workload: Option<PathBuf>,
-    /// A simulated database test (dpaws/update-row, select-row, update-range, select-range);
-    /// the other keys of a [database] section take their defaults.
-    #[arg(long, value_name = "TEST", conflicts_with_all = ["profile", "workload", "matrix", "trace"])]
+    // A simulated database test; the help lists every one (sim_db_tests_help).
+    #[arg(long, value_name = "TEST", conflicts_with_all = ["profile", "workload", "matrix", "trace"], help = sim_db_tests_help())]
     pub db_test: Option<String>,
     /// Where the simulated database's data lives (volume, LUN or group names, comma-separated;
     /// default all LUNs).
@@ -250,14 +249,18 @@ pub struct SimArgs {
     /// Where its log lives (the same as --db-data: the log follows the data).
     #[arg(long, value_name = "TARGET", requires = "db_test")]
     pub db_log: Option<String>,
-    /// Sessions of the simulated database (default 80).
-    #[arg(long, value_name = "N", requires = "db_test")]
+    /// Sessions of the simulated database (default: the test's clients in storlab db: 80 for
+    /// row tests, 32 for range tests, 50 or 100 for oltp); with --db-test, or over a
+    /// --workload file's [database] section.
+    #[arg(long, value_name = "N")]
     pub sessions: Option<u32>,
-    /// Rows of the simulated database's test table (default 1000000).
-    #[arg(long, value_name = "N", requires = "db_test")]
+    /// Rows of the simulated database's test table (default 1000000); with --db-test, or over
+    /// a --workload file's [database] section.
+    #[arg(long, value_name = "N")]
     pub rows: Option<u64>,
     /// Any other key of the simulated database's [database] section, KEY=VALUE (repeatable),
-    /// e.g. tables=15, row_bytes=[14,805], buffer=512MiB.
+    /// e.g. tables=15, row_bytes=[14,805], buffer=512MiB; with --db-test, or over a
+    /// --workload file's [database] section.
     #[arg(long, value_name = "KEY=VALUE")]
     pub db_set: Vec<String>,
     /// Per-operation block profile measured on a real database: a `storlab db --json` result
@@ -375,4 +378,22 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             crate::validate::run(a)
         }
     }
+}
+
+/// Help of `storlab db --test`: every test of every suite, from the suites' own list.
+fn db_tests_help() -> String {
+    let suites: Vec<String> = storlab_db::suites::all_tests()
+        .iter()
+        .map(|(suite, tests)| format!("{suite}: {}", tests.join(", ")))
+        .collect();
+    format!("Test of the suite ({})", suites.join("; "))
+}
+
+/// Help of `storlab sim --db-test`: every test the simulated database runs.
+fn sim_db_tests_help() -> String {
+    format!(
+        "A simulated database test, one of {}; the other keys of a [database] section take \
+         their defaults",
+        storlab_sim::config::DbTest::NAMES.join(", ")
+    )
 }

@@ -1,4 +1,4 @@
-//! Transparent huge pages for the heap.
+//! Transparent huge pages for the heap, on request: `STORLAB_HUGE_HEAP=1`.
 //!
 //! The simulator touches a few megabytes of small structures at random on every event (disk
 //! queues, requests, buffer frames, dirty-page summaries). On 4 KiB pages they span about a
@@ -6,11 +6,16 @@
 //! Where the kernel gives huge pages only to memory that asks for them (transparent huge
 //! pages in `madvise` mode, the usual default), glibc's allocator asks for its heap only when
 //! its `glibc.malloc.hugetlb=1` tunable is set, and the loader reads tunables once, when the
-//! program starts. So `storlab` starts itself again, once, with the tunable added (case 2's
-//! simulated database runs about 3% faster: README, Performance), and at once gives its
-//! environment back the variable's earlier value, so the programs it starts (PostgreSQL, fio)
-//! see the user's environment. `STORLAB_HUGE_HEAP=0` turns this off. Results never depend on
-//! it: only how the kernel backs the memory changes.
+//! program starts.
+//!
+//! So with `STORLAB_HUGE_HEAP=1` in its environment, `storlab` starts itself again, once,
+//! with the tunable added (case 2's simulated database ran about 3% faster so), and at once
+//! gives its environment back the variable's earlier value, so the programs it starts
+//! (PostgreSQL, fio) see the user's environment. Without the variable (or with any other
+//! value) nothing restarts: a program that executes itself again surprises debuggers,
+//! profilers and process supervisors, and the gain is small. Setting `GLIBC_TUNABLES=
+//! glibc.malloc.hugetlb=1` by hand gives the same heap without a restart. Results never
+//! depend on it: only how the kernel backs the memory changes.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -20,10 +25,18 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 const SAVED: &str = "STORLAB_SAVED_TUNABLES";
 const TUNABLES: &str = "GLIBC_TUNABLES";
 const HUGE_HEAP: &str = "glibc.malloc.hugetlb=1";
+/// The environment variable that asks for the restart.
+const SWITCH: &str = "STORLAB_HUGE_HEAP";
 
-/// Called first in `main`: in the restarted process, restores the environment; otherwise
-/// restarts with the tunable when that can help. Returns only when no restart happened (or
-/// it failed, which leaves the run as it would be without it).
+/// True when the switch's value asks for the huge-page heap: exactly `1`.
+fn requested(switch: Option<&OsStr>) -> bool {
+    switch.is_some_and(|v| v == "1")
+}
+
+/// Called first in `main`: in the restarted process, restores the environment; otherwise,
+/// when `STORLAB_HUGE_HEAP=1` asks for it, restarts with the tunable when that can help.
+/// Returns only when no restart happened (or it failed, which leaves the run as it would be
+/// without it).
 pub fn use_huge_pages() {
     if let Some(saved) = std::env::var_os(SAVED) {
         std::env::remove_var(SAVED);
@@ -34,7 +47,7 @@ pub fn use_huge_pages() {
         return;
     }
     if cfg!(not(all(target_os = "linux", target_env = "gnu")))
-        || std::env::var_os("STORLAB_HUGE_HEAP").is_some_and(|v| v == "0")
+        || !requested(std::env::var_os(SWITCH).as_deref())
         || !thp_on_request(
             &std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
                 .unwrap_or_default(),
@@ -141,6 +154,14 @@ mod tests {
         ] {
             let user = user.map(OsStr::new);
             assert_eq!(restored(&saved(user)).as_deref(), user, "{user:?}");
+        }
+    }
+
+    #[test]
+    fn only_the_switch_set_to_one_asks_for_it() {
+        assert!(requested(Some(OsStr::new("1"))));
+        for v in [None, Some(""), Some("0"), Some("yes"), Some("11")] {
+            assert!(!requested(v.map(OsStr::new)), "{v:?}");
         }
     }
 

@@ -51,11 +51,13 @@ fn profile(a: &IoArgs) -> Result<IoProfile, CliError> {
     if let Some(r) = a.rate_iops {
         p.rate_iops = Some(r);
     }
+    // Group commit makes every I/O a synchronous write: a profile that read is renamed.
+    let reads_dropped = a.group_commit.is_some() && p.read_pct > 0.0;
     if a.group_commit.is_some() {
         p.read_pct = 0.0;
         p.sync_writes = true;
     }
-    if a.rw.is_some() || a.bs.is_some() {
+    if a.rw.is_some() || a.bs.is_some() || reads_dropped {
         p.name = override_name(&p);
     }
     p.validate()

@@ -20,6 +20,7 @@ use clap::Parser;
 use storlab_cli::error;
 
 fn main() -> ExitCode {
+    // A no-op unless STORLAB_HUGE_HEAP=1 asks for the huge-page heap (heap.rs).
     heap::use_huge_pages();
     let args = cli::Cli::parse();
     match cli::run(args) {

@@ -66,6 +66,13 @@ fn db_test_workload(
     db.insert("data".into(), toml::Value::Array(list(data)));
     let log = a.db_log.as_deref().unwrap_or(data);
     db.insert("log".into(), toml::Value::Array(list(log)));
+    db_overrides(a, &mut db)?;
+    db.extend(set.iter().map(|(k, v)| (k.clone(), v.clone())));
+    Ok(database_workload(test, db, "--db-test", system)?)
+}
+
+/// Writes `--sessions`, `--rows` and `--db-set` into a `[database]` section.
+fn db_overrides(a: &SimArgs, db: &mut toml::Table) -> Result<(), CliError> {
     if let Some(n) = a.sessions {
         db.insert("sessions".into(), toml::Value::Integer(i64::from(n)));
     }
@@ -79,8 +86,34 @@ fn db_test_workload(
             .ok_or_else(|| CliError::BadInput(format!("--db-set: use KEY=VALUE; got {kv:?}")))?;
         db.insert(k.trim().to_string(), toml_value(v.trim()));
     }
-    db.extend(set.iter().map(|(k, v)| (k.clone(), v.clone())));
-    Ok(database_workload(test, db, "--db-test", system)?)
+    Ok(())
+}
+
+/// A workload file, with `--sessions`, `--rows` and `--db-set` over its `[database]`
+/// section. The file is checked as it is first, so its own mistakes are named with their
+/// lines; then again with the options written in.
+fn file_workload(
+    a: &SimArgs,
+    path: &std::path::Path,
+    system: &SystemSpec,
+) -> Result<WorkloadSpec, CliError> {
+    let text = read_input(path)?;
+    let file = path.display().to_string();
+    let workload = parse_workload(&text, &file, system)?;
+    if a.sessions.is_none() && a.rows.is_none() && a.db_set.is_empty() {
+        return Ok(workload);
+    }
+    let mut top: toml::Table = toml::from_str(&text)
+        .map_err(|e| CliError::BadInput(format!("{file}: {}", e.message())))?;
+    let Some(toml::Value::Table(db)) = top.get_mut("database") else {
+        return Err(CliError::BadInput(format!(
+            "--sessions, --rows and --db-set set keys of the simulated database; {file} has no \
+             [database] section (give one, or use --db-test)"
+        )));
+    };
+    db_overrides(a, db)?;
+    let name = format!("{file} with --sessions, --rows or --db-set");
+    Ok(parse_workload(&top.to_string(), &name, system)?)
 }
 
 /// Gives the workload's database the block profile measured in a real result file.
@@ -125,9 +158,11 @@ fn check_dependent_options(a: &SimArgs) -> Result<(), CliError> {
     let db = a.db_test.is_some();
     needs(a.db_data.is_some(), "--db-data", "--db-test", db)?;
     needs(a.db_log.is_some(), "--db-log", "--db-test", db)?;
-    needs(a.sessions.is_some(), "--sessions", "--db-test", db)?;
-    needs(a.rows.is_some(), "--rows", "--db-test", db)?;
-    needs(!a.db_set.is_empty(), "--db-set", "--db-test", db)?;
+    let file = a.workload.is_some();
+    let either = "--db-test or a --workload with a [database] section";
+    needs(a.sessions.is_some(), "--sessions", either, db || file)?;
+    needs(a.rows.is_some(), "--rows", either, db || file)?;
+    needs(!a.db_set.is_empty(), "--db-set", either, db || file)?;
     needs(
         a.profile_from.is_some(),
         "--profile-from",
@@ -162,12 +197,13 @@ pub fn runs_with(a: &SimArgs, set: &DatabaseKeys) -> Result<Vec<Run>, CliError> 
     // Ctrl-C and SIGTERM stop the simulation between events; the run so far comes back
     // marked partial.
     storlab_io::signal::install();
-    let opts = RunOptions {
+    let mut opts = RunOptions {
         duration_ns: a.duration.0,
         warmup_ns: a.warmup.0,
         seed: a.seed,
         stop: Some(storlab_io::signal::flag()),
     };
+    let fitted = crate::trace_cmd::fit_window(a, &mut opts)?;
     if a.matrix {
         let mut runs = Vec::new();
         for p in storlab_core::profile::IOGEN_MATRIX {
@@ -183,10 +219,7 @@ pub fn runs_with(a: &SimArgs, set: &DatabaseKeys) -> Result<Vec<Run>, CliError> 
     let workload = match (&a.profile, &a.workload, &a.trace) {
         _ if a.db_test.is_some() => db_test_workload(a, set, &system)?,
         (Some(p), None, None) => profile_workload(p, &system)?,
-        (None, Some(path), _) => {
-            let text = read_input(path)?;
-            parse_workload(&text, &path.display().to_string(), &system)?
-        }
+        (None, Some(path), _) => file_workload(a, path, &system)?,
         (None, None, Some(path)) => WorkloadSpec {
             name: format!("trace:{}", path.display()),
             streams: Vec::new(),
@@ -206,9 +239,20 @@ pub fn runs_with(a: &SimArgs, set: &DatabaseKeys) -> Result<Vec<Run>, CliError> 
         return sweep(a, &system, &workload, &failures, opts);
     }
     let trace = crate::trace_cmd::open(a)?;
-    Ok(vec![timed_with(
-        &system, &workload, &failures, trace, opts,
-    )?])
+    let mut run = timed_with(&system, &workload, &failures, trace, opts)?;
+    if fitted {
+        // The trace ended: a longer --duration would add no I/O.
+        for w in &mut run.warnings {
+            *w = w
+                .replace(
+                    ": raise --duration for stable figures",
+                    ": the trace holds no more after its warm-up; a longer trace gives stable \
+                     figures",
+                )
+                .replace(": raise --duration", ": the trace ends there");
+        }
+    }
+    Ok(vec![run])
 }
 
 /// A load sweep: every stream at 1, 2, 4 ... `--sweep-max` outstanding I/Os (its jobs kept

@@ -374,10 +374,10 @@ pub fn real_io(run: &Run) -> String {
             t.ios_per_syscall
                 .map_or(String::new(), |x| format!(", {x:.1} I/Os per system call")),
             t.requested_iops.map_or(String::new(), |r| format!(
-                ", {} of {} IO/s requested, {} late",
+                "; open loop: {} of the {} IO/s requested achieved, {} I/Os started over 1 ms late",
                 num(t.achieved_iops, 0),
                 num(r, 0),
-                t.late_ios
+                num(t.late_ios as f64, 0)
             )),
         );
     }

@@ -204,7 +204,10 @@ async fn run_tests(
         .get::<_, String>(0)
         .parse()
         .map_err(|_| DbError::Failed("cannot read server_version_num".into()))?;
-    let ext = schema::statements_extension(admin, &opts.schema).await?;
+    let statements = schema::statements_extension(admin, &opts.schema).await?;
+    if let Some(note) = statements.note() {
+        eprintln!("storlab: warning: {note}");
+    }
     if let Server::Ephemeral { tablespaces, .. } = &opts.server {
         for (name, path) in tablespaces {
             admin
@@ -237,7 +240,7 @@ async fn run_tests(
         admin,
         version: &version,
         version_num,
-        ext: &ext,
+        statements: &statements,
         checkpoint,
     };
     let mut runs = Vec::new();

@@ -5,7 +5,10 @@
 //! tables (a view in another schema, say) makes the drop fail, the transaction is rolled
 //! back, and the schema is kept with a warning naming the dependent object.
 
+use tokio_postgres::error::SqlState;
 use tokio_postgres::Client;
+
+use crate::evidence::statements::Statements;
 
 use crate::error::DbError;
 use crate::suites::dpaws;
@@ -149,26 +152,49 @@ pub(crate) async fn drop_owned(c: &Client, schema: &str) -> Option<String> {
     }
 }
 
-/// The schema pg_stat_statements lives in, created in storlab's schema when the database has
-/// none (and then dropped with it).
-pub(crate) async fn statements_extension(c: &Client, schema: &str) -> Result<String, DbError> {
+/// Where pg_stat_statements can be read: the schema it lives in (created in storlab's schema
+/// when the database has none, and then dropped with it), or why it cannot be. A server
+/// without it in shared_preload_libraries, or a role that may not create it, still runs:
+/// only the per-statement block profile is left out. Errors other than the server's answer
+/// (a lost connection) are returned.
+pub(crate) async fn statements_extension(c: &Client, schema: &str) -> Result<Statements, DbError> {
     let find = "SELECT n.nspname::text FROM pg_extension e JOIN pg_namespace n \
                 ON n.oid = e.extnamespace WHERE e.extname = 'pg_stat_statements'";
-    if let Some(row) = c.query_opt(find, &[]).await? {
-        return Ok(row.get(0));
+    let ext: String = match c.query_opt(find, &[]).await? {
+        Some(row) => row.get(0),
+        None => {
+            let create =
+                format!("CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA {schema}");
+            if let Err(e) = c.batch_execute(&create).await {
+                let Some(d) = e.as_db_error() else {
+                    return Err(e.into());
+                };
+                return Ok(Statements::Unavailable(format!(
+                    "CREATE EXTENSION pg_stat_statements failed ({}); it needs the extension \
+                     installed and a role allowed to create it",
+                    d.message()
+                )));
+            }
+            c.query_one(find, &[]).await?.get(0)
+        }
+    };
+    // The extension's functions refuse to run unless the library was loaded at server start.
+    let probe = format!("SELECT 1 FROM {ext}.pg_stat_statements LIMIT 1");
+    match c.batch_execute(&probe).await {
+        Ok(()) => Ok(Statements::In(ext)),
+        Err(e) => match e.as_db_error() {
+            Some(d) if d.code() == &SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE => {
+                Ok(Statements::Unavailable(
+                    "pg_stat_statements is not in the server's shared_preload_libraries".into(),
+                ))
+            }
+            Some(d) => Ok(Statements::Unavailable(format!(
+                "pg_stat_statements cannot be read ({})",
+                d.message()
+            ))),
+            None => Err(e.into()),
+        },
     }
-    c.batch_execute(&format!(
-        "CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA {schema}"
-    ))
-    .await
-    .map_err(|e| {
-        DbError::BadInput(format!(
-            "pg_stat_statements is needed (in shared_preload_libraries, and CREATE EXTENSION \
-             pg_stat_statements by a role allowed to): {}",
-            DbError::from(e)
-        ))
-    })?;
-    Ok(c.query_one(find, &[]).await?.get(0))
 }
 
 /// A SQL string literal.

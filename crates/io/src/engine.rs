@@ -77,6 +77,11 @@ impl Worker {
         WorkerResult::empty(self.warmup.as_nanos() as u64)
     }
 
+    /// True when an I/O due at `due` belongs to the measured window (after the warm-up).
+    fn measured(&self, due: Instant) -> bool {
+        due.saturating_duration_since(self.start) >= self.warmup
+    }
+
     /// True when the worker should stop issuing.
     #[inline]
     fn stopping(&self) -> bool {

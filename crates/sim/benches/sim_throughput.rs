@@ -42,8 +42,8 @@ const CASE2_UPDATE_ROW: &str =
 
 /// One simulated hour of the simulated database's update-row test: the example workload
 /// (one table the array's cache holds) or case 2's database. Run by the `storlab` binary
-/// `make build` made (`STORLAB_BIN`, profile-guided when it could be: scripts/pgo-build.sh),
-/// the one users run, else in this process.
+/// `make build` made (`STORLAB_BIN`: the plain release build, or the profile-guided one when
+/// `make build-pgo` wrote it), the one users run, else in this process.
 fn database_hour(label: &str, workload: &str) -> serde_json::Value {
     let (wall, host_ios, events, rows_per_s, binary) = match std::env::var("STORLAB_BIN") {
         Ok(bin) if !bin.is_empty() => {

@@ -11,7 +11,7 @@ use super::{signal_and_wait, storlab};
 /// interrupt tests need the run to reach the phase they interrupt.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn serial() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -169,7 +169,7 @@ fn db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster() {
     assert!(!data.exists(), "its directory is removed");
 }
 
-fn scratch_tmp() -> tempfile::TempDir {
+pub(crate) fn scratch_tmp() -> tempfile::TempDir {
     // /tmp: traversable by the unprivileged server user.
     tempfile::Builder::new()
         .prefix("storlab-cli-db")

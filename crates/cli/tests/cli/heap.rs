@@ -1,7 +1,8 @@
-//! The restart with a huge-page heap (crates/cli/src/heap.rs): where the kernel gives huge
-//! pages on request, the restarted program starts with glibc's tunable added to the user's and
-//! the user's value saved for its children; a user's own heap tunable, or
-//! `STORLAB_HUGE_HEAP=0`, means no restart. Elsewhere nothing restarts.
+//! The restart with a huge-page heap (crates/cli/src/heap.rs), on request only: with
+//! `STORLAB_HUGE_HEAP=1`, where the kernel gives huge pages on request, the restarted program
+//! starts with glibc's tunable added to the user's and the user's value saved for its
+//! children. Without the switch (the default), with another value, or with a user's own heap
+//! tunable, nothing restarts.
 
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -74,7 +75,7 @@ fn restarts_once_with_the_tunable_added_to_the_users() {
             "GLIBC_TUNABLES=glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1",
         ),
     ] {
-        let mut child = long_sim(&[("GLIBC_TUNABLES", user)]);
+        let mut child = long_sim(&[("GLIBC_TUNABLES", user), ("STORLAB_HUGE_HEAP", Some("1"))]);
         let wait = Duration::from_secs(if on_request { 10 } else { 1 });
         let env = start_env(&child, wait, restarted);
         child.kill().unwrap();
@@ -95,10 +96,16 @@ fn restarts_once_with_the_tunable_added_to_the_users() {
 }
 
 #[test]
-fn the_users_heap_tunable_or_the_switch_means_no_restart() {
+fn no_restart_by_default_nor_over_the_users_heap_tunable() {
     for envs in [
-        [("GLIBC_TUNABLES", Some("glibc.malloc.hugetlb=0"))],
-        [("STORLAB_HUGE_HEAP", Some("0"))],
+        // The default: no switch.
+        [("STORLAB_HUGE_HEAP", None), ("GLIBC_TUNABLES", None)],
+        [("STORLAB_HUGE_HEAP", Some("0")), ("GLIBC_TUNABLES", None)],
+        [("STORLAB_HUGE_HEAP", Some("yes")), ("GLIBC_TUNABLES", None)],
+        [
+            ("STORLAB_HUGE_HEAP", Some("1")),
+            ("GLIBC_TUNABLES", Some("glibc.malloc.hugetlb=0")),
+        ],
     ] {
         let mut child = long_sim(&envs);
         // A restart happens before the arguments are read, in a few milliseconds.

@@ -90,9 +90,13 @@ fn results_are_named_after_the_overrides() {
         (&["--rw", "randrw"][..], "randrw-8k"),
         (&["--rw", "write", "--bs", "16k"][..], "write-16k"),
         (&["--bs", "64k"][..], "randread-64k"),
+        (&["--rw", "randwrite", "--bs", "16k"][..], "randwrite-16k"),
+        // Group commit writes only: the default profile's reads are gone, and so is its name.
+        (&["--group-commit", "2"][..], "randwrite-8k"),
+        (&["--profile", "redo", "--group-commit", "2"][..], "redo"),
     ] {
         let out = dir.path().join("r.json");
-        storlab()
+        let assert = storlab()
             .args(["io", "--target"])
             .arg(dir.path().join("f.dat"))
             .args([
@@ -111,5 +115,8 @@ fn results_are_named_after_the_overrides() {
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
         assert_eq!(v["runs"][0]["workload"]["name"], name, "{args:?}");
+        let title = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+        let title = title.lines().next().unwrap_or_default().to_string();
+        assert!(title.contains(&format!("| {name} |")), "{args:?}: {title}");
     }
 }

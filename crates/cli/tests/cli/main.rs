@@ -4,6 +4,7 @@
 mod compare;
 mod compare_safety;
 mod db;
+mod db_dsn;
 mod fuzz_regressions;
 mod heap;
 mod io;

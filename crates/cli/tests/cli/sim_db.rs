@@ -87,6 +87,53 @@ fn sim_db_test_from_the_command_line() {
         .stderr(predicate::str::contains("--sessions needs --db-test"));
 }
 
+/// --sessions, --rows and --db-set change a workload file's [database] section; a workload
+/// without one is refused naming the file.
+#[test]
+fn database_options_apply_over_a_workload_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d.json");
+    let workload = format!(
+        "{}/../../examples/workloads/dpaws-update-row.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    storlab()
+        .args(["sim", "--array", &example("enterprise-raid5.toml")])
+        .args([
+            "--workload",
+            &workload,
+            "--sessions",
+            "8",
+            "--rows",
+            "200000",
+        ])
+        .args(["--db-set", "buffer=64MiB"])
+        .args(["--duration", "2s", "--warmup", "1s", "--json"])
+        .arg(&out)
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let p = &v["runs"][0]["workload"]["parameters"];
+    assert_eq!(p["sessions"], 8, "{p}");
+    assert_eq!(p["rows"], 200_000, "{p}");
+    assert_eq!(p["buffer_blocks"], 8192, "{p}");
+    // The file's own data and log placement stay.
+    assert_eq!(p["data"]["names"], serde_json::json!(["datavol"]), "{p}");
+    let streams = format!(
+        "{}/../../examples/workloads/asm-randread.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    storlab()
+        .args(["sim", "--array", &example("asm-prfg.toml")])
+        .args(["--workload", &streams, "--sessions", "8"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "asm-randread.toml has no [database] section",
+        ));
+}
+
 /// Per-call mean of a statement counter over a run's statements, weighted by calls.
 fn weighted(run: &serde_json::Value, key: &str) -> f64 {
     let stmts = run["db"]["statements"].as_array().expect("statements");
@@ -218,4 +265,28 @@ fn a_real_db_result_drives_the_simulated_database() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--profile-from needs"));
+}
+
+/// The help of `storlab sim --db-test` and `storlab db --test` lists every test, from the
+/// lists the simulator and the suites run by.
+#[test]
+fn the_help_lists_every_database_test() {
+    let help = |args: &[&str]| {
+        let out = storlab().args(args).arg("--help").assert().success();
+        String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+    };
+    let sim = help(&["sim"]);
+    for name in storlab_sim::config::DbTest::NAMES {
+        assert!(sim.contains(name), "storlab sim --help lacks {name}");
+    }
+    let db = help(&["db"]);
+    for (suite, tests) in storlab_db::suites::all_tests() {
+        assert!(
+            db.contains(&format!("{suite}: ")),
+            "storlab db --help lacks {suite}"
+        );
+        for t in tests {
+            assert!(db.contains(t), "storlab db --help lacks {suite}/{t}");
+        }
+    }
 }

@@ -11,6 +11,39 @@ fn fixture(name: &str) -> String {
     )
 }
 
+/// A trace shorter than the default 10 s warm-up plus 60 s: the warm-up keeps a fifth of it,
+/// the window ends with it, and the advice speaks of the trace, not of --duration.
+#[test]
+fn a_short_trace_is_measured_after_a_fifth_of_it_warms_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    // spc.csv spans 11.45 s (from its first record, at 0.55 s, to its last, at 12.000001 s).
+    let assert = storlab()
+        .args(["sim", "--array", &example("midrange-raid5.toml")])
+        .args(["--trace", &fixture("spc.csv"), "--json"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "the warm-up is cut from 10 s to 2.2 s (at most a fifth of the trace) and 9.8 s are \
+             measured",
+        ));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let run = &v["runs"][0];
+    assert_eq!(run["workload"]["warmup_s"], 2.2, "{}", run["workload"]);
+    assert_eq!(run["workload"]["duration_s"], 9.8, "{}", run["workload"]);
+    // The I/Os after the first 2.2 s are measured (29 of the trace's 60; after a 10 s
+    // warm-up, one was).
+    let ios = run["metrics"]["ios"].as_u64().unwrap();
+    assert!(ios >= 20, "{ios} I/Os measured");
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(!stdout.contains("raise --duration"), "{stdout}");
+    for w in run["warnings"].as_array().unwrap() {
+        assert!(!w.as_str().unwrap().contains("--duration"), "{w}");
+    }
+}
+
 #[test]
 fn traces_replay_with_detected_formats() {
     for (file, format) in [

@@ -26,14 +26,36 @@ struct Counters {
     wal_bytes: f64,
 }
 
+/// Where the window's statements come from.
+#[derive(Clone, Debug)]
+pub(crate) enum Statements {
+    /// pg_stat_statements, in this schema.
+    In(String),
+    /// Not readable on this server, and why: the result has no per-statement profile.
+    Unavailable(String),
+}
+
+impl Statements {
+    /// The note a result carries when the per-statement profile is left out.
+    pub(crate) fn note(&self) -> Option<String> {
+        match self {
+            Statements::In(_) => None,
+            Statements::Unavailable(why) => Some(format!("no per-statement block profile: {why}")),
+        }
+    }
+}
+
 /// pg_stat_statements of this role and database at one moment, by query id.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct StatementsSnapshot(HashMap<i64, Counters>);
 
 impl StatementsSnapshot {
-    /// Reads the connected role's entries in the connected database; `ext` is the schema the
-    /// extension lives in.
-    pub(crate) async fn take(c: &Client, ext: &str) -> Result<StatementsSnapshot, DbError> {
+    /// Reads the connected role's entries in the connected database (none when the
+    /// extension cannot be read).
+    pub(crate) async fn take(c: &Client, from: &Statements) -> Result<StatementsSnapshot, DbError> {
+        let Statements::In(ext) = from else {
+            return Ok(StatementsSnapshot::default());
+        };
         let sql = format!(
             "SELECT queryid, query, calls, total_exec_time, rows::float8,
                     shared_blks_hit::float8, shared_blks_read::float8,

@@ -13,7 +13,7 @@ use super::Conn;
 use crate::cluster::Cluster;
 use crate::driver::{connect, ClientResult, ClientSpec, ClientThreads, Window};
 use crate::error::DbError;
-use crate::evidence::statements::StatementsSnapshot;
+use crate::evidence::statements::{Statements, StatementsSnapshot};
 use crate::evidence::{sample_waits, Snapshot};
 use crate::options::DbOptions;
 use crate::report::{build_run, RoleSampler, TestMeasured};
@@ -26,8 +26,8 @@ pub(super) struct Context<'a> {
     pub admin: &'a Client,
     pub version: &'a str,
     pub version_num: i32,
-    /// Schema of the pg_stat_statements extension.
-    pub ext: &'a str,
+    /// Where the per-statement profile comes from (or why there is none).
+    pub statements: &'a Statements,
     /// Whether CHECKPOINT may be run (storlab's own cluster, or `--checkpoint`).
     pub checkpoint: bool,
 }
@@ -83,7 +83,7 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
     let server_cpu0 = conn.cluster.as_ref().and_then(Cluster::server_cpu);
     let monitor_cpu0 = conn.cluster.as_ref().and_then(monitors_cpu);
     let before = Snapshot::take(admin, ctx.version_num).await?;
-    let stmts_before = StatementsSnapshot::take(admin, ctx.ext).await?;
+    let stmts_before = StatementsSnapshot::take(admin, ctx.statements).await?;
     roles.restart();
     let sampler_stop = Arc::new(AtomicBool::new(false));
     let waits = tokio::spawn(sample_waits(sampler.clone(), sampler_stop.clone()));
@@ -124,7 +124,7 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
         total.error = Some(e);
     }
     let stmts = stmts_before.top(
-        &StatementsSnapshot::take(admin, ctx.ext).await?,
+        &StatementsSnapshot::take(admin, ctx.statements).await?,
         TOP_STATEMENTS,
     );
     Ok(build_run(TestMeasured {
@@ -144,7 +144,7 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
         client_cpu: Some(cpu),
         server_cpu,
         monitor_cpu,
-        extra_notes: Vec::new(),
+        extra_notes: ctx.statements.note().into_iter().collect(),
     }))
 }
 
@@ -155,7 +155,7 @@ async fn run_once(
 ) -> Result<Run, DbError> {
     let (opts, conn, admin) = (ctx.opts, ctx.conn, ctx.admin);
     let before = Snapshot::take(admin, ctx.version_num).await?;
-    let stmts_before = StatementsSnapshot::take(admin, ctx.ext).await?;
+    let stmts_before = StatementsSnapshot::take(admin, ctx.statements).await?;
     roles.restart();
     let t0 = Instant::now();
     let once = orabench::orabench_once(
@@ -184,10 +184,10 @@ async fn run_once(
         .or_default()
         .record(window.as_nanos() as u64);
     let stmts = stmts_before.top(
-        &StatementsSnapshot::take(admin, ctx.ext).await?,
+        &StatementsSnapshot::take(admin, ctx.statements).await?,
         TOP_STATEMENTS,
     );
-    let mut extra_notes = Vec::new();
+    let mut extra_notes: Vec<String> = ctx.statements.note().into_iter().collect();
     if !ctx.checkpoint {
         extra_notes.push(
             "no CHECKPOINT at the end (someone else's server; --checkpoint allows it): the \

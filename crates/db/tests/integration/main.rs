@@ -272,6 +272,45 @@ fn dsn_mode_touches_only_its_own_schema() {
     cluster.stop().unwrap();
 }
 
+/// A server without pg_stat_statements in shared_preload_libraries: the run goes on, the
+/// result has no per-statement profile and says why, and every other part is there.
+#[test]
+fn a_server_without_pg_stat_statements_runs_without_the_statement_profile() {
+    let _s = serial();
+    let dir = scratch();
+    let bins = find_binaries(None).expect("PostgreSQL server binaries (make test installs them)");
+    let cluster = Cluster::start(
+        &bins,
+        &ClusterSpec {
+            data_dir: dir.path().join("data"),
+            max_connections: 60,
+            settings: vec![("shared_preload_libraries".into(), String::new())],
+            ..ClusterSpec::default()
+        },
+    )
+    .expect("cluster starts");
+    let dsn = cluster.conninfo("postgres");
+    let run = one(run_db(&options(kept(dsn), "dpaws", "update-row", 1_000)).unwrap());
+    assert!(run.metrics.ios > 0, "{:?}", run.metrics);
+    assert!(run.metrics.rows_per_s.unwrap() > 0.0);
+    assert!(
+        run.metrics.latency_ms.p50 > 0.0,
+        "{:?}",
+        run.metrics.latency_ms
+    );
+    let db = run.db.as_ref().unwrap();
+    assert!(db.statements.is_empty(), "{:?}", db.statements);
+    assert!(db.wal.records > 0, "the WAL evidence is kept: {:?}", db.wal);
+    assert!(db.pg_stat_io.is_some());
+    let said = |n: &String| {
+        n.contains("no per-statement block profile")
+            && n.contains("not in the server's shared_preload_libraries")
+    };
+    assert!(db.notes.iter().any(said), "{:?}", db.notes);
+    assert!(run.warnings.iter().any(said), "{:?}", run.warnings);
+    cluster.stop().unwrap();
+}
+
 #[test]
 fn pg_stat_io_is_in_the_result_or_reported_unavailable_with_the_server_version() {
     let _s = serial();

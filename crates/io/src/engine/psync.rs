@@ -27,7 +27,7 @@ pub(crate) fn run_psync(mut w: Worker) -> WorkerResult {
                 }
                 if d > now {
                     std::thread::sleep(d - now);
-                } else if now - d > LATE {
+                } else if now - d > LATE && w.measured(d) {
                     r.late += 1;
                 }
                 due = Some(w.next_due(d));

@@ -62,7 +62,7 @@ pub(crate) fn run_uring(mut w: Worker) -> WorkerResult {
             let t0 = match due {
                 Some(d) if d > now => break,
                 Some(d) => {
-                    if now - d > LATE {
+                    if now - d > LATE && w.measured(d) {
                         r.late += 1;
                     }
                     due = Some(w.next_due(d));

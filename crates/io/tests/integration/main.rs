@@ -101,6 +101,35 @@ fn the_requested_rate_is_achieved_and_latency_counts_from_the_intended_start() {
     assert_eq!(run.tool.unwrap().requested_iops, Some(400.0));
 }
 
+/// An open-loop class beside a closed-loop one: the achieved rate set against the requested
+/// one is the open-loop class's, not the whole run's.
+#[test]
+fn the_achieved_rate_is_the_open_loop_classes() {
+    let _serial = serial();
+    let dir = scratch();
+    let mut o = options(&dir.path().join("o.dat"), "randread-8k", 2);
+    o.warmup_ns = 500_000_000;
+    let mut closed = o.classes[0].clone();
+    closed.name = "closed".into();
+    closed.profile.jobs = 1;
+    closed.profile.iodepth = 4;
+    let open = &mut o.classes[0];
+    open.name = "open".into();
+    open.profile.rate_iops = Some(200.0);
+    open.profile.jobs = 1;
+    o.classes.push(closed);
+    let run = run_io(&o).unwrap();
+    let tool = run.tool.expect("tool cost");
+    assert_eq!(tool.requested_iops, Some(200.0));
+    let open_iops = run.classes[0].metrics.iops;
+    assert_eq!(tool.achieved_iops, open_iops, "{tool:?}");
+    assert!(
+        (open_iops - 200.0).abs() / 200.0 < 0.1,
+        "{open_iops} IO/s for 200 requested"
+    );
+    assert!(run.metrics.iops > open_iops, "{:?}", run.metrics);
+}
+
 #[test]
 fn cpu_per_io_covers_the_measured_window_only() {
     let _serial = serial();
