@@ -63,7 +63,14 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
         clients: a.clients,
         scale: a.scale,
         duration_ns: a.duration.0,
-        warmup_ns: a.warmup.0,
+        warmup_ns: crate::cli::resolve_warmup(
+            a.warmup,
+            a.warmup_max,
+            false,
+            storlab_core::TimeSpan(10_000_000_000),
+        )
+        .max()
+        .0,
         seed: a.seed,
         schema: a.schema.clone(),
         tablespace,

@@ -14,6 +14,10 @@ use crate::error::CliError;
 use crate::output::{read_input, read_results, write_results};
 use crate::table;
 
+/// The warm-up of I/O workloads when `--warmup` is not given (database workloads warm up
+/// until steady).
+const DEFAULT_WARMUP: storlab_core::TimeSpan = storlab_core::TimeSpan(10_000_000_000);
+
 /// Runs one simulation with wall time measured outside the simulator.
 pub fn timed(
     system: &SystemSpec,
@@ -151,13 +155,18 @@ pub fn runs(a: &SimArgs) -> Result<Vec<Run>, CliError> {
     // Ctrl-C and SIGTERM stop the simulation between events; the run so far comes back
     // marked partial.
     storlab_io::signal::install();
-    let opts = RunOptions {
-        duration_ns: a.duration.0,
-        warmup_ns: a.warmup.0,
-        seed: a.seed,
-        stop: Some(storlab_io::signal::flag()),
+    let opts = |database: bool| {
+        let warmup = crate::cli::resolve_warmup(a.warmup, a.warmup_max, database, DEFAULT_WARMUP);
+        RunOptions {
+            duration_ns: a.duration.0,
+            warmup_ns: warmup.max().0,
+            seed: a.seed,
+            warmup_auto: warmup.is_auto(),
+            stop: Some(storlab_io::signal::flag()),
+        }
     };
     if a.matrix {
+        let opts = opts(false);
         let mut runs = Vec::new();
         for p in storlab_core::profile::IOGEN_MATRIX {
             let run = timed(&system, &profile_workload(p, &system)?, opts)?;
@@ -187,6 +196,7 @@ pub fn runs(a: &SimArgs) -> Result<Vec<Run>, CliError> {
         )),
     };
     let workload = with_measured_profile(workload, a.profile_from.as_deref())?;
+    let opts = opts(workload.database.is_some());
     let mut failures = system.failures.clone();
     for f in &a.fail {
         failures.push(parse_failure_arg(f, &system)?);
@@ -274,13 +284,17 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
 /// of the files are checked with the files).
 fn check_load_options(a: &SimArgs) -> Result<(), CliError> {
     use storlab_sim::config::limits::{MAX_OUTSTANDING, MAX_SIM_TIME_NS};
-    let total = a.duration.0.checked_add(a.warmup.0);
+    let (warmup, flag) = match a.warmup {
+        Some(storlab_core::steady::Warmup::Fixed(t)) => (t, "--warmup"),
+        _ => (a.warmup_max, "--warmup-max"),
+    };
+    let total = a.duration.0.checked_add(warmup.0);
     if total.is_none_or(|t| t > MAX_SIM_TIME_NS) {
         return Err(CliError::BadInput(format!(
-            "--duration plus --warmup must be at most {} s (7 days of simulated time); got {} + {}",
+            "--duration plus {flag} must be at most {} s (7 days of simulated time); got {} + {}",
             MAX_SIM_TIME_NS / 1_000_000_000,
             a.duration,
-            a.warmup
+            warmup
         )));
     }
     if a.sweep && u64::from(a.sweep_max) > MAX_OUTSTANDING {

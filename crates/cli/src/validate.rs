@@ -288,6 +288,7 @@ fn case_workload(
         duration_ns: span("duration", opts.duration_ns)?,
         warmup_ns: span("warmup", opts.warmup_ns)?,
         seed: opts.seed,
+        warmup_auto: false,
         stop: None,
     };
     table
@@ -341,6 +342,7 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
             duration_ns: case.run.duration.0,
             warmup_ns: case.run.warmup.0,
             seed: case.run.seed,
+            warmup_auto: false,
             stop: Some(storlab_io::signal::flag()),
         };
         let mut arrays = BTreeMap::new();

@@ -140,6 +140,7 @@ fn sim_options(duration_ns: u64, warmup_ns: u64) -> RunOptions {
         duration_ns,
         warmup_ns,
         seed: SEED,
+        warmup_auto: false,
         stop: Some(storlab_io::signal::flag()),
     }
 }

@@ -10,6 +10,7 @@ pub mod host_stats;
 pub mod profile;
 pub mod result;
 pub mod rng;
+pub mod steady;
 pub mod stream;
 pub mod units;
 

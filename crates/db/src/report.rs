@@ -195,6 +195,7 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
             kind: WorkloadKind::Db,
             duration_s: round3(secs),
             warmup_s: m.opts.warmup_ns as f64 / 1e9,
+            warmup_auto: false,
             parameters: serde_json::json!({
                 "suite": m.test.suite, "clients": m.clients, "scale": m.opts.scale,
                 "schema": m.opts.schema, "seed": m.opts.seed, "once": m.test.once,
@@ -233,6 +234,8 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
                 .map(|c| round3(c.as_nanos() as f64 / r.ops as f64)),
         }),
         partial: m.partial,
+        steady: true,
+        steady_reason: None,
         tool,
         warnings,
         ..empty_run()
@@ -252,6 +255,7 @@ fn empty_run() -> Run {
             kind: WorkloadKind::Db,
             duration_s: 0.0,
             warmup_s: 0.0,
+            warmup_auto: false,
             parameters: serde_json::Value::Null,
         },
         metrics: Metrics::default(),
@@ -267,6 +271,8 @@ fn empty_run() -> Run {
         verify: None,
         tool: None,
         partial: false,
+        steady: true,
+        steady_reason: None,
         sim: None,
         warnings: Vec::new(),
     }

@@ -176,6 +176,7 @@ pub(crate) fn build_run(
             kind: WorkloadKind::Io,
             duration_s: round3(secs),
             warmup_s: opts.warmup_ns as f64 / 1e9,
+            warmup_auto: false,
             parameters: serde_json::json!({
                 "classes": opts.classes.iter().map(|c| serde_json::json!({
                     "name": c.name, "target": c.target.display().to_string(),
@@ -215,6 +216,8 @@ pub(crate) fn build_run(
             late_ios: late,
         }),
         partial: m.partial,
+        steady: true,
+        steady_reason: None,
         sim: None,
         warnings,
     }

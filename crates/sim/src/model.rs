@@ -27,6 +27,7 @@ mod host;
 mod report;
 mod state;
 mod trace_replay;
+mod warmup;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -51,6 +52,9 @@ pub struct RunOptions {
     pub warmup_ns: u64,
     /// Seed of every random stream.
     pub seed: u64,
+    /// Automatic warm-up: `warmup_ns` is its limit, and it ends as soon as the run's series
+    /// is steady ([`storlab_core::steady`]).
+    pub warmup_auto: bool,
     /// Set (by a signal handler) to stop the run: it is looked at every
     /// [`STOP_CHECK_EVENTS`] events, and a stopped run returns what it measured so far,
     /// marked partial.
@@ -104,12 +108,17 @@ pub struct Model {
 impl Model {
     /// Runs to the end of the measured window; returns the result (`sim.wall_s` left at 0:
     /// the simulator never reads a clock). A malformed trace record ends the run with an error.
+    /// With [`RunOptions::warmup_auto`] the warm-up lasts until the series is steady, at most
+    /// `warmup_ns` (see [`warmup`]).
     pub fn run(mut self) -> Result<Run, ConfigError> {
+        let auto_max_ns = self.opts.warmup_auto.then_some(self.opts.warmup_ns);
+        if auto_max_ns.is_some() {
+            self.begin_auto_warmup();
+        }
         self.start_jobs();
         self.start_db();
         self.host_from_db = self.db.is_some() && self.jobs.is_empty() && self.trace.is_none();
-        let end = self.opts.warmup_ns + self.opts.duration_ns;
-        if self.opts.warmup_ns > 0 {
+        if auto_max_ns.is_none() && self.opts.warmup_ns > 0 {
             self.queue
                 .schedule(SimTime(self.opts.warmup_ns), Event::WarmupEnd);
         }
@@ -117,12 +126,36 @@ impl Model {
             self.queue
                 .schedule(SimTime(f.at_ns), Event::Failure(i as u32));
         }
+        let mut warmup = None;
+        if let Some(max_ns) = auto_max_ns {
+            let w = self.warm_until_steady(max_ns)?;
+            if w.stopped {
+                return Ok(self.into_partial_run());
+            }
+            warmup = Some(w.verdict);
+        }
+        let end = self.opts.warmup_ns + self.opts.duration_ns;
+        let stopped = self.run_until(SimTime(end))?;
+        assert_eq!(
+            self.host_issued,
+            self.host_completed + self.hosts.len() as u64,
+            "host requests lost or completed twice"
+        );
+        self.trace_outcome()?;
+        if stopped {
+            return Ok(self.into_partial_run());
+        }
+        self.now = end;
+        Ok(warmup::finish(self.into_run(), warmup))
+    }
+
+    /// Processes every event due at or before `end`; true when the run was stopped.
+    fn run_until(&mut self, end: SimTime) -> Result<bool, ConfigError> {
         // Only a trace replay can fail mid-run (a malformed record): the other runs skip the
         // check on every event.
         let tracing = self.trace.is_some();
         let mut countdown = STOP_CHECK_EVENTS;
-        let mut stopped = false;
-        while let Some((t, event)) = self.queue.pop_until(SimTime(end)) {
+        while let Some((t, event)) = self.queue.pop_until(end) {
             debug_assert!(t.0 >= self.now, "time went backwards");
             self.now = t.0;
             self.dispatch(event);
@@ -136,22 +169,11 @@ impl Model {
             if countdown == 0 {
                 countdown = STOP_CHECK_EVENTS;
                 if self.opts.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-                    stopped = true;
-                    break;
+                    return Ok(true);
                 }
             }
         }
-        assert_eq!(
-            self.host_issued,
-            self.host_completed + self.hosts.len() as u64,
-            "host requests lost or completed twice"
-        );
-        self.trace_outcome()?;
-        if stopped {
-            return Ok(self.into_partial_run());
-        }
-        self.now = end;
-        Ok(self.into_run())
+        Ok(false)
     }
 
     /// The run so far, after a stop: the measured window is what had passed of it (at least
@@ -161,8 +183,11 @@ impl Model {
         let asked_ns = self.opts.duration_ns;
         self.opts.duration_ns = measured_ns.min(asked_ns);
         let at_s = self.now as f64 / 1e9;
+        let auto = self.opts.warmup_auto;
         let mut run = self.into_run();
         run.partial = true;
+        run.workload.warmup_auto = auto;
+        storlab_core::steady::mark(&mut run);
         run.warnings.push(format!(
             "interrupted at {at_s:.3} s of simulated time: the figures cover {:.3} s of the {:.3} s \
              measured window asked for",

@@ -109,6 +109,7 @@ impl Model {
                 },
                 duration_s: secs,
                 warmup_s: self.opts.warmup_ns as f64 / 1e9,
+                warmup_auto: false,
                 parameters: self.db_parameters().unwrap_or_else(|| {
                     serde_json::to_value(
                         self.streams.iter().map(|s| &s.profile).collect::<Vec<_>>(),
@@ -141,6 +142,8 @@ impl Model {
             verify: None,
             db: None,
             partial: false,
+            steady: true,
+            steady_reason: None,
             sim: Some(SimInfo {
                 seed: self.opts.seed,
                 events: self.queue.processed(),

@@ -80,11 +80,22 @@ impl Model {
     }
 
     pub(in crate::model) fn reset_db_stats(&mut self) {
+        let now = self.now;
         if let Some(db) = self.db.as_mut() {
             db.stats = DbStats::default();
             db.commit_latency.reset();
             db.rows_by_second.clear();
+            db.data_io = HostStats::new(now);
+            db.log_io = HostStats::new(now);
+            db.archive_io = HostStats::new(now);
         }
+    }
+
+    /// The buffer cache's hits and accesses counted so far, for a database run.
+    pub(in crate::model) fn db_cache_counts(&self) -> Option<(u64, u64)> {
+        self.db
+            .as_ref()
+            .map(|db| (db.stats.hits, db.stats.accesses))
     }
 
     /// Rows per second in each interval of the series.
