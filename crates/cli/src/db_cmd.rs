@@ -63,19 +63,26 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
         clients: a.clients,
         scale: a.scale,
         duration_ns: a.duration.0,
-        warmup_ns: crate::cli::resolve_warmup(
-            a.warmup,
-            a.warmup_max,
-            false,
-            storlab_core::TimeSpan(10_000_000_000),
-        )
-        .max()
-        .0,
+        warmup_ns: fixed_warmup(a)?.0,
         seed: a.seed,
         schema: a.schema.clone(),
         tablespace,
     };
     Ok(run_db(&opts)?)
+}
+
+/// The warm-up of a real database test: a fixed span (10 s unless given). The result says
+/// whether the measured window was steady.
+fn fixed_warmup(a: &DbArgs) -> Result<storlab_core::TimeSpan, CliError> {
+    let default = storlab_core::TimeSpan(10_000_000_000);
+    match crate::cli::resolve_warmup(a.warmup, a.warmup_max, false, default) {
+        storlab_core::steady::Warmup::Fixed(t) => Ok(t),
+        storlab_core::steady::Warmup::Auto { .. } => Err(CliError::BadInput(
+            "--warmup auto is for simulated runs (storlab sim); storlab db needs a span such as \
+             --warmup 60s (the result still says whether the window was steady)"
+                .into(),
+        )),
+    }
 }
 
 pub fn run(a: DbArgs) -> Result<(), CliError> {
@@ -206,6 +213,7 @@ fn report(r: &Run) -> String {
     for w in &r.warnings {
         out += &format!("  warning: {w}\n");
     }
+    out += &crate::table::unsteady(r);
     out
 }
 

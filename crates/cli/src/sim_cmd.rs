@@ -261,10 +261,15 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
     crate::output::check_json(a.json.as_deref())?;
     let runs = runs(&a)?;
     let partial = runs.iter().any(|r| r.partial);
-    if a.matrix {
-        print!("{}", table::matrix(&runs[0].target.name, &runs));
-    } else if a.sweep {
-        print!("{}", table::sweep(&runs, a.max_p99_ms));
+    if a.matrix || a.sweep {
+        if a.matrix {
+            print!("{}", table::matrix(&runs[0].target.name, &runs));
+        } else {
+            print!("{}", table::sweep(&runs, a.max_p99_ms));
+        }
+        for r in runs.iter().filter(|r| !r.steady) {
+            print!("{}:\n{}", r.workload.name, table::unsteady(r));
+        }
     } else {
         print!("{}", table::single(&runs[0]));
     }

@@ -183,7 +183,7 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
     let settings: BTreeMap<String, String> = m.settings.iter().cloned().collect();
     let rows_per_s = r.rows as f64 / secs;
     let mbps = r.bytes as f64 / 1e6 / secs;
-    Run {
+    let mut run = Run {
         target: Target {
             name: m.label.to_string(),
             kind: TargetKind::Real,
@@ -239,7 +239,9 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
         tool,
         warnings,
         ..empty_run()
-    }
+    };
+    storlab_core::steady::mark(&mut run);
+    run
 }
 
 fn empty_run() -> Run {

@@ -161,7 +161,7 @@ pub(crate) fn build_run(
     } else {
         first.name.clone()
     };
-    Run {
+    let mut run = Run {
         target: Target {
             name: first.target.display().to_string(),
             kind: TargetKind::Real,
@@ -220,7 +220,9 @@ pub(crate) fn build_run(
         steady_reason: None,
         sim: None,
         warnings,
-    }
+    };
+    storlab_core::steady::mark(&mut run);
+    run
 }
 
 fn rate(opts: &IoOptions) -> Option<f64> {

@@ -16,6 +16,7 @@ mod html;
 pub mod model;
 mod plot;
 mod svg;
+mod steady;
 mod sweep;
 pub mod synthetic;
 mod tables;

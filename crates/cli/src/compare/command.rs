@@ -2,6 +2,7 @@
 //! `storlab io ...` or `storlab db ...` on real targets, so every cell of a report can be
 //! reproduced by hand.
 
+use storlab_core::steady::Warmup;
 use storlab_core::TimeSpan;
 
 use super::plan::{Target, TargetKind, What, Workload};
@@ -42,7 +43,10 @@ pub(super) fn args(t: &Target, w: &Workload, seed: u64, repeat: u32) -> Option<V
         "--duration".to_string(),
         span(duration),
         "--warmup".to_string(),
-        span(warmup),
+        match warmup {
+            Warmup::Fixed(t) => span(t),
+            Warmup::Auto { .. } => "auto".to_string(),
+        },
         "--seed".to_string(),
         seed.to_string(),
     ];

@@ -195,7 +195,7 @@ async fn run_once(
                 .to_string(),
         );
     }
-    Ok(build_run(TestMeasured {
+    let mut run = build_run(TestMeasured {
         opts,
         test,
         clients: 1,
@@ -213,7 +213,10 @@ async fn run_once(
         server_cpu: None,
         monitor_cpu: None,
         extra_notes,
-    }))
+    });
+    // One timed statement: no series that could still be settling.
+    storlab_core::steady::set(&mut run, storlab_core::steady::Verdict::Steady);
+    Ok(run)
 }
 
 /// CPU time (user + system) of this process: the driver's own cost.
