@@ -114,12 +114,13 @@ pub struct DbArgs {
     /// Measured time per test (at most 7 days).
     #[arg(long, default_value = "60s", value_parser = parse_span)]
     pub duration: TimeSpan,
-    /// Warm-up per test, excluded (0 for none; at most 1 day) [default: 10s]. The result
-    /// says whether the measured window was at steady state.
-    #[arg(long, value_name = "SPAN", value_parser = parse_warmup)]
+    /// Warm-up per test, excluded: a span (0 for none; at most 1 day) or auto (until the
+    /// clients' rows/s, latency and the buffer-cache hit ratio are steady, at most
+    /// --warmup-max) [default: auto].
+    #[arg(long, value_name = "SPAN|auto", value_parser = parse_warmup)]
     pub warmup: Option<Warmup>,
-    /// Longest automatic warm-up.
-    #[arg(long, value_name = "SPAN", default_value = "600s", value_parser = parse_span, hide = true)]
+    /// Longest automatic warm-up (at most 1 day).
+    #[arg(long, value_name = "SPAN", default_value = "600s", value_parser = parse_span)]
     pub warmup_max: TimeSpan,
     /// Seed of the clients' random streams.
     #[arg(long, default_value_t = 1)]

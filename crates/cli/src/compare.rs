@@ -42,7 +42,9 @@ fn execute(u: &Unit) -> Result<Vec<Run>, CliError> {
 
 /// One line about a finished unit, marked when a run of it was not at steady state.
 fn summary(cells: &[Cell]) -> String {
-    let unsteady = cells.iter().any(|c| c.run.as_ref().is_some_and(|r| !r.steady));
+    let unsteady = cells
+        .iter()
+        .any(|c| c.run.as_ref().is_some_and(|r| !r.steady));
     let line = summary_figures(cells);
     if unsteady {
         format!("{line} (NOT STEADY)")

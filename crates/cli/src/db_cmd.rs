@@ -8,6 +8,7 @@ use crate::cli::DbArgs;
 use crate::error::CliError;
 use crate::output::write_results;
 use crate::table::{num, render};
+use storlab_core::TimeSpan;
 
 fn pair(flag: &str, s: &str) -> Result<(String, String), CliError> {
     let (a, b) = s
@@ -56,6 +57,8 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
         Server::Ephemeral { tablespaces, .. } => tablespaces.first().map(|(n, _)| n.clone()),
         Server::Dsn(_) => None,
     };
+    // Database tests warm up until steady unless told otherwise.
+    let warmup = crate::cli::resolve_warmup(a.warmup, a.warmup_max, true, TimeSpan(0));
     let opts = DbOptions {
         server,
         suite: a.suite.clone(),
@@ -63,26 +66,13 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
         clients: a.clients,
         scale: a.scale,
         duration_ns: a.duration.0,
-        warmup_ns: fixed_warmup(a)?.0,
+        warmup_ns: warmup.max().0,
+        warmup_auto: warmup.is_auto(),
         seed: a.seed,
         schema: a.schema.clone(),
         tablespace,
     };
     Ok(run_db(&opts)?)
-}
-
-/// The warm-up of a real database test: a fixed span (10 s unless given). The result says
-/// whether the measured window was steady.
-fn fixed_warmup(a: &DbArgs) -> Result<storlab_core::TimeSpan, CliError> {
-    let default = storlab_core::TimeSpan(10_000_000_000);
-    match crate::cli::resolve_warmup(a.warmup, a.warmup_max, false, default) {
-        storlab_core::steady::Warmup::Fixed(t) => Ok(t),
-        storlab_core::steady::Warmup::Auto { .. } => Err(CliError::BadInput(
-            "--warmup auto is for simulated runs (storlab sim); storlab db needs a span such as \
-             --warmup 60s (the result still says whether the window was steady)"
-                .into(),
-        )),
-    }
 }
 
 pub fn run(a: DbArgs) -> Result<(), CliError> {

@@ -161,6 +161,7 @@ fn real_db(dir: &Path, test: &str, duration_ns: u64) -> Result<Run, CliError> {
         scale: SCALE,
         duration_ns,
         warmup_ns: WARMUP_NS,
+        warmup_auto: false,
         seed: SEED,
         schema: "storlab".into(),
         tablespace: None,

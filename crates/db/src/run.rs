@@ -12,6 +12,7 @@
 mod stop;
 #[path = "run/test.rs"]
 mod test;
+mod warmup;
 
 use std::path::PathBuf;
 

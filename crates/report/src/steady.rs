@@ -73,10 +73,16 @@ mod tests {
         assert_eq!(badge(&study.cells[0]), "");
         assert!(badge(&study.cells[1]).contains("NOT STEADY"));
         let w = warning(&study).expect("a warning");
-        assert!(w.contains("1 of 2 cells were measured outside steady state"), "{w}");
+        assert!(
+            w.contains("1 of 2 cells were measured outside steady state"),
+            "{w}"
+        );
         assert!(w.contains("rows/s still rising 14%/min"), "{w}");
         let html = crate::html::render(&study);
-        assert!(html.contains("class=\"badge-unsteady\""), "no badge in the page");
+        assert!(
+            html.contains("class=\"badge-unsteady\""),
+            "no badge in the page"
+        );
         assert!(html.contains("id=\"not-steady\""), "no warning section");
     }
 }

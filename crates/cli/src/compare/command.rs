@@ -206,4 +206,28 @@ max_p99_ms = 5
             "{sweep}"
         );
     }
+
+    #[test]
+    fn an_automatic_warmup_is_passed_on() {
+        let text = PLAN.replace(
+            "clients = 4\n",
+            "clients = 4\ntargets = [\"a\"]\nwarmup = \"auto\"\n",
+        );
+        let plan = parse_plan(&text, Path::new("plans/p.toml")).unwrap();
+        let units = plan.units(&mut Vec::new());
+        let cmd = units
+            .iter()
+            .find(|u| u.target == "a" && u.workload == "dpaws/update-row")
+            .unwrap()
+            .command();
+        assert!(
+            cmd.ends_with("--duration 30000ms --warmup auto --seed 7"),
+            "{cmd}"
+        );
+        let bad = PLAN.replace("clients = 4\n", "clients = 4\nwarmup = \"soon\"\n");
+        let e = parse_plan(&bad, Path::new("plans/p.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("auto"), "{e}");
+    }
 }
