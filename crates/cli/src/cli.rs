@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use storlab_core::steady::Warmup;
 use storlab_core::{ByteSize, TimeSpan};
 
 use crate::error::CliError;
@@ -120,9 +121,14 @@ pub struct DbArgs {
     /// Measured time per test (at most 7 days).
     #[arg(long, default_value = "60s", value_parser = parse_span)]
     pub duration: TimeSpan,
-    /// Warm-up per test, excluded (0 for none; at most 1 day).
-    #[arg(long, default_value = "10s", value_parser = parse_span_or_zero)]
-    pub warmup: TimeSpan,
+    /// Warm-up per test, excluded: a span (0 for none; at most 1 day) or auto (until the
+    /// clients' rows/s, latency and the buffer-cache hit ratio are steady, at most
+    /// --warmup-max) [default: auto].
+    #[arg(long, value_name = "SPAN|auto", value_parser = parse_warmup)]
+    pub warmup: Option<Warmup>,
+    /// Longest automatic warm-up (at most 1 day).
+    #[arg(long, value_name = "SPAN", default_value = "600s", value_parser = parse_span)]
+    pub warmup_max: TimeSpan,
     /// Seed of the clients' random streams.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -283,9 +289,14 @@ pub struct SimArgs {
     /// Measured simulated time after the warm-up (e.g. 60s, 5m).
     #[arg(long, default_value = "60s", value_parser = parse_span)]
     pub duration: TimeSpan,
-    /// Simulated warm-up excluded from the measurement (0 for none).
-    #[arg(long, default_value = "10s", value_parser = parse_span_or_zero)]
-    pub warmup: TimeSpan,
+    /// Simulated warm-up excluded from the measurement: a span (0 for none) or auto (until
+    /// the per-second series is steady, at most --warmup-max) [default: auto for database
+    /// workloads, 10s otherwise].
+    #[arg(long, value_name = "SPAN|auto", value_parser = parse_warmup)]
+    pub warmup: Option<Warmup>,
+    /// Longest automatic warm-up (simulated time).
+    #[arg(long, value_name = "SPAN", default_value = "600s", value_parser = parse_span)]
+    pub warmup_max: TimeSpan,
     /// Seed of every random stream.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -341,6 +352,27 @@ fn parse_size(s: &str) -> Result<ByteSize, String> {
 fn parse_span_or_zero(s: &str) -> Result<TimeSpan, String> {
     s.parse()
         .map_err(|e: storlab_core::UnitError| e.to_string())
+}
+
+fn parse_warmup(s: &str) -> Result<Warmup, String> {
+    Warmup::parse(s, storlab_core::steady::DEFAULT_WARMUP_MAX)
+        .map_err(|e| format!("{e} (or auto: until the run is steady)"))
+}
+
+/// The warm-up asked for, with `--warmup-max` as the limit of an automatic one; `auto` when
+/// neither a span nor auto was given and `auto_by_default`, else `default`.
+pub fn resolve_warmup(
+    arg: Option<Warmup>,
+    max: TimeSpan,
+    auto_by_default: bool,
+    default: TimeSpan,
+) -> Warmup {
+    match arg {
+        Some(Warmup::Fixed(t)) => Warmup::Fixed(t),
+        Some(Warmup::Auto { .. }) => Warmup::Auto { max },
+        None if auto_by_default => Warmup::Auto { max },
+        None => Warmup::Fixed(default),
+    }
 }
 
 fn parse_span(s: &str) -> Result<TimeSpan, String> {

@@ -37,8 +37,20 @@ fn execute(u: &Unit) -> Result<Vec<Run>, CliError> {
     }
 }
 
-/// One line about a finished unit.
+/// One line about a finished unit, marked when a run of it was not at steady state.
 fn summary(cells: &[Cell]) -> String {
+    let unsteady = cells
+        .iter()
+        .any(|c| c.run.as_ref().is_some_and(|r| !r.steady));
+    let line = summary_figures(cells);
+    if unsteady {
+        format!("{line} (NOT STEADY)")
+    } else {
+        line
+    }
+}
+
+fn summary_figures(cells: &[Cell]) -> String {
     let n = crate::table::num;
     match cells.last() {
         Some(Cell { run: Some(r), .. }) => match r.metrics.rows_per_s {
@@ -302,7 +314,34 @@ pub fn print_findings(study: &Study, report: &Path) {
             println!("  - {}", f.text);
         }
     }
+    print_unsteady(study);
     println!("report: {}", report.display());
+}
+
+/// Every cell measured outside steady state, with the reason.
+fn print_unsteady(study: &Study) {
+    let unsteady: Vec<_> = study
+        .cells
+        .iter()
+        .filter_map(|c| c.run.as_ref().filter(|r| !r.steady).map(|r| (c, r)))
+        .collect();
+    if unsteady.is_empty() {
+        return;
+    }
+    println!(
+        "warning: {} of {} cells were not at steady state; their figures may not hold in a \
+         longer run (warmup = \"auto\" in the plan, or a longer warmup or duration):",
+        unsteady.len(),
+        study.cells.len()
+    );
+    for (c, r) in unsteady {
+        println!(
+            "  - {} x {}: {}",
+            c.configuration,
+            c.workload,
+            r.steady_reason.as_deref().unwrap_or("no reason recorded")
+        );
+    }
 }
 
 pub fn run(a: CompareArgs) -> Result<(), CliError> {

@@ -8,6 +8,7 @@ use crate::cli::DbArgs;
 use crate::error::CliError;
 use crate::output::write_results;
 use crate::table::{num, render};
+use storlab_core::TimeSpan;
 
 fn pair(flag: &str, s: &str) -> Result<(String, String), CliError> {
     let (a, b) = s
@@ -56,6 +57,8 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
         Server::Ephemeral { tablespaces, .. } => tablespaces.first().map(|(n, _)| n.clone()),
         Server::Dsn(_) => None,
     };
+    // Database tests warm up until steady unless told otherwise.
+    let warmup = crate::cli::resolve_warmup(a.warmup, a.warmup_max, true, TimeSpan(0));
     let opts = DbOptions {
         server,
         suite: a.suite.clone(),
@@ -63,7 +66,8 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
         clients: a.clients,
         scale: a.scale,
         duration_ns: a.duration.0,
-        warmup_ns: a.warmup.0,
+        warmup_ns: warmup.max().0,
+        warmup_auto: warmup.is_auto(),
         seed: a.seed,
         schema: a.schema.clone(),
         tablespace,
@@ -199,6 +203,7 @@ fn report(r: &Run) -> String {
     for w in &r.warnings {
         out += &format!("  warning: {w}\n");
     }
+    out += &crate::table::unsteady(r);
     out
 }
 

@@ -15,6 +15,10 @@ use crate::error::CliError;
 use crate::output::{read_input, read_results, write_results};
 use crate::table;
 
+/// The warm-up of I/O workloads when `--warmup` is not given (database workloads warm up
+/// until steady).
+const DEFAULT_WARMUP: storlab_core::TimeSpan = storlab_core::TimeSpan(10_000_000_000);
+
 /// Runs one simulation with wall time measured outside the simulator.
 pub fn timed(
     system: &SystemSpec,
@@ -197,14 +201,18 @@ pub fn runs_with(a: &SimArgs, set: &DatabaseKeys) -> Result<Vec<Run>, CliError> 
     // Ctrl-C and SIGTERM stop the simulation between events; the run so far comes back
     // marked partial.
     storlab_io::signal::install();
-    let mut opts = RunOptions {
-        duration_ns: a.duration.0,
-        warmup_ns: a.warmup.0,
-        seed: a.seed,
-        stop: Some(storlab_io::signal::flag()),
+    let opts = |database: bool| {
+        let warmup = crate::cli::resolve_warmup(a.warmup, a.warmup_max, database, DEFAULT_WARMUP);
+        RunOptions {
+            duration_ns: a.duration.0,
+            warmup_ns: warmup.max().0,
+            seed: a.seed,
+            warmup_auto: warmup.is_auto(),
+            stop: Some(storlab_io::signal::flag()),
+        }
     };
-    let fitted = crate::trace_cmd::fit_window(a, &mut opts)?;
     if a.matrix {
+        let opts = opts(false);
         let mut runs = Vec::new();
         for p in storlab_core::profile::IOGEN_MATRIX {
             let run = timed(&system, &profile_workload(p, &system)?, opts)?;
@@ -231,6 +239,8 @@ pub fn runs_with(a: &SimArgs, set: &DatabaseKeys) -> Result<Vec<Run>, CliError> 
         )),
     };
     let workload = with_measured_profile(workload, a.profile_from.as_deref())?;
+    let mut opts = opts(workload.database.is_some());
+    let fitted = crate::trace_cmd::fit_window(a, &mut opts)?;
     let mut failures = system.failures.clone();
     for f in &a.fail {
         failures.push(parse_failure_arg(f, &system)?);
@@ -306,10 +316,15 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
     crate::output::check_json(a.json.as_deref())?;
     let runs = runs(&a)?;
     let partial = runs.iter().any(|r| r.partial);
-    if a.matrix {
-        print!("{}", table::matrix(&runs[0].target.name, &runs));
-    } else if a.sweep {
-        print!("{}", table::sweep(&runs, a.max_p99_ms));
+    if a.matrix || a.sweep {
+        if a.matrix {
+            print!("{}", table::matrix(&runs[0].target.name, &runs));
+        } else {
+            print!("{}", table::sweep(&runs, a.max_p99_ms));
+        }
+        for r in runs.iter().filter(|r| !r.steady) {
+            print!("{}:\n{}", r.workload.name, table::unsteady(r));
+        }
     } else {
         print!("{}", table::single(&runs[0]));
     }
@@ -329,13 +344,17 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
 /// of the files are checked with the files).
 fn check_load_options(a: &SimArgs) -> Result<(), CliError> {
     use storlab_sim::config::limits::{MAX_OUTSTANDING, MAX_SIM_TIME_NS};
-    let total = a.duration.0.checked_add(a.warmup.0);
+    let (warmup, flag) = match a.warmup {
+        Some(storlab_core::steady::Warmup::Fixed(t)) => (t, "--warmup"),
+        _ => (a.warmup_max, "--warmup-max"),
+    };
+    let total = a.duration.0.checked_add(warmup.0);
     if total.is_none_or(|t| t > MAX_SIM_TIME_NS) {
         return Err(CliError::BadInput(format!(
-            "--duration plus --warmup must be at most {} s (7 days of simulated time); got {} + {}",
+            "--duration plus {flag} must be at most {} s (7 days of simulated time); got {} + {}",
             MAX_SIM_TIME_NS / 1_000_000_000,
             a.duration,
-            a.warmup
+            warmup
         )));
     }
     if a.sweep && u64::from(a.sweep_max) > MAX_OUTSTANDING {

@@ -153,8 +153,16 @@ pub fn single(run: &Run) -> String {
         ""
     };
     let mut out = format!(
-        "{} | {} | {} s measured after {} s warm-up{seed}{partial}\n",
-        run.target.name, run.workload.name, run.workload.duration_s, run.workload.warmup_s,
+        "{} | {} | {} s measured after {} s warm-up{}{seed}{partial}\n",
+        run.target.name,
+        run.workload.name,
+        run.workload.duration_s,
+        run.workload.warmup_s,
+        if run.workload.warmup_auto {
+            " (auto)"
+        } else {
+            ""
+        },
     );
     out += &sim_db(run);
     let l = &m.latency_ms;
@@ -230,7 +238,24 @@ pub fn single(run: &Run) -> String {
     for w in &run.warnings {
         out += &format!("  warning: {w}\n");
     }
+    out += &unsteady(run);
     out
+}
+
+/// The warning of a run measured outside steady state (empty when steady).
+pub fn unsteady(run: &Run) -> String {
+    if run.steady {
+        return String::new();
+    }
+    let advice = if run.workload.warmup_auto {
+        "raise --warmup-max or --duration"
+    } else {
+        "use --warmup auto, or a longer --warmup or --duration"
+    };
+    format!(
+        "  warning: NOT STEADY: {}; these figures may not hold in a longer run ({advice})\n",
+        run.steady_reason.as_deref().unwrap_or("no reason recorded")
+    )
 }
 
 /// Paths, failure events and rebuilds, when there is something to say.

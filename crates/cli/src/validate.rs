@@ -98,6 +98,7 @@ impl<'a> CaseRun<'a> {
                 duration_ns: case.run.duration.0,
                 warmup_ns: case.run.warmup.0,
                 seed: case.run.seed,
+                warmup_auto: false,
                 stop: Some(storlab_io::signal::flag()),
             },
             arrays,

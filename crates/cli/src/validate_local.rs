@@ -140,6 +140,7 @@ fn sim_options(duration_ns: u64, warmup_ns: u64) -> RunOptions {
         duration_ns,
         warmup_ns,
         seed: SEED,
+        warmup_auto: false,
         stop: Some(storlab_io::signal::flag()),
     }
 }
@@ -160,6 +161,7 @@ fn real_db(dir: &Path, test: &str, duration_ns: u64) -> Result<Run, CliError> {
         scale: SCALE,
         duration_ns,
         warmup_ns: WARMUP_NS,
+        warmup_auto: false,
         seed: SEED,
         schema: "storlab".into(),
         tablespace: None,

@@ -12,6 +12,7 @@ pub mod keys;
 pub mod profile;
 pub mod result;
 pub mod rng;
+pub mod steady;
 pub mod stream;
 pub mod units;
 

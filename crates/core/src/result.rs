@@ -86,8 +86,12 @@ pub struct Workload {
     pub kind: WorkloadKind,
     /// Measured window in seconds (after warm-up).
     pub duration_s: f64,
-    /// Warm-up excluded from the measurement, seconds.
+    /// Warm-up excluded from the measurement, seconds: the warm-up actually used (with
+    /// `--warmup auto`, as long as it took to reach steady state).
     pub warmup_s: f64,
+    /// The warm-up was automatic (`--warmup auto`): extended until steady, up to a limit.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub warmup_auto: bool,
     /// Effective parameters (profiles, streams), as given to the engine.
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub parameters: serde_json::Value,
@@ -136,6 +140,10 @@ pub struct Metrics {
     /// Database runs: top wait events.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waits: Vec<WaitEvent>,
+}
+
+fn steady_default() -> bool {
+    true
 }
 
 fn is_zero(x: &u64) -> bool {
@@ -479,6 +487,14 @@ pub struct Run {
     /// True when the run was interrupted and holds the results gathered so far.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
+    /// The measured window was at steady state: no real trend in throughput, latency (or a
+    /// database's buffer-cache hit ratio) beyond the bounds of [`crate::steady::CRITERIA`].
+    /// Files written before the field existed read as steady.
+    #[serde(default = "steady_default")]
+    pub steady: bool,
+    /// Why the run is not steady ("rows/s still rising 14%/min over the last 30 s").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_reason: Option<String>,
     /// Warnings about the run ("only 3 samples: raise --duration").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -505,6 +521,8 @@ impl Run {
             tool: None,
             sim: None,
             partial: false,
+            steady: true,
+            steady_reason: None,
             warnings: Vec::new(),
         }
     }

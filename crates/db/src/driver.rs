@@ -81,19 +81,48 @@ impl ClientResult {
     }
 }
 
-/// The run's clock and stop signal, shared by the clients.
+/// The run's clock and stop signal, shared by the clients. An automatic warm-up moves the
+/// measured window once the run is steady; until then the clients count what they complete
+/// in `warm` (operations, rows, latency ns) for the steady-state test.
 #[derive(Clone)]
 pub(crate) struct Window {
-    pub measure_from: Instant,
-    pub end: Instant,
+    bounds: Arc<std::sync::RwLock<(Instant, Instant)>>,
+    pub warm: Arc<[std::sync::atomic::AtomicU64; 3]>,
     pub stop: Arc<AtomicBool>,
 }
 
 impl Window {
+    /// Measures from `measure_from` to `end`.
+    pub fn new(measure_from: Instant, end: Instant) -> Window {
+        Window {
+            bounds: Arc::new(std::sync::RwLock::new((measure_from, end))),
+            warm: Arc::default(),
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Start and end of the measured window.
+    pub fn bounds(&self) -> (Instant, Instant) {
+        *self.bounds.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Moves the measured window (the end of an automatic warm-up).
+    pub fn set_bounds(&self, measure_from: Instant, end: Instant) {
+        *self.bounds.write().unwrap_or_else(|e| e.into_inner()) = (measure_from, end);
+    }
+
+    pub fn measure_from(&self) -> Instant {
+        self.bounds().0
+    }
+
+    pub fn end(&self) -> Instant {
+        self.bounds().1
+    }
+
     fn stopping(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
             || storlab_io::signal::stop_requested()
-            || Instant::now() >= self.end
+            || Instant::now() >= self.end()
     }
 }
 
@@ -282,7 +311,14 @@ async fn client_body(
         let t0 = Instant::now();
         let out = one_op(&c, test.op, &st, schema, &mut rng, scale).await?;
         let t1 = Instant::now();
-        if t1 >= w.measure_from && t1 <= w.end {
+        let (measure_from, end) = w.bounds();
+        if t1 < measure_from {
+            let ns = t1.duration_since(t0).as_nanos() as u64;
+            for (counter, n) in w.warm.iter().zip([1, out.rows, ns]) {
+                counter.fetch_add(n, Ordering::Relaxed);
+            }
+        }
+        if t1 >= measure_from && t1 <= end {
             let ns = t1.duration_since(t0).as_nanos() as u64;
             r.all.record(ns);
             r.latency.entry(out.label).or_default().record(ns);
@@ -292,7 +328,7 @@ async fn client_body(
             r.rows += out.rows;
             r.ops += 1;
             r.bytes += out.bytes;
-            let i = (t1.duration_since(w.measure_from).as_nanos() as u64 / INTERVAL_NS) as usize;
+            let i = (t1.duration_since(measure_from).as_nanos() as u64 / INTERVAL_NS) as usize;
             if i >= r.per_second.len() {
                 r.per_second.resize(i + 1, (0, 0));
             }

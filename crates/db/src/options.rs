@@ -60,8 +60,10 @@ pub struct DbOptions {
     pub scale: u64,
     /// Measured time per test.
     pub duration_ns: u64,
-    /// Warm-up per test, excluded.
+    /// Warm-up per test, excluded (with `warmup_auto`, its limit).
     pub warmup_ns: u64,
+    /// Automatic warm-up: until the clients' per-second figures are steady.
+    pub warmup_auto: bool,
     /// Seed of the clients' random streams.
     pub seed: u64,
     /// Schema for storlab's objects.

@@ -183,7 +183,7 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
     let settings: BTreeMap<String, String> = m.settings.iter().cloned().collect();
     let rows_per_s = r.rows as f64 / secs;
     let mbps = r.bytes as f64 / 1e6 / secs;
-    Run {
+    let mut run = Run {
         target: Target {
             name: m.label.to_string(),
             kind: TargetKind::Real,
@@ -195,6 +195,7 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
             kind: WorkloadKind::Db,
             duration_s: round3(secs),
             warmup_s: m.opts.warmup_ns as f64 / 1e9,
+            warmup_auto: false,
             parameters: serde_json::json!({
                 "suite": m.test.suite, "clients": m.clients, "scale": m.opts.scale,
                 "schema": m.opts.schema, "seed": m.opts.seed, "once": m.test.once,
@@ -233,10 +234,14 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
                 .map(|c| round3(c.as_nanos() as f64 / r.ops as f64)),
         }),
         partial: m.partial,
+        steady: true,
+        steady_reason: None,
         tool,
         warnings,
         ..empty_run()
-    }
+    };
+    storlab_core::steady::mark(&mut run);
+    run
 }
 
 fn empty_run() -> Run {
@@ -251,6 +256,7 @@ fn empty_run() -> Run {
         kind: WorkloadKind::Db,
         duration_s: 0.0,
         warmup_s: 0.0,
+        warmup_auto: false,
         parameters: serde_json::Value::Null,
     };
     Run::new(target, workload, Metrics::default())

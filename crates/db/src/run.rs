@@ -10,6 +10,7 @@
 
 mod stop;
 mod test;
+mod warmup;
 
 use std::path::PathBuf;
 

@@ -176,6 +176,7 @@ pub(crate) fn build_run(
             kind: WorkloadKind::Io,
             duration_s: round3(secs),
             warmup_s: opts.warmup_ns as f64 / 1e9,
+            warmup_auto: false,
             parameters: serde_json::json!({
                 "classes": opts.classes.iter().map(|c| serde_json::json!({
                     "name": c.name, "target": c.target.display().to_string(),
@@ -191,7 +192,7 @@ pub(crate) fn build_run(
         },
         all.metrics(secs),
     );
-    Run {
+    let mut run = Run {
         devices: m.iostat.iter().map(|d| device_metrics(d, None)).collect(),
         series: all.series(intervals),
         classes,
@@ -214,7 +215,9 @@ pub(crate) fn build_run(
         partial: m.partial,
         warnings,
         ..run
-    }
+    };
+    storlab_core::steady::mark(&mut run);
+    run
 }
 
 /// I/Os completed in the window by the open-loop classes, the ones a requested rate is

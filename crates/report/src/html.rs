@@ -16,6 +16,9 @@ const CSS: &str = include_str!("report.css");
 pub fn render(study: &Study) -> String {
     let footer = footer(study);
     let sections = [
+        crate::steady::warning(study).map_or(String::new(), |w| {
+            section("not-steady", "Not at steady state", &w)
+        }),
         section("summary", "Summary", &summary(study)),
         section("charts", "Charts", &charts_section(study)),
         section("tables", "Tables", &tables_section(study)),

@@ -18,6 +18,7 @@ mod html;
 pub mod model;
 mod plot;
 mod questions;
+mod steady;
 mod svg;
 mod sweep;
 pub mod synthetic;

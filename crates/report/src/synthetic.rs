@@ -49,6 +49,7 @@ pub fn run(
             },
             duration_s: 60.0,
             warmup_s: 5.0,
+            warmup_auto: false,
             parameters: serde_json::Value::Null,
         },
         metrics: Metrics {
@@ -71,6 +72,8 @@ pub fn run(
         tool: None,
         sim: None,
         partial: false,
+        steady: true,
+        steady_reason: None,
         warnings: Vec::new(),
     }
 }

@@ -343,7 +343,7 @@ pub fn commands(study: &Study) -> String {
         .map(|c| {
             vec![
                 config_cell(study, &c.configuration),
-                esc(&c.workload),
+                format!("{}{}", esc(&c.workload), crate::steady::badge(c)),
                 c.repeat.to_string(),
                 format!("<code>{}</code>", esc(&c.command)),
             ]

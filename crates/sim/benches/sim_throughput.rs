@@ -66,6 +66,7 @@ fn database_hour(label: &str, workload: &str) -> serde_json::Value {
                 duration_ns: 3_600_000_000_000,
                 warmup_ns: 0,
                 seed: 1,
+                warmup_auto: false,
                 stop: None,
             };
             let t = Instant::now();
@@ -132,6 +133,7 @@ fn timed(system: &SystemSpec, profile: &str, secs: u64) -> (f64, u64, u64) {
         duration_ns: secs * 1_000_000_000,
         warmup_ns: 0,
         seed: 1,
+        warmup_auto: false,
         stop: None,
     };
     let t = Instant::now();

@@ -26,6 +26,7 @@ mod host;
 mod report;
 mod state;
 mod trace_replay;
+mod warmup;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -51,6 +52,9 @@ pub struct RunOptions {
     pub warmup_ns: u64,
     /// Seed of every random stream.
     pub seed: u64,
+    /// Automatic warm-up: `warmup_ns` is its limit, and it ends as soon as the run's series
+    /// is steady ([`storlab_core::steady`]).
+    pub warmup_auto: bool,
     /// Set (by a signal handler) to stop the run: it is looked at every
     /// [`STOP_CHECK_EVENTS`] events, and a stopped run returns what it measured so far,
     /// marked partial.
@@ -127,27 +131,61 @@ pub(crate) struct DbIoDone {
 impl Model {
     /// Runs to the end of the measured window; returns the result (`sim.wall_s` left at 0:
     /// the simulator never reads a clock). A malformed trace record ends the run with an error.
+    /// With [`RunOptions::warmup_auto`] the warm-up lasts until the series is steady, at most
+    /// `warmup_ns` (see [`warmup`]).
     pub fn run(mut self) -> Result<Run, ConfigError> {
+        let auto_max_ns = self
+            .stack
+            .opts
+            .warmup_auto
+            .then_some(self.stack.opts.warmup_ns);
+        if auto_max_ns.is_some() {
+            self.begin_auto_warmup();
+        }
         self.stack.start_jobs();
         if let Some(db) = self.db.as_deref_mut() {
             db.start(&mut self.stack);
         }
         let s = &mut self.stack;
         s.host_from_db = self.db.is_some() && s.jobs.is_empty() && s.trace.is_none();
-        let end = s.opts.warmup_ns + s.opts.duration_ns;
-        if s.opts.warmup_ns > 0 {
+        if auto_max_ns.is_none() && s.opts.warmup_ns > 0 {
             s.queue
                 .schedule(SimTime(s.opts.warmup_ns), Event::WarmupEnd);
         }
         for (i, f) in s.failures.iter().enumerate() {
             s.queue.schedule(SimTime(f.at_ns), Event::Failure(i as u32));
         }
+        let mut warmup = None;
+        if let Some(max_ns) = auto_max_ns {
+            let w = self.warm_until_steady(max_ns)?;
+            if w.stopped {
+                return Ok(self.into_partial_run());
+            }
+            warmup = Some(w.verdict);
+        }
+        let end = SimTime(self.stack.opts.warmup_ns + self.stack.opts.duration_ns);
+        let stopped = self.run_until(end)?;
+        let s = &mut self.stack;
+        assert_eq!(
+            s.host_issued,
+            s.host_completed + s.hosts.len() as u64,
+            "host requests lost or completed twice"
+        );
+        s.trace_outcome()?;
+        if stopped {
+            return Ok(self.into_partial_run());
+        }
+        self.stack.now = end;
+        Ok(warmup::finish(self.into_run(), warmup))
+    }
+
+    /// Processes every event due at or before `end`; true when the run was stopped.
+    fn run_until(&mut self, end: SimTime) -> Result<bool, ConfigError> {
         // Only a trace replay can fail mid-run (a malformed record): the other runs skip the
         // check on every event.
-        let tracing = s.trace.is_some();
+        let tracing = self.stack.trace.is_some();
         let mut countdown = STOP_CHECK_EVENTS;
-        let mut stopped = false;
-        while let Some((t, event)) = self.stack.queue.pop_until(SimTime(end)) {
+        while let Some((t, event)) = self.stack.queue.pop_until(end) {
             debug_assert!(t >= self.stack.now, "time went backwards");
             self.stack.now = t;
             self.dispatch(event);
@@ -166,23 +204,11 @@ impl Model {
                     .stop
                     .is_some_and(|s| s.load(Ordering::Relaxed))
                 {
-                    stopped = true;
-                    break;
+                    return Ok(true);
                 }
             }
         }
-        let s = &mut self.stack;
-        assert_eq!(
-            s.host_issued,
-            s.host_completed + s.hosts.len() as u64,
-            "host requests lost or completed twice"
-        );
-        s.trace_outcome()?;
-        if stopped {
-            return Ok(self.into_partial_run());
-        }
-        self.stack.now = SimTime(end);
-        Ok(self.into_run())
+        Ok(false)
     }
 
     /// The run so far, after a stop: the measured window is what had passed of it (at least
@@ -196,8 +222,11 @@ impl Model {
         let asked_ns = self.stack.opts.duration_ns;
         self.stack.opts.duration_ns = measured_ns.min(asked_ns);
         let at_s = self.stack.now.secs_f64();
+        let auto = self.stack.opts.warmup_auto;
         let mut run = self.into_run();
         run.partial = true;
+        run.workload.warmup_auto = auto;
+        storlab_core::steady::mark(&mut run);
         run.warnings.push(format!(
             "interrupted at {at_s:.3} s of simulated time: the figures cover {:.3} s of the {:.3} s \
              measured window asked for",
@@ -220,7 +249,7 @@ impl Model {
             Event::WarmupEnd => {
                 s.reset_stats();
                 if let Some(db) = self.db.as_deref_mut() {
-                    db.reset_stats();
+                    db.reset_stats(s.now.ns());
                 }
             }
             Event::Failure(i) => s.on_failure(i),

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use storlab_core::steady::Warmup;
 use storlab_core::{ByteSize, TimeSpan};
 
 use super::plan::{Target, TargetKind, What, Workload};
@@ -78,7 +79,7 @@ pub enum Subcommand {
 pub struct Invocation {
     pub command: Subcommand,
     pub duration: TimeSpan,
-    pub warmup: TimeSpan,
+    pub warmup: Warmup,
     pub seed: u64,
 }
 
@@ -199,7 +200,14 @@ impl Invocation {
             }
         }
         push(&mut a, &["--duration", &span(self.duration)]);
-        push(&mut a, &["--warmup", &span(self.warmup), "--seed"]);
+        match self.warmup {
+            Warmup::Fixed(t) => push(&mut a, &["--warmup", &span(t)]),
+            Warmup::Auto { max } if max == storlab_core::steady::DEFAULT_WARMUP_MAX => {
+                push(&mut a, &["--warmup", "auto"]);
+            }
+            Warmup::Auto { max } => push(&mut a, &["--warmup", "auto", "--warmup-max", &span(max)]),
+        }
+        push(&mut a, &["--seed"]);
         a.push(self.seed.to_string());
         a
     }
@@ -386,5 +394,29 @@ max_p99_ms = 5
                 && sweep.contains("--sweep --sweep-max 64 --max-p99-ms 5"),
             "{sweep}"
         );
+    }
+
+    #[test]
+    fn an_automatic_warmup_is_passed_on() {
+        let text = PLAN.replace(
+            "clients = 4\n",
+            "clients = 4\ntargets = [\"a\"]\nwarmup = \"auto\"\n",
+        );
+        let plan = parse_plan(&text, Path::new("plans/p.toml")).unwrap();
+        let units = plan.units(&mut Vec::new());
+        let cmd = units
+            .iter()
+            .find(|u| u.target == "a" && u.workload == "dpaws/update-row")
+            .unwrap()
+            .command();
+        assert!(
+            cmd.ends_with("--duration 30000ms --warmup auto --seed 7"),
+            "{cmd}"
+        );
+        let bad = PLAN.replace("clients = 4\n", "clients = 4\nwarmup = \"soon\"\n");
+        let e = parse_plan(&bad, Path::new("plans/p.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("auto"), "{e}");
     }
 }

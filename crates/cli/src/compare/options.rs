@@ -6,6 +6,8 @@ use std::ffi::OsString;
 
 use clap::Parser;
 use storlab_cli::command::{Invocation, IoWork, SimWork, Subcommand};
+use storlab_core::steady::Warmup;
+use storlab_core::TimeSpan;
 
 use crate::cli::{Cli, Command, DbArgs, IoArgs, SimArgs};
 use crate::error::CliError;
@@ -102,9 +104,17 @@ fn sim(inv: &Invocation, array: &std::path::Path) -> Result<Options, CliError> {
     }
     a.fail.clone_from(fail);
     a.duration = inv.duration;
-    a.warmup = inv.warmup;
+    (a.warmup, a.warmup_max) = warmup(inv.warmup, a.warmup_max);
     a.seed = inv.seed;
     Ok(Options::Sim(Box::new(a), database))
+}
+
+/// A cell's warm-up as `--warmup` and `--warmup-max` (an automatic one carries its limit).
+fn warmup(w: Warmup, default_max: TimeSpan) -> (Option<Warmup>, TimeSpan) {
+    match w {
+        Warmup::Auto { max } => (Some(w), max),
+        Warmup::Fixed(_) => (Some(w), default_max),
+    }
 }
 
 /// The options of `inv`'s subcommand.
@@ -129,7 +139,16 @@ pub(super) fn options(inv: &Invocation) -> Result<Options, CliError> {
             a.engine.clone_from(engine);
             set_io(&mut a, work);
             a.duration = inv.duration;
-            a.warmup = inv.warmup;
+            a.warmup = match inv.warmup {
+                Warmup::Fixed(t) => t,
+                Warmup::Auto { .. } => {
+                    return Err(CliError::BadInput(
+                        "warmup = \"auto\": storlab io has no automatic warm-up; give this \
+                         workload a time span (warmup = \"5s\")"
+                            .into(),
+                    ))
+                }
+            };
             a.seed = inv.seed;
             Ok(Options::Io(Box::new(a)))
         }
@@ -157,7 +176,7 @@ pub(super) fn options(inv: &Invocation) -> Result<Options, CliError> {
                 a.scale = *s;
             }
             a.duration = inv.duration;
-            a.warmup = inv.warmup;
+            (a.warmup, a.warmup_max) = warmup(inv.warmup, a.warmup_max);
             a.seed = inv.seed;
             Ok(Options::Db(Box::new(a)))
         }

@@ -7,7 +7,7 @@
 //! title = "RAID 5 vs RAID 10 on the mid-range array"
 //! seed = 1
 //! duration = "30s"            # per cell (simulated time for arrays, wall time for real)
-//! warmup = "10s"
+//! warmup = "10s"             # or "auto": until the cell's series is steady (at most 600 s)
 //! repeats = 1
 //!
 //! [[targets]]
@@ -48,6 +48,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use storlab_core::steady::Warmup;
 use storlab_core::{ByteSize, TimeSpan};
 
 use crate::error::CliError;
@@ -63,7 +64,7 @@ struct RawPlan {
     #[serde(default = "d_duration")]
     duration: TimeSpan,
     #[serde(default = "d_warmup")]
-    warmup: TimeSpan,
+    warmup: Warmup,
     targets: Vec<RawTarget>,
     workloads: Vec<RawWorkload>,
     #[serde(default)]
@@ -94,8 +95,8 @@ fn one_u32() -> u32 {
 fn d_duration() -> TimeSpan {
     TimeSpan(30_000_000_000)
 }
-fn d_warmup() -> TimeSpan {
-    TimeSpan(10_000_000_000)
+fn d_warmup() -> Warmup {
+    Warmup::Fixed(TimeSpan(10_000_000_000))
 }
 
 #[derive(Debug, Deserialize)]
@@ -127,7 +128,7 @@ struct RawTarget {
     #[serde(default)]
     duration: Option<TimeSpan>,
     #[serde(default)]
-    warmup: Option<TimeSpan>,
+    warmup: Option<Warmup>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -168,7 +169,7 @@ struct RawWorkload {
     #[serde(default)]
     duration: Option<TimeSpan>,
     #[serde(default)]
-    warmup: Option<TimeSpan>,
+    warmup: Option<Warmup>,
     #[serde(default)]
     repeats: Option<u32>,
 }
@@ -200,7 +201,7 @@ pub struct Target {
     pub price_per_gb: Option<f64>,
     /// Timing of this target's cells when the workload does not set its own.
     duration: Option<TimeSpan>,
-    warmup: Option<TimeSpan>,
+    warmup: Option<Warmup>,
 }
 
 /// What a workload runs.
@@ -235,14 +236,14 @@ pub struct Workload {
     targets: Vec<String>,
     /// The workload's own timing, then the target's, then the plan's.
     duration: Option<TimeSpan>,
-    warmup: Option<TimeSpan>,
+    warmup: Option<Warmup>,
     plan_duration: TimeSpan,
-    plan_warmup: TimeSpan,
+    plan_warmup: Warmup,
     repeats: u32,
 }
 
 impl Workload {
-    pub(super) fn timing(&self, t: &Target) -> (TimeSpan, TimeSpan) {
+    pub(super) fn timing(&self, t: &Target) -> (TimeSpan, Warmup) {
         (
             self.duration.or(t.duration).unwrap_or(self.plan_duration),
             self.warmup.or(t.warmup).unwrap_or(self.plan_warmup),
@@ -647,7 +648,7 @@ impl Plan {
                             repeat: r,
                             real_secs: matches!(t.kind, TargetKind::Real { .. }).then(|| {
                                 let (d, wu) = w.timing(t);
-                                (d.0 + wu.0) as f64 / 1e9
+                                (d.0 + wu.max().0) as f64 / 1e9
                             }),
                             invocation,
                         }),

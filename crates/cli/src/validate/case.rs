@@ -249,6 +249,7 @@ pub fn case_workload(
         duration_ns: span("duration", opts.duration_ns)?,
         warmup_ns: span("warmup", opts.warmup_ns)?,
         seed: opts.seed,
+        warmup_auto: opts.warmup_auto,
         stop: opts.stop,
     };
     table

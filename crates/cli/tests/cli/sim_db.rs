@@ -290,3 +290,43 @@ fn the_help_lists_every_database_test() {
         }
     }
 }
+
+#[test]
+fn database_tests_warm_up_until_steady_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("auto.json");
+    storlab()
+        .args(["sim", "--array", &example("enterprise-raid5.toml")])
+        .args(["--db-test", "dpaws/update-row", "--db-data", "datavol"])
+        .args(["--sessions", "8", "--rows", "200000", "--duration", "5s"])
+        .arg("--json")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("s warm-up (auto)"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let run = &v["runs"][0];
+    assert_eq!(run["workload"]["warmup_auto"], true);
+    assert!(run["workload"]["warmup_s"].as_f64().unwrap() >= 60.0);
+    assert!(run["steady"].is_boolean());
+}
+
+#[test]
+fn a_run_outside_steady_state_is_flagged() {
+    storlab()
+        .args(["sim", "--array", &example("midrange-raid5.toml")])
+        .args(["--profile", "randwrite-8k", "--duration", "10s"])
+        .args(["--warmup", "auto", "--warmup-max", "2s"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "warning: NOT STEADY: no steady state within the 2 s warm-up limit",
+        ));
+    storlab()
+        .args(["sim", "--array", &example("midrange-raid5.toml")])
+        .args(["--profile", "randwrite-8k", "--warmup", "soon"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("auto"));
+}

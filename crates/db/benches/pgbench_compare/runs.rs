@@ -175,6 +175,7 @@ pub(crate) fn db_options(conninfo: &str, duration_s: u64, warmup_s: u64, seed: u
         scale: SCALE,
         duration_ns: duration_s * NS_PER_S,
         warmup_ns: warmup_s * NS_PER_S,
+        warmup_auto: false,
         seed,
         schema: SCHEMA.into(),
         tablespace: None,

@@ -49,11 +49,11 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
         return run_once(ctx, test, roles).await;
     }
     let start = Instant::now();
-    let w = Window {
-        measure_from: start + Duration::from_nanos(opts.warmup_ns),
-        end: start + Duration::from_nanos(opts.warmup_ns + opts.duration_ns),
-        stop: Arc::new(AtomicBool::new(false)),
-    };
+    // An automatic warm-up ends the window at the limit until the run is steady.
+    let w = Window::new(
+        start + Duration::from_nanos(opts.warmup_ns),
+        start + Duration::from_nanos(opts.warmup_ns + opts.duration_ns),
+    );
     let threads = ClientThreads::start(
         clients,
         &ClientSpec {
@@ -65,11 +65,17 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
             window: w.clone(),
         },
     )?;
-    if !wait_until(w.measure_from).await {
+    let warmed = if opts.warmup_auto {
+        super::warmup::until_steady(admin, &w, start, opts).await
+    } else {
+        wait_until(w.measure_from()).await.then_some(None)
+    };
+    let Some(warmup) = warmed else {
         w.stop.store(true, Ordering::SeqCst);
         threads.join().await;
         return Err(interrupted(&format!("the warm-up of {}", test.name)));
-    }
+    };
+    let measure_from = w.measure_from();
     // storlab's own monitoring (the wait sampler's queries, the snapshots) runs in server
     // backends too: their CPU is measured and left out of the server's.
     let sampler = Arc::new(connect(&conn.config).await?);
@@ -87,11 +93,11 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
     roles.restart();
     let sampler_stop = Arc::new(AtomicBool::new(false));
     let waits = tokio::spawn(sample_waits(sampler.clone(), sampler_stop.clone()));
-    let mut next = w.measure_from + Duration::from_secs(1);
-    while Instant::now() < w.end && !storlab_io::signal::stop_requested() && !threads.finished() {
+    let mut next = measure_from + Duration::from_secs(1);
+    while Instant::now() < w.end() && !storlab_io::signal::stop_requested() && !threads.finished() {
         tokio::time::sleep(Duration::from_millis(50)).await;
         if Instant::now() >= next {
-            roles.sample(next.duration_since(w.measure_from).as_secs_f64());
+            roles.sample(next.duration_since(measure_from).as_secs_f64());
             next += Duration::from_secs(1);
         }
     }
@@ -113,7 +119,7 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
     )
     .map(|s| s.saturating_sub(monitor_cpu.unwrap_or_default()));
     drop(sampler);
-    let window = stopped.min(w.end).saturating_duration_since(w.measure_from);
+    let window = stopped.min(w.end()).saturating_duration_since(measure_from);
     roles.sample(window.as_secs_f64().max(1e-3));
     let after = Snapshot::take(admin, ctx.version_num).await?;
     let server = before.diff(&after, window.as_secs_f64());
@@ -127,7 +133,7 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
         &StatementsSnapshot::take(admin, ctx.statements).await?,
         TOP_STATEMENTS,
     );
-    Ok(build_run(TestMeasured {
+    let mut run = build_run(TestMeasured {
         opts,
         test,
         clients,
@@ -145,7 +151,11 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
         server_cpu,
         monitor_cpu,
         extra_notes: ctx.statements.note().into_iter().collect(),
-    }))
+    });
+    if let Some(verdict) = warmup {
+        super::warmup::record(&mut run, measure_from.duration_since(start), verdict);
+    }
+    Ok(run)
 }
 
 async fn run_once(
@@ -195,7 +205,7 @@ async fn run_once(
                 .to_string(),
         );
     }
-    Ok(build_run(TestMeasured {
+    let mut run = build_run(TestMeasured {
         opts,
         test,
         clients: 1,
@@ -213,7 +223,10 @@ async fn run_once(
         server_cpu: None,
         monitor_cpu: None,
         extra_notes,
-    }))
+    });
+    // One timed statement: no series that could still be settling.
+    storlab_core::steady::set(&mut run, storlab_core::steady::Verdict::Steady);
+    Ok(run)
 }
 
 /// CPU time (user + system) of this process: the driver's own cost.

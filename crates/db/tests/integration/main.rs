@@ -34,6 +34,7 @@ fn options(server: Server, suite: &str, test: &str, scale: u64) -> DbOptions {
         scale,
         duration_ns: 1_000_000_000,
         warmup_ns: 0,
+        warmup_auto: false,
         seed: 1,
         schema: "storlab".into(),
         tablespace: None,
@@ -389,4 +390,32 @@ fn bad_input_is_refused_and_nothing_is_left_running() {
     let e = run_db(&options(kept("host=/nonexistent".into()), "tpcc", "x", 100)).unwrap_err();
     assert!(e.to_string().contains("dpaws"), "{e}");
     assert!(!postgres_running_on(&data));
+}
+
+#[test]
+fn an_automatic_warmup_that_runs_out_is_measured_and_marked_unsteady() {
+    let _s = serial();
+    let dir = scratch();
+    let cluster = start(dir.path());
+    let dsn = cluster.conninfo("postgres");
+    let opts = DbOptions {
+        warmup_ns: 3_000_000_000,
+        warmup_auto: true,
+        ..options(kept(dsn), "dpaws", "select-row", 2_000)
+    };
+    let run = one(run_db(&opts).unwrap_or_else(|e| panic!("{e}")));
+    assert!(run.workload.warmup_auto);
+    // The limit is shorter than the test's window: the warm-up runs to it, then the window.
+    assert!(
+        (3.0..4.0).contains(&run.workload.warmup_s),
+        "warm-up {} s",
+        run.workload.warmup_s
+    );
+    assert!(run.metrics.rows_per_s.unwrap_or(0.0) > 0.0);
+    assert!(!run.steady);
+    let reason = run.steady_reason.unwrap_or_default();
+    assert!(
+        reason.starts_with("no steady state within the 3") && reason.contains("warm-up limit"),
+        "{reason}"
+    );
 }

@@ -122,6 +122,7 @@ impl Stack {
                 },
                 duration_s: secs,
                 warmup_s: self.opts.warmup_ns as f64 / 1e9,
+                warmup_auto: false,
                 parameters: db.and_then(|d| d.parameters(secs)).unwrap_or_else(|| {
                     serde_json::to_value(
                         self.streams.iter().map(|s| &s.profile).collect::<Vec<_>>(),
@@ -154,6 +155,8 @@ impl Stack {
             verify: None,
             db: None,
             partial: false,
+            steady: true,
+            steady_reason: None,
             sim: Some(SimInfo {
                 seed: self.opts.seed,
                 events: self.queue.processed(),

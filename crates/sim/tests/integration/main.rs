@@ -15,6 +15,7 @@ mod host_layer;
 mod measured_profile;
 mod raid_ops;
 mod reference_case1;
+mod warmup;
 mod workloads;
 
 use storlab_core::result::Run;
@@ -39,6 +40,7 @@ pub fn opts(duration_s: u64, warmup_s: u64, seed: u64) -> RunOptions {
         duration_ns: duration_s * 1_000_000_000,
         warmup_ns: warmup_s * 1_000_000_000,
         seed,
+        warmup_auto: false,
         stop: None,
     }
 }

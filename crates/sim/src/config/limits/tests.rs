@@ -71,6 +71,7 @@ fn the_largest_accepted_group_builds_a_model() {
         duration_ns: 100_000_000,
         warmup_ns: 0,
         seed: 1,
+        warmup_auto: false,
         stop: None,
     };
     let run = crate::simulate(&spec, &w, opts).unwrap();
@@ -233,6 +234,7 @@ fn a_run_longer_than_a_week_is_refused() {
         duration_ns: 8 * 86_400 * 1_000_000_000,
         warmup_ns: 0,
         seed: 1,
+        warmup_auto: false,
         stop: None,
     };
     match crate::simulate(&system, &w, opts) {

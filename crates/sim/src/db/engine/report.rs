@@ -69,11 +69,19 @@ impl DbEngine {
         classes
     }
 
-    /// The warm-up is over: the database's figures restart.
-    pub(crate) fn reset_stats(&mut self) {
+    /// The warm-up is over: the database's figures restart (`now_ns`: the new window's start).
+    pub(crate) fn reset_stats(&mut self, now_ns: u64) {
         self.stats = DbStats::default();
         self.commit_latency.reset();
         self.rows_by_second.clear();
+        self.data_io = HostStats::new(now_ns);
+        self.log_io = HostStats::new(now_ns);
+        self.archive_io = HostStats::new(now_ns);
+    }
+
+    /// The buffer cache's hits and accesses counted so far.
+    pub(crate) fn cache_counts(&self) -> (u64, u64) {
+        (self.stats.hits, self.stats.accesses)
     }
 
     /// Rows per second in each interval of the series.

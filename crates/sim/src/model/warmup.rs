@@ -1,0 +1,117 @@
+//! `--warmup auto`: the warm-up lasts until the run is at steady state.
+//!
+//! The run starts measuring at time 0 as if it had no warm-up. At the end of every simulated
+//! second from the first full window on, the per-second series so far (throughput, mean
+//! latency and, for a database, the buffer-cache hit ratio) is put to the steady-state test
+//! of [`storlab_core::steady`]. The first second it passes ends the warm-up: the statistics
+//! restart there, as at the end of a fixed warm-up, and the measured window follows. When
+//! the limit comes first, the run is measured anyway and marked not steady, with the reason.
+//! Every decision is taken on simulated figures at whole simulated seconds, so the same seed
+//! still gives the same bytes.
+
+use storlab_core::result::Run;
+use storlab_core::steady::{self, Sample, Verdict, CRITERIA};
+
+use super::Model;
+use crate::config::ConfigError;
+use crate::engine::SimTime;
+use crate::metrics::{HostStats, INTERVAL_NS};
+
+/// How an automatic warm-up ended.
+pub(super) struct WarmupEnd {
+    /// The steady-state test's last verdict (unsteady when the limit was reached).
+    pub verdict: Verdict,
+    /// The run was stopped during the warm-up.
+    pub stopped: bool,
+}
+
+impl Model {
+    /// Measures from time 0: the warm-up's figures are the test's input.
+    pub(super) fn begin_auto_warmup(&mut self) {
+        self.stack.opts.warmup_ns = 0;
+        self.stack.host = HostStats::new(0);
+        if let Some(db) = self.db.as_deref_mut() {
+            db.reset_stats(0);
+        }
+    }
+
+    /// Runs second by second until the series is steady or `max_ns` has passed, then starts
+    /// the measured window there.
+    pub(super) fn warm_until_steady(&mut self, max_ns: u64) -> Result<WarmupEnd, ConfigError> {
+        let mut hit_counts = Vec::new();
+        let mut verdict = Verdict::Unsteady("the warm-up limit is 0 s".into());
+        let mut t = 0;
+        while t < max_ns {
+            let next = (t + INTERVAL_NS).min(max_ns);
+            if self.run_until(SimTime(next))? {
+                return Ok(WarmupEnd {
+                    verdict,
+                    stopped: true,
+                });
+            }
+            self.stack.now = SimTime(next);
+            t = next;
+            hit_counts.extend(self.db.as_deref().map(|db| db.cache_counts()));
+            let seconds = (t / INTERVAL_NS) as usize;
+            // From one full window on, and at the limit whatever the series holds.
+            let whole = t % INTERVAL_NS == 0 && seconds >= CRITERIA.window_s;
+            if !whole && t < max_ns {
+                continue;
+            }
+            verdict = self.warmup_verdict(seconds, &hit_counts);
+            if verdict.is_steady() {
+                break;
+            }
+        }
+        self.stack.opts.warmup_ns = t;
+        self.stack.reset_stats();
+        if let Some(db) = self.db.as_deref_mut() {
+            db.reset_stats(t);
+        }
+        Ok(WarmupEnd {
+            verdict,
+            stopped: false,
+        })
+    }
+
+    /// The steady-state test over the first `seconds` seconds; `hit_counts` holds the
+    /// buffer cache's cumulative (hits, accesses) at the end of each second.
+    fn warmup_verdict(&self, seconds: usize, hit_counts: &[(u64, u64)]) -> Verdict {
+        let db = self.db.as_deref();
+        let host = match db.filter(|_| self.stack.host_from_db) {
+            Some(db) => db.host_stats(),
+            None => self.stack.host.clone(),
+        };
+        let mut series = host.series(seconds);
+        if let Some(db) = db {
+            db.series(&mut series);
+        }
+        let mut samples: Vec<Sample> = series.iter().map(Sample::of_point).collect();
+        if hit_counts.len() == samples.len() {
+            let mut before = (0, 0);
+            for (s, &(hits, accesses)) in samples.iter_mut().zip(hit_counts) {
+                let (h, a) = (hits - before.0, accesses - before.1);
+                s.hit_ratio_pct = (a > 0).then(|| 100.0 * h as f64 / a as f64);
+                before = (hits, accesses);
+            }
+        }
+        steady::check(&samples, steady::throughput_name(&series), &CRITERIA)
+    }
+}
+
+/// The finished run with its steady-state verdict: an automatic warm-up that reached its
+/// limit says so; otherwise the measured window's own series decides.
+pub(super) fn finish(mut run: Run, warmup: Option<Verdict>) -> Run {
+    run.workload.warmup_auto = warmup.is_some();
+    if let Some(Verdict::Unsteady(reason)) = warmup {
+        let limit_s = run.workload.warmup_s;
+        steady::set(
+            &mut run,
+            Verdict::Unsteady(format!(
+                "no steady state within the {limit_s} s warm-up limit: {reason}"
+            )),
+        );
+    }
+    steady::mark(&mut run);
+    run
+}
