@@ -104,11 +104,47 @@ fn sim_db(run: &Run) -> String {
             m.wal_mb_per_s.map_or("-".into(), |w| num(w, 2)),
         ]],
     );
+    out += &transactions(m);
     if !m.waits.is_empty() {
         out += &waits(&m.waits);
     }
     out += &block_profile(&run.workload.parameters);
     out
+}
+
+/// A database run's transaction response times: each type, then all together when there
+/// are several types. Empty for runs without them.
+fn transactions(m: &storlab_core::result::Metrics) -> String {
+    let Some(all) = m.tx_latency_ms.as_ref() else {
+        return String::new();
+    };
+    let row = |name: &str, tx_per_s: f64, l: &storlab_core::LatencySummaryMs| {
+        let mut r = vec![name.to_string(), num(tx_per_s, 0)];
+        r.extend([l.mean, l.p50, l.p95, l.p99, l.p999, l.max].map(|v| num(v, 3)));
+        r
+    };
+    let mut rows: Vec<Vec<String>> = m
+        .transactions
+        .iter()
+        .map(|t| row(&t.name, t.tx_per_s, &t.latency_ms))
+        .collect();
+    if m.transactions.len() != 1 {
+        let tx_per_s = m.transactions.iter().map(|t| t.tx_per_s).sum();
+        rows.push(row("all", tx_per_s, all));
+    }
+    render(
+        &[
+            "transactions",
+            "tx/s",
+            "mean ms",
+            "p50",
+            "p95",
+            "p99",
+            "p99.9",
+            "max",
+        ],
+        &rows,
+    )
 }
 
 /// Where a simulated database's per-operation blocks came from.

@@ -134,9 +134,18 @@ pub struct Metrics {
     /// Database runs: WAL (redo) generated, MB/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wal_mb_per_s: Option<f64>,
-    /// Database runs: commit latency.
+    /// Database runs: commit latency, the commit's wait for the log writer to make it
+    /// durable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit_ms: Option<LatencySummaryMs>,
+    /// Database runs: transaction response time, from the transaction's start (after the
+    /// session's think time) to its commit completing, or to its last statement for a
+    /// transaction that commits nothing; every transaction type together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_latency_ms: Option<LatencySummaryMs>,
+    /// Database runs: each transaction type's count, rate and response time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transactions: Vec<TransactionMetrics>,
     /// Database runs: top wait events.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waits: Vec<WaitEvent>,
@@ -144,6 +153,20 @@ pub struct Metrics {
 
 fn steady_default() -> bool {
     true
+}
+
+/// One transaction type of a database run (`read` and `write` of an OLTP mix; the test's one
+/// type otherwise: `read`, `update`, `insert`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TransactionMetrics {
+    /// The type's name.
+    pub name: String,
+    /// Transactions of the type completed in the measured window.
+    pub count: u64,
+    /// Transactions of the type per second.
+    pub tx_per_s: f64,
+    /// Their response time, measured as [`Metrics::tx_latency_ms`] is.
+    pub latency_ms: LatencySummaryMs,
 }
 
 fn is_zero(x: &u64) -> bool {

@@ -134,6 +134,55 @@ fn database_options_apply_over_a_workload_file() {
         ));
 }
 
+#[test]
+fn sim_prints_each_transaction_types_response_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    let a = storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("enterprise-raid5.toml"),
+            "--db-test",
+            "oltp/medium",
+            "--rows",
+            "200000",
+        ])
+        .args(["--duration", "3s", "--warmup", "1s", "--json"])
+        .arg(&out)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&a.get_output().stdout).to_string();
+    let header = "  transactions  ";
+    assert!(text.contains(header) && text.contains("mean ms"), "{text}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let m = &v["runs"][0]["metrics"];
+    assert!(m["tx_latency_ms"]["p99"].as_f64().unwrap() > 0.0, "{m}");
+    // One line per type, then all of them, each with its mean as the JSON has it.
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with(header))
+        .skip(1)
+        .take(3)
+        .collect();
+    let types = m["transactions"].as_array().unwrap();
+    let means = types
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), &t["latency_ms"]))
+        .chain([("all", &m["tx_latency_ms"])]);
+    for (line, (name, latency)) in table.iter().zip(means) {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cells[0], name, "{text}");
+        let mean: f64 = cells[2].parse().unwrap();
+        assert!(
+            (mean - latency["mean"].as_f64().unwrap()).abs() < 6e-4,
+            "{line}"
+        );
+    }
+    assert_eq!(types.len(), 2, "{m}");
+}
+
 /// Per-call mean of a statement counter over a run's statements, weighted by calls.
 fn weighted(run: &serde_json::Value, key: &str) -> f64 {
     let stmts = run["db"]["statements"].as_array().expect("statements");

@@ -16,6 +16,7 @@ mod log;
 mod ops;
 mod oscache;
 mod report;
+mod tx;
 mod writer;
 
 use crate::config::DbSpec;
@@ -63,7 +64,8 @@ struct Session {
     /// give fractional blocks dirtied per operation).
     dirty_carry: u64,
     wait_start: SimTime,
-    op_start: SimTime,
+    /// When the current transaction started: its think time over, its CPU burst asked for.
+    tx_start: SimTime,
     /// The operation after the current one, planned early (single-row tests).
     ahead: ops::Ahead,
 }
@@ -113,6 +115,8 @@ pub(crate) struct DbEngine {
     appends: ops::Appends,
     stats: DbStats,
     commit_latency: LatencyHistogram,
+    /// Transaction response times by type (measured window).
+    tx_times: tx::TxTimes,
     /// Buffers allocated (misses) since the writer's last round.
     allocs: u64,
     /// File-cache write-backs in flight.
@@ -218,7 +222,7 @@ impl DbEngine {
                 log_bytes: 0,
                 dirty_carry: 0,
                 wait_start: SimTime(0),
-                op_start: SimTime(0),
+                tx_start: SimTime(0),
                 ahead: ops::Ahead::new(),
             })
             .collect();
@@ -242,6 +246,7 @@ impl DbEngine {
             appends: ops::Appends::new(spec),
             stats: DbStats::default(),
             commit_latency: LatencyHistogram::new(),
+            tx_times: tx::TxTimes::new(spec.test),
             allocs: 0,
             writebacks: 0,
             cpu_free: vec![SimTime(0); spec.cpus as usize],
@@ -337,10 +342,10 @@ impl DbEngine {
         sess.dirty_carry = carry;
         sess.next = 0;
         sess.rows = rows;
-        sess.op_start = now;
         // The operation's CPU burst runs on the host CPU that frees up first, in the order
         // sessions ask (a FIFO run queue).
         let ready = now + think;
+        sess.tx_start = ready;
         let (cpu_i, free) = self
             .cpu_free
             .iter()
@@ -422,6 +427,8 @@ impl DbEngine {
             if sess.commits || self.spec.test.oltp() {
                 self.stats.txns += 1;
             }
+            self.tx_times
+                .record(sess.commits, stack.now() - sess.tx_start);
         }
         self.start_op(s, stack);
     }

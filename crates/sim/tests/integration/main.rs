@@ -15,6 +15,7 @@ mod host_layer;
 mod measured_profile;
 mod raid_ops;
 mod reference_case1;
+mod transactions;
 mod warmup;
 mod workloads;
 

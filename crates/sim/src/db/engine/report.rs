@@ -1,5 +1,6 @@
 //! What the simulated database reports: its I/O by role, rows per second in the series, its
-//! figures of the measured window (rows/s, tx/min, WAL, commit latency, waits) and its
+//! figures of the measured window (rows/s, tx/min, WAL, commit latency, transaction
+//! response time, waits) and its
 //! effective parameters.
 
 use storlab_core::histogram::round_to;
@@ -73,6 +74,7 @@ impl DbEngine {
     pub(crate) fn reset_stats(&mut self, now_ns: u64) {
         self.stats = DbStats::default();
         self.commit_latency.reset();
+        self.tx_times.reset();
         self.rows_by_second.clear();
         self.data_io = HostStats::new(now_ns);
         self.log_io = HostStats::new(now_ns);
@@ -104,6 +106,9 @@ impl DbEngine {
             m.wal_mb_per_s = Some(round3(st.log_bytes as f64 / 1e6 / secs));
             m.commit_ms = Some(db.commit_latency.summary_ms());
         }
+        let (all, types) = db.tx_times.metrics(secs);
+        m.tx_latency_ms = Some(all);
+        m.transactions = types;
         let total = db.sessions.len() as f64 * secs * 1e9;
         let wait = |event: &str, ns: u64, n: u64| WaitEvent {
             event: event.to_string(),

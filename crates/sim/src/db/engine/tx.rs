@@ -1,0 +1,128 @@
+//! Transaction response time of the simulated database: each transaction from its start
+//! (after the session's think time, so the wait for a host CPU counts) to its commit
+//! completing, or to its last statement for a transaction that commits nothing. Counted by
+//! transaction type, for the transactions that complete in the measured window.
+//!
+//! Every operation of a session is one transaction. Types: the OLTP mix's `read` and `write`
+//! transactions; otherwise the test's one type, named by what its statements do (`read`,
+//! `update`, `insert`).
+
+use storlab_core::histogram::round_to;
+use storlab_core::result::TransactionMetrics;
+use storlab_core::{LatencyHistogram, LatencySummaryMs};
+
+use crate::config::DbTest;
+
+/// One transaction type's response times.
+struct TxType {
+    name: &'static str,
+    latency: LatencyHistogram,
+}
+
+/// Response times by transaction type.
+pub(super) struct TxTimes {
+    /// The OLTP mix: index 0 its read transactions, 1 its write ones.
+    mix: bool,
+    types: Vec<TxType>,
+}
+
+impl TxTimes {
+    /// The transaction types of `test`, none recorded yet.
+    pub fn new(test: DbTest) -> TxTimes {
+        let mix = test.oltp();
+        let names: &[&'static str] = if mix {
+            &["read", "write"]
+        } else {
+            &[test.def().access.name()]
+        };
+        TxTimes {
+            mix,
+            types: names
+                .iter()
+                .map(|&name| TxType {
+                    name,
+                    latency: LatencyHistogram::new(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Records a transaction that took `response_ns`; `commits` says whether it committed
+    /// (which of the OLTP mix's types it was).
+    #[inline]
+    pub fn record(&mut self, commits: bool, response_ns: u64) {
+        let i = usize::from(self.mix && commits);
+        self.types[i].latency.record(response_ns);
+    }
+
+    /// The warm-up is over: the counts restart.
+    pub fn reset(&mut self) {
+        for t in &mut self.types {
+            t.latency.reset();
+        }
+    }
+
+    /// Every type's response times together.
+    pub fn all(&self) -> LatencyHistogram {
+        let mut all = LatencyHistogram::new();
+        for t in &self.types {
+            all.merge(&t.latency);
+        }
+        all
+    }
+
+    /// The overall response time and each type's figures over the `secs` of the window.
+    pub fn metrics(&self, secs: f64) -> (LatencySummaryMs, Vec<TransactionMetrics>) {
+        let types = self
+            .types
+            .iter()
+            .map(|t| TransactionMetrics {
+                name: t.name.to_string(),
+                count: t.latency.count(),
+                tx_per_s: round_to(t.latency.count() as f64 / secs, 1),
+                latency_ms: t.latency.summary_ms(),
+            })
+            .collect();
+        (self.all().summary_ms(), types)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mix_counts_reads_and_writes_apart() {
+        let mut t = TxTimes::new(DbTest::OltpMedium);
+        t.record(false, 1_000_000);
+        t.record(true, 3_000_000);
+        t.record(true, 5_000_000);
+        let (all, types) = t.metrics(2.0);
+        let names: Vec<&str> = types.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["read", "write"]);
+        assert_eq!((types[0].count, types[1].count), (1, 2));
+        assert_eq!((types[0].tx_per_s, types[1].tx_per_s), (0.5, 1.0));
+        assert_eq!(types[1].latency_ms.mean, 4.0);
+        assert_eq!(all.mean, 3.0);
+        assert_eq!(all.max, 5.0);
+        t.reset();
+        assert_eq!(t.all().count(), 0);
+    }
+
+    #[test]
+    fn a_single_type_test_is_named_by_its_statements() {
+        for (test, name) in [
+            (DbTest::UpdateRow, "update"),
+            (DbTest::SelectRange, "read"),
+            (DbTest::LoadConventional, "insert"),
+        ] {
+            let mut t = TxTimes::new(test);
+            t.record(test.writes(), 2_000_000);
+            let (all, types) = t.metrics(1.0);
+            assert_eq!(types.len(), 1);
+            assert_eq!(types[0].name, name);
+            assert_eq!(types[0].count, 1);
+            assert_eq!(all, types[0].latency_ms);
+        }
+    }
+}
