@@ -9,6 +9,7 @@ use crate::config::limits::OPEN_LOOP_MAX_OUTSTANDING;
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{HostScheduler, MultipathPolicy, WorkloadSpec};
 use crate::engine::{Event, SimTime};
+use crate::metrics::HostStats;
 use crate::rng::{Purpose, Rng};
 
 /// A host request that cannot be served (no path, data lost) fails after this long, like a
@@ -19,7 +20,8 @@ const DEADLINE_NS: u64 = 500_000_000;
 
 impl Stack {
     pub(super) fn build_jobs(&mut self, workload: &WorkloadSpec) -> Result<(), String> {
-        for (si, s) in workload.streams.iter().enumerate() {
+        let classes = stream_classes(workload, self.opts.warmup_ns);
+        for ((si, s), class) in workload.streams.iter().enumerate().zip(classes) {
             let p = &s.profile;
             let target = self.add_target(s.volume, &s.luns)?;
             let volume = self.targets[target as usize].volume.capacity_sectors();
@@ -45,6 +47,7 @@ impl Stack {
                 open_outstanding: 0,
                 dropped: 0,
                 completed: 0,
+                class,
             });
         }
         Ok(())
@@ -451,6 +454,12 @@ impl Stack {
                     self.host
                         .record(self.now.ns(), req.write, req.bytes, latency);
                 }
+                if let Issuer::Job(j) = req.issuer {
+                    let stream = self.jobs[j as usize].stream as usize;
+                    if let Some(c) = self.streams[stream].class.as_mut() {
+                        c.io.record(self.now.ns(), req.write, req.bytes, latency);
+                    }
+                }
             }
             // Latency before, during and after a rebuild: reported only when a failure
             // can start one.
@@ -488,4 +497,32 @@ impl Stack {
         }
         None
     }
+}
+
+/// Each stream's class, when the run reports streams apart: with two or more streams, or
+/// one beside a database (whose data and log are classes of their own). A class is named
+/// after its stream's profile; a name that several streams share gets the stream's index
+/// (`randread-8k#1`).
+fn stream_classes(workload: &WorkloadSpec, warmup_ns: u64) -> Vec<Option<Box<StreamClass>>> {
+    let streams = &workload.streams;
+    let apart = streams.len() >= 2 || (workload.database.is_some() && !streams.is_empty());
+    streams
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            apart.then(|| {
+                let name = &s.profile.name;
+                let shared = streams.iter().filter(|o| &o.profile.name == name).count() > 1;
+                Box::new(StreamClass {
+                    name: if shared {
+                        format!("{name}#{i}")
+                    } else {
+                        name.clone()
+                    },
+                    target: s.target_names.join(","),
+                    io: HostStats::new(warmup_ns),
+                })
+            })
+        })
+        .collect()
 }

@@ -1,8 +1,8 @@
 //! Turns the counters of a finished run into the result schema.
 
 use storlab_core::result::{
-    ArrayMetrics, DeviceMetrics, Metrics, PathMetrics, RebuildMetrics, Run, SimInfo, StripeWrites,
-    Target, TargetKind, Workload, WorkloadKind,
+    ArrayMetrics, ClassMetrics, DeviceMetrics, Metrics, PathMetrics, RebuildMetrics, Run, SimInfo,
+    StripeWrites, Target, TargetKind, Workload, WorkloadKind,
 };
 
 use super::{Model, Stack};
@@ -148,7 +148,7 @@ impl Stack {
                 .collect(),
             events: std::mem::take(&mut self.log),
             rebuilds: self.rebuild_metrics(),
-            classes: db.map_or_else(Vec::new, |d| d.classes(secs)),
+            classes: self.classes(db, secs),
             iostat: Vec::new(),
             tool: None,
             verify: None,
@@ -167,6 +167,21 @@ impl Stack {
 }
 
 impl Stack {
+    /// The database's classes (data, log, archive), then each stream's when the run reports
+    /// streams apart.
+    fn classes(&self, db: Option<&DbEngine>, secs: f64) -> Vec<ClassMetrics> {
+        let mut out = db.map_or_else(Vec::new, |d| d.classes(secs));
+        out.extend(self.streams.iter().filter_map(|s| {
+            s.class.as_ref().map(|c| ClassMetrics {
+                name: c.name.clone(),
+                target: c.target.clone(),
+                metrics: c.io.metrics(secs),
+                commit: None,
+            })
+        }));
+        out
+    }
+
     fn rebuild_metrics(&self) -> Vec<RebuildMetrics> {
         let summary = |h: &storlab_core::LatencyHistogram| h.summary_ms();
         self.rebuilds
