@@ -194,3 +194,16 @@ fn streams_of_one_profile_are_told_apart_and_one_stream_has_no_classes() {
         .classes
         .is_empty());
 }
+
+#[test]
+fn a_stream_beside_a_database_is_a_class_after_its_data_and_log() {
+    let s = system(ENTERPRISE_RAID5);
+    let w = "[database]\ntest = \"dpaws/update-row\"\nsessions = 8\ndata = \"datavol\"\n\
+             log = \"logvol\"\n[[streams]]\nprofile = \"seqread-8k\"\ntarget = \"datavol\"\n";
+    let run = run_workload(&s, w, opts(3, 1, 1));
+    let names: Vec<&str> = run.classes.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["data", "log", "seqread-8k"]);
+    let ios: u64 = run.classes.iter().map(|c| c.metrics.ios).sum();
+    assert_eq!(ios, run.metrics.ios, "the classes add up to the host total");
+    assert_eq!(run.classes[2].metrics.write_iops, 0.0);
+}
