@@ -9,7 +9,6 @@ use crate::config::limits::OPEN_LOOP_MAX_OUTSTANDING;
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{HostScheduler, MultipathPolicy, WorkloadSpec};
 use crate::engine::{Event, SimTime};
-use crate::metrics::HostStats;
 use crate::rng::{Purpose, Rng};
 
 /// A host request that cannot be served (no path, data lost) fails after this long, like a
@@ -20,7 +19,7 @@ const DEADLINE_NS: u64 = 500_000_000;
 
 impl Stack {
     pub(super) fn build_jobs(&mut self, workload: &WorkloadSpec) -> Result<(), String> {
-        let classes = stream_classes(workload, self.opts.warmup_ns);
+        let classes = super::report::stream_classes(workload, self.opts.warmup_ns);
         for ((si, s), class) in workload.streams.iter().enumerate().zip(classes) {
             let p = &s.profile;
             let target = self.add_target(s.volume, &s.luns)?;
@@ -497,32 +496,4 @@ impl Stack {
         }
         None
     }
-}
-
-/// Each stream's class, when the run reports streams apart: with two or more streams, or
-/// one beside a database (whose data and log are classes of their own). A class is named
-/// after its stream's profile; a name that several streams share gets the stream's index
-/// (`randread-8k#1`).
-fn stream_classes(workload: &WorkloadSpec, warmup_ns: u64) -> Vec<Option<Box<StreamClass>>> {
-    let streams = &workload.streams;
-    let apart = streams.len() >= 2 || (workload.database.is_some() && !streams.is_empty());
-    streams
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            apart.then(|| {
-                let name = &s.profile.name;
-                let shared = streams.iter().filter(|o| &o.profile.name == name).count() > 1;
-                Box::new(StreamClass {
-                    name: if shared {
-                        format!("{name}#{i}")
-                    } else {
-                        name.clone()
-                    },
-                    target: s.target_names.join(","),
-                    io: HostStats::new(warmup_ns),
-                })
-            })
-        })
-        .collect()
 }

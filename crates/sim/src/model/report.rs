@@ -243,3 +243,34 @@ impl Stack {
         out
     }
 }
+
+/// Each stream's class, when the run reports streams apart: with two or more streams, or
+/// one beside a database (whose data and log are classes of their own). A class is named
+/// after its stream's profile; a name that several streams share gets the stream's index
+/// (`randread-8k#1`).
+pub(super) fn stream_classes(
+    workload: &crate::config::WorkloadSpec,
+    warmup_ns: u64,
+) -> Vec<Option<Box<super::state::StreamClass>>> {
+    let streams = &workload.streams;
+    let apart = streams.len() >= 2 || (workload.database.is_some() && !streams.is_empty());
+    streams
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            apart.then(|| {
+                let name = &s.profile.name;
+                let shared = streams.iter().filter(|o| &o.profile.name == name).count() > 1;
+                Box::new(super::state::StreamClass {
+                    name: if shared {
+                        format!("{name}#{i}")
+                    } else {
+                        name.clone()
+                    },
+                    target: s.target_names.join(","),
+                    io: crate::metrics::HostStats::new(warmup_ns),
+                })
+            })
+        })
+        .collect()
+}
