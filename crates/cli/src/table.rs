@@ -230,6 +230,9 @@ pub fn single(run: &Run) -> String {
             num(l.max, 3),
         ]],
     );
+    if run.sim.is_some() {
+        out += &sim_classes(run);
+    }
     let groups: Vec<Vec<String>> = run
         .arrays
         .iter()
@@ -291,6 +294,53 @@ pub fn unsteady(run: &Run) -> String {
     format!(
         "  warning: NOT STEADY: {}; these figures may not hold in a longer run ({advice})\n",
         run.steady_reason.as_deref().unwrap_or("no reason recorded")
+    )
+}
+
+/// Each class of a simulated run (the streams of a workload file, the database's data and
+/// log) with the host table's columns and its target.
+fn sim_classes(run: &Run) -> String {
+    if run.classes.is_empty() {
+        return String::new();
+    }
+    let rows: Vec<Vec<String>> = run
+        .classes
+        .iter()
+        .map(|c| {
+            let (m, l) = (&c.metrics, &c.metrics.latency_ms);
+            vec![
+                c.name.clone(),
+                c.target.clone(),
+                num(m.iops, 0),
+                num(m.read_iops, 0),
+                num(m.write_iops, 0),
+                num(m.mbps, 1),
+                num(l.mean, 3),
+                num(l.p50, 3),
+                num(l.p95, 3),
+                num(l.p99, 3),
+                num(l.p999, 3),
+                num(l.max, 3),
+            ]
+        })
+        .collect();
+    render_left(
+        &[
+            "class",
+            "target",
+            "IO/s",
+            "read IO/s",
+            "write IO/s",
+            "MB/s",
+            "mean ms",
+            "p50",
+            "p95",
+            "p99",
+            "p99.9",
+            "max",
+        ],
+        &rows,
+        2,
     )
 }
 

@@ -128,8 +128,9 @@ pub struct ControllersFile {
     pub destage_high_pct: f64,
     /// Stop destaging when dirty data falls to this share, percent.
     pub destage_low_pct: f64,
-    /// Destage disk operations kept outstanding per member disk.
-    pub destage_queue_per_disk: u32,
+    /// Destage disk operations kept outstanding per member disk; when absent, each group's
+    /// follows its disks ([`ControllerSpec::destage_queue_for`]).
+    pub destage_queue_per_disk: Option<u32>,
     /// Read cache segment (staging unit) size.
     pub read_segment: ByteSize,
     /// How far ahead of a sequential reader the controller prefetches.
@@ -152,7 +153,7 @@ impl Default for ControllersFile {
             overhead: TimeSpan(10_000),
             destage_high_pct: 80.0,
             destage_low_pct: 60.0,
-            destage_queue_per_disk: 4,
+            destage_queue_per_disk: None,
             read_segment: ByteSize(8 << 10),
             prefetch: ByteSize(1 << 20),
             sequential_trigger: 2,

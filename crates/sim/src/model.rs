@@ -282,6 +282,9 @@ impl Stack {
         for s in &mut self.streams {
             s.dropped = 0;
             s.completed = 0;
+            if let Some(c) = s.class.as_mut() {
+                c.io = HostStats::new(now.ns());
+            }
         }
     }
 

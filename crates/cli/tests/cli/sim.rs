@@ -50,6 +50,40 @@ fn sim_prints_a_table_and_writes_the_result_schema() {
 }
 
 #[test]
+fn a_workload_of_several_streams_prints_each_stream_under_the_total() {
+    let workload = format!(
+        "{}/../../examples/workloads/oltp-data-and-log.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = storlab()
+        .args(["sim", "--array", &example("enterprise-raid5.toml")])
+        .args([
+            "--workload",
+            &workload,
+            "--duration",
+            "3s",
+            "--warmup",
+            "1s",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].trim_start().starts_with("host"), "{text}");
+    assert!(lines[2].trim_start().starts_with("all"), "{text}");
+    let header: Vec<&str> = lines[3].split_whitespace().collect();
+    assert_eq!(header[..3], ["class", "target", "IO/s"], "{text}");
+    let data: Vec<&str> = lines[4].split_whitespace().collect();
+    let redo: Vec<&str> = lines[5].split_whitespace().collect();
+    assert_eq!(data[..2], ["oltp-60-40", "datavol"], "{text}");
+    assert_eq!(redo[..2], ["redo", "logvol"], "{text}");
+    assert_eq!(redo.len(), 12, "{text}");
+}
+
+#[test]
 fn same_seed_same_bytes_apart_from_wall_time() {
     let dir = tempfile::tempdir().unwrap();
     let mut texts = Vec::new();

@@ -159,9 +159,12 @@ pub const CONTROLLER_KEYS: &[Key] = &[
     Key::new(
         "destage_queue_per_disk",
         Kind::Count,
-        D("4"),
+        Derived(
+            "from the member disks: 4 per HDD; per SSD one per flash die, at most its queue depth",
+        ),
         "destage operations kept outstanding per member disk",
     )
+    .int(1, 256)
     .unit("operations"),
     Key::new(
         "read_segment",

@@ -76,8 +76,9 @@ pub struct ControllerSpec {
     pub destage_high_pages: u64,
     /// Dirty pages that stop destaging.
     pub destage_low_pages: u64,
-    /// Destage disk operations outstanding per member disk.
-    pub destage_queue_per_disk: u32,
+    /// Destage disk operations outstanding per member disk, when set in the file; otherwise
+    /// each group's follows its disks ([`ControllerSpec::destage_queue_for`]).
+    pub destage_queue_per_disk: Option<u32>,
     /// Read segment in sectors.
     pub segment_sectors: u64,
     /// Prefetch distance in sectors.
@@ -85,6 +86,30 @@ pub struct ControllerSpec {
     /// Sequential reads before prefetch starts.
     pub sequential_trigger: u32,
 }
+
+/// Destage operations kept outstanding per HDD: one head serves one command at a time; a
+/// few queued writes let the drive reorder them, and reads do not wait behind many writes.
+pub const HDD_DESTAGE_QUEUE: u32 = 4;
+
+impl ControllerSpec {
+    /// Destage operations kept outstanding per member disk of a group of `model` disks:
+    /// `destage_queue_per_disk` when the file sets it, else what the disk can work on at
+    /// once. An HDD: [`HDD_DESTAGE_QUEUE`]. An SSD programs one page per flash die at a
+    /// time, so one write per die keeps every die busy (fewer leave dies idle while dirty
+    /// pages wait in the write cache); never more than the drive accepts (its queue depth)
+    /// nor than the key's bound.
+    pub fn destage_queue_for(&self, model: &DiskModel) -> u32 {
+        self.destage_queue_per_disk.unwrap_or(match model {
+            DiskModel::Hdd(_) => HDD_DESTAGE_QUEUE,
+            DiskModel::Ssd(p) => (p.channels.saturating_mul(p.dies_per_channel))
+                .min(p.queue_depth)
+                .clamp(1, MAX_DESTAGE_QUEUE),
+        })
+    }
+}
+
+/// Bound of `destage_queue_per_disk`.
+const MAX_DESTAGE_QUEUE: u32 = 256;
 
 /// Write-cache page: the granularity of dirty tracking and destage.
 pub const PAGE_SECTORS: u64 = 8;
@@ -411,10 +436,13 @@ fn resolve_controllers(raw: &ArrayFile, file: &str) -> Result<ControllerSpec, Co
             ),
         ));
     }
-    if c.destage_queue_per_disk == 0 || c.destage_queue_per_disk > 256 {
+    if let Some(q) = c
+        .destage_queue_per_disk
+        .filter(|q| !(1..=MAX_DESTAGE_QUEUE).contains(q))
+    {
         return Err(bad(
             "destage_queue_per_disk",
-            format!("must be 1..=256; got {}", c.destage_queue_per_disk),
+            format!("must be 1..={MAX_DESTAGE_QUEUE}; got {q}"),
         ));
     }
     let seg = c.read_segment.0;

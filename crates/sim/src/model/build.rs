@@ -119,7 +119,8 @@ impl Model {
                 }
             };
             ctrls[g.controller as usize].groups.push(gi as u32);
-            if c.destage_queue_per_disk > 0 {
+            let destage_queue = c.destage_queue_for(&g.model);
+            if destage_queue > 0 {
                 ctrls[g.controller as usize].destage_room += 1;
             }
             groups.push(GroupRt {
@@ -136,7 +137,7 @@ impl Model {
                 dirty: DirtyPages::new(g.layout.capacity_sectors().div_ceil(PAGE_SECTORS)),
                 destage_cursor: 0,
                 destage_ops_inflight: 0,
-                destage_ops_limit: c.destage_queue_per_disk * g.layout.disks(),
+                destage_ops_limit: destage_queue * g.layout.disks(),
                 destage_run_pages: super::controller::destage_run_pages(&g.layout),
                 seq: [SeqStream::default(); SEQ_SLOTS],
                 seq_victim: 0,

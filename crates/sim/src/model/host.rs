@@ -19,7 +19,8 @@ const DEADLINE_NS: u64 = 500_000_000;
 
 impl Stack {
     pub(super) fn build_jobs(&mut self, workload: &WorkloadSpec) -> Result<(), String> {
-        for (si, s) in workload.streams.iter().enumerate() {
+        let classes = super::report::stream_classes(workload, self.opts.warmup_ns);
+        for ((si, s), class) in workload.streams.iter().enumerate().zip(classes) {
             let p = &s.profile;
             let target = self.add_target(s.volume, &s.luns)?;
             let volume = self.targets[target as usize].volume.capacity_sectors();
@@ -45,6 +46,7 @@ impl Stack {
                 open_outstanding: 0,
                 dropped: 0,
                 completed: 0,
+                class,
             });
         }
         Ok(())
@@ -450,6 +452,12 @@ impl Stack {
                 if !self.host_from_db {
                     self.host
                         .record(self.now.ns(), req.write, req.bytes, latency);
+                }
+                if let Issuer::Job(j) = req.issuer {
+                    let stream = self.jobs[j as usize].stream as usize;
+                    if let Some(c) = self.streams[stream].class.as_mut() {
+                        c.io.record(self.now.ns(), req.write, req.bytes, latency);
+                    }
                 }
             }
             // Latency before, during and after a rebuild: reported only when a failure

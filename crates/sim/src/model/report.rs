@@ -1,8 +1,8 @@
 //! Turns the counters of a finished run into the result schema.
 
 use storlab_core::result::{
-    ArrayMetrics, DeviceMetrics, Metrics, PathMetrics, RebuildMetrics, Run, SimInfo, StripeWrites,
-    Target, TargetKind, Workload, WorkloadKind,
+    ArrayMetrics, ClassMetrics, DeviceMetrics, Metrics, PathMetrics, RebuildMetrics, Run, SimInfo,
+    StripeWrites, Target, TargetKind, Workload, WorkloadKind,
 };
 
 use super::{Model, Stack};
@@ -149,7 +149,7 @@ impl Stack {
                 .collect(),
             events: std::mem::take(&mut self.log),
             rebuilds: self.rebuild_metrics(),
-            classes: db.map_or_else(Vec::new, |d| d.classes(secs)),
+            classes: self.classes(db, secs),
             iostat: Vec::new(),
             tool: None,
             verify: None,
@@ -170,6 +170,21 @@ impl Stack {
 }
 
 impl Stack {
+    /// The database's classes (data, log, archive), then each stream's when the run reports
+    /// streams apart.
+    fn classes(&self, db: Option<&DbEngine>, secs: f64) -> Vec<ClassMetrics> {
+        let mut out = db.map_or_else(Vec::new, |d| d.classes(secs));
+        out.extend(self.streams.iter().filter_map(|s| {
+            s.class.as_ref().map(|c| ClassMetrics {
+                name: c.name.clone(),
+                target: c.target.clone(),
+                metrics: c.io.metrics(secs),
+                commit: None,
+            })
+        }));
+        out
+    }
+
     fn rebuild_metrics(&self) -> Vec<RebuildMetrics> {
         let summary = |h: &storlab_core::LatencyHistogram| h.summary_ms();
         self.rebuilds
@@ -230,4 +245,35 @@ impl Stack {
         }
         out
     }
+}
+
+/// Each stream's class, when the run reports streams apart: with two or more streams, or
+/// one beside a database (whose data and log are classes of their own). A class is named
+/// after its stream's profile; a name that several streams share gets the stream's index
+/// (`randread-8k#1`).
+pub(super) fn stream_classes(
+    workload: &crate::config::WorkloadSpec,
+    warmup_ns: u64,
+) -> Vec<Option<Box<super::state::StreamClass>>> {
+    let streams = &workload.streams;
+    let apart = streams.len() >= 2 || (workload.database.is_some() && !streams.is_empty());
+    streams
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            apart.then(|| {
+                let name = &s.profile.name;
+                let shared = streams.iter().filter(|o| &o.profile.name == name).count() > 1;
+                Box::new(super::state::StreamClass {
+                    name: if shared {
+                        format!("{name}#{i}")
+                    } else {
+                        name.clone()
+                    },
+                    target: s.target_names.join(","),
+                    io: crate::metrics::HostStats::new(warmup_ns),
+                })
+            })
+        })
+        .collect()
 }

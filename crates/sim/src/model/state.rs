@@ -125,6 +125,16 @@ pub(super) struct StreamRt {
     pub dropped: u64,
     /// Open loop: I/Os completed in the measured window.
     pub completed: u64,
+    /// The stream's own figures, kept when the run reports each stream apart.
+    pub class: Option<Box<StreamClass>>,
+}
+
+/// One stream reported as a class of its own: its name and target in results, and the host
+/// I/O it completed in the measured window.
+pub(super) struct StreamClass {
+    pub name: String,
+    pub target: String,
+    pub io: crate::metrics::HostStats,
 }
 
 pub(super) struct Job {

@@ -139,3 +139,71 @@ fn a_region_confines_random_io_to_a_short_stroke() {
     let short = run_workload(&s, w, opts(20, 2, 1)).metrics.iops;
     assert!(short > 1.3 * full, "short stroke {short} vs full {full}");
 }
+
+#[test]
+fn each_stream_of_a_workload_is_reported_as_a_class() {
+    let s = system(ARRAY);
+    let w = "[[streams]]\nprofile = \"oltp-60-40\"\ntarget = \"data\"\njobs = 8\n\
+             [[streams]]\nprofile = \"redo\"\ntarget = \"log\"\n";
+    let run = run_workload(&s, w, opts(10, 2, 1));
+    let names: Vec<(&str, &str)> = run
+        .classes
+        .iter()
+        .map(|c| (c.name.as_str(), c.target.as_str()))
+        .collect();
+    assert_eq!(names, [("oltp-60-40", "data"), ("redo", "log")]);
+    let (data, redo) = (&run.classes[0].metrics, &run.classes[1].metrics);
+    let m = &run.metrics;
+    let close = |a: f64, b: f64| (a - b).abs() <= 0.002 + 1e-9 * b;
+    assert!(
+        close(data.iops + redo.iops, m.iops),
+        "{data:?} {redo:?} {m:?}"
+    );
+    assert!(close(data.read_iops + redo.read_iops, m.read_iops));
+    assert!(close(data.write_iops + redo.write_iops, m.write_iops));
+    assert!(close(data.mbps + redo.mbps, m.mbps));
+    assert_eq!(data.ios + redo.ios, m.ios);
+    // Redo is sequential writes acknowledged from the write cache; the data stream's reads
+    // go to the disks: milliseconds apart.
+    assert_eq!(redo.read_iops, 0.0);
+    assert!(data.read_iops > 0.0 && data.write_iops > 0.0);
+    assert!(
+        redo.latency_ms.mean * 5.0 < data.latency_ms.mean,
+        "redo {:?} data {:?}",
+        redo.latency_ms,
+        data.latency_ms
+    );
+    assert!(redo.latency_ms.max <= m.latency_ms.max && data.latency_ms.max <= m.latency_ms.max);
+}
+
+#[test]
+fn streams_of_one_profile_are_told_apart_and_one_stream_has_no_classes() {
+    let s = system(ARRAY);
+    let w = "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"data\"\n\
+             [[streams]]\nprofile = \"randread-8k\"\ntarget = \"log\"\n";
+    let run = run_workload(&s, w, opts(5, 1, 1));
+    let names: Vec<&str> = run.classes.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["randread-8k#0", "randread-8k#1"]);
+    let one = run_workload(
+        &s,
+        "[[streams]]\nprofile = \"randread-8k\"\n",
+        opts(5, 1, 1),
+    );
+    assert!(one.classes.is_empty());
+    assert!(run_profile(&s, "oltp-60-40", opts(5, 1, 1))
+        .classes
+        .is_empty());
+}
+
+#[test]
+fn a_stream_beside_a_database_is_a_class_after_its_data_and_log() {
+    let s = system(ENTERPRISE_RAID5);
+    let w = "[database]\ntest = \"dpaws/update-row\"\nsessions = 8\ndata = \"datavol\"\n\
+             log = \"logvol\"\n[[streams]]\nprofile = \"seqread-8k\"\ntarget = \"datavol\"\n";
+    let run = run_workload(&s, w, opts(3, 1, 1));
+    let names: Vec<&str> = run.classes.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["data", "log", "seqread-8k"]);
+    let ios: u64 = run.classes.iter().map(|c| c.metrics.ios).sum();
+    assert_eq!(ios, run.metrics.ios, "the classes add up to the host total");
+    assert_eq!(run.classes[2].metrics.write_iops, 0.0);
+}

@@ -44,6 +44,42 @@ fn good_file_resolves_groups_and_controllers() {
 }
 
 #[test]
+fn the_destage_queue_follows_the_member_disks_unless_set() {
+    let mixed = "name = \"t\"\n[[raid_groups]]\nname = \"h\"\nlevel = \"raid5\"\ndisks = 5\n\
+                 disk_model = \"hdd-15k\"\n[[raid_groups]]\nname = \"s\"\nlevel = \"raid0\"\n\
+                 disks = 2\ndisk_model = \"ssd-slc\"\n[[raid_groups]]\nname = \"e\"\n\
+                 level = \"raid0\"\ndisks = 2\ndisk_model = \"ssd-emlc\"\n[[raid_groups]]\n\
+                 name = \"n\"\nlevel = \"raid0\"\ndisks = 2\ndisk_model = \"ssd-nvme\"\n";
+    let queues = |text: &str| -> Vec<u32> {
+        let s = parse_array(text, "x.toml").unwrap();
+        let c = &s.controllers;
+        s.groups
+            .iter()
+            .map(|g| c.destage_queue_for(&g.model))
+            .collect()
+    };
+    // HDD: 4; SSDs: one per flash die (16, 32, 128 dies), within their queue depth (64, 64,
+    // 1024).
+    assert_eq!(queues(mixed), [4, 16, 32, 128]);
+    // A die count above the queue depth is capped by it.
+    let deep = "[disk_models.wide]\nbase = \"ssd-emlc\"\nchannels = 16\ndies_per_channel = 8\n";
+    let wide = format!(
+        "{}{deep}",
+        with_group("level = \"raid0\"\ndisks = 2").replace("hdd-10k", "wide")
+    );
+    assert_eq!(queues(&wide), [64]);
+    let set = mixed.replacen(
+        "name = \"t\"\n",
+        "name = \"t\"\n[controllers]\ndestage_queue_per_disk = 6\n",
+        1,
+    );
+    assert_eq!(queues(&set), [6, 6, 6, 6]);
+    let (key, reason) = invalid(&set.replace("= 6", "= 0"));
+    assert_eq!(key, "controllers.destage_queue_per_disk");
+    assert!(reason.contains("1..=256"), "{reason}");
+}
+
+#[test]
 fn raid_rules_are_enforced_with_the_key() {
     let (key, reason) = invalid(&with_group("level = \"raid5\"\ndisks = 2"));
     assert_eq!(key, "raid_groups[0].disks");
