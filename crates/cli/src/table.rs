@@ -201,35 +201,11 @@ pub fn single(run: &Run) -> String {
         },
     );
     out += &sim_db(run);
-    let l = &m.latency_ms;
-    out += &render(
-        &[
-            "host",
-            "IO/s",
-            "read IO/s",
-            "write IO/s",
-            "MB/s",
-            "mean ms",
-            "p50",
-            "p95",
-            "p99",
-            "p99.9",
-            "max",
-        ],
-        &[vec![
-            "all".into(),
-            num(m.iops, 0),
-            num(m.read_iops, 0),
-            num(m.write_iops, 0),
-            num(m.mbps, 1),
-            num(l.mean, 3),
-            num(l.p50, 3),
-            num(l.p95, 3),
-            num(l.p99, 3),
-            num(l.p999, 3),
-            num(l.max, 3),
-        ]],
-    );
+    let header: Vec<&str> = ["host"].into_iter().chain(HOST_COLUMNS).collect();
+    let row: Vec<String> = std::iter::once("all".to_string())
+        .chain(host_cells(m))
+        .collect();
+    out += &render(&header, &[row]);
     if run.sim.is_some() {
         out += &sim_classes(run);
     }
@@ -307,41 +283,48 @@ fn sim_classes(run: &Run) -> String {
         .classes
         .iter()
         .map(|c| {
-            let (m, l) = (&c.metrics, &c.metrics.latency_ms);
-            vec![
-                c.name.clone(),
-                c.target.clone(),
-                num(m.iops, 0),
-                num(m.read_iops, 0),
-                num(m.write_iops, 0),
-                num(m.mbps, 1),
-                num(l.mean, 3),
-                num(l.p50, 3),
-                num(l.p95, 3),
-                num(l.p99, 3),
-                num(l.p999, 3),
-                num(l.max, 3),
-            ]
+            [c.name.clone(), c.target.clone()]
+                .into_iter()
+                .chain(host_cells(&c.metrics))
+                .collect()
         })
         .collect();
-    render_left(
-        &[
-            "class",
-            "target",
-            "IO/s",
-            "read IO/s",
-            "write IO/s",
-            "MB/s",
-            "mean ms",
-            "p50",
-            "p95",
-            "p99",
-            "p99.9",
-            "max",
-        ],
-        &rows,
-        2,
-    )
+    let header: Vec<&str> = ["class", "target"]
+        .into_iter()
+        .chain(HOST_COLUMNS)
+        .collect();
+    render_left(&header, &rows, 2)
+}
+
+/// The columns of a simulated run's host figures, after the row's name.
+const HOST_COLUMNS: [&str; 10] = [
+    "IO/s",
+    "read IO/s",
+    "write IO/s",
+    "MB/s",
+    "mean ms",
+    "p50",
+    "p95",
+    "p99",
+    "p99.9",
+    "max",
+];
+
+/// The cells of [`HOST_COLUMNS`] for `m`.
+fn host_cells(m: &storlab_core::result::Metrics) -> [String; 10] {
+    let l = &m.latency_ms;
+    [
+        num(m.iops, 0),
+        num(m.read_iops, 0),
+        num(m.write_iops, 0),
+        num(m.mbps, 1),
+        num(l.mean, 3),
+        num(l.p50, 3),
+        num(l.p95, 3),
+        num(l.p99, 3),
+        num(l.p999, 3),
+        num(l.max, 3),
+    ]
 }
 
 /// Paths, failure events and rebuilds, when there is something to say.

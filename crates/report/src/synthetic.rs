@@ -33,14 +33,14 @@ pub fn run(
     lat_ms: f64,
 ) -> Run {
     let db = workload.contains('/');
-    Run {
-        target: Target {
+    Run::new(
+        Target {
             name: target.into(),
             kind,
             config: None,
             description: None,
         },
-        workload: Workload {
+        Workload {
             name: workload.into(),
             kind: if db {
                 WorkloadKind::Db
@@ -52,30 +52,14 @@ pub fn run(
             warmup_auto: false,
             parameters: serde_json::Value::Null,
         },
-        metrics: Metrics {
+        Metrics {
             iops,
             mbps: iops * block_kib * 1024.0 / 1e6,
             latency_ms: latency(lat_ms),
             ios: (iops * 60.0) as u64,
             ..Metrics::default()
         },
-        devices: Vec::new(),
-        arrays: Vec::new(),
-        series: Vec::new(),
-        paths: Vec::new(),
-        events: Vec::new(),
-        rebuilds: Vec::new(),
-        classes: Vec::new(),
-        iostat: Vec::new(),
-        db: None,
-        verify: None,
-        tool: None,
-        sim: None,
-        partial: false,
-        steady: true,
-        steady_reason: None,
-        warnings: Vec::new(),
-    }
+    )
 }
 
 /// A database run: rows/s, and transactions per minute of one row each.

@@ -105,32 +105,28 @@ impl Stack {
         if let Some(db) = db {
             db.series(&mut series);
         }
-        Run {
-            target: Target {
-                name: self.spec.name.clone(),
-                kind: TargetKind::Sim,
-                config: Some(self.spec.file.clone()),
-                description: (!self.spec.description.is_empty())
-                    .then(|| self.spec.description.clone()),
+        let target = Target {
+            name: self.spec.name.clone(),
+            kind: TargetKind::Sim,
+            config: Some(self.spec.file.clone()),
+            description: (!self.spec.description.is_empty()).then(|| self.spec.description.clone()),
+        };
+        let workload = Workload {
+            name: self.workload_name.clone(),
+            kind: if db.is_some() {
+                WorkloadKind::Db
+            } else {
+                WorkloadKind::Io
             },
-            workload: Workload {
-                name: self.workload_name.clone(),
-                kind: if db.is_some() {
-                    WorkloadKind::Db
-                } else {
-                    WorkloadKind::Io
-                },
-                duration_s: secs,
-                warmup_s: self.opts.warmup_ns as f64 / 1e9,
-                warmup_auto: false,
-                parameters: db.and_then(|d| d.parameters(secs)).unwrap_or_else(|| {
-                    serde_json::to_value(
-                        self.streams.iter().map(|s| &s.profile).collect::<Vec<_>>(),
-                    )
+            duration_s: secs,
+            warmup_s: self.opts.warmup_ns as f64 / 1e9,
+            warmup_auto: false,
+            parameters: db.and_then(|d| d.parameters(secs)).unwrap_or_else(|| {
+                serde_json::to_value(self.streams.iter().map(|s| &s.profile).collect::<Vec<_>>())
                     .unwrap_or_default()
-                }),
-            },
-            metrics,
+            }),
+        };
+        Run {
             devices,
             arrays,
             series,
@@ -150,13 +146,6 @@ impl Stack {
             events: std::mem::take(&mut self.log),
             rebuilds: self.rebuild_metrics(),
             classes: self.classes(db, secs),
-            iostat: Vec::new(),
-            tool: None,
-            verify: None,
-            db: None,
-            partial: false,
-            steady: true,
-            steady_reason: None,
             sim: Some(SimInfo {
                 seed: self.opts.seed,
                 events: self.queue.processed(),
@@ -165,6 +154,7 @@ impl Stack {
                 dropped_ios: self.streams.iter().map(|s| s.dropped).sum(),
             }),
             warnings,
+            ..Run::new(target, workload, metrics)
         }
     }
 }
