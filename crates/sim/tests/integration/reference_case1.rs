@@ -1,7 +1,7 @@
 //! Reference case 1 of DOMAIN.md from first principles: 20 x 10K rpm disks as 4 x RAID 5 4+1
 //! or 5 x RAID 10 2+2 behind two controllers with 4 GiB cache each.
 //!
-//! Assumed load (README, "Validation"): the built-in profiles over a volume concatenating
+//! Assumed load (docs/validation.md): the built-in profiles over a volume concatenating
 //! every LUN; random profiles keep 64 I/Os outstanding (8 jobs x 8) over the whole volume;
 //! sequential profiles run 8 jobs x 2 outstanding, each on its own eighth of the volume.
 
