@@ -120,7 +120,7 @@ fn transactions(m: &storlab_core::result::Metrics) -> String {
     };
     let row = |name: &str, tx_per_s: f64, l: &storlab_core::LatencySummaryMs| {
         let mut r = vec![name.to_string(), num(tx_per_s, 0)];
-        r.extend([l.mean, l.p50, l.p95, l.p99, l.p999, l.max].map(|v| num(v, 3)));
+        r.extend(latency_cells(l));
         r
     };
     let mut rows: Vec<Vec<String>> = m
@@ -132,19 +132,11 @@ fn transactions(m: &storlab_core::result::Metrics) -> String {
         let tx_per_s = m.transactions.iter().map(|t| t.tx_per_s).sum();
         rows.push(row("all", tx_per_s, all));
     }
-    render(
-        &[
-            "transactions",
-            "tx/s",
-            "mean ms",
-            "p50",
-            "p95",
-            "p99",
-            "p99.9",
-            "max",
-        ],
-        &rows,
-    )
+    let header: Vec<&str> = ["transactions", "tx/s"]
+        .into_iter()
+        .chain(LATENCY_COLUMNS)
+        .collect();
+    render(&header, &rows)
 }
 
 /// Where a simulated database's per-operation blocks came from.
@@ -201,7 +193,7 @@ pub fn single(run: &Run) -> String {
         },
     );
     out += &sim_db(run);
-    let header: Vec<&str> = ["host"].into_iter().chain(HOST_COLUMNS).collect();
+    let header: Vec<&str> = ["host"].into_iter().chain(host_columns()).collect();
     let row: Vec<String> = std::iter::once("all".to_string())
         .chain(host_cells(m))
         .collect();
@@ -291,40 +283,36 @@ fn sim_classes(run: &Run) -> String {
         .collect();
     let header: Vec<&str> = ["class", "target"]
         .into_iter()
-        .chain(HOST_COLUMNS)
+        .chain(host_columns())
         .collect();
     render_left(&header, &rows, 2)
 }
 
-/// The columns of a simulated run's host figures, after the row's name.
-const HOST_COLUMNS: [&str; 10] = [
-    "IO/s",
-    "read IO/s",
-    "write IO/s",
-    "MB/s",
-    "mean ms",
-    "p50",
-    "p95",
-    "p99",
-    "p99.9",
-    "max",
-];
+/// The columns of a latency summary, as every table prints them.
+const LATENCY_COLUMNS: [&str; 6] = ["mean ms", "p50", "p95", "p99", "p99.9", "max"];
 
-/// The cells of [`HOST_COLUMNS`] for `m`.
-fn host_cells(m: &storlab_core::result::Metrics) -> [String; 10] {
-    let l = &m.latency_ms;
+/// The cells of [`LATENCY_COLUMNS`] for `l`.
+fn latency_cells(l: &storlab_core::LatencySummaryMs) -> [String; 6] {
+    [l.mean, l.p50, l.p95, l.p99, l.p999, l.max].map(|v| num(v, 3))
+}
+
+/// The columns of a simulated run's host figures, after the row's name.
+fn host_columns() -> impl Iterator<Item = &'static str> {
+    ["IO/s", "read IO/s", "write IO/s", "MB/s"]
+        .into_iter()
+        .chain(LATENCY_COLUMNS)
+}
+
+/// The cells of [`host_columns`] for `m`.
+fn host_cells(m: &storlab_core::result::Metrics) -> impl Iterator<Item = String> {
     [
         num(m.iops, 0),
         num(m.read_iops, 0),
         num(m.write_iops, 0),
         num(m.mbps, 1),
-        num(l.mean, 3),
-        num(l.p50, 3),
-        num(l.p95, 3),
-        num(l.p99, 3),
-        num(l.p999, 3),
-        num(l.max, 3),
     ]
+    .into_iter()
+    .chain(latency_cells(&m.latency_ms))
 }
 
 /// Paths, failure events and rebuilds, when there is something to say.
