@@ -34,38 +34,33 @@ fn not(expected: &str) -> CliError {
     CliError::Failed(format!("clap gave no {expected} options"))
 }
 
-fn set_sim_io(a: &mut SimArgs, w: &IoWork) {
-    match w {
-        IoWork::Profile(p) => a.profile = Some(p.clone()),
-        IoWork::File(f) => a.workload = Some(f.clone()),
-        IoWork::Sweep {
-            profile,
-            max,
-            max_p99_ms,
-        } => {
-            a.profile = Some(profile.clone());
-            a.sweep = true;
-            a.sweep_max = *max;
-            a.max_p99_ms = *max_p99_ms;
+/// Sets an I/O workload on `storlab sim`'s or `storlab io`'s options: both name its fields
+/// alike, so one body serves the two types.
+macro_rules! set_io_work {
+    ($a:expr, $w:expr) => {
+        match $w {
+            IoWork::Profile(p) => $a.profile = Some(p.clone()),
+            IoWork::File(f) => $a.workload = Some(f.clone()),
+            IoWork::Sweep {
+                profile,
+                max,
+                max_p99_ms,
+            } => {
+                $a.profile = Some(profile.clone());
+                $a.sweep = true;
+                $a.sweep_max = *max;
+                $a.max_p99_ms = *max_p99_ms;
+            }
         }
-    }
+    };
+}
+
+fn set_sim_io(a: &mut SimArgs, w: &IoWork) {
+    set_io_work!(a, w);
 }
 
 fn set_io(a: &mut IoArgs, w: &IoWork) {
-    match w {
-        IoWork::Profile(p) => a.profile = Some(p.clone()),
-        IoWork::File(f) => a.workload = Some(f.clone()),
-        IoWork::Sweep {
-            profile,
-            max,
-            max_p99_ms,
-        } => {
-            a.profile = Some(profile.clone());
-            a.sweep = true;
-            a.sweep_max = *max;
-            a.max_p99_ms = *max_p99_ms;
-        }
-    }
+    set_io_work!(a, w);
 }
 
 fn sim(inv: &Invocation, array: &std::path::Path) -> Result<Options, CliError> {
