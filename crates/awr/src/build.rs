@@ -46,6 +46,11 @@ impl Ctx<'_> {
     fn stat(&self, name: &str) -> Option<f64> {
         self.f.activity.get(name).copied()
     }
+
+    /// An Instance Activity statistic per second of the interval.
+    fn stat_per_s(&self, name: &str) -> Option<f64> {
+        Some(self.stat(name)? / self.f.elapsed_s.filter(|e| *e > 0.0)?)
+    }
 }
 
 /// Transactions per second and logical reads per transaction: without them there is nothing
@@ -193,7 +198,10 @@ fn transaction(cx: &mut Ctx, logical_reads: f64) -> Transaction {
         logical_reads,
         index_share,
         scan_share,
-        blocks_changed: cx.per_txn("block change").unwrap_or(0.0),
+        blocks_changed: cx
+            .per_txn("block change")
+            .or_else(|| Some(cx.stat_per_s("db block changes")? / cx.tps))
+            .unwrap_or(0.0),
         rows_inserted: 0.0,
         redo_bytes: cx.per_txn("redo size").unwrap_or(0.0),
         cpu_ms: cpu_ms(cx),
@@ -409,6 +417,8 @@ fn observed(cx: &Ctx) -> Observed {
         parses_per_s: cx.per_s("parse"),
         rollbacks_per_s: cx.per_s("rollback"),
         db_cpu_per_s: cx.per_s("db cpu"),
+        direct_reads_per_s: cx.stat_per_s("physical reads direct"),
+        index_fetches_per_s: cx.stat_per_s("index fetch by key"),
         events: f.events.clone(),
         tablespaces: f.tablespaces.clone(),
         files: f.files.clone(),

@@ -185,6 +185,10 @@ pub struct Observed {
     pub rollbacks_per_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cpu_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direct_reads_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_fetches_per_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<Event>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

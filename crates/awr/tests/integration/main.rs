@@ -76,6 +76,8 @@ fn awr_text_every_field_as_the_report_says() {
     assert_close!(o.parses_per_s.unwrap(), 1250.0);
     assert_close!(o.rollbacks_per_s.unwrap(), 1.3);
     assert_close!(o.db_cpu_per_s.unwrap(), 6.0);
+    assert_close!(o.direct_reads_per_s.unwrap(), 100.0); // 360,000 over 3600 s
+    assert_close!(o.index_fetches_per_s.unwrap(), 15_000.0);
     awr_text_events_and_io(&c, &r);
 }
 
@@ -410,4 +412,21 @@ fn values_beyond_a_bound_are_invalid_not_a_panic() {
     );
     let e = parse_report(zero.as_bytes(), "idle.txt").unwrap_err();
     assert!(e.to_string().contains("0 transactions per second"), "{e}");
+}
+
+#[test]
+fn instance_activity_stands_in_for_missing_load_profile_lines() {
+    let text = std::fs::read_to_string(fixture("acme-awr.txt")).unwrap();
+    let cut: String = text
+        .lines()
+        .filter(|l| !l.contains("Block changes:") && !l.contains("DB CPU(s):"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let (c, _) = parse_report(cut.as_bytes(), "cut.txt").unwrap();
+    let t = &c.transactions[0];
+    // db block changes 18,000,000 over 3600 s and 250 transactions/s.
+    assert_close!(t.blocks_changed, 20.0);
+    // CPU used by this session 2,160,000 cs over 900,000 transactions.
+    assert_close!(t.cpu_ms, 24.0);
+    assert_eq!(c.observed.unwrap().db_cpu_per_s, None);
 }

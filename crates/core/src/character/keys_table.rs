@@ -301,6 +301,11 @@ pub const OBSERVED_KEYS: &[Key] = &[
     rate("parses_per_s", "SQL parses"),
     rate("rollbacks_per_s", "rollbacks"),
     rate("db_cpu_per_s", "database CPU seconds"),
+    rate(
+        "direct_reads_per_s",
+        "blocks read by direct path, bypassing the buffer cache",
+    ),
+    rate("index_fetches_per_s", "index probes by key"),
     Key::new(
         "events",
         TABLES,
