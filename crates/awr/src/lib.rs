@@ -91,7 +91,10 @@ pub fn parse_report(text: &[u8], file: &str) -> Result<(Characterization, ReadRe
             }
         }
     }
-    let facts = sections::read(&tables);
+    let mut facts = sections::read(&tables);
+    if format != Format::AwrHtml {
+        sections::cpus_from_lines(&mut facts, &text);
+    }
     build::build(facts, format, file, text.contains("End of Report"))
 }
 

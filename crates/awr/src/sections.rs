@@ -109,7 +109,7 @@ pub(crate) fn read(tables: &[Table]) -> Facts {
             top_events(&mut f, t);
         } else if t.titled("host cpu") {
             host_cpu(&mut f, t);
-        } else if t.titled("instance activity stats") && !t.titled("instance activity stats -") {
+        } else if activity_title(&t.title) {
             activity(&mut f, t);
         } else if t.titled("tablespace io stats") {
             let io = io_stats(&mut f, t, "Tablespace IO Stats");
@@ -120,6 +120,32 @@ pub(crate) fn read(tables: &[Table]) -> Facts {
         }
     }
     f
+}
+
+/// Instance Activity Stats, or Key / Other Instance Activity Stats (12c), not the absolute
+/// values or the thread activity.
+fn activity_title(title: &str) -> bool {
+    let t = title.to_ascii_lowercase();
+    t.contains("instance activity stats") && !t.contains("absolute") && !t.contains("thread")
+}
+
+/// `Num CPUs: 8` on a line of its own (older Statspack headers), when no table gave the CPUs.
+pub(crate) fn cpus_from_lines(f: &mut Facts, report: &str) {
+    if f.cpus.is_some() {
+        return;
+    }
+    for line in report.lines() {
+        let tokens: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        for (label, values) in pairs(&tokens) {
+            if label.to_ascii_lowercase().ends_with("cpus") {
+                if let Some(v) = values.first() {
+                    f.cpus = f.num(v, Scale::Count, || "header: CPUs".into());
+                    f.found("header");
+                    return;
+                }
+            }
+        }
+    }
 }
 
 /// The header tables: database and instance, host CPUs, snapshots and the interval.
@@ -374,6 +400,17 @@ fn io_row(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn activity_tables_of_every_release_are_read_but_not_absolute_values() {
+        assert!(activity_title(
+            "Instance Activity Stats  DB/Inst: A/a  Snaps: 1-2"
+        ));
+        assert!(activity_title("Key Instance Activity Stats"));
+        assert!(activity_title("Other Instance Activity Stats"));
+        assert!(!activity_title("Instance Activity Stats - Absolute Values"));
+        assert!(!activity_title("Instance Activity Stats - Thread Activity"));
+    }
 
     #[test]
     fn load_profile_labels_of_every_release_normalize_alike() {

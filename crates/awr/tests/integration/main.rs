@@ -430,3 +430,59 @@ fn instance_activity_stands_in_for_missing_load_profile_lines() {
     assert_close!(t.cpu_ms, 24.0);
     assert_eq!(c.observed.unwrap().db_cpu_per_s, None);
 }
+
+/// An older Statspack layout: header facts on `label: value` lines, Cache Sizes under a line
+/// of tildes alone, the Load Profile's headings on the tilde line.
+const OLD_STATSPACK: &str = "\
+STATSPACK report for
+
+DB Name         DB Id    Instance     Inst Num Release     Cluster Host
+------------ ----------- ------------ -------- ----------- ------- ------------
+MILL          987654321 mill                1 9.2.0.8.0   NO      millhost
+
+              Snap Id     Snap Time      Sessions Curs/Sess Comment
+            --------- ------------------ -------- --------- -------------------
+Begin Snap:        11 03-Mar-26 10:00:00       40      12.0
+  End Snap:        12 03-Mar-26 10:20:00       44      12.5
+   Elapsed:               20.00 (mins)
+
+Host Name:   millhost         Num CPUs:    4        Phys Memory (MB):   8,192
+~~~~
+
+Cache Sizes (end)
+~~~~~~~~~~~~~~~~~
+               Buffer Cache:       512M      Std Block Size:          4K
+           Shared Pool Size:       256M          Log Buffer:      1,024K
+
+Load Profile
+~~~~~~~~~~~~                            Per Second       Per Transaction
+                                   ---------------       ---------------
+                  Redo size:            100,000.00              2,000.00
+              Logical reads:             10,000.00                200.00
+              Block changes:                500.00                 10.00
+             Physical reads:                 50.00                  1.00
+            Physical writes:                 25.00                  0.50
+                 User calls:                150.00                  3.00
+                     Parses:                 40.00                  0.80
+                   Executes:                400.00                  8.00
+               Transactions:                 50.00
+
+End of Report
+";
+
+#[test]
+fn an_older_statspack_layout_reads_too() {
+    let (c, r) = parse_report(OLD_STATSPACK.as_bytes(), "old.lst").unwrap();
+    assert_eq!(r.format, Format::StatspackText);
+    assert_eq!(c.name, "MILL snaps 11-12");
+    assert_eq!((c.sessions, c.block_bytes), (42, 4096));
+    assert_eq!(c.instance.cpus, 4);
+    assert_eq!(c.instance.buffer_cache, ByteSize(512 << 20));
+    assert_eq!(c.instance.log_buffer, ByteSize(1 << 20));
+    let t = &c.transactions[0];
+    assert_close!(t.logical_reads, 200.0);
+    assert_close!(t.redo_bytes, 2000.0);
+    assert_close!(t.statements, 8.0);
+    assert_close!(c.observed.unwrap().elapsed_s.unwrap(), 1200.0);
+    assert!(has_warning(&r, "no DB CPU"), "{:?}", r.warnings);
+}
