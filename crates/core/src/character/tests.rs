@@ -236,3 +236,113 @@ fn the_docs_list_every_key_as_declared() {
         );
     }
 }
+
+mod round_trip {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn transaction() -> impl Strategy<Value = Transaction> {
+        (
+            "\\PC{1,12}",
+            (0.0..1e6f64, 0.0..=1.0f64, 0.0..=1.0f64, 0.0..1e4f64),
+            (
+                0.0..1e6f64,
+                0.0..1e7f64,
+                0.0..1e5f64,
+                0.0..1e3f64,
+                0.0..1e5f64,
+            ),
+            proptest::option::of(0.0..1e4f64),
+        )
+            .prop_map(
+                |(name, (lr, ix, sc, bc), (ri, rb, cpu, st, th), pr)| Transaction {
+                    name,
+                    weight: 0.0,
+                    logical_reads: lr,
+                    index_share: ix,
+                    scan_share: sc,
+                    blocks_changed: bc,
+                    rows_inserted: ri,
+                    redo_bytes: rb,
+                    cpu_ms: cpu,
+                    statements: st,
+                    think_ms: th,
+                    physical_reads: pr,
+                    physical_writes: None,
+                },
+            )
+    }
+
+    fn segment() -> impl Strategy<Value = Segment> {
+        let access = prop_oneof![
+            Just(Access::Uniform),
+            (0.01..10.0f64).prop_map(|theta| Access::Zipf { theta }),
+            (0.01..0.99f64, 0.01..0.99f64)
+                .prop_map(|(data, accesses)| Access::Hot { data, accesses }),
+        ];
+        let size = prop_oneof![
+            Just(SegmentSize::Unknown),
+            (0u64..1 << 45).prop_map(|b| SegmentSize::Known(ByteSize(b))),
+        ];
+        ("[a-z_]{1,10}", size, "\\PC{0,8}", access).prop_map(|(name, size, tablespace, access)| {
+            Segment {
+                name,
+                kind: SegmentKind::Table,
+                size,
+                tablespace,
+                access,
+                share: 0.0,
+            }
+        })
+    }
+
+    fn characterization() -> impl Strategy<Value = Characterization> {
+        (
+            proptest::collection::vec(transaction(), 1..4),
+            proptest::collection::vec(segment(), 1..4),
+            (1u32..100_000, 9u32..17, 1u32..4096, 0u64..1 << 40),
+        )
+            .prop_filter_map(
+                "unique names",
+                |(mut ts, mut ss, (sessions, shift, cpus, cache))| {
+                    let n = ts.len() as f64;
+                    for (i, t) in ts.iter_mut().enumerate() {
+                        t.name = format!("{i} {}", t.name);
+                        t.weight = 1.0 / n;
+                    }
+                    let m = ss.len() as f64;
+                    for (i, s) in ss.iter_mut().enumerate() {
+                        s.name = format!("{i}{}", s.name);
+                        s.share = 1.0 / m;
+                    }
+                    Some(Characterization {
+                        name: "generated".into(),
+                        engine: Engine::Postgresql,
+                        source: "hand".into(),
+                        sessions,
+                        block_bytes: 1 << shift,
+                        transactions: ts,
+                        segments: ss,
+                        instance: Instance {
+                            cpus,
+                            cpu_busy_pct: None,
+                            buffer_cache: ByteSize(cache),
+                            log_buffer: ByteSize(16 << 20),
+                            db_time_per_s: Some(1.5),
+                        },
+                        observed: None,
+                    })
+                },
+            )
+    }
+
+    proptest! {
+        #[test]
+        fn any_valid_characterization_reads_back_from_toml_unchanged(c in characterization()) {
+            prop_assert_eq!(c.validate("generated"), Ok(()));
+            prop_assert_eq!(Characterization::from_toml(&c.to_toml(), "g.toml"), Ok(c.clone()));
+            let back = Characterization::from_json(&c.to_json(), "g.json");
+            prop_assert!(back.is_ok(), "{:?}", back);
+        }
+    }
+}
