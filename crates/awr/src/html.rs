@@ -1,5 +1,6 @@
 //! The tables of an HTML report, read by a small tolerant tag walker: headings (`h1`-`h4`)
-//! title the tables that follow them, `th` cells of a table's first row name its columns,
+//! title the tables that follow them (a table's own `caption` takes precedence; its `summary`
+//! stands in when no heading came before it), `th` cells of a table's first row name its columns,
 //! `td`/`th` cells of the other rows are its rows. Unclosed cells and rows close at the next
 //! one; comments, scripts and styles are skipped; entities are decoded.
 
@@ -158,6 +159,12 @@ impl Walker {
                     self.last_heading = collapse(&h);
                 }
             }
+            ("caption", false) => self.heading = Some(String::new()),
+            ("caption", true) => {
+                if let (Some(h), Some(b)) = (self.heading.take(), self.open.last_mut()) {
+                    b.title = collapse(&h);
+                }
+            }
             ("table", false) => {
                 let title = match attribute(inner, "summary") {
                     Some(s) if self.last_heading.is_empty() => s,
@@ -253,6 +260,9 @@ mod tests {
         assert_eq!(tables[1].title, "Next");
         assert!(tables[1].columns.is_empty());
         assert_eq!(tables[1].rows[0].cells, ["x"]);
+        let captioned = html_tables("<h3>A</h3><table><caption>Host CPU</caption><tr><th>CPUs");
+        assert_eq!(captioned[0].title, "Host CPU");
+        assert_eq!(captioned[0].columns, ["CPUs"]);
         assert_eq!(decode("&#65;&#x42;&bogus; & &"), "AB&bogus; & &");
     }
 }
