@@ -52,6 +52,22 @@ pub struct ReadReport {
     pub unknowns: Vec<String>,
 }
 
+impl std::fmt::Display for ReadReport {
+    /// What a command prints after an import: the format, the sections read and missing, then
+    /// one warning a line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "format: {}", self.format.describe())?;
+        writeln!(f, "sections read: {}", self.found.join(", "))?;
+        if !self.missing.is_empty() {
+            writeln!(f, "sections missing: {}", self.missing.join(", "))?;
+        }
+        for w in &self.warnings {
+            writeln!(f, "warning: {w}")?;
+        }
+        Ok(())
+    }
+}
+
 /// A report that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

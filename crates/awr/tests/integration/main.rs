@@ -312,6 +312,12 @@ fn missing_sections_are_warnings_and_the_result_still_reads() {
         "the average active sessions, 12.5, rounded up"
     );
     assert_eq!(c.transactions[0].index_share, 0.5);
+    let shown = r.to_string();
+    assert!(shown.starts_with("format: AWR text report\nsections read: header, Load Profile\nsections missing: Cache Sizes, Top Timed Events,"), "{shown}");
+    assert!(
+        shown.contains("\nwarning: no Tablespace IO Stats: placement not known"),
+        "{shown}"
+    );
 }
 
 #[test]
