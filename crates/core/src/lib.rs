@@ -5,6 +5,7 @@
 //! latency histogram, and the result schema (`storlab.results/1`) that every run writes.
 //! It performs no I/O of its own and knows nothing about how a workload is executed.
 
+pub mod character;
 pub mod dbtest;
 pub mod histogram;
 pub mod host_stats;
