@@ -21,6 +21,7 @@
 mod array;
 mod build;
 mod controller;
+mod core;
 mod failure;
 mod host;
 mod report;
@@ -30,15 +31,16 @@ mod warmup;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use storlab_core::result::{Run, SimEvent};
+use storlab_core::result::Run;
 use storlab_core::LatencyHistogram;
 
 use crate::config::{ConfigError, FailureSpec, SystemSpec};
 use crate::db::{DbEngine, DbIo, DbTimer};
-use crate::device::Device;
-use crate::engine::{Event, EventQueue, SimTime};
+use crate::engine::{Event, SimTime};
 use crate::metrics::{GroupStats, HostStats};
 use crate::slab::Slab;
+use array::ArrayPart;
+use core::Core;
 use state::*;
 
 pub use trace_replay::{TraceMode, TraceSource};
@@ -80,12 +82,9 @@ pub struct Model {
 /// the narrow interface below (`now`, `measuring`, `schedule_db`, `issue_db_io`,
 /// `prefetch_io`, `add_target`, `note`).
 pub(crate) struct Stack {
-    now: SimTime,
-    opts: RunOptions,
-    queue: EventQueue,
-    spec: SystemSpec,
+    core: Core,
     workload_name: String,
-    devices: Vec<Device>,
+    arrays: ArrayPart,
     groups: Vec<GroupRt>,
     ctrls: Vec<CtrlRt>,
     paths: Vec<PathRt>,
@@ -96,14 +95,9 @@ pub(crate) struct Stack {
     jobs: Vec<Job>,
     hosts: Slab<HostReq>,
     pieces: Slab<Piece>,
-    areqs: Slab<ArrayReq>,
-    ops: Slab<DiskOp>,
-    spare_pools: Vec<Vec<u32>>,
-    rebuilds: Vec<RebuildTask>,
     failures: Vec<FailureSpec>,
     /// A failure has happened (the latency phases move on from 0).
     failed_once: bool,
-    log: Vec<SimEvent>,
     trace: Option<Box<trace_replay::TraceRt>>,
     host: HostStats,
     /// Every host I/O is the database's: the host figures are its roles' figures merged at
@@ -136,9 +130,10 @@ impl Model {
     pub fn run(mut self) -> Result<Run, ConfigError> {
         let auto_max_ns = self
             .stack
+            .core
             .opts
             .warmup_auto
-            .then_some(self.stack.opts.warmup_ns);
+            .then_some(self.stack.core.opts.warmup_ns);
         if auto_max_ns.is_some() {
             self.begin_auto_warmup();
         }
@@ -148,12 +143,15 @@ impl Model {
         }
         let s = &mut self.stack;
         s.host_from_db = self.db.is_some() && s.jobs.is_empty() && s.trace.is_none();
-        if auto_max_ns.is_none() && s.opts.warmup_ns > 0 {
-            s.queue
-                .schedule(SimTime(s.opts.warmup_ns), Event::WarmupEnd);
+        if auto_max_ns.is_none() && s.core.opts.warmup_ns > 0 {
+            s.core
+                .queue
+                .schedule(SimTime(s.core.opts.warmup_ns), Event::WarmupEnd);
         }
         for (i, f) in s.failures.iter().enumerate() {
-            s.queue.schedule(SimTime(f.at_ns), Event::Failure(i as u32));
+            s.core
+                .queue
+                .schedule(SimTime(f.at_ns), Event::Failure(i as u32));
         }
         let mut warmup = None;
         if let Some(max_ns) = auto_max_ns {
@@ -163,7 +161,7 @@ impl Model {
             }
             warmup = Some(w.verdict);
         }
-        let end = SimTime(self.stack.opts.warmup_ns + self.stack.opts.duration_ns);
+        let end = SimTime(self.stack.core.opts.warmup_ns + self.stack.core.opts.duration_ns);
         let stopped = self.run_until(end)?;
         let s = &mut self.stack;
         assert_eq!(
@@ -175,7 +173,7 @@ impl Model {
         if stopped {
             return Ok(self.into_partial_run());
         }
-        self.stack.now = end;
+        self.stack.core.now = end;
         Ok(warmup::finish(self.into_run(), warmup))
     }
 
@@ -185,9 +183,9 @@ impl Model {
         // check on every event.
         let tracing = self.stack.trace.is_some();
         let mut countdown = STOP_CHECK_EVENTS;
-        while let Some((t, event)) = self.stack.queue.pop_until(end) {
-            debug_assert!(t >= self.stack.now, "time went backwards");
-            self.stack.now = t;
+        while let Some((t, event)) = self.stack.core.queue.pop_until(end) {
+            debug_assert!(t >= self.stack.core.now, "time went backwards");
+            self.stack.core.now = t;
             self.dispatch(event);
             if let Some(e) = tracing
                 .then(|| self.stack.trace.as_mut().and_then(|t| t.error.take()))
@@ -200,6 +198,7 @@ impl Model {
                 countdown = STOP_CHECK_EVENTS;
                 if self
                     .stack
+                    .core
                     .opts
                     .stop
                     .is_some_and(|s| s.load(Ordering::Relaxed))
@@ -216,13 +215,14 @@ impl Model {
     fn into_partial_run(mut self) -> Run {
         let measured_ns = self
             .stack
+            .core
             .now
             .saturating_since(self.stack.warmup_end())
             .max(1);
-        let asked_ns = self.stack.opts.duration_ns;
-        self.stack.opts.duration_ns = measured_ns.min(asked_ns);
-        let at_s = self.stack.now.secs_f64();
-        let auto = self.stack.opts.warmup_auto;
+        let asked_ns = self.stack.core.opts.duration_ns;
+        self.stack.core.opts.duration_ns = measured_ns.min(asked_ns);
+        let at_s = self.stack.core.now.secs_f64();
+        let auto = self.stack.core.opts.warmup_auto;
         let mut run = self.into_run();
         run.partial = true;
         run.workload.warmup_auto = auto;
@@ -249,11 +249,11 @@ impl Model {
             Event::WarmupEnd => {
                 s.reset_stats();
                 if let Some(db) = self.db.as_deref_mut() {
-                    db.reset_stats(s.now.ns());
+                    db.reset_stats(s.core.now.ns());
                 }
             }
             Event::Failure(i) => s.on_failure(i),
-            Event::RebuildTick(t) => s.pump_rebuild(t),
+            Event::RebuildTick(t) => s.arrays.pump_rebuild(&mut s.core, t),
             Event::TraceNext => s.on_trace_next(),
             Event::Db(t) => {
                 if let Some(db) = self.db.as_deref_mut() {
@@ -266,12 +266,10 @@ impl Model {
 
 impl Stack {
     fn reset_stats(&mut self) {
-        let now = self.now;
+        let now = self.core.now;
         self.host = HostStats::new(now.ns());
         self.io_errors = 0;
-        for d in &mut self.devices {
-            d.reset_stats(now);
-        }
+        self.arrays.reset_stats(now);
         for g in &mut self.groups {
             g.stats = GroupStats::default();
         }
@@ -293,7 +291,7 @@ impl Stack {
     fn phase(&self) -> usize {
         if !self.failed_once {
             0
-        } else if self.groups.iter().any(|g| !g.failed.is_empty()) {
+        } else if self.arrays.any_failed() {
             1
         } else {
             2
@@ -302,12 +300,7 @@ impl Stack {
 
     /// Appends to the event log.
     pub(crate) fn note(&mut self, kind: &str, target: &str, detail: String) {
-        self.log.push(SimEvent {
-            t_s: self.now.secs_f64(),
-            kind: kind.to_string(),
-            target: target.to_string(),
-            detail,
-        });
+        self.core.note(kind, target, detail);
     }
 }
 
@@ -316,35 +309,35 @@ impl Stack {
     /// The current simulated time.
     #[inline]
     pub(crate) fn now(&self) -> SimTime {
-        self.now
+        self.core.now
     }
 
     /// The run's options (seed, warm-up, measured window).
     pub(crate) fn opts(&self) -> &RunOptions {
-        &self.opts
+        &self.core.opts
     }
 
     /// The system's specification.
     pub(crate) fn spec(&self) -> &SystemSpec {
-        &self.spec
+        &self.core.spec
     }
 
     /// The warm-up is over: what happens now is counted.
     #[inline]
     pub(crate) fn measuring(&self) -> bool {
-        self.now >= self.warmup_end()
+        self.core.measuring()
     }
 
     /// When the warm-up ends and the measured window starts.
     #[inline]
     pub(crate) fn warmup_end(&self) -> SimTime {
-        SimTime(self.opts.warmup_ns)
+        self.core.warmup_end()
     }
 
     /// Schedules a database timer at `at`.
     #[inline]
     pub(crate) fn schedule_db(&mut self, at: SimTime, timer: DbTimer) {
-        self.queue.schedule(at, Event::Db(timer));
+        self.core.schedule(at, Event::Db(timer));
     }
 
     /// Issues a database I/O on `target` now; it comes back as a [`DbIoDone`].
@@ -357,6 +350,6 @@ impl Stack {
         sectors: u64,
         write: bool,
     ) {
-        self.issue_host(Issuer::Db(io), target, lba, sectors, write, self.now);
+        self.issue_host(Issuer::Db(io), target, lba, sectors, write, self.core.now);
     }
 }

@@ -5,48 +5,18 @@ use std::collections::VecDeque;
 
 use storlab_core::LatencyHistogram;
 
+use super::array::ArrayPart;
+use super::core::Core;
 use super::state::*;
 use super::{Model, RunOptions, Stack};
 use crate::cache::{DirtyPages, SegmentCache};
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{FailureSpec, SystemSpec, WorkloadSpec};
 use crate::db::DbEngine;
-use crate::device::{Device, DiskModel, Mechanism};
-use crate::engine::{EventQueue, SimTime};
+use crate::engine::SimTime;
 use crate::metrics::HostStats;
-use crate::raid::FailedDisks;
-use crate::rng::{Purpose, Rng};
 use crate::slab::Slab;
 use crate::volume::{Volume, VolumeKind};
-
-/// Devices of one owner (a RAID group or a disk group): members then spares.
-fn add_devices(
-    devices: &mut Vec<Device>,
-    spindles: &mut Rng,
-    owner: &str,
-    disks: u32,
-    spares: u32,
-    model_name: &str,
-    model: &DiskModel,
-) -> Result<(Vec<u32>, Vec<u32>), String> {
-    let mut members = Vec::new();
-    let mut spare_ids = Vec::new();
-    let names = (0..disks)
-        .map(|d| (format!("{owner}.d{d}"), false))
-        .chain((0..spares).map(|s| (format!("{owner}.spare{s}"), true)));
-    let prototype = Mechanism::new(model, 0)?;
-    for (name, spare) in names {
-        let mech = prototype.for_drive(spindles.next_u64());
-        let id = devices.len() as u32;
-        devices.push(Device::new(name, model_name.to_string(), mech));
-        if spare {
-            spare_ids.push(id);
-        } else {
-            members.push(id);
-        }
-    }
-    Ok((members, spare_ids))
-}
 
 impl Model {
     /// Builds the system and its workload. `failures` are the file's plus the command line's.
@@ -57,23 +27,7 @@ impl Model {
         opts: RunOptions,
     ) -> Result<Model, String> {
         let c = &spec.controllers;
-        let mut devices = Vec::new();
-        let mut spare_pools = Vec::new();
-        let mut spindles = Rng::derive(opts.seed, Purpose::Spindle, 0);
-        let mut dg_devices = Vec::new();
-        for dg in &spec.disk_groups {
-            let (members, spares) = add_devices(
-                &mut devices,
-                &mut spindles,
-                &dg.name,
-                dg.disks,
-                dg.spares,
-                &dg.model_name,
-                &dg.model,
-            )?;
-            dg_devices.push((members, spare_pools.len() as u32));
-            spare_pools.push(spares);
-        }
+        let arrays = ArrayPart::build(spec, opts.seed)?;
         // The read caches' keys: (group, segment of the group).
         let max_segments = (spec.groups.iter())
             .map(|g| g.layout.capacity_sectors().div_ceil(c.segment_sectors))
@@ -99,41 +53,16 @@ impl Model {
             .collect();
         let mut groups = Vec::new();
         for (gi, g) in spec.groups.iter().enumerate() {
-            let (members, pool) = match g.disk_group {
-                Some(dg) => {
-                    let (all, pool) = &dg_devices[dg as usize];
-                    (all[..g.layout.disks() as usize].to_vec(), *pool)
-                }
-                None => {
-                    let (members, spares) = add_devices(
-                        &mut devices,
-                        &mut spindles,
-                        &g.name,
-                        g.layout.disks(),
-                        g.spares,
-                        &g.model_name,
-                        &g.model,
-                    )?;
-                    spare_pools.push(spares);
-                    (members, spare_pools.len() as u32 - 1)
-                }
-            };
             ctrls[g.controller as usize].groups.push(gi as u32);
             let destage_queue = c.destage_queue_for(&g.model);
             if destage_queue > 0 {
                 ctrls[g.controller as usize].destage_room += 1;
             }
             groups.push(GroupRt {
-                layout: g.layout.clone(),
-                members,
-                disk_offset: g.disk_offset_sectors,
-                failed: FailedDisks::none(),
-                spare_pool: pool,
+                capacity_sectors: g.layout.capacity_sectors(),
                 ctrl: g.controller,
                 read_cache: g.read_cache,
                 write_cache: g.write_cache,
-                mirror_read: g.mirror_read,
-                round_robin: 0,
                 dirty: DirtyPages::new(g.layout.capacity_sectors().div_ceil(PAGE_SECTORS)),
                 destage_cursor: 0,
                 destage_ops_inflight: 0,
@@ -171,12 +100,9 @@ impl Model {
             })
             .collect();
         let mut stack = Stack {
-            now: SimTime(0),
-            opts,
-            queue: EventQueue::new(),
-            spec: spec.clone(),
+            core: Core::new(spec, opts),
             workload_name: workload.name.clone(),
-            devices,
+            arrays,
             groups,
             ctrls,
             paths,
@@ -187,13 +113,8 @@ impl Model {
             jobs: Vec::new(),
             hosts: Slab::new(),
             pieces: Slab::new(),
-            areqs: Slab::new(),
-            ops: Slab::new(),
-            spare_pools,
-            rebuilds: Vec::new(),
             failures: failures.to_vec(),
             failed_once: false,
-            log: Vec::new(),
             trace: None,
             host: HostStats::new(opts.warmup_ns),
             host_from_db: false,
@@ -221,7 +142,7 @@ impl Stack {
     pub(crate) fn add_target(&mut self, volume: Option<u32>, luns: &[u32]) -> Result<u32, String> {
         let t = match volume {
             Some(v) => {
-                let v = &self.spec.volumes[v as usize];
+                let v = &self.core.spec.volumes[v as usize];
                 TargetRt {
                     volume: v.volume.clone(),
                     luns: v.luns.clone(),
@@ -231,7 +152,7 @@ impl Stack {
             None => {
                 let sizes: Vec<u64> = luns
                     .iter()
-                    .map(|&l| self.spec.luns[l as usize].sectors)
+                    .map(|&l| self.core.spec.luns[l as usize].sectors)
                     .collect();
                 TargetRt {
                     volume: Volume::new(VolumeKind::Concat, &sizes).map_err(|e| e.to_string())?,

@@ -1,7 +1,8 @@
 //! Controller: read cache with sequential detection and prefetch, write-back cache (NVS) with
 //! watermark destage in address order, write-through, and the NVS-full wait.
 
-use super::state::{AreqKind, NvsWaiter, SeqStream, Waiters, SEQ_SLOTS};
+use super::array::OpClass;
+use super::state::{CtrlReq, NvsWaiter, SeqStream, Waiters, SEQ_SLOTS};
 use super::Stack;
 use crate::cache::page_key;
 use crate::config::resolve::PAGE_SECTORS;
@@ -30,7 +31,7 @@ impl Stack {
             self.start_fetch(g, lba, sectors, Some(pid), false);
             return;
         }
-        let seg = self.spec.controllers.segment_sectors;
+        let seg = self.core.spec.controllers.segment_sectors;
         let (s0, s1) = (lba / seg, (lba + sectors - 1) / seg);
         let ctrl = grp.ctrl as usize;
         let mut waits: [u32; 4] = [u32::MAX; 4];
@@ -57,7 +58,7 @@ impl Stack {
         } else {
             self.pieces.get_mut(pid).waits = n_waits as u32 + absent.is_some() as u32;
             for &f in &waits[..n_waits] {
-                if let AreqKind::Fetch { waiters, .. } = &mut self.areqs.get_mut(f).kind {
+                if let Some(CtrlReq::Fetch { waiters, .. }) = self.arrays.request_mut(f) {
                     waiters.push(pid);
                 }
             }
@@ -75,7 +76,7 @@ impl Stack {
         p.error |= error;
         if p.waits == 0 {
             let error = p.error;
-            self.piece_done(pid, self.now, error);
+            self.piece_done(pid, self.core.now, error);
         }
     }
 
@@ -89,24 +90,24 @@ impl Stack {
     /// Starts an array read; with `cache`, its segments are marked in flight and cached on
     /// completion. A read of lost data fails its waiter at once.
     fn start_fetch(&mut self, g: u32, lba: u64, sectors: u64, waiter: Option<u32>, cache: bool) {
-        let cap = self.groups[g as usize].layout.capacity_sectors();
+        let cap = self.groups[g as usize].capacity_sectors;
         let sectors = sectors.min(cap - lba);
         let ctrl = self.groups[g as usize].ctrl;
-        let kind = AreqKind::Fetch {
+        let req = CtrlReq::Fetch {
             lba,
             sectors,
             waiters: Waiters::new(waiter),
             cache,
             ctrl,
         };
-        let Some(id) = self.issue_read(g, lba, sectors, kind) else {
+        let Some(id) = self.arrays.read(&mut self.core, g, lba, sectors, req) else {
             if let Some(pid) = waiter {
                 self.fetch_waiter_done(pid, true);
             }
             return;
         };
         if cache {
-            let seg = self.spec.controllers.segment_sectors;
+            let seg = self.core.spec.controllers.segment_sectors;
             for s in lba / seg..(lba + sectors).div_ceil(seg) {
                 self.ctrls[ctrl as usize]
                     .inflight
@@ -116,19 +117,19 @@ impl Stack {
     }
 
     /// A fetch completed: cache its segments and release the readers waiting for it.
-    pub(super) fn fetch_done(&mut self, id: u32, g: u32, kind: AreqKind) {
-        let AreqKind::Fetch {
+    fn fetch_done(&mut self, id: u32, g: u32, req: CtrlReq) {
+        let CtrlReq::Fetch {
             lba,
             sectors,
             waiters,
             cache,
             ctrl,
-        } = kind
+        } = req
         else {
             unreachable!("fetch_done on a non-fetch request");
         };
         if cache {
-            let seg = self.spec.controllers.segment_sectors;
+            let seg = self.core.spec.controllers.segment_sectors;
             let c = &mut self.ctrls[ctrl as usize];
             for s in lba / seg..(lba + sectors).div_ceil(seg) {
                 let key = page_key(g, s);
@@ -158,7 +159,7 @@ impl Stack {
 
     /// Tracks up to `SEQ_SLOTS` sequential readers per group and prefetches ahead of them.
     fn detect_sequential(&mut self, g: u32, lba: u64, sectors: u64) {
-        let c = &self.spec.controllers;
+        let c = &self.core.spec.controllers;
         let (trigger, prefetch, seg) =
             (c.sequential_trigger, c.prefetch_sectors, c.segment_sectors);
         if trigger == 0 || prefetch == 0 {
@@ -188,7 +189,7 @@ impl Stack {
             return;
         }
         let ahead = prefetch.max(2 * sectors);
-        let cap = grp.layout.capacity_sectors();
+        let cap = grp.capacity_sectors;
         let from = s.prefetched_to.max(end) / seg * seg;
         if from >= cap || from.saturating_sub(end) >= ahead / 2 {
             return;
@@ -217,7 +218,7 @@ impl Stack {
         grp.stats.host_writes += 1;
         let ctrl = grp.ctrl as usize;
         let write_back = grp.write_cache
-            && self.spec.controllers.write_policy == WritePolicy::WriteBack
+            && self.core.spec.controllers.write_policy == WritePolicy::WriteBack
             && !self.ctrls[ctrl].write_through;
         if !write_back {
             self.write_through(pid, g, lba, sectors);
@@ -248,11 +249,11 @@ impl Stack {
                 self.ctrls[grp.ctrl as usize].dirty_pages -= cleaned;
             }
         }
-        if self
-            .issue_write(g, lba, sectors, AreqKind::WriteThrough { piece: pid })
-            .is_none()
-        {
-            self.piece_done(pid, self.now, true);
+        let req = CtrlReq::WriteThrough { piece: pid };
+        let written =
+            (self.arrays).write(&mut self.core, g, lba, sectors, req, OpClass::Foreground);
+        if written.is_none() {
+            self.piece_done(pid, self.core.now, true);
         }
     }
 
@@ -263,6 +264,7 @@ impl Stack {
     fn try_accept(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, ready_at: SimTime) -> bool {
         let ctrl = self.groups[g as usize].ctrl as usize;
         let room = self
+            .core
             .spec
             .controllers
             .write_cache_pages
@@ -274,7 +276,7 @@ impl Stack {
         else {
             return false;
         };
-        let cs = &self.spec.controllers;
+        let cs = &self.core.spec.controllers;
         let c = &mut self.ctrls[ctrl];
         c.dirty_pages += added;
         let mut ack = ready_at;
@@ -298,11 +300,11 @@ impl Stack {
                     .dirty
                     .prefetch(n.lba / PAGE_SECTORS);
             }
-            if !self.try_accept(pid, group, lba, sectors, self.now.max(since)) {
+            if !self.try_accept(pid, group, lba, sectors, self.core.now.max(since)) {
                 break;
             }
             self.ctrls[ctrl].waiters.pop_front();
-            self.groups[group as usize].stats.nvs_delay_ns += self.now.saturating_since(since);
+            self.groups[group as usize].stats.nvs_delay_ns += self.core.now.saturating_since(since);
         }
     }
 
@@ -366,20 +368,74 @@ impl Stack {
         };
         grp.destage_cursor = first + pages;
         self.ctrls[grp.ctrl as usize].destaging_pages += pages;
-        let kind = AreqKind::Destage {
+        let req = CtrlReq::Destage {
             first_page: first,
             pages,
         };
-        if self
-            .issue_write(g, first * PAGE_SECTORS, pages * PAGE_SECTORS, kind)
-            .is_none()
-        {
-            // The stripe's data can no longer be written (too many failed disks): the dirty
-            // pages are lost. Counted, and dropped so the cache does not fill with them.
-            self.groups[g as usize].stats.lost_pages += pages;
-            self.release_destaged(g, first, pages);
+        let (lba, sectors) = (first * PAGE_SECTORS, pages * PAGE_SECTORS);
+        match (self.arrays).write(&mut self.core, g, lba, sectors, req, OpClass::Destage) {
+            Some(started) => self.destage_ops_moved(g, 0, started),
+            None => {
+                // The stripe's data can no longer be written (too many failed disks): the
+                // dirty pages are lost. Counted, and dropped so the cache does not fill.
+                self.groups[g as usize].stats.lost_pages += pages;
+                self.release_destaged(g, first, pages);
+            }
         }
         true
+    }
+
+    /// Group `g`'s destage operations in flight: `ended` ended, `started` started. The
+    /// controller's count of groups with destage queue room follows.
+    fn destage_ops_moved(&mut self, g: u32, ended: u32, started: u32) {
+        let grp = &mut self.groups[g as usize];
+        let had_room = grp.destage_ops_inflight < grp.destage_ops_limit;
+        grp.destage_ops_inflight = grp.destage_ops_inflight - ended + started;
+        let has_room = grp.destage_ops_inflight < grp.destage_ops_limit;
+        let room = &mut self.ctrls[grp.ctrl as usize].destage_room;
+        match (had_room, has_room) {
+            (true, false) => *room -= 1,
+            (false, true) => *room += 1,
+            _ => {}
+        }
+    }
+
+    /// A disk operation ended ([`ArrayPart::disk_done`]): destage accounting, the
+    /// controller's request when its plan has ended, and more destage.
+    ///
+    /// [`ArrayPart::disk_done`]: super::array::ArrayPart::disk_done
+    pub(super) fn on_disk_done(&mut self, op: u32) {
+        let groups = &self.groups;
+        let done = self.arrays.disk_done(&mut self.core, op, |g, req| {
+            if let CtrlReq::Destage { first_page, pages } = *req {
+                // Its pages are freed when these writes end: load their entries.
+                groups[g as usize].dirty.prefetch_run(first_page, pages);
+            }
+        });
+        let g = done.group;
+        let ctrl = self.groups[g as usize].ctrl as usize;
+        let destage = done.class == OpClass::Destage;
+        if destage {
+            self.destage_ops_moved(g, 1, done.started);
+        }
+        if let Some((id, req)) = done.finished {
+            self.request_done(id, g, req);
+        }
+        if destage {
+            self.pump_destage(ctrl);
+        }
+    }
+
+    /// The arrays finished request `id` of group `g`.
+    fn request_done(&mut self, id: u32, g: u32, req: CtrlReq) {
+        match req {
+            req @ CtrlReq::Fetch { .. } => self.fetch_done(id, g, req),
+            CtrlReq::Destage { first_page, pages } => self.destage_done(g, first_page, pages),
+            CtrlReq::WriteThrough { piece } => {
+                let unreachable = self.controller_dead(g);
+                self.piece_done(piece, self.core.now, unreachable)
+            }
+        }
     }
 
     /// Frees a destaged run's pages (pages written again meanwhile stay dirty).
@@ -401,7 +457,7 @@ impl Stack {
     /// Dirty pages at which `ctrl` starts and stops destaging: the configured watermarks, or,
     /// gone write-through after a failover, any dirty page at all down to none.
     fn destage_marks(&self, ctrl: usize) -> (u64, u64) {
-        let cs = &self.spec.controllers;
+        let cs = &self.core.spec.controllers;
         if self.ctrls[ctrl].write_through {
             (1, 0)
         } else {
@@ -410,7 +466,7 @@ impl Stack {
     }
 
     /// A destage completed: free its pages, admit waiting writes, keep destaging.
-    pub(super) fn destage_done(&mut self, g: u32, first_page: u64, pages: u64) {
+    fn destage_done(&mut self, g: u32, first_page: u64, pages: u64) {
         let ctrl = self.release_destaged(g, first_page, pages);
         self.admit_waiters(ctrl);
         self.pump_destage(ctrl);

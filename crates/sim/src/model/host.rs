@@ -19,14 +19,14 @@ const DEADLINE_NS: u64 = 500_000_000;
 
 impl Stack {
     pub(super) fn build_jobs(&mut self, workload: &WorkloadSpec) -> Result<(), String> {
-        let classes = super::report::stream_classes(workload, self.opts.warmup_ns);
+        let classes = super::report::stream_classes(workload, self.core.opts.warmup_ns);
         for ((si, s), class) in workload.streams.iter().enumerate().zip(classes) {
             let p = &s.profile;
             let target = self.add_target(s.volume, &s.luns)?;
             let volume = self.targets[target as usize].volume.capacity_sectors();
             for j in 0..p.jobs {
                 let index = ((si as u64) << 32) | j as u64;
-                let mut ios = JobStream::new(p, si as u32, j, volume, self.opts.seed);
+                let mut ios = JobStream::new(p, si as u32, j, volume, self.core.opts.seed);
                 let next_io = ios.next_io();
                 let mut next_pieces = Vec::new();
                 self.map_io(target, next_io.lba, next_io.sectors, &mut next_pieces);
@@ -35,7 +35,7 @@ impl Stack {
                     next_io,
                     next_pieces,
                     ios,
-                    arrivals: Rng::derive(self.opts.seed, Purpose::Arrival, index),
+                    arrivals: Rng::derive(self.core.opts.seed, Purpose::Arrival, index),
                     mean_interarrival_ns: p.rate_iops.map_or(0.0, |r| 1e9 * p.jobs as f64 / r),
                     think_ns: p.think_time.0,
                 });
@@ -57,7 +57,7 @@ impl Stack {
             let job = &mut self.jobs[j as usize];
             if job.mean_interarrival_ns > 0.0 {
                 let gap = job.arrivals.exp(job.mean_interarrival_ns) as u64;
-                self.queue.schedule(SimTime(gap), Event::JobIssue(j));
+                self.core.queue.schedule(SimTime(gap), Event::JobIssue(j));
             } else {
                 let depth = self.streams[job.stream as usize].profile.iodepth;
                 for _ in 0..depth {
@@ -72,8 +72,9 @@ impl Stack {
         let job = &mut self.jobs[j as usize];
         if job.mean_interarrival_ns > 0.0 {
             let gap = job.arrivals.exp(job.mean_interarrival_ns) as u64;
-            self.queue
-                .schedule(self.now + gap.max(1), Event::JobIssue(j));
+            self.core
+                .queue
+                .schedule(self.core.now + gap.max(1), Event::JobIssue(j));
             // An overloaded array would otherwise queue arrivals without end: past the bound
             // they are dropped and counted (reported as overload).
             let s = &mut self.streams[job.stream as usize];
@@ -103,7 +104,7 @@ impl Stack {
             io.lba,
             io.sectors,
             io.write,
-            self.now,
+            self.core.now,
         );
         let mut pieces = std::mem::take(&mut self.jobs[j as usize].next_pieces);
         self.map_io(target, following.lba, following.sectors, &mut pieces);
@@ -122,7 +123,7 @@ impl Stack {
     /// (first and last segment of each piece). Changes no state.
     fn prefetch_pieces(&self, target: u32, pieces: &[crate::volume::VolPiece], write: bool) {
         let t = &self.targets[target as usize];
-        let seg = self.spec.controllers.segment_sectors;
+        let seg = self.core.spec.controllers.segment_sectors;
         for p in pieces {
             let l = &self.luns[t.luns[p.member as usize] as usize];
             let first = l.offset + p.member_lba;
@@ -189,7 +190,7 @@ impl Stack {
             bytes: sectors * 512,
             start_at,
             pending: 1,
-            ready_at: self.now,
+            ready_at: self.core.now,
             path: 0,
             error: false,
         });
@@ -204,9 +205,9 @@ impl Stack {
         };
         self.hosts.get_mut(h).path = path;
         let arrive = if write {
-            self.path_transfer(path, self.now, sectors * 512)
+            self.path_transfer(path, self.core.now, sectors * 512)
         } else {
-            self.now
+            self.core.now
         };
         self.hosts.get_mut(h).ready_at = arrive;
         let mut i = 0;
@@ -249,7 +250,7 @@ impl Stack {
             self.fail_host(h);
             return;
         }
-        self.host_part_done(h, self.now);
+        self.host_part_done(h, self.core.now);
     }
 
     /// Copy to read: the preferred failure group's while it is healthy, else the first
@@ -286,11 +287,11 @@ impl Stack {
             sectors,
             write,
             arrive_at: arrive,
-            queued_at: self.now,
+            queued_at: self.core.now,
             waits: 0,
             error: false,
         });
-        let limit = self.spec.host.queue_depth_per_lun;
+        let limit = self.core.spec.host.queue_depth_per_lun;
         let l = &mut self.luns[lun as usize];
         if limit > 0 && l.outstanding >= limit {
             l.queue.push_back(pid);
@@ -302,14 +303,19 @@ impl Stack {
     /// Sends a piece to its group's controller.
     fn dispatch_piece(&mut self, pid: u32) {
         let p = self.pieces.get(pid);
-        let (lun, lba, sectors, write, arrive) =
-            (p.lun, p.lba, p.sectors, p.write, p.arrive_at.max(self.now));
+        let (lun, lba, sectors, write, arrive) = (
+            p.lun,
+            p.lba,
+            p.sectors,
+            p.write,
+            p.arrive_at.max(self.core.now),
+        );
         let l = &mut self.luns[lun as usize];
         l.outstanding += 1;
         let (g, glba) = (l.group, l.offset + lba);
         if self.controller_dead(g) {
             // No controller left to serve the LUN: the piece fails at once.
-            self.piece_done(pid, self.now, true);
+            self.piece_done(pid, self.core.now, true);
             return;
         }
         let t_cpu = self.controller_time(self.groups[g as usize].ctrl, arrive);
@@ -323,7 +329,7 @@ impl Stack {
     fn controller_time(&mut self, ctrl: u32, arrive: SimTime) -> SimTime {
         let c = &mut self.ctrls[ctrl as usize];
         let start = arrive.max(c.cpu_free_at);
-        c.cpu_free_at = start + self.spec.controllers.overhead_ns;
+        c.cpu_free_at = start + self.core.spec.controllers.overhead_ns;
         c.cpu_free_at
     }
 
@@ -344,13 +350,13 @@ impl Stack {
     fn next_queued(&mut self, lun: u32) -> Option<u32> {
         let l = &self.luns[lun as usize];
         let q = &l.queue;
-        let i = match self.spec.host.scheduler {
+        let i = match self.core.spec.host.scheduler {
             HostScheduler::None => 0,
             HostScheduler::Deadline => {
                 // Expired first, else the next address at or after the last one sent (a
                 // one-way sweep that wraps), as Linux's deadline scheduler dispatches in order.
                 let pieces = &self.pieces;
-                let (now, from) = (self.now, l.last_lba);
+                let (now, from) = (self.core.now, l.last_lba);
                 let expired = q
                     .iter()
                     .position(|&p| now - pieces.get(p).queued_at > DEADLINE_NS);
@@ -383,20 +389,21 @@ impl Stack {
         } else {
             self.path_transfer(path, ready, bytes)
         };
-        let done = delivered.max(self.now) + self.paths[path as usize].latency_ns;
-        self.queue.schedule(done, Event::HostDone(h));
+        let done = delivered.max(self.core.now) + self.paths[path as usize].latency_ns;
+        self.core.queue.schedule(done, Event::HostDone(h));
     }
 
     fn fail_host(&mut self, h: u32) {
         self.hosts.get_mut(h).error = true;
-        self.queue
-            .schedule(self.now + IO_ERROR_NS, Event::HostDone(h));
+        self.core
+            .queue
+            .schedule(self.core.now + IO_ERROR_NS, Event::HostDone(h));
     }
 
     /// The path for a request whose first piece is on `lun`, by the multipath policy.
     fn pick_path(&mut self, lun: u32) -> Option<u32> {
         let n = self.paths.len();
-        match self.spec.host.multipath {
+        match self.core.spec.host.multipath {
             MultipathPolicy::Single => (!self.paths[0].failed).then_some(0),
             MultipathPolicy::RoundRobin => {
                 for _ in 0..n {
@@ -440,23 +447,23 @@ impl Stack {
     pub(super) fn on_host_done(&mut self, h: u32) -> Option<DbIoDone> {
         let req = self.hosts.take(h);
         self.host_completed += 1;
-        let latency = self.now - req.start_at;
+        let latency = self.core.now - req.start_at;
         let mut measured = false;
         if req.error {
-            if self.now >= self.warmup_end() {
+            if self.core.now >= self.warmup_end() {
                 self.io_errors += 1;
             }
         } else {
-            if self.now >= self.warmup_end() {
+            if self.core.now >= self.warmup_end() {
                 measured = true;
                 if !self.host_from_db {
                     self.host
-                        .record(self.now.ns(), req.write, req.bytes, latency);
+                        .record(self.core.now.ns(), req.write, req.bytes, latency);
                 }
                 if let Issuer::Job(j) = req.issuer {
                     let stream = self.jobs[j as usize].stream as usize;
                     if let Some(c) = self.streams[stream].class.as_mut() {
-                        c.io.record(self.now.ns(), req.write, req.bytes, latency);
+                        c.io.record(self.core.now.ns(), req.write, req.bytes, latency);
                     }
                 }
             }
@@ -487,8 +494,9 @@ impl Stack {
                     return None;
                 }
                 if job.think_ns > 0 {
-                    self.queue
-                        .schedule(self.now + job.think_ns, Event::JobIssue(j));
+                    self.core
+                        .queue
+                        .schedule(self.core.now + job.think_ns, Event::JobIssue(j));
                 } else {
                     self.issue_job_io(j);
                 }

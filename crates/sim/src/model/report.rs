@@ -1,21 +1,20 @@
 //! Turns the counters of a finished run into the result schema.
 
 use storlab_core::result::{
-    ArrayMetrics, ClassMetrics, DeviceMetrics, Metrics, PathMetrics, RebuildMetrics, Run, SimInfo,
-    StripeWrites, Target, TargetKind, Workload, WorkloadKind,
+    ArrayMetrics, ClassMetrics, Metrics, PathMetrics, Run, SimInfo, StripeWrites, Target,
+    TargetKind, Workload, WorkloadKind,
 };
 
 use super::{Model, Stack};
 use crate::db::DbEngine;
-use crate::engine::SimTime;
 use crate::metrics::{round3, round4, INTERVAL_NS};
 use crate::raid::RaidLevel;
 
-fn per_s(count: u64, secs: f64) -> f64 {
+pub(super) fn per_s(count: u64, secs: f64) -> f64 {
     round3(count as f64 / secs)
 }
 
-fn mean_ms(total_ns: u64, count: u64) -> f64 {
+pub(super) fn mean_ms(total_ns: u64, count: u64) -> f64 {
     if count == 0 {
         0.0
     } else {
@@ -40,11 +39,9 @@ impl Model {
 
 impl Stack {
     fn into_run(mut self, db: Option<&DbEngine>) -> Run {
-        let now = self.now;
-        for d in &mut self.devices {
-            d.close_stats(now);
-        }
-        let window_ns = self.opts.duration_ns;
+        let now = self.core.now;
+        self.arrays.close_stats(now);
+        let window_ns = self.core.opts.duration_ns;
         let secs = window_ns as f64 / 1e9;
         if let Some(db) = db.filter(|_| self.host_from_db) {
             self.host = db.host_stats();
@@ -57,18 +54,13 @@ impl Stack {
         if let Some(db) = db {
             db.metrics(&mut metrics, secs);
         }
-        let devices = self
-            .devices
-            .iter()
-            .map(|d| device_metrics(d, window_ns))
-            .collect();
-        let arrays = self
-            .spec
-            .groups
-            .iter()
+        let devices = self.arrays.device_metrics(window_ns);
+        let arrays = (self.core.spec.groups.iter())
             .zip(&self.groups)
-            .map(|(spec, g)| {
-                let s = &g.stats;
+            .enumerate()
+            .map(|(gi, (spec, g))| {
+                // The cache's figures, and the disks'.
+                let (c, s) = (&g.stats, self.arrays.disk_stats(gi as u32));
                 let parity = matches!(spec.layout.level(), RaidLevel::Raid5 | RaidLevel::Raid6);
                 ArrayMetrics {
                     name: spec.name.clone(),
@@ -77,8 +69,8 @@ impl Stack {
                     destage_iops: per_s(s.destage_ops, secs),
                     read_delay_ms: mean_ms(s.read_delay_ns, s.read_ops),
                     destage_delay_ms: mean_ms(s.destage_delay_ns, s.destage_ops),
-                    cache_read_hit_pct: pct(s.read_hits, s.host_reads),
-                    nvs_full_delay_pct: pct(s.nvs_delayed, s.host_writes),
+                    cache_read_hit_pct: pct(c.read_hits, c.host_reads),
+                    nvs_full_delay_pct: pct(c.nvs_delayed, c.host_writes),
                     stripe_writes: parity.then(|| StripeWrites {
                         full_stripe: per_s(s.full_stripe, secs),
                         read_modify_write: per_s(s.read_modify_write, secs),
@@ -106,10 +98,11 @@ impl Stack {
             db.series(&mut series);
         }
         let target = Target {
-            name: self.spec.name.clone(),
+            name: self.core.spec.name.clone(),
             kind: TargetKind::Sim,
-            config: Some(self.spec.file.clone()),
-            description: (!self.spec.description.is_empty()).then(|| self.spec.description.clone()),
+            config: Some(self.core.spec.file.clone()),
+            description: (!self.core.spec.description.is_empty())
+                .then(|| self.core.spec.description.clone()),
         };
         let workload = Workload {
             name: self.workload_name.clone(),
@@ -119,7 +112,7 @@ impl Stack {
                 WorkloadKind::Io
             },
             duration_s: secs,
-            warmup_s: self.opts.warmup_ns as f64 / 1e9,
+            warmup_s: self.core.opts.warmup_ns as f64 / 1e9,
             warmup_auto: false,
             parameters: db.and_then(|d| d.parameters(secs)).unwrap_or_else(|| {
                 serde_json::to_value(self.streams.iter().map(|s| &s.profile).collect::<Vec<_>>())
@@ -131,6 +124,7 @@ impl Stack {
             arrays,
             series,
             paths: self
+                .core
                 .spec
                 .host
                 .paths
@@ -143,12 +137,12 @@ impl Stack {
                     failed: p.failed,
                 })
                 .collect(),
-            events: std::mem::take(&mut self.log),
-            rebuilds: self.rebuild_metrics(),
+            events: self.core.take_log(),
+            rebuilds: self.arrays.rebuild_metrics(now, &self.phase_latency),
             classes: self.classes(db, secs),
             sim: Some(SimInfo {
-                seed: self.opts.seed,
-                events: self.queue.processed(),
+                seed: self.core.opts.seed,
+                events: self.core.queue.processed(),
                 host_ios: self.host_completed,
                 wall_s: 0.0,
                 dropped_ios: self.streams.iter().map(|s| s.dropped).sum(),
@@ -173,45 +167,6 @@ impl Stack {
             })
         }));
         out
-    }
-
-    fn rebuild_metrics(&self) -> Vec<RebuildMetrics> {
-        let summary = |h: &storlab_core::LatencyHistogram| h.summary_ms();
-        self.rebuilds
-            .iter()
-            .map(|r| {
-                let end = r.finished_at.unwrap_or(self.now);
-                RebuildMetrics {
-                    member: r.label.clone(),
-                    spare: self.devices[r.spare as usize].name.clone(),
-                    start_s: r.started_at.secs_f64(),
-                    end_s: r.finished_at.map(SimTime::secs_f64),
-                    duration_s: round3(end.saturating_since(r.started_at) as f64 / 1e9),
-                    rebuilt_mb: round3(r.bytes as f64 / 1e6),
-                    latency_ms_before: summary(&self.phase_latency[0]),
-                    latency_ms_during: summary(&self.phase_latency[1]),
-                    latency_ms_after: summary(&self.phase_latency[2]),
-                }
-            })
-            .collect()
-    }
-}
-
-fn device_metrics(d: &crate::device::Device, window_ns: u64) -> DeviceMetrics {
-    let secs = window_ns as f64 / 1e9;
-    let s = &d.stats;
-    let ops = s.reads + s.writes;
-    DeviceMetrics {
-        name: d.name.clone(),
-        model: Some(d.model.clone()),
-        iops: per_s(ops, secs),
-        read_iops: per_s(s.reads, secs),
-        write_iops: per_s(s.writes, secs),
-        mbps: round3(s.sectors as f64 * 512.0 / 1e6 / secs),
-        util_pct: round3(100.0 * s.busy_ns as f64 / window_ns as f64),
-        await_ms: mean_ms(s.await_ns, ops),
-        service_ms: Some(mean_ms(s.service_ns, s.started)),
-        queue_len: Some(round3(s.queue_area as f64 / window_ns as f64)),
     }
 }
 

@@ -7,11 +7,8 @@ use storlab_core::stream::{JobStream, NextIo};
 use storlab_core::IoProfile;
 
 use crate::cache::{DirtyPages, SegmentCache};
-use crate::config::MirrorRead;
-use crate::device::Command;
 use crate::engine::SimTime;
 use crate::metrics::GroupStats;
-use crate::raid::{DiskIo, FailedDisks, Layout};
 use crate::rng::Rng;
 use crate::volume::{VolPiece, Volume};
 
@@ -27,19 +24,10 @@ pub(super) const SEQ_SLOTS: usize = 8;
 
 /// A RAID group or virtual disk.
 pub(super) struct GroupRt {
-    pub layout: Layout,
-    /// Device index of each member (a spare replaces a member after its rebuild).
-    pub members: Vec<u32>,
-    /// Where the group's space starts on each member.
-    pub disk_offset: u64,
-    pub failed: FailedDisks,
-    /// Index into `Model::spare_pools`.
-    pub spare_pool: u32,
+    pub capacity_sectors: u64,
     pub ctrl: u32,
     pub read_cache: bool,
     pub write_cache: bool,
-    pub mirror_read: MirrorRead,
-    pub round_robin: u32,
     pub dirty: DirtyPages,
     pub destage_cursor: u64,
     pub destage_ops_inflight: u32,
@@ -185,7 +173,9 @@ pub(super) struct Piece {
     pub error: bool,
 }
 
-pub(super) enum AreqKind {
+/// What a controller asks of the arrays.
+pub(super) enum CtrlReq {
+    /// A read into the cache (or straight to the pieces waiting for it).
     Fetch {
         lba: u64,
         sectors: u64,
@@ -193,16 +183,10 @@ pub(super) enum AreqKind {
         cache: bool,
         ctrl: u32,
     },
-    Destage {
-        first_page: u64,
-        pages: u64,
-    },
-    WriteThrough {
-        piece: u32,
-    },
-    Rebuild {
-        task: u32,
-    },
+    /// Dirty pages written out.
+    Destage { first_page: u64, pages: u64 },
+    /// A write piece sent through to the disks.
+    WriteThrough { piece: u32 },
 }
 
 /// Pieces waiting for a fetch. Almost every fetch has one (the read that started it), so the
@@ -234,50 +218,8 @@ impl Waiters {
     }
 }
 
-/// Traffic class of a disk operation, for the group statistics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum OpClass {
-    Foreground,
-    Destage,
-    Rebuild,
-}
-
-pub(super) struct ArrayReq {
-    pub group: u32,
-    pub kind: AreqKind,
-    pub pending: u32,
-    pub phase2: Vec<DiskIo>,
-}
-
-#[derive(Clone, Copy)]
-pub(super) struct DiskOp {
-    pub areq: u32,
-    pub disk: u32,
-    pub cmd: Command,
-    pub arrived_at: SimTime,
-    pub class: OpClass,
-}
-
-/// Rebuild of one group member onto a spare device.
-pub(super) struct RebuildTask {
-    pub group: u32,
-    pub member: u32,
-    pub spare: u32,
-    pub label: String,
-    pub next_lba: u64,
-    pub end_lba: u64,
-    pub inflight: u32,
-    pub started_at: SimTime,
-    pub finished_at: Option<SimTime>,
-    pub bytes: u64,
-    pub failed: bool,
-}
-
 /// Scratch buffers reused across requests so the hot path allocates nothing.
 #[derive(Default)]
 pub(super) struct Scratch {
     pub vol_pieces: Vec<VolPiece>,
-    pub reads: Vec<crate::raid::ReadExtent>,
-    pub write: crate::raid::WritePlan,
-    pub vec_pool: Vec<Vec<DiskIo>>,
 }

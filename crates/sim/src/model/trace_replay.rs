@@ -85,8 +85,9 @@ pub(super) struct TraceRt {
 impl Model {
     /// Replays `source` (in addition to any workload streams).
     pub fn with_trace(mut self, source: TraceSource) -> Model {
-        let default_targets = if self.stack.spec.volumes.is_empty() {
+        let default_targets = if self.stack.core.spec.volumes.is_empty() {
             self.stack
+                .core
                 .spec
                 .luns
                 .iter()
@@ -94,6 +95,7 @@ impl Model {
                 .collect()
         } else {
             self.stack
+                .core
                 .spec
                 .volumes
                 .iter()
@@ -121,7 +123,7 @@ impl Stack {
         match t.mode {
             TraceMode::OpenLoop { .. } => {
                 if let Some(at) = self.fetch_record() {
-                    self.queue.schedule(at, Event::TraceNext);
+                    self.core.queue.schedule(at, Event::TraceNext);
                 }
             }
             TraceMode::ClosedLoop { outstanding } => {
@@ -129,7 +131,7 @@ impl Stack {
                     if self.fetch_record().is_none() {
                         break;
                     }
-                    self.issue_record(self.now);
+                    self.issue_record(self.core.now);
                 }
             }
         }
@@ -184,9 +186,11 @@ impl Stack {
     }
 
     pub(super) fn on_trace_next(&mut self) {
-        self.issue_record(self.now);
+        self.issue_record(self.core.now);
         if let Some(at) = self.fetch_record() {
-            self.queue.schedule(at.max(self.now), Event::TraceNext);
+            self.core
+                .queue
+                .schedule(at.max(self.core.now), Event::TraceNext);
         }
     }
 
@@ -196,7 +200,7 @@ impl Stack {
             Some(TraceMode::ClosedLoop { .. })
         ) && self.fetch_record().is_some()
         {
-            self.issue_record(self.now);
+            self.issue_record(self.core.now);
         }
     }
 
@@ -230,7 +234,7 @@ impl Stack {
             t.default_targets[device as usize % t.default_targets.len()].clone()
         });
         let file = t.file.clone();
-        let spec = match resolve_placement(std::slice::from_ref(&target_name), &self.spec) {
+        let spec = match resolve_placement(std::slice::from_ref(&target_name), &self.core.spec) {
             Ok(s) => s,
             Err(e) => {
                 if let Some(t) = self.trace.as_mut() {

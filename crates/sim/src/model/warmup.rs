@@ -28,7 +28,7 @@ pub(super) struct WarmupEnd {
 impl Model {
     /// Measures from time 0: the warm-up's figures are the test's input.
     pub(super) fn begin_auto_warmup(&mut self) {
-        self.stack.opts.warmup_ns = 0;
+        self.stack.core.opts.warmup_ns = 0;
         self.stack.host = HostStats::new(0);
         if let Some(db) = self.db.as_deref_mut() {
             db.reset_stats(0);
@@ -49,7 +49,7 @@ impl Model {
                     stopped: true,
                 });
             }
-            self.stack.now = SimTime(next);
+            self.stack.core.now = SimTime(next);
             t = next;
             hit_counts.extend(self.db.as_deref().map(|db| db.cache_counts()));
             let seconds = (t / INTERVAL_NS) as usize;
@@ -63,7 +63,7 @@ impl Model {
                 break;
             }
         }
-        self.stack.opts.warmup_ns = t;
+        self.stack.core.opts.warmup_ns = t;
         self.stack.reset_stats();
         if let Some(db) = self.db.as_deref_mut() {
             db.reset_stats(t);
