@@ -25,25 +25,21 @@ mod core;
 mod failure;
 mod host;
 mod report;
-mod state;
-mod trace_replay;
 mod warmup;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use storlab_core::result::Run;
-use storlab_core::LatencyHistogram;
 
 use crate::config::{ConfigError, FailureSpec, SystemSpec};
 use crate::db::{DbEngine, DbIo, DbTimer};
 use crate::engine::{Event, SimTime};
-use crate::metrics::{GroupStats, HostStats};
-use crate::slab::Slab;
 use array::ArrayPart;
+use controller::ControllerPart;
 use core::Core;
-use state::*;
+use host::{HostIo, HostPart, Issuer};
 
-pub use trace_replay::{TraceMode, TraceSource};
+pub use host::{TraceMode, TraceSource};
 
 /// Run length, warm-up, seed, and the flag that interrupts a run.
 #[derive(Clone, Copy, Debug)]
@@ -76,39 +72,24 @@ pub struct Model {
     db: Option<Box<DbEngine>>,
 }
 
-/// The storage stack under every workload: host jobs and trace replay, volumes and paths,
-/// controllers with their caches, RAID groups and disks, failures and rebuilds, with the
-/// clock, the event queue and the event log. The database engine reaches it only through
-/// the narrow interface below (`now`, `measuring`, `schedule_db`, `issue_db_io`,
-/// `prefetch_io`, `add_target`, `note`).
+/// The storage stack under every workload, in three parts with their own state: the host
+/// ([`HostPart`]: jobs and trace replay, targets, paths, host requests and figures), the
+/// controllers ([`ControllerPart`]: caches, LUN queues, pieces) and the arrays
+/// ([`ArrayPart`]: devices, RAID groups, array requests, disk operations, spares and
+/// rebuilds), around the [`Core`] they share (clock, options, event queue, event log).
+/// The parts call each other through a few named methods (see each module); the stack
+/// hands each event to its part, and orchestrates failures, which reach several. The
+/// database engine reaches it only through the narrow interface below (`now`, `measuring`,
+/// `schedule_db`, `issue_db_io`, `prefetch_io`, `add_target`, `note`).
 pub(crate) struct Stack {
     core: Core,
     workload_name: String,
+    host: HostPart,
+    ctrls: ControllerPart,
     arrays: ArrayPart,
-    groups: Vec<GroupRt>,
-    ctrls: Vec<CtrlRt>,
-    paths: Vec<PathRt>,
-    next_path: usize,
-    luns: Vec<LunRt>,
-    targets: Vec<TargetRt>,
-    streams: Vec<StreamRt>,
-    jobs: Vec<Job>,
-    hosts: Slab<HostReq>,
-    pieces: Slab<Piece>,
     failures: Vec<FailureSpec>,
     /// A failure has happened (the latency phases move on from 0).
     failed_once: bool,
-    trace: Option<Box<trace_replay::TraceRt>>,
-    host: HostStats,
-    /// Every host I/O is the database's: the host figures are its roles' figures merged at
-    /// the end, and each I/O is recorded once (under its role), not twice.
-    host_from_db: bool,
-    /// Host latency before any failure, while any member is failed or rebuilding, after.
-    phase_latency: [LatencyHistogram; 3],
-    io_errors: u64,
-    host_issued: u64,
-    host_completed: u64,
-    scratch: Scratch,
 }
 
 /// A database I/O completed at the host, for the database engine.
@@ -137,12 +118,13 @@ impl Model {
         if auto_max_ns.is_some() {
             self.begin_auto_warmup();
         }
-        self.stack.start_jobs();
+        let s = &mut self.stack;
+        s.host.start(&mut s.core, &mut s.ctrls, &mut s.arrays);
         if let Some(db) = self.db.as_deref_mut() {
             db.start(&mut self.stack);
         }
         let s = &mut self.stack;
-        s.host_from_db = self.db.is_some() && s.jobs.is_empty() && s.trace.is_none();
+        s.host.set_from_db(self.db.is_some());
         if auto_max_ns.is_none() && s.core.opts.warmup_ns > 0 {
             s.core
                 .queue
@@ -163,13 +145,8 @@ impl Model {
         }
         let end = SimTime(self.stack.core.opts.warmup_ns + self.stack.core.opts.duration_ns);
         let stopped = self.run_until(end)?;
-        let s = &mut self.stack;
-        assert_eq!(
-            s.host_issued,
-            s.host_completed + s.hosts.len() as u64,
-            "host requests lost or completed twice"
-        );
-        s.trace_outcome()?;
+        self.stack.host.check_accounts();
+        self.stack.host.trace_outcome()?;
         if stopped {
             return Ok(self.into_partial_run());
         }
@@ -181,14 +158,14 @@ impl Model {
     fn run_until(&mut self, end: SimTime) -> Result<bool, ConfigError> {
         // Only a trace replay can fail mid-run (a malformed record): the other runs skip the
         // check on every event.
-        let tracing = self.stack.trace.is_some();
+        let tracing = self.stack.host.tracing();
         let mut countdown = STOP_CHECK_EVENTS;
         while let Some((t, event)) = self.stack.core.queue.pop_until(end) {
             debug_assert!(t >= self.stack.core.now, "time went backwards");
             self.stack.core.now = t;
             self.dispatch(event);
             if let Some(e) = tracing
-                .then(|| self.stack.trace.as_mut().and_then(|t| t.error.take()))
+                .then(|| self.stack.host.take_trace_error())
                 .flatten()
             {
                 return Err(e);
@@ -236,11 +213,14 @@ impl Model {
         run
     }
 
+    /// Hands `event` to the part it belongs to; the database's events and completions go
+    /// to the database engine.
     fn dispatch(&mut self, event: Event) {
         let s = &mut self.stack;
+        let (core, host, ctrls, arrays) = (&mut s.core, &mut s.host, &mut s.ctrls, &mut s.arrays);
         match event {
-            Event::JobIssue(job) => s.on_job_issue(job),
-            Event::DeviceDone(op) => s.on_disk_done(op),
+            Event::JobIssue(job) => host.on_job_issue(core, ctrls, arrays, job),
+            Event::DeviceDone(op) => ctrls.on_disk_done(core, host, arrays, op),
             Event::HostDone(h) => {
                 if let (Some(done), Some(db)) = (s.on_host_done(h), self.db.as_deref_mut()) {
                     db.io_done(done, s);
@@ -253,8 +233,8 @@ impl Model {
                 }
             }
             Event::Failure(i) => s.on_failure(i),
-            Event::RebuildTick(t) => s.arrays.pump_rebuild(&mut s.core, t),
-            Event::TraceNext => s.on_trace_next(),
+            Event::RebuildTick(t) => arrays.pump_rebuild(core, t),
+            Event::TraceNext => host.on_trace_next(core, ctrls, arrays),
             Event::Db(t) => {
                 if let Some(db) = self.db.as_deref_mut() {
                     db.on_timer(t, s);
@@ -265,25 +245,21 @@ impl Model {
 }
 
 impl Stack {
+    /// Host request `h` completed; a database I/O comes back for the database engine.
+    #[inline]
+    fn on_host_done(&mut self, h: u32) -> Option<DbIoDone> {
+        // Latency before, during and after a rebuild: kept only when a failure can start one.
+        let phase = (!self.failures.is_empty()).then(|| self.phase());
+        let (core, ctrls, arrays) = (&mut self.core, &mut self.ctrls, &mut self.arrays);
+        self.host.on_host_done(core, ctrls, arrays, h, phase)
+    }
+
+    /// Statistics restart now (end of the warm-up).
     fn reset_stats(&mut self) {
         let now = self.core.now;
-        self.host = HostStats::new(now.ns());
-        self.io_errors = 0;
+        self.host.reset_stats(now);
+        self.ctrls.reset_stats();
         self.arrays.reset_stats(now);
-        for g in &mut self.groups {
-            g.stats = GroupStats::default();
-        }
-        for p in &mut self.paths {
-            p.ios = 0;
-            p.bytes = 0;
-        }
-        for s in &mut self.streams {
-            s.dropped = 0;
-            s.completed = 0;
-            if let Some(c) = s.class.as_mut() {
-                c.io = HostStats::new(now.ns());
-            }
-        }
     }
 
     /// Which latency phase the system is in: 0 healthy so far, 1 degraded or rebuilding,
@@ -350,6 +326,31 @@ impl Stack {
         sectors: u64,
         write: bool,
     ) {
-        self.issue_host(Issuer::Db(io), target, lba, sectors, write, self.core.now);
+        let (core, ctrls, arrays) = (&mut self.core, &mut self.ctrls, &mut self.arrays);
+        let host_io = HostIo {
+            target,
+            lba,
+            sectors,
+            write,
+        };
+        self.host
+            .issue(core, ctrls, arrays, Issuer::Db(io), host_io, core.now);
+    }
+
+    /// Starts loading the cache entries an I/O of `sectors` at `lba` of `target` will look
+    /// up (the database reads a block soon).
+    pub(crate) fn prefetch_io(&mut self, target: u32, lba: u64, sectors: u64, write: bool) {
+        let io = HostIo {
+            target,
+            lba,
+            sectors,
+            write,
+        };
+        self.host.prefetch_io(&self.core, &self.ctrls, io);
+    }
+
+    /// A target over LUNs: a configured volume, or the concatenation of `luns`.
+    pub(crate) fn add_target(&mut self, volume: Option<u32>, luns: &[u32]) -> Result<u32, String> {
+        self.host.add_target(&self.core.spec, volume, luns)
     }
 }

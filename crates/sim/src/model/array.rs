@@ -12,8 +12,8 @@ mod build;
 mod rebuild;
 mod report;
 
+use super::controller::CtrlReq;
 use super::core::Core;
-use super::CtrlReq;
 use crate::config::MirrorRead;
 use crate::device::{Command, Device};
 use crate::engine::{Event, SimTime};

@@ -15,7 +15,7 @@ use storlab_core::steady::{self, Sample, Verdict, CRITERIA};
 use super::Model;
 use crate::config::ConfigError;
 use crate::engine::SimTime;
-use crate::metrics::{HostStats, INTERVAL_NS};
+use crate::metrics::INTERVAL_NS;
 
 /// How an automatic warm-up ended.
 pub(super) struct WarmupEnd {
@@ -29,7 +29,7 @@ impl Model {
     /// Measures from time 0: the warm-up's figures are the test's input.
     pub(super) fn begin_auto_warmup(&mut self) {
         self.stack.core.opts.warmup_ns = 0;
-        self.stack.host = HostStats::new(0);
+        self.stack.host.restart_host_stats(0);
         if let Some(db) = self.db.as_deref_mut() {
             db.reset_stats(0);
         }
@@ -78,9 +78,9 @@ impl Model {
     /// buffer cache's cumulative (hits, accesses) at the end of each second.
     fn warmup_verdict(&self, seconds: usize, hit_counts: &[(u64, u64)]) -> Verdict {
         let db = self.db.as_deref();
-        let host = match db.filter(|_| self.stack.host_from_db) {
+        let host = match db.filter(|_| self.stack.host.all_db_io()) {
             Some(db) => db.host_stats(),
-            None => self.stack.host.clone(),
+            None => self.stack.host.stats().clone(),
         };
         let mut series = host.series(seconds);
         if let Some(db) = db {
