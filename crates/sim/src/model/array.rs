@@ -96,6 +96,7 @@ pub(super) struct DiskDone {
 
 impl ArrayPart {
     /// Plans and issues an array read for `req`; returns its id, None when the data is lost.
+    #[inline]
     pub fn read(
         &mut self,
         core: &mut Core,
@@ -134,6 +135,7 @@ impl ArrayPart {
 
     /// Plans and issues an array write for `req` (a destage or a write-through); returns how
     /// many disk operations started, None when the layout can no longer store the data.
+    #[inline]
     pub fn write(
         &mut self,
         core: &mut Core,
@@ -203,6 +205,7 @@ impl ArrayPart {
         id
     }
 
+    #[inline]
     fn choose_copy(&mut self, g: u32, e: &ReadExtent) -> DiskIo {
         let Some(mirror) = e.mirror else {
             return e.io;
@@ -231,6 +234,7 @@ impl ArrayPart {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn submit_disk_op(
         &mut self,
         core: &mut Core,
@@ -267,6 +271,7 @@ impl ArrayPart {
     /// Disk operation `op_id` ended: the device starts its next one, the request's second
     /// phase starts after its first, and a rebuild chunk that ended moves its rebuild on.
     /// `on_phase2` sees the controller's request whose writes are about to start.
+    #[inline]
     pub fn disk_done(
         &mut self,
         core: &mut Core,

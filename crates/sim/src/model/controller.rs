@@ -186,6 +186,7 @@ impl Waiters {
 impl ControllerPart {
     /// Takes a piece: it waits in its LUN's queue while the LUN has the queue depth
     /// outstanding, else goes to its controller at once.
+    #[inline]
     pub fn add_piece(
         &mut self,
         core: &mut Core,
@@ -215,6 +216,7 @@ impl ControllerPart {
     }
 
     /// The controller serving LUN `lun`.
+    #[inline]
     pub fn lun_owner(&self, lun: u32) -> u32 {
         self.groups[self.luns[lun as usize].group as usize].ctrl
     }
@@ -273,6 +275,7 @@ impl ControllerPart {
         }
     }
 
+    #[inline]
     fn controller_time(&mut self, core: &Core, ctrl: u32, arrive: SimTime) -> SimTime {
         let c = &mut self.ctrls[ctrl as usize];
         let start = arrive.max(c.cpu_free_at);
@@ -282,6 +285,7 @@ impl ControllerPart {
 
     /// A piece is ready at `ready_at` (data in cache, write accepted) or failed: its LUN
     /// sends the next queued piece down, and the host hears.
+    #[inline]
     fn piece_done(
         &mut self,
         core: &mut Core,
@@ -333,6 +337,7 @@ impl ControllerPart {
 
     /// A disk operation ended ([`ArrayPart::disk_done`]): destage accounting, the
     /// controller's request when its plan has ended, and more destage.
+    #[inline]
     pub fn on_disk_done(
         &mut self,
         core: &mut Core,

@@ -220,6 +220,14 @@ impl HostPart {
             core.now
         };
         self.hosts.get_mut(h).ready_at = arrive;
+        let template = Piece {
+            host: h,
+            lun: 0,
+            lba: 0,
+            sectors: 0,
+            write,
+            arrive_at: arrive,
+        };
         let mut i = 0;
         while i < pieces.len() {
             let extent = pieces[i].extent;
@@ -227,34 +235,7 @@ impl HostPart {
                 .iter()
                 .position(|p| p.extent != extent)
                 .map_or(pieces.len(), |n| i + n);
-            // A write goes to every healthy copy, a read to one.
-            let copies = if write {
-                i..end
-            } else {
-                match self.choose_read_copy(ctrls, target, &pieces[i..end]) {
-                    Some(k) => i + k..i + k + 1,
-                    None => i..i,
-                }
-            };
-            let mut sent = false;
-            for p in &pieces[copies] {
-                let lun = self.targets[target as usize].luns[p.member as usize];
-                if write && ctrls.lun_failed(lun) {
-                    continue;
-                }
-                self.hosts.get_mut(h).pending += 1;
-                let piece = Piece {
-                    host: h,
-                    lun,
-                    lba: p.member_lba,
-                    sectors: p.sectors,
-                    write,
-                    arrive_at: arrive,
-                };
-                ctrls.add_piece(core, self, arrays, piece);
-                sent = true;
-            }
-            if !sent {
+            if !self.send_extent(core, ctrls, arrays, target, &pieces[i..end], template) {
                 self.hosts.get_mut(h).error = true;
             }
             i = end;
@@ -266,6 +247,45 @@ impl HostPart {
             return;
         }
         self.host_part_done(core, h, core.now);
+    }
+
+    /// Hands the copies of one extent to the controllers as pieces like `template`: a write
+    /// to every healthy copy, a read to one. False when no copy could take it.
+    #[inline]
+    fn send_extent(
+        &mut self,
+        core: &mut Core,
+        ctrls: &mut ControllerPart,
+        arrays: &mut ArrayPart,
+        target: u32,
+        copies: &[VolPiece],
+        template: Piece,
+    ) -> bool {
+        let copies = if template.write {
+            copies
+        } else {
+            match self.choose_read_copy(ctrls, target, copies) {
+                Some(k) => &copies[k..k + 1],
+                None => &[],
+            }
+        };
+        let mut sent = false;
+        for p in copies {
+            let lun = self.targets[target as usize].luns[p.member as usize];
+            if template.write && ctrls.lun_failed(lun) {
+                continue;
+            }
+            self.hosts.get_mut(template.host).pending += 1;
+            let piece = Piece {
+                lun,
+                lba: p.member_lba,
+                sectors: p.sectors,
+                ..template
+            };
+            ctrls.add_piece(core, self, arrays, piece);
+            sent = true;
+        }
+        sent
     }
 
     /// Copy to read: the preferred failure group's while it is healthy, else the first
@@ -291,6 +311,7 @@ impl HostPart {
 
     /// A piece of host request `h` is ready at `ready_at` (data in cache, write accepted),
     /// or failed.
+    #[inline]
     pub fn piece_done(&mut self, core: &mut Core, h: u32, ready_at: SimTime, error: bool) {
         if error {
             self.hosts.get_mut(h).error = true;
@@ -298,6 +319,7 @@ impl HostPart {
         self.host_part_done(core, h, ready_at);
     }
 
+    #[inline]
     fn host_part_done(&mut self, core: &mut Core, h: u32, ready_at: SimTime) {
         let req = self.hosts.get_mut(h);
         req.ready_at = req.ready_at.max(ready_at);
@@ -319,6 +341,7 @@ impl HostPart {
         core.schedule(done, Event::HostDone(h));
     }
 
+    #[inline]
     fn fail_host(&mut self, core: &mut Core, h: u32) {
         self.hosts.get_mut(h).error = true;
         core.schedule(core.now + IO_ERROR_NS, Event::HostDone(h));

@@ -70,6 +70,7 @@ impl HostPart {
     }
 
     /// Reserves `path` for `bytes` from `ready_at`; returns when the transfer ends.
+    #[inline]
     pub(super) fn path_transfer(&mut self, path: u32, ready_at: SimTime, bytes: u64) -> SimTime {
         let p = &mut self.paths[path as usize];
         let start = ready_at.max(p.free_at);
