@@ -21,27 +21,25 @@
 mod array;
 mod build;
 mod controller;
+mod core;
 mod failure;
 mod host;
 mod report;
-mod state;
-mod trace_replay;
 mod warmup;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use storlab_core::result::{Run, SimEvent};
-use storlab_core::LatencyHistogram;
+use storlab_core::result::Run;
 
 use crate::config::{ConfigError, FailureSpec, SystemSpec};
 use crate::db::{DbEngine, DbIo, DbTimer};
-use crate::device::Device;
-use crate::engine::{Event, EventQueue, SimTime};
-use crate::metrics::{GroupStats, HostStats};
-use crate::slab::Slab;
-use state::*;
+use crate::engine::{Event, SimTime};
+use array::ArrayPart;
+use controller::ControllerPart;
+use core::Core;
+use host::{HostIo, HostPart, Issuer};
 
-pub use trace_replay::{TraceMode, TraceSource};
+pub use host::{TraceMode, TraceSource};
 
 /// Run length, warm-up, seed, and the flag that interrupts a run.
 #[derive(Clone, Copy, Debug)]
@@ -74,47 +72,24 @@ pub struct Model {
     db: Option<Box<DbEngine>>,
 }
 
-/// The storage stack under every workload: host jobs and trace replay, volumes and paths,
-/// controllers with their caches, RAID groups and disks, failures and rebuilds, with the
-/// clock, the event queue and the event log. The database engine reaches it only through
-/// the narrow interface below (`now`, `measuring`, `schedule_db`, `issue_db_io`,
-/// `prefetch_io`, `add_target`, `note`).
+/// The storage stack under every workload, in three parts with their own state: the host
+/// ([`HostPart`]: jobs and trace replay, targets, paths, host requests and figures), the
+/// controllers ([`ControllerPart`]: caches, LUN queues, pieces) and the arrays
+/// ([`ArrayPart`]: devices, RAID groups, array requests, disk operations, spares and
+/// rebuilds), around the [`Core`] they share (clock, options, event queue, event log).
+/// The parts call each other through a few named methods (see each module); the stack
+/// hands each event to its part, and orchestrates failures, which reach several. The
+/// database engine reaches it only through the narrow interface below (`now`, `measuring`,
+/// `schedule_db`, `issue_db_io`, `prefetch_io`, `add_target`, `note`).
 pub(crate) struct Stack {
-    now: SimTime,
-    opts: RunOptions,
-    queue: EventQueue,
-    spec: SystemSpec,
+    core: Core,
     workload_name: String,
-    devices: Vec<Device>,
-    groups: Vec<GroupRt>,
-    ctrls: Vec<CtrlRt>,
-    paths: Vec<PathRt>,
-    next_path: usize,
-    luns: Vec<LunRt>,
-    targets: Vec<TargetRt>,
-    streams: Vec<StreamRt>,
-    jobs: Vec<Job>,
-    hosts: Slab<HostReq>,
-    pieces: Slab<Piece>,
-    areqs: Slab<ArrayReq>,
-    ops: Slab<DiskOp>,
-    spare_pools: Vec<Vec<u32>>,
-    rebuilds: Vec<RebuildTask>,
+    host: HostPart,
+    ctrls: ControllerPart,
+    arrays: ArrayPart,
     failures: Vec<FailureSpec>,
     /// A failure has happened (the latency phases move on from 0).
     failed_once: bool,
-    log: Vec<SimEvent>,
-    trace: Option<Box<trace_replay::TraceRt>>,
-    host: HostStats,
-    /// Every host I/O is the database's: the host figures are its roles' figures merged at
-    /// the end, and each I/O is recorded once (under its role), not twice.
-    host_from_db: bool,
-    /// Host latency before any failure, while any member is failed or rebuilding, after.
-    phase_latency: [LatencyHistogram; 3],
-    io_errors: u64,
-    host_issued: u64,
-    host_completed: u64,
-    scratch: Scratch,
 }
 
 /// A database I/O completed at the host, for the database engine.
@@ -136,24 +111,29 @@ impl Model {
     pub fn run(mut self) -> Result<Run, ConfigError> {
         let auto_max_ns = self
             .stack
+            .core
             .opts
             .warmup_auto
-            .then_some(self.stack.opts.warmup_ns);
+            .then_some(self.stack.core.opts.warmup_ns);
         if auto_max_ns.is_some() {
             self.begin_auto_warmup();
         }
-        self.stack.start_jobs();
+        let s = &mut self.stack;
+        s.host.start(&mut s.core, &mut s.ctrls, &mut s.arrays);
         if let Some(db) = self.db.as_deref_mut() {
             db.start(&mut self.stack);
         }
         let s = &mut self.stack;
-        s.host_from_db = self.db.is_some() && s.jobs.is_empty() && s.trace.is_none();
-        if auto_max_ns.is_none() && s.opts.warmup_ns > 0 {
-            s.queue
-                .schedule(SimTime(s.opts.warmup_ns), Event::WarmupEnd);
+        s.host.set_from_db(self.db.is_some());
+        if auto_max_ns.is_none() && s.core.opts.warmup_ns > 0 {
+            s.core
+                .queue
+                .schedule(SimTime(s.core.opts.warmup_ns), Event::WarmupEnd);
         }
         for (i, f) in s.failures.iter().enumerate() {
-            s.queue.schedule(SimTime(f.at_ns), Event::Failure(i as u32));
+            s.core
+                .queue
+                .schedule(SimTime(f.at_ns), Event::Failure(i as u32));
         }
         let mut warmup = None;
         if let Some(max_ns) = auto_max_ns {
@@ -163,19 +143,14 @@ impl Model {
             }
             warmup = Some(w.verdict);
         }
-        let end = SimTime(self.stack.opts.warmup_ns + self.stack.opts.duration_ns);
+        let end = SimTime(self.stack.core.opts.warmup_ns + self.stack.core.opts.duration_ns);
         let stopped = self.run_until(end)?;
-        let s = &mut self.stack;
-        assert_eq!(
-            s.host_issued,
-            s.host_completed + s.hosts.len() as u64,
-            "host requests lost or completed twice"
-        );
-        s.trace_outcome()?;
+        self.stack.host.check_accounts();
+        self.stack.host.trace_outcome()?;
         if stopped {
             return Ok(self.into_partial_run());
         }
-        self.stack.now = end;
+        self.stack.core.now = end;
         Ok(warmup::finish(self.into_run(), warmup))
     }
 
@@ -183,14 +158,14 @@ impl Model {
     fn run_until(&mut self, end: SimTime) -> Result<bool, ConfigError> {
         // Only a trace replay can fail mid-run (a malformed record): the other runs skip the
         // check on every event.
-        let tracing = self.stack.trace.is_some();
+        let tracing = self.stack.host.tracing();
         let mut countdown = STOP_CHECK_EVENTS;
-        while let Some((t, event)) = self.stack.queue.pop_until(end) {
-            debug_assert!(t >= self.stack.now, "time went backwards");
-            self.stack.now = t;
+        while let Some((t, event)) = self.stack.core.queue.pop_until(end) {
+            debug_assert!(t >= self.stack.core.now, "time went backwards");
+            self.stack.core.now = t;
             self.dispatch(event);
             if let Some(e) = tracing
-                .then(|| self.stack.trace.as_mut().and_then(|t| t.error.take()))
+                .then(|| self.stack.host.take_trace_error())
                 .flatten()
             {
                 return Err(e);
@@ -200,6 +175,7 @@ impl Model {
                 countdown = STOP_CHECK_EVENTS;
                 if self
                     .stack
+                    .core
                     .opts
                     .stop
                     .is_some_and(|s| s.load(Ordering::Relaxed))
@@ -216,13 +192,14 @@ impl Model {
     fn into_partial_run(mut self) -> Run {
         let measured_ns = self
             .stack
+            .core
             .now
             .saturating_since(self.stack.warmup_end())
             .max(1);
-        let asked_ns = self.stack.opts.duration_ns;
-        self.stack.opts.duration_ns = measured_ns.min(asked_ns);
-        let at_s = self.stack.now.secs_f64();
-        let auto = self.stack.opts.warmup_auto;
+        let asked_ns = self.stack.core.opts.duration_ns;
+        self.stack.core.opts.duration_ns = measured_ns.min(asked_ns);
+        let at_s = self.stack.core.now.secs_f64();
+        let auto = self.stack.core.opts.warmup_auto;
         let mut run = self.into_run();
         run.partial = true;
         run.workload.warmup_auto = auto;
@@ -236,11 +213,14 @@ impl Model {
         run
     }
 
+    /// Hands `event` to the part it belongs to; the database's events and completions go
+    /// to the database engine.
     fn dispatch(&mut self, event: Event) {
         let s = &mut self.stack;
+        let (core, host, ctrls, arrays) = (&mut s.core, &mut s.host, &mut s.ctrls, &mut s.arrays);
         match event {
-            Event::JobIssue(job) => s.on_job_issue(job),
-            Event::DeviceDone(op) => s.on_disk_done(op),
+            Event::JobIssue(job) => host.on_job_issue(core, ctrls, arrays, job),
+            Event::DeviceDone(op) => ctrls.on_disk_done(core, host, arrays, op),
             Event::HostDone(h) => {
                 if let (Some(done), Some(db)) = (s.on_host_done(h), self.db.as_deref_mut()) {
                     db.io_done(done, s);
@@ -249,12 +229,12 @@ impl Model {
             Event::WarmupEnd => {
                 s.reset_stats();
                 if let Some(db) = self.db.as_deref_mut() {
-                    db.reset_stats(s.now.ns());
+                    db.reset_stats(s.core.now.ns());
                 }
             }
             Event::Failure(i) => s.on_failure(i),
-            Event::RebuildTick(t) => s.pump_rebuild(t),
-            Event::TraceNext => s.on_trace_next(),
+            Event::RebuildTick(t) => arrays.pump_rebuild(core, t),
+            Event::TraceNext => host.on_trace_next(core, ctrls, arrays),
             Event::Db(t) => {
                 if let Some(db) = self.db.as_deref_mut() {
                     db.on_timer(t, s);
@@ -265,27 +245,21 @@ impl Model {
 }
 
 impl Stack {
+    /// Host request `h` completed; a database I/O comes back for the database engine.
+    #[inline]
+    fn on_host_done(&mut self, h: u32) -> Option<DbIoDone> {
+        // Latency before, during and after a rebuild: kept only when a failure can start one.
+        let phase = (!self.failures.is_empty()).then(|| self.phase());
+        let (core, ctrls, arrays) = (&mut self.core, &mut self.ctrls, &mut self.arrays);
+        self.host.on_host_done(core, ctrls, arrays, h, phase)
+    }
+
+    /// Statistics restart now (end of the warm-up).
     fn reset_stats(&mut self) {
-        let now = self.now;
-        self.host = HostStats::new(now.ns());
-        self.io_errors = 0;
-        for d in &mut self.devices {
-            d.reset_stats(now);
-        }
-        for g in &mut self.groups {
-            g.stats = GroupStats::default();
-        }
-        for p in &mut self.paths {
-            p.ios = 0;
-            p.bytes = 0;
-        }
-        for s in &mut self.streams {
-            s.dropped = 0;
-            s.completed = 0;
-            if let Some(c) = s.class.as_mut() {
-                c.io = HostStats::new(now.ns());
-            }
-        }
+        let now = self.core.now;
+        self.host.reset_stats(now);
+        self.ctrls.reset_stats();
+        self.arrays.reset_stats(now);
     }
 
     /// Which latency phase the system is in: 0 healthy so far, 1 degraded or rebuilding,
@@ -293,7 +267,7 @@ impl Stack {
     fn phase(&self) -> usize {
         if !self.failed_once {
             0
-        } else if self.groups.iter().any(|g| !g.failed.is_empty()) {
+        } else if self.arrays.any_failed() {
             1
         } else {
             2
@@ -302,12 +276,7 @@ impl Stack {
 
     /// Appends to the event log.
     pub(crate) fn note(&mut self, kind: &str, target: &str, detail: String) {
-        self.log.push(SimEvent {
-            t_s: self.now.secs_f64(),
-            kind: kind.to_string(),
-            target: target.to_string(),
-            detail,
-        });
+        self.core.note(kind, target, detail);
     }
 }
 
@@ -316,35 +285,35 @@ impl Stack {
     /// The current simulated time.
     #[inline]
     pub(crate) fn now(&self) -> SimTime {
-        self.now
+        self.core.now
     }
 
     /// The run's options (seed, warm-up, measured window).
     pub(crate) fn opts(&self) -> &RunOptions {
-        &self.opts
+        &self.core.opts
     }
 
     /// The system's specification.
     pub(crate) fn spec(&self) -> &SystemSpec {
-        &self.spec
+        &self.core.spec
     }
 
     /// The warm-up is over: what happens now is counted.
     #[inline]
     pub(crate) fn measuring(&self) -> bool {
-        self.now >= self.warmup_end()
+        self.core.measuring()
     }
 
     /// When the warm-up ends and the measured window starts.
     #[inline]
     pub(crate) fn warmup_end(&self) -> SimTime {
-        SimTime(self.opts.warmup_ns)
+        self.core.warmup_end()
     }
 
     /// Schedules a database timer at `at`.
     #[inline]
     pub(crate) fn schedule_db(&mut self, at: SimTime, timer: DbTimer) {
-        self.queue.schedule(at, Event::Db(timer));
+        self.core.schedule(at, Event::Db(timer));
     }
 
     /// Issues a database I/O on `target` now; it comes back as a [`DbIoDone`].
@@ -357,6 +326,31 @@ impl Stack {
         sectors: u64,
         write: bool,
     ) {
-        self.issue_host(Issuer::Db(io), target, lba, sectors, write, self.now);
+        let (core, ctrls, arrays) = (&mut self.core, &mut self.ctrls, &mut self.arrays);
+        let host_io = HostIo {
+            target,
+            lba,
+            sectors,
+            write,
+        };
+        self.host
+            .issue(core, ctrls, arrays, Issuer::Db(io), host_io, core.now);
+    }
+
+    /// Starts loading the cache entries an I/O of `sectors` at `lba` of `target` will look
+    /// up (the database reads a block soon).
+    pub(crate) fn prefetch_io(&mut self, target: u32, lba: u64, sectors: u64, write: bool) {
+        let io = HostIo {
+            target,
+            lba,
+            sectors,
+            write,
+        };
+        self.host.prefetch_io(&self.core, &self.ctrls, io);
+    }
+
+    /// A target over LUNs: a configured volume, or the concatenation of `luns`.
+    pub(crate) fn add_target(&mut self, volume: Option<u32>, luns: &[u32]) -> Result<u32, String> {
+        self.host.add_target(&self.core.spec, volume, luns)
     }
 }

@@ -1,24 +1,111 @@
-//! Array requests: a RAID group's plan of disk operations (degraded when members have
-//! failed), issued in phases (reads before the writes that depend on them), mapped to the
-//! group's devices, and completion back to the controller or the rebuild.
+//! Arrays and disks: RAID groups plan array requests into disk operations (degraded when
+//! members have failed) issued in phases (reads before the writes that depend on them), the
+//! devices serve them; spare pools, failed members and rebuilds onto spares.
+//!
+//! Its interface to the controllers: [`ArrayPart::read`] and [`ArrayPart::write`] start an
+//! array request on behalf of a controller request ([`CtrlReq`]), and
+//! [`ArrayPart::disk_done`] takes a device's completion and hands back a [`DiskDone`], which
+//! carries the controller's request back once the last disk operation of its plan has ended.
+//! Rebuild requests never leave this part.
 
-use super::state::{AreqKind, ArrayReq, DiskOp, OpClass};
-use super::Stack;
+mod build;
+mod rebuild;
+mod report;
+
+use super::controller::CtrlReq;
+use super::core::Core;
 use crate::config::MirrorRead;
-use crate::device::Command;
-use crate::engine::Event;
-use crate::raid::{DiskIo, ReadExtent, WritePlan};
+use crate::device::{Command, Device};
+use crate::engine::{Event, SimTime};
+use crate::metrics::GroupStats;
+use crate::raid::{DiskIo, FailedDisks, Layout, ReadExtent, WritePlan};
+use crate::slab::Slab;
+use rebuild::RebuildTask;
 
-impl Stack {
-    /// Plans and issues an array read; None when the data is lost.
-    pub(super) fn issue_read(
+/// The RAID groups and their devices, with the array requests and disk operations in flight.
+pub(super) struct ArrayPart {
+    devices: Vec<Device>,
+    groups: Vec<ArrayGroup>,
+    areqs: Slab<ArrayReq>,
+    ops: Slab<DiskOp>,
+    /// Spare devices of each pool (a disk group's, or a RAID group's own).
+    spare_pools: Vec<Vec<u32>>,
+    rebuilds: Vec<RebuildTask>,
+    /// Scratch plans reused across requests so the hot path allocates nothing.
+    reads: Vec<ReadExtent>,
+    write: WritePlan,
+    vec_pool: Vec<Vec<DiskIo>>,
+}
+
+/// A RAID group or virtual disk, as the disks see it.
+struct ArrayGroup {
+    layout: Layout,
+    /// Device index of each member (a spare replaces a member after its rebuild).
+    members: Vec<u32>,
+    /// Where the group's space starts on each member.
+    disk_offset: u64,
+    failed: FailedDisks,
+    /// Index into `ArrayPart::spare_pools`.
+    spare_pool: u32,
+    mirror_read: MirrorRead,
+    round_robin: u32,
+    /// The disk-side figures: disk reads, destage operations, stripe writes, rebuild ops.
+    stats: GroupStats,
+}
+
+/// Who an array request is for.
+enum AreqKind {
+    Ctrl(CtrlReq),
+    Rebuild { task: u32 },
+}
+
+struct ArrayReq {
+    group: u32,
+    kind: AreqKind,
+    pending: u32,
+    phase2: Vec<DiskIo>,
+}
+
+/// Traffic class of a disk operation, for the group statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum OpClass {
+    Foreground,
+    Destage,
+    Rebuild,
+}
+
+#[derive(Clone, Copy)]
+struct DiskOp {
+    areq: u32,
+    disk: u32,
+    cmd: Command,
+    arrived_at: SimTime,
+    class: OpClass,
+}
+
+/// A disk operation ended: what the controllers need to know of it.
+pub(super) struct DiskDone {
+    /// The group it belongs to.
+    pub group: u32,
+    pub class: OpClass,
+    /// Disk operations of the request's second phase started now (its writes).
+    pub started: u32,
+    /// The controller's request, with the array request's id, when its plan has ended.
+    pub finished: Option<(u32, CtrlReq)>,
+}
+
+impl ArrayPart {
+    /// Plans and issues an array read for `req`; returns its id, None when the data is lost.
+    #[inline]
+    pub fn read(
         &mut self,
+        core: &mut Core,
         g: u32,
         lba: u64,
         sectors: u64,
-        kind: AreqKind,
+        req: CtrlReq,
     ) -> Option<u32> {
-        let mut extents = std::mem::take(&mut self.scratch.reads);
+        let mut extents = std::mem::take(&mut self.reads);
         extents.clear();
         let grp = &self.groups[g as usize];
         let planned = if grp.failed.is_empty() {
@@ -32,30 +119,33 @@ impl Stack {
         let id = planned.then(|| {
             let id = self.areqs.insert(ArrayReq {
                 group: g,
-                kind,
+                kind: AreqKind::Ctrl(req),
                 pending: extents.len() as u32,
                 phase2: Vec::new(),
             });
             for e in &extents {
                 let io = self.choose_copy(g, e);
-                self.submit_disk_op(id, g, io, false, OpClass::Foreground, None);
+                self.submit_disk_op(core, id, g, io, false, OpClass::Foreground, None);
             }
             id
         });
-        self.scratch.reads = extents;
+        self.reads = extents;
         id
     }
 
-    /// Plans and issues an array write (destage or write-through); None when the layout can
-    /// no longer store the data.
-    pub(super) fn issue_write(
+    /// Plans and issues an array write for `req` (a destage or a write-through); returns how
+    /// many disk operations started, None when the layout can no longer store the data.
+    #[inline]
+    pub fn write(
         &mut self,
+        core: &mut Core,
         g: u32,
         lba: u64,
         sectors: u64,
-        kind: AreqKind,
+        req: CtrlReq,
+        class: OpClass,
     ) -> Option<u32> {
-        let mut plan = std::mem::take(&mut self.scratch.write);
+        let mut plan = std::mem::take(&mut self.write);
         let grp = &self.groups[g as usize];
         let planned = if grp.failed.is_empty() {
             grp.layout.plan_write(lba, sectors, &mut plan);
@@ -65,25 +155,29 @@ impl Stack {
                 .plan_write_degraded(lba, sectors, &grp.failed, &mut plan)
                 .is_ok()
         };
-        let class = match kind {
-            AreqKind::Destage { .. } => OpClass::Destage,
-            _ => OpClass::Foreground,
-        };
-        let id = planned.then(|| {
+        let started = planned.then(|| {
             let grp = &mut self.groups[g as usize];
             grp.stats.full_stripe += plan.full_stripe as u64;
             grp.stats.read_modify_write += plan.read_modify_write as u64;
             grp.stats.reconstruct_write += plan.reconstruct_write as u64;
-            self.issue_plan(g, &plan, kind, class, None)
+            self.issue_plan(core, g, &plan, AreqKind::Ctrl(req), class, None);
+            // The first phase: the reads, or the writes when there are none.
+            let first = if plan.reads.is_empty() {
+                &plan.writes
+            } else {
+                &plan.reads
+            };
+            first.len() as u32
         });
-        self.scratch.write = plan;
-        id
+        self.write = plan;
+        started
     }
 
     /// Issues a two-phase plan (its reads, then its writes). `spare` redirects the writes to
     /// a spare device (rebuild).
-    pub(super) fn issue_plan(
+    fn issue_plan(
         &mut self,
+        core: &mut Core,
         g: u32,
         plan: &WritePlan,
         kind: AreqKind,
@@ -93,7 +187,7 @@ impl Stack {
         let (first, phase2) = if plan.reads.is_empty() {
             (&plan.writes, Vec::new())
         } else {
-            let mut writes = self.scratch.vec_pool.pop().unwrap_or_default();
+            let mut writes = self.vec_pool.pop().unwrap_or_default();
             writes.extend_from_slice(&plan.writes);
             (&plan.reads, writes)
         };
@@ -105,18 +199,13 @@ impl Stack {
         });
         let first_is_write = plan.reads.is_empty();
         for &io in first.iter() {
-            self.submit_disk_op(
-                id,
-                g,
-                io,
-                first_is_write,
-                class,
-                spare.filter(|_| first_is_write),
-            );
+            let spare = spare.filter(|_| first_is_write);
+            self.submit_disk_op(core, id, g, io, first_is_write, class, spare);
         }
         id
     }
 
+    #[inline]
     fn choose_copy(&mut self, g: u32, e: &ReadExtent) -> DiskIo {
         let Some(mirror) = e.mirror else {
             return e.io;
@@ -144,8 +233,11 @@ impl Stack {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn submit_disk_op(
         &mut self,
+        core: &mut Core,
         areq: u32,
         g: u32,
         io: DiskIo,
@@ -153,14 +245,8 @@ impl Stack {
         class: OpClass,
         device: Option<u32>,
     ) {
-        let grp = &mut self.groups[g as usize];
+        let grp = &self.groups[g as usize];
         let disk = device.unwrap_or(grp.members[io.disk as usize]);
-        if class == OpClass::Destage {
-            grp.destage_ops_inflight += 1;
-            if grp.destage_ops_inflight == grp.destage_ops_limit {
-                self.ctrls[grp.ctrl as usize].destage_room -= 1;
-            }
-        }
         let cmd = Command {
             op: 0,
             lba: grp.disk_offset + io.disk_lba,
@@ -171,89 +257,98 @@ impl Stack {
             areq,
             disk,
             cmd,
-            arrived_at: self.now,
+            arrived_at: core.now,
             class,
         });
         let op = self.ops.get_mut(id);
         op.cmd.op = id;
         let cmd = op.cmd;
-        if let Some(s) = self.devices[disk as usize].submit(self.now, cmd) {
-            self.queue.schedule(s.done, Event::DeviceDone(s.op));
+        if let Some(s) = self.devices[disk as usize].submit(core.now, cmd) {
+            core.schedule(s.done, Event::DeviceDone(s.op));
         }
     }
 
-    pub(super) fn on_disk_done(&mut self, op_id: u32) {
+    /// Disk operation `op_id` ended: the device starts its next one, the request's second
+    /// phase starts after its first, and a rebuild chunk that ended moves its rebuild on.
+    /// `on_phase2` sees the controller's request whose writes are about to start.
+    #[inline]
+    pub fn disk_done(
+        &mut self,
+        core: &mut Core,
+        op_id: u32,
+        on_phase2: impl FnOnce(u32, &CtrlReq),
+    ) -> DiskDone {
         let op = self.ops.take(op_id);
-        let disk = op.disk;
-        if let Some(s) = self.devices[disk as usize].complete(self.now, &op.cmd, op.arrived_at) {
-            self.queue.schedule(s.done, Event::DeviceDone(s.op));
+        let now = core.now;
+        if let Some(s) = self.devices[op.disk as usize].complete(now, &op.cmd, op.arrived_at) {
+            core.schedule(s.done, Event::DeviceDone(s.op));
         }
         let areq = self.areqs.get_mut(op.areq);
-        let grp = &mut self.groups[areq.group as usize];
-        let took = self.now - op.arrived_at;
+        let g = areq.group;
+        let stats = &mut self.groups[g as usize].stats;
+        let took = now - op.arrived_at;
         match op.class {
             OpClass::Destage => {
-                grp.stats.destage_ops += 1;
-                grp.stats.destage_delay_ns += took;
-                if grp.destage_ops_inflight == grp.destage_ops_limit {
-                    self.ctrls[grp.ctrl as usize].destage_room += 1;
-                }
-                grp.destage_ops_inflight -= 1;
+                stats.destage_ops += 1;
+                stats.destage_delay_ns += took;
             }
-            OpClass::Rebuild => grp.stats.rebuild_ops += 1,
+            OpClass::Rebuild => stats.rebuild_ops += 1,
             OpClass::Foreground if !op.cmd.write => {
-                grp.stats.read_ops += 1;
-                grp.stats.read_delay_ns += took;
+                stats.read_ops += 1;
+                stats.read_delay_ns += took;
             }
             OpClass::Foreground => {}
         }
-        let ctrl = grp.ctrl as usize;
+        let mut done = DiskDone {
+            group: g,
+            class: op.class,
+            started: 0,
+            finished: None,
+        };
         areq.pending = areq
             .pending
             .checked_sub(1)
             .expect("array request got more disk completions than its plan had operations");
-        if areq.pending == 0 {
-            if areq.phase2.is_empty() {
-                self.complete_areq(op.areq);
-            } else {
-                let mut writes = std::mem::take(&mut areq.phase2);
-                areq.pending = writes.len() as u32;
-                let g = areq.group;
-                let spare = match areq.kind {
-                    AreqKind::Rebuild { task } => Some(self.rebuilds[task as usize].spare),
-                    AreqKind::Destage { first_page, pages } => {
-                        // Its pages are freed when these writes end: load their entries.
-                        self.groups[g as usize]
-                            .dirty
-                            .prefetch_run(first_page, pages);
-                        None
-                    }
-                    _ => None,
-                };
-                for &io in &writes {
-                    self.submit_disk_op(op.areq, g, io, true, op.class, spare);
-                }
-                writes.clear();
-                self.scratch.vec_pool.push(writes);
-            }
+        if areq.pending > 0 {
+            return done;
         }
-        if op.class == OpClass::Destage {
-            self.pump_destage(ctrl);
+        if areq.phase2.is_empty() {
+            let areq = self.areqs.remove(op.areq);
+            match areq.kind {
+                AreqKind::Ctrl(req) => done.finished = Some((op.areq, req)),
+                AreqKind::Rebuild { task } => self.rebuild_chunk_done(core, task),
+            }
+            return done;
+        }
+        let mut writes = std::mem::take(&mut areq.phase2);
+        areq.pending = writes.len() as u32;
+        let spare = match &areq.kind {
+            AreqKind::Rebuild { task } => Some(self.rebuilds[*task as usize].spare),
+            AreqKind::Ctrl(req) => {
+                on_phase2(g, req);
+                None
+            }
+        };
+        for &io in &writes {
+            self.submit_disk_op(core, op.areq, g, io, true, op.class, spare);
+        }
+        done.started = writes.len() as u32;
+        writes.clear();
+        self.vec_pool.push(writes);
+        done
+    }
+
+    /// The controller's request held by array request `id` (a fetch gains waiters).
+    #[inline]
+    pub fn request_mut(&mut self, id: u32) -> Option<&mut CtrlReq> {
+        match &mut self.areqs.get_mut(id).kind {
+            AreqKind::Ctrl(req) => Some(req),
+            AreqKind::Rebuild { .. } => None,
         }
     }
 
-    fn complete_areq(&mut self, id: u32) {
-        let areq = self.areqs.remove(id);
-        match areq.kind {
-            kind @ AreqKind::Fetch { .. } => self.fetch_done(id, areq.group, kind),
-            AreqKind::Destage { first_page, pages } => {
-                self.destage_done(areq.group, first_page, pages)
-            }
-            AreqKind::WriteThrough { piece } => {
-                let unreachable = self.controller_dead(areq.group);
-                self.piece_done(piece, self.now, unreachable)
-            }
-            AreqKind::Rebuild { task } => self.rebuild_chunk_done(task),
-        }
+    /// A member of some group is failed or rebuilding.
+    pub fn any_failed(&self) -> bool {
+        self.groups.iter().any(|g| !g.failed.is_empty())
     }
 }

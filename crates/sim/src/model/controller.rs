@@ -1,418 +1,389 @@
-//! Controller: read cache with sequential detection and prefetch, write-back cache (NVS) with
-//! watermark destage in address order, write-through, and the NVS-full wait.
+//! Controllers and caches: per-LUN host queues, the controllers' processing time, the read
+//! cache with sequential detection and prefetch, the write-back cache (NVS) with watermark
+//! destage in address order, write-through, the NVS-full wait, and failover.
+//!
+//! Its interface: the host part hands it pieces ([`ControllerPart::add_piece`]) and hears
+//! of each through [`HostPart::piece_done`]; it asks the arrays to read and write
+//! ([`ArrayPart::read`], [`ArrayPart::write`]) and takes their completions in
+//! [`ControllerPart::on_disk_done`]. The host also asks which controller owns a LUN, whether
+//! a LUN has failed, and has the cache entries of an I/O loaded early
+//! ([`ControllerPart::prefetch_piece`]).
 
-use super::state::{AreqKind, NvsWaiter, SeqStream, Waiters, SEQ_SLOTS};
-use super::Stack;
-use crate::cache::page_key;
+mod build;
+mod failover;
+mod read;
+mod write;
+
+use std::collections::VecDeque;
+
+use super::array::{ArrayPart, OpClass};
+use super::core::Core;
+use super::host::HostPart;
+use crate::cache::{DirtyPages, SegmentCache};
 use crate::config::resolve::PAGE_SECTORS;
-use crate::config::WritePolicy;
+use crate::config::HostScheduler;
 use crate::engine::SimTime;
-use crate::raid::Layout;
+use crate::metrics::GroupStats;
+use crate::slab::Slab;
 
-/// Longest destage run: 1 MiB, rounded down to whole stripes (at least one stripe).
-const DESTAGE_RUN_SECTORS: u64 = 2048;
+/// Deadline scheduler: a queued piece older than this is served first.
+const DEADLINE_NS: u64 = 500_000_000;
 
-/// Longest destage run of a group, pages. Runs end on stripe boundaries (parity is computed
-/// per stripe) and span whole stripes up to DESTAGE_RUN_SECTORS, so sequential data leaves
-/// the cache in large writes.
-pub(super) fn destage_run_pages(layout: &Layout) -> u64 {
-    let stripe = layout.full_stripe_sectors().max(PAGE_SECTORS);
-    stripe * (DESTAGE_RUN_SECTORS / stripe).max(1) / PAGE_SECTORS
+/// The controllers with their caches, each group's cache state, the LUNs' host queues and
+/// the pieces in flight.
+pub(super) struct ControllerPart {
+    ctrls: Vec<CtrlRt>,
+    groups: Vec<CacheGroup>,
+    luns: Vec<LunRt>,
+    pieces: Slab<PieceRt>,
 }
 
-impl Stack {
-    /// A read piece: hit, wait for fetches in flight, or fetch.
-    pub(super) fn read_piece(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, t_cpu: SimTime) {
-        let grp = &mut self.groups[g as usize];
-        grp.stats.host_reads += 1;
-        if !grp.read_cache {
-            self.pieces.get_mut(pid).waits = 1;
-            self.start_fetch(g, lba, sectors, Some(pid), false);
-            return;
+/// Sequential-reader slot of a group's prefetch detector.
+#[derive(Clone, Copy, Debug, Default)]
+struct SeqStream {
+    next_lba: u64,
+    run: u32,
+    prefetched_to: u64,
+}
+
+const SEQ_SLOTS: usize = 8;
+
+/// A RAID group or virtual disk, as its controller sees it: cache settings, dirty pages,
+/// destage progress and the sequential-read detector.
+struct CacheGroup {
+    capacity_sectors: u64,
+    /// The controller serving the group (a survivor after a failover).
+    ctrl: u32,
+    read_cache: bool,
+    write_cache: bool,
+    dirty: DirtyPages,
+    destage_cursor: u64,
+    destage_ops_inflight: u32,
+    destage_ops_limit: u32,
+    /// Longest destage run, pages (whole stripes; see `destage_run_pages`).
+    destage_run_pages: u64,
+    seq: [SeqStream; SEQ_SLOTS],
+    seq_victim: usize,
+    /// The cache-side figures: host pieces, read hits, NVS waits, lost pages.
+    stats: GroupStats,
+}
+
+/// A write waiting for room in the write cache.
+struct NvsWaiter {
+    piece: u32,
+    group: u32,
+    lba: u64,
+    sectors: u64,
+    since: SimTime,
+}
+
+struct CtrlRt {
+    cache: SegmentCache,
+    /// Segment key -> the id of the fetch bringing it, plus one (0 reads as none).
+    inflight: crate::cache::WordMap<u64, u32>,
+    dirty_pages: u64,
+    destaging_pages: u64,
+    destage_active: bool,
+    waiters: VecDeque<NvsWaiter>,
+    cpu_free_at: SimTime,
+    mirror_free_at: SimTime,
+    /// Writes are copied to a peer's cache before they are acknowledged: mirroring is on
+    /// and another controller is alive.
+    mirror: bool,
+    /// Took over a failed peer under `failover_write_policy = "write-through"`: new writes go
+    /// to the disks, and everything dirty is destaged.
+    write_through: bool,
+    groups: Vec<u32>,
+    next_group: usize,
+    /// How many of `groups` have destage queue room (ops in flight under their limit): a
+    /// busy array calls the destage pump after every destage op, and with every group full
+    /// it returns at once instead of visiting each group.
+    destage_room: u32,
+    failed: bool,
+}
+
+/// A LUN with its host-side queue.
+struct LunRt {
+    group: u32,
+    offset: u64,
+    failed: bool,
+    outstanding: u32,
+    queue: VecDeque<u32>,
+    /// Address of the last piece sent down (deadline scheduler's sweep position).
+    last_lba: u64,
+}
+
+/// One host request's share on one LUN, as the host hands it over.
+#[derive(Clone, Copy)]
+pub(super) struct Piece {
+    /// The host request it belongs to.
+    pub host: u32,
+    pub lun: u32,
+    pub lba: u64,
+    pub sectors: u64,
+    pub write: bool,
+    /// When its data is at the array (after the transfer, for a write).
+    pub arrive_at: SimTime,
+}
+
+/// A piece in flight.
+#[derive(Clone, Copy)]
+struct PieceRt {
+    piece: Piece,
+    queued_at: SimTime,
+    /// Fetches the piece still waits for.
+    waits: u32,
+    /// A fetch it waited for failed (data lost).
+    error: bool,
+}
+
+/// What a controller asks of the arrays.
+pub(super) enum CtrlReq {
+    /// A read into the cache (or straight to the pieces waiting for it).
+    Fetch {
+        lba: u64,
+        sectors: u64,
+        waiters: Waiters,
+        cache: bool,
+        ctrl: u32,
+    },
+    /// Dirty pages written out.
+    Destage { first_page: u64, pages: u64 },
+    /// A write piece sent through to the disks.
+    WriteThrough { piece: u32 },
+}
+
+/// Pieces waiting for a fetch. Almost every fetch has one (the read that started it), so the
+/// first is held inline: no allocation per fetch.
+pub(super) struct Waiters {
+    first: Option<u32>,
+    more: Vec<u32>,
+}
+
+impl Waiters {
+    fn new(first: Option<u32>) -> Waiters {
+        Waiters {
+            first,
+            more: Vec::new(),
         }
-        let seg = self.spec.controllers.segment_sectors;
-        let (s0, s1) = (lba / seg, (lba + sectors - 1) / seg);
-        let ctrl = grp.ctrl as usize;
-        let mut waits: [u32; 4] = [u32::MAX; 4];
-        let mut n_waits = 0usize;
-        let mut absent: Option<(u64, u64)> = None;
-        for s in s0..=s1 {
-            let key = page_key(g, s);
-            if self.ctrls[ctrl].cache.touch(g, s) || self.dirty_covers(g, s * seg, seg) {
-                continue;
-            }
-            match self.ctrls[ctrl].inflight.get(key).checked_sub(1) {
-                Some(f) if n_waits < waits.len() => {
-                    if !waits[..n_waits].contains(&f) {
-                        waits[n_waits] = f;
-                        n_waits += 1;
-                    }
-                }
-                _ => absent = Some(absent.map_or((s, s), |(a, _)| (a, s))),
-            }
-        }
-        if n_waits == 0 && absent.is_none() {
-            self.groups[g as usize].stats.read_hits += 1;
-            self.piece_done(pid, t_cpu, false);
+    }
+
+    fn push(&mut self, pid: u32) {
+        if self.first.is_none() {
+            self.first = Some(pid);
         } else {
-            self.pieces.get_mut(pid).waits = n_waits as u32 + absent.is_some() as u32;
-            for &f in &waits[..n_waits] {
-                if let AreqKind::Fetch { waiters, .. } = &mut self.areqs.get_mut(f).kind {
-                    waiters.push(pid);
-                }
-            }
-            if let Some((a, b)) = absent {
-                self.start_fetch(g, a * seg, (b - a + 1) * seg, Some(pid), true);
-            }
-        }
-        self.detect_sequential(g, lba, sectors);
-    }
-
-    /// One fetch a piece waited for ended.
-    fn fetch_waiter_done(&mut self, pid: u32, error: bool) {
-        let p = self.pieces.get_mut(pid);
-        p.waits -= 1;
-        p.error |= error;
-        if p.waits == 0 {
-            let error = p.error;
-            self.piece_done(pid, self.now, error);
+            self.more.push(pid);
         }
     }
 
-    /// True when every write-cache page of [lba, lba+sectors) is dirty (readable from NVS).
-    fn dirty_covers(&self, g: u32, lba: u64, sectors: u64) -> bool {
-        let dirty = &self.groups[g as usize].dirty;
-        !dirty.is_empty()
-            && dirty.covers(lba / PAGE_SECTORS, (lba + sectors).div_ceil(PAGE_SECTORS))
+    /// The waiters in the order they came.
+    fn into_pieces(self) -> impl Iterator<Item = u32> {
+        self.first.into_iter().chain(self.more)
+    }
+}
+
+/// What the host asks of the controllers.
+impl ControllerPart {
+    /// Takes a piece: it waits in its LUN's queue while the LUN has the queue depth
+    /// outstanding, else goes to its controller at once.
+    #[inline]
+    pub fn add_piece(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        piece: Piece,
+    ) {
+        let pid = self.pieces.insert(PieceRt {
+            piece,
+            queued_at: core.now,
+            waits: 0,
+            error: false,
+        });
+        let limit = core.spec.host.queue_depth_per_lun;
+        let l = &mut self.luns[piece.lun as usize];
+        if limit > 0 && l.outstanding >= limit {
+            l.queue.push_back(pid);
+        } else {
+            self.dispatch_piece(core, host, arrays, pid);
+        }
     }
 
-    /// Starts an array read; with `cache`, its segments are marked in flight and cached on
-    /// completion. A read of lost data fails its waiter at once.
-    fn start_fetch(&mut self, g: u32, lba: u64, sectors: u64, waiter: Option<u32>, cache: bool) {
-        let cap = self.groups[g as usize].layout.capacity_sectors();
-        let sectors = sectors.min(cap - lba);
-        let ctrl = self.groups[g as usize].ctrl;
-        let kind = AreqKind::Fetch {
-            lba,
-            sectors,
-            waiters: Waiters::new(waiter),
-            cache,
-            ctrl,
-        };
-        let Some(id) = self.issue_read(g, lba, sectors, kind) else {
-            if let Some(pid) = waiter {
-                self.fetch_waiter_done(pid, true);
+    /// LUN `lun` has failed (its data cannot be read or written there).
+    #[inline]
+    pub fn lun_failed(&self, lun: u32) -> bool {
+        self.luns[lun as usize].failed
+    }
+
+    /// The controller serving LUN `lun`.
+    #[inline]
+    pub fn lun_owner(&self, lun: u32) -> u32 {
+        self.groups[self.luns[lun as usize].group as usize].ctrl
+    }
+
+    /// Starts loading the cache entries a piece of `sectors` at `lba` on `lun` will look up:
+    /// the write cache's dirty-page entries, and for a read the read cache's entries too
+    /// (first and last segment). Changes no state.
+    #[inline]
+    pub fn prefetch_piece(&self, core: &Core, lun: u32, lba: u64, sectors: u64, write: bool) {
+        let seg = core.spec.controllers.segment_sectors;
+        let l = &self.luns[lun as usize];
+        let first = l.offset + lba;
+        let grp = &self.groups[l.group as usize];
+        if write {
+            grp.dirty.prefetch(first / PAGE_SECTORS);
+        } else {
+            // A read looks in the write cache first (dirty data is read from there),
+            // through the summary bit of its page's word.
+            if !grp.dirty.is_empty() {
+                grp.dirty.prefetch_summary(first / PAGE_SECTORS);
             }
+            if grp.read_cache {
+                let cache = &self.ctrls[grp.ctrl as usize].cache;
+                cache.prefetch(l.group, first / seg);
+                cache.prefetch(l.group, (first + sectors - 1) / seg);
+            }
+        }
+    }
+}
+
+impl ControllerPart {
+    /// Sends a piece to its group's controller.
+    fn dispatch_piece(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        pid: u32,
+    ) {
+        let p = &self.pieces.get(pid).piece;
+        let (lun, lba, sectors, write, arrive) =
+            (p.lun, p.lba, p.sectors, p.write, p.arrive_at.max(core.now));
+        let l = &mut self.luns[lun as usize];
+        l.outstanding += 1;
+        let (g, glba) = (l.group, l.offset + lba);
+        if self.controller_dead(g) {
+            // No controller left to serve the LUN: the piece fails at once.
+            self.piece_done(core, host, arrays, pid, core.now, true);
             return;
-        };
-        if cache {
-            let seg = self.spec.controllers.segment_sectors;
-            for s in lba / seg..(lba + sectors).div_ceil(seg) {
-                self.ctrls[ctrl as usize]
-                    .inflight
-                    .set(page_key(g, s), id + 1);
-            }
+        }
+        let t_cpu = self.controller_time(core, self.groups[g as usize].ctrl, arrive);
+        if write {
+            self.write_piece(core, host, arrays, pid, (g, glba, sectors), t_cpu);
+        } else {
+            self.read_piece(core, host, arrays, pid, (g, glba, sectors), t_cpu);
         }
     }
 
-    /// A fetch completed: cache its segments and release the readers waiting for it.
-    pub(super) fn fetch_done(&mut self, id: u32, g: u32, kind: AreqKind) {
-        let AreqKind::Fetch {
-            lba,
-            sectors,
-            waiters,
-            cache,
-            ctrl,
-        } = kind
-        else {
-            unreachable!("fetch_done on a non-fetch request");
-        };
-        if cache {
-            let seg = self.spec.controllers.segment_sectors;
-            let c = &mut self.ctrls[ctrl as usize];
-            for s in lba / seg..(lba + sectors).div_ceil(seg) {
-                let key = page_key(g, s);
-                // Forgotten only if this fetch is the one recorded: one probe.
-                let (slot, fetch, found) = c.inflight.probe(key);
-                if fetch == id + 1 {
-                    c.inflight.set_at(slot, found, key, 0);
-                }
-                if !c.failed {
-                    c.cache.insert(g, s);
-                }
+    #[inline]
+    fn controller_time(&mut self, core: &Core, ctrl: u32, arrive: SimTime) -> SimTime {
+        let c = &mut self.ctrls[ctrl as usize];
+        let start = arrive.max(c.cpu_free_at);
+        c.cpu_free_at = start + core.spec.controllers.overhead_ns;
+        c.cpu_free_at
+    }
+
+    /// A piece is ready at `ready_at` (data in cache, write accepted) or failed: its LUN
+    /// sends the next queued piece down, and the host hears.
+    #[inline]
+    fn piece_done(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        pid: u32,
+        ready_at: SimTime,
+        error: bool,
+    ) {
+        let p = self.pieces.take(pid).piece;
+        let l = &mut self.luns[p.lun as usize];
+        l.outstanding -= 1;
+        if let Some(next) = self.next_queued(core, p.lun) {
+            self.dispatch_piece(core, host, arrays, next);
+        }
+        host.piece_done(core, p.host, ready_at, error);
+    }
+
+    fn next_queued(&mut self, core: &Core, lun: u32) -> Option<u32> {
+        let l = &self.luns[lun as usize];
+        let q = &l.queue;
+        let i = match core.spec.host.scheduler {
+            HostScheduler::None => 0,
+            HostScheduler::Deadline => {
+                // Expired first, else the next address at or after the last one sent (a
+                // one-way sweep that wraps), as Linux's deadline scheduler dispatches in order.
+                let pieces = &self.pieces;
+                let (now, from) = (core.now, l.last_lba);
+                let expired = q
+                    .iter()
+                    .position(|&p| now - pieces.get(p).queued_at > DEADLINE_NS);
+                let key = |i: usize| {
+                    let lba = pieces.get(q[i]).piece.lba;
+                    (lba < from, lba)
+                };
+                expired.or_else(|| (0..q.len()).min_by_key(|&i| key(i)))?
             }
-        }
-        // Data the disks returned after the group's controller died (no survivor took its
-        // LUNs) never reaches the host.
-        let unreachable = self.controller_dead(g);
-        for pid in waiters.into_pieces() {
-            self.fetch_waiter_done(pid, unreachable);
-        }
+        };
+        let pid = self.luns[lun as usize].queue.remove(i)?;
+        self.luns[lun as usize].last_lba = self.pieces.get(pid).piece.lba;
+        Some(pid)
     }
 
     /// True when group `g`'s controller has failed with no survivor to take its LUNs (after a
     /// failover the group names the survivor).
-    pub(super) fn controller_dead(&self, g: u32) -> bool {
+    fn controller_dead(&self, g: u32) -> bool {
         self.ctrls[self.groups[g as usize].ctrl as usize].failed
     }
 
-    /// Tracks up to `SEQ_SLOTS` sequential readers per group and prefetches ahead of them.
-    fn detect_sequential(&mut self, g: u32, lba: u64, sectors: u64) {
-        let c = &self.spec.controllers;
-        let (trigger, prefetch, seg) =
-            (c.sequential_trigger, c.prefetch_sectors, c.segment_sectors);
-        if trigger == 0 || prefetch == 0 {
-            return;
-        }
-        let grp = &mut self.groups[g as usize];
-        let end = lba + sectors;
-        let slot = match grp.seq.iter().position(|s| s.next_lba == lba && s.run > 0) {
-            Some(i) => {
-                grp.seq[i].run += 1;
-                i
+    /// A disk operation ended ([`ArrayPart::disk_done`]): destage accounting, the
+    /// controller's request when its plan has ended, and more destage.
+    #[inline]
+    pub fn on_disk_done(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        op: u32,
+    ) {
+        let groups = &self.groups;
+        let done = arrays.disk_done(core, op, |g, req| {
+            if let CtrlReq::Destage { first_page, pages } = *req {
+                // Its pages are freed when these writes end: load their entries.
+                groups[g as usize].dirty.prefetch_run(first_page, pages);
             }
-            None => {
-                let i = grp.seq_victim;
-                grp.seq_victim = (i + 1) % SEQ_SLOTS;
-                grp.seq[i] = SeqStream {
-                    next_lba: 0,
-                    run: 1,
-                    prefetched_to: end,
-                };
-                i
-            }
-        };
-        let s = &mut grp.seq[slot];
-        s.next_lba = end;
-        if s.run < trigger {
-            return;
-        }
-        let ahead = prefetch.max(2 * sectors);
-        let cap = grp.layout.capacity_sectors();
-        let from = s.prefetched_to.max(end) / seg * seg;
-        if from >= cap || from.saturating_sub(end) >= ahead / 2 {
-            return;
-        }
-        let to = (end + ahead).div_ceil(seg) * seg;
-        let to = to.min(cap);
-        s.prefetched_to = to;
-        let ctrl = grp.ctrl as usize;
-        let mut first = from;
-        while first < to && self.segment_known(ctrl, g, first / seg) {
-            first += seg;
-        }
-        if first < to {
-            self.start_fetch(g, first, to - first, None, true);
-        }
-    }
-
-    fn segment_known(&self, ctrl: usize, g: u32, s: u64) -> bool {
-        let key = page_key(g, s);
-        self.ctrls[ctrl].cache.contains(g, s) || (self.ctrls[ctrl].inflight.get(key) != 0)
-    }
-
-    /// A write piece: into NVS (maybe waiting for space), or through to the disks.
-    pub(super) fn write_piece(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, t_cpu: SimTime) {
-        let grp = &mut self.groups[g as usize];
-        grp.stats.host_writes += 1;
-        let ctrl = grp.ctrl as usize;
-        let write_back = grp.write_cache
-            && self.spec.controllers.write_policy == WritePolicy::WriteBack
-            && !self.ctrls[ctrl].write_through;
-        if !write_back {
-            self.write_through(pid, g, lba, sectors);
-            return;
-        }
-        if self.ctrls[ctrl].waiters.is_empty() && self.try_accept(pid, g, lba, sectors, t_cpu) {
-            return;
-        }
-        self.groups[g as usize].stats.nvs_delayed += 1;
-        self.ctrls[ctrl].waiters.push_back(NvsWaiter {
-            piece: pid,
-            group: g,
-            lba,
-            sectors,
-            since: t_cpu,
         });
-    }
-
-    /// Sends a write piece to the disks; the host hears when they have it. Dirty pages it
-    /// covers whole (held from before a failover to write-through) hold older data: they are
-    /// dropped rather than destaged over it later.
-    pub(super) fn write_through(&mut self, pid: u32, g: u32, lba: u64, sectors: u64) {
-        let grp = &mut self.groups[g as usize];
-        if !grp.dirty.is_empty() {
-            let (first, end) = (lba.div_ceil(PAGE_SECTORS), (lba + sectors) / PAGE_SECTORS);
-            if first < end {
-                let cleaned = grp.dirty.clean_idle(first, end);
-                self.ctrls[grp.ctrl as usize].dirty_pages -= cleaned;
-            }
-        }
-        if self
-            .issue_write(g, lba, sectors, AreqKind::WriteThrough { piece: pid })
-            .is_none()
-        {
-            self.piece_done(pid, self.now, true);
-        }
-    }
-
-    /// Marks the pages dirty and acknowledges after the mirror copy, if the write cache has
-    /// room for the pages the write adds; false (nothing changed) when it has not. A
-    /// controller that took over its failed peer's LUNs holds both caches' dirty pages, more
-    /// than its own capacity: it has no room until destaging brings it back under.
-    fn try_accept(&mut self, pid: u32, g: u32, lba: u64, sectors: u64, ready_at: SimTime) -> bool {
+        let g = done.group;
         let ctrl = self.groups[g as usize].ctrl as usize;
-        let room = self
-            .spec
-            .controllers
-            .write_cache_pages
-            .saturating_sub(self.ctrls[ctrl].dirty_pages);
-        let pages = (lba / PAGE_SECTORS, (lba + sectors).div_ceil(PAGE_SECTORS));
-        let Some(added) = self.groups[g as usize]
-            .dirty
-            .write_within(pages.0, pages.1, room)
-        else {
-            return false;
-        };
-        let cs = &self.spec.controllers;
-        let c = &mut self.ctrls[ctrl];
-        c.dirty_pages += added;
-        let mut ack = ready_at;
-        if c.mirror {
-            let start = ready_at.max(c.mirror_free_at);
-            c.mirror_free_at = start + crate::divisor::scale(sectors * 512, cs.mirror_ns_per_byte);
-            ack = c.mirror_free_at + cs.mirror_latency_ns;
+        let destage = done.class == OpClass::Destage;
+        if destage {
+            self.destage_ops_moved(g, 1, done.started);
         }
-        self.piece_done(pid, ack, false);
-        self.pump_destage(ctrl);
-        true
-    }
-
-    /// Admits NVS waiters in arrival order while they fit.
-    fn admit_waiters(&mut self, ctrl: usize) {
-        while let Some(w) = self.ctrls[ctrl].waiters.front() {
-            let (pid, group, lba, sectors, since) = (w.piece, w.group, w.lba, w.sectors, w.since);
-            // The next waiter's dirty-page entry, loading while this one is admitted.
-            if let Some(n) = self.ctrls[ctrl].waiters.get(1) {
-                self.groups[n.group as usize]
-                    .dirty
-                    .prefetch(n.lba / PAGE_SECTORS);
-            }
-            if !self.try_accept(pid, group, lba, sectors, self.now.max(since)) {
-                break;
-            }
-            self.ctrls[ctrl].waiters.pop_front();
-            self.groups[group as usize].stats.nvs_delay_ns += self.now.saturating_since(since);
-        }
-    }
-
-    /// Starts destage at the high watermark and keeps it going down to the low watermark,
-    /// sweeping each group's dirty pages in address order, one stripe-bounded run at a time.
-    pub(super) fn pump_destage(&mut self, ctrl: usize) {
-        // A failed controller destages nothing: its groups moved to a survivor, or, with no
-        // controller left, their data is unavailable.
-        if self.ctrls[ctrl].failed {
-            return;
-        }
-        let (high, low) = self.destage_marks(ctrl);
-        let c = &mut self.ctrls[ctrl];
-        if !c.destage_active && (c.dirty_pages >= high || !c.waiters.is_empty()) {
-            c.destage_active = true;
-        }
-        debug_assert_eq!(
-            self.ctrls[ctrl].destage_room as usize,
-            self.ctrls[ctrl]
-                .groups
-                .iter()
-                .filter(|&&g| {
-                    let grp = &self.groups[g as usize];
-                    grp.destage_ops_inflight < grp.destage_ops_limit
-                })
-                .count(),
-            "destage room count out of step"
-        );
-        let mut idle_groups = 0;
-        while self.ctrls[ctrl].destage_active
-            && self.ctrls[ctrl].destage_room > 0
-            && (self.ctrls[ctrl].dirty_pages - self.ctrls[ctrl].destaging_pages > low
-                || !self.ctrls[ctrl].waiters.is_empty())
-            && idle_groups < self.ctrls[ctrl].groups.len()
-        {
-            let c = &mut self.ctrls[ctrl];
-            let g = c.groups[c.next_group];
-            c.next_group += 1;
-            if c.next_group == c.groups.len() {
-                c.next_group = 0;
-            }
-            if !self.destage_one(g) {
-                idle_groups += 1;
-            } else {
-                idle_groups = 0;
+        if let Some((id, req)) = done.finished {
+            match req {
+                req @ CtrlReq::Fetch { .. } => self.fetch_done(core, host, arrays, id, g, req),
+                CtrlReq::Destage { first_page, pages } => {
+                    self.destage_done(core, host, arrays, g, (first_page, pages))
+                }
+                CtrlReq::WriteThrough { piece } => {
+                    let unreachable = self.controller_dead(g);
+                    self.piece_done(core, host, arrays, piece, core.now, unreachable)
+                }
             }
         }
-    }
-
-    /// Issues one destage run for group `g` if it has dirty pages and queue room.
-    fn destage_one(&mut self, g: u32) -> bool {
-        let grp = &mut self.groups[g as usize];
-        if grp.destage_ops_inflight >= grp.destage_ops_limit {
-            return false;
-        }
-        let Some((first, pages)) = grp
-            .dirty
-            .take_run(grp.destage_cursor, grp.destage_run_pages)
-        else {
-            return false;
-        };
-        grp.destage_cursor = first + pages;
-        self.ctrls[grp.ctrl as usize].destaging_pages += pages;
-        let kind = AreqKind::Destage {
-            first_page: first,
-            pages,
-        };
-        if self
-            .issue_write(g, first * PAGE_SECTORS, pages * PAGE_SECTORS, kind)
-            .is_none()
-        {
-            // The stripe's data can no longer be written (too many failed disks): the dirty
-            // pages are lost. Counted, and dropped so the cache does not fill with them.
-            self.groups[g as usize].stats.lost_pages += pages;
-            self.release_destaged(g, first, pages);
-        }
-        true
-    }
-
-    /// Frees a destaged run's pages (pages written again meanwhile stay dirty).
-    fn release_destaged(&mut self, g: u32, first_page: u64, pages: u64) -> usize {
-        let grp = &mut self.groups[g as usize];
-        let freed = grp.dirty.destaged(first_page, pages);
-        let ctrl = grp.ctrl as usize;
-        let c = &mut self.ctrls[ctrl];
-        c.dirty_pages -= freed;
-        c.destaging_pages -= pages;
-        let low = self.destage_marks(ctrl).1;
-        let c = &mut self.ctrls[ctrl];
-        if c.dirty_pages <= low && c.waiters.is_empty() {
-            c.destage_active = false;
-        }
-        ctrl
-    }
-
-    /// Dirty pages at which `ctrl` starts and stops destaging: the configured watermarks, or,
-    /// gone write-through after a failover, any dirty page at all down to none.
-    fn destage_marks(&self, ctrl: usize) -> (u64, u64) {
-        let cs = &self.spec.controllers;
-        if self.ctrls[ctrl].write_through {
-            (1, 0)
-        } else {
-            (cs.destage_high_pages, cs.destage_low_pages)
+        if destage {
+            self.pump_destage(core, arrays, ctrl);
         }
     }
 
-    /// A destage completed: free its pages, admit waiting writes, keep destaging.
-    pub(super) fn destage_done(&mut self, g: u32, first_page: u64, pages: u64) {
-        let ctrl = self.release_destaged(g, first_page, pages);
-        self.admit_waiters(ctrl);
-        self.pump_destage(ctrl);
+    /// Statistics restart (end of the warm-up).
+    pub fn reset_stats(&mut self) {
+        for g in &mut self.groups {
+            g.stats = GroupStats::default();
+        }
+    }
+
+    /// Group `g`'s cache-side figures (host pieces, read hits, NVS waits).
+    pub fn cache_stats(&self, g: u32) -> &GroupStats {
+        &self.groups[g as usize].stats
     }
 }

@@ -15,7 +15,7 @@ use storlab_core::steady::{self, Sample, Verdict, CRITERIA};
 use super::Model;
 use crate::config::ConfigError;
 use crate::engine::SimTime;
-use crate::metrics::{HostStats, INTERVAL_NS};
+use crate::metrics::INTERVAL_NS;
 
 /// How an automatic warm-up ended.
 pub(super) struct WarmupEnd {
@@ -28,8 +28,8 @@ pub(super) struct WarmupEnd {
 impl Model {
     /// Measures from time 0: the warm-up's figures are the test's input.
     pub(super) fn begin_auto_warmup(&mut self) {
-        self.stack.opts.warmup_ns = 0;
-        self.stack.host = HostStats::new(0);
+        self.stack.core.opts.warmup_ns = 0;
+        self.stack.host.restart_host_stats(0);
         if let Some(db) = self.db.as_deref_mut() {
             db.reset_stats(0);
         }
@@ -49,7 +49,7 @@ impl Model {
                     stopped: true,
                 });
             }
-            self.stack.now = SimTime(next);
+            self.stack.core.now = SimTime(next);
             t = next;
             hit_counts.extend(self.db.as_deref().map(|db| db.cache_counts()));
             let seconds = (t / INTERVAL_NS) as usize;
@@ -63,7 +63,7 @@ impl Model {
                 break;
             }
         }
-        self.stack.opts.warmup_ns = t;
+        self.stack.core.opts.warmup_ns = t;
         self.stack.reset_stats();
         if let Some(db) = self.db.as_deref_mut() {
             db.reset_stats(t);
@@ -78,9 +78,9 @@ impl Model {
     /// buffer cache's cumulative (hits, accesses) at the end of each second.
     fn warmup_verdict(&self, seconds: usize, hit_counts: &[(u64, u64)]) -> Verdict {
         let db = self.db.as_deref();
-        let host = match db.filter(|_| self.stack.host_from_db) {
+        let host = match db.filter(|_| self.stack.host.all_db_io()) {
             Some(db) => db.host_stats(),
-            None => self.stack.host.clone(),
+            None => self.stack.host.stats().clone(),
         };
         let mut series = host.series(seconds);
         if let Some(db) = db {

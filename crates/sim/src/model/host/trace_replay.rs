@@ -8,10 +8,12 @@
 
 use std::io::BufRead;
 
-use super::state::Issuer;
-use super::{Model, Stack};
-use crate::config::{resolve_placement, ConfigError};
+use super::{HostIo, HostPart, Issuer};
+use crate::config::{resolve_placement, ConfigError, SystemSpec};
 use crate::engine::{Event, SimTime};
+use crate::model::array::ArrayPart;
+use crate::model::controller::ControllerPart;
+use crate::model::core::Core;
 use crate::trace::{TraceError, TraceReader, TraceRecord};
 
 /// How records are issued.
@@ -56,7 +58,7 @@ impl<R: BufRead> TraceFeed for TraceReader<R> {
     }
 }
 
-/// A trace to replay, as handed to [`Model::with_trace`].
+/// A trace to replay, as handed to [`crate::Model::with_trace`].
 pub struct TraceSource {
     /// The records.
     pub feed: Box<dyn TraceFeed>,
@@ -79,28 +81,18 @@ pub(super) struct TraceRt {
     next: Option<TraceRecord>,
     /// Records read so far.
     records: u64,
-    pub error: Option<ConfigError>,
+    error: Option<ConfigError>,
 }
 
-impl Model {
+impl HostPart {
     /// Replays `source` (in addition to any workload streams).
-    pub fn with_trace(mut self, source: TraceSource) -> Model {
-        let default_targets = if self.stack.spec.volumes.is_empty() {
-            self.stack
-                .spec
-                .luns
-                .iter()
-                .map(|l| l.name.clone())
-                .collect()
+    pub fn set_trace(&mut self, spec: &SystemSpec, source: TraceSource) {
+        let default_targets = if spec.volumes.is_empty() {
+            spec.luns.iter().map(|l| l.name.clone()).collect()
         } else {
-            self.stack
-                .spec
-                .volumes
-                .iter()
-                .map(|v| v.name.clone())
-                .collect()
+            spec.volumes.iter().map(|v| v.name.clone()).collect()
         };
-        self.stack.trace = Some(Box::new(TraceRt {
+        self.trace = Some(Box::new(TraceRt {
             feed: source.feed,
             file: source.file,
             mode: source.mode,
@@ -111,17 +103,30 @@ impl Model {
             records: 0,
             error: None,
         }));
-        self
     }
-}
 
-impl Stack {
-    pub(super) fn start_trace(&mut self) {
+    /// A trace is replayed.
+    pub fn tracing(&self) -> bool {
+        self.trace.is_some()
+    }
+
+    /// The error that stopped the replay (a malformed record), once.
+    #[inline]
+    pub fn take_trace_error(&mut self) -> Option<ConfigError> {
+        self.trace.as_mut().and_then(|t| t.error.take())
+    }
+
+    pub(super) fn start_trace(
+        &mut self,
+        core: &mut Core,
+        ctrls: &mut ControllerPart,
+        arrays: &mut ArrayPart,
+    ) {
         let Some(t) = self.trace.as_ref() else { return };
         match t.mode {
             TraceMode::OpenLoop { .. } => {
                 if let Some(at) = self.fetch_record() {
-                    self.queue.schedule(at, Event::TraceNext);
+                    core.schedule(at, Event::TraceNext);
                 }
             }
             TraceMode::ClosedLoop { outstanding } => {
@@ -129,7 +134,7 @@ impl Stack {
                     if self.fetch_record().is_none() {
                         break;
                     }
-                    self.issue_record(self.now);
+                    self.issue_record(core, ctrls, arrays, core.now);
                 }
             }
         }
@@ -162,7 +167,7 @@ impl Stack {
     /// At the end of a run: the trace's malformed line if reading it stopped at one (also
     /// when that happened before any event), or an error if it held no I/O record at all: a
     /// replay of nothing is no result.
-    pub(super) fn trace_outcome(&mut self) -> Result<(), ConfigError> {
+    pub fn trace_outcome(&mut self) -> Result<(), ConfigError> {
         let Some(t) = self.trace.as_mut() else {
             return Ok(());
         };
@@ -183,39 +188,63 @@ impl Stack {
         ))
     }
 
-    pub(super) fn on_trace_next(&mut self) {
-        self.issue_record(self.now);
+    /// The next record is due (open loop).
+    pub fn on_trace_next(
+        &mut self,
+        core: &mut Core,
+        ctrls: &mut ControllerPart,
+        arrays: &mut ArrayPart,
+    ) {
+        self.issue_record(core, ctrls, arrays, core.now);
         if let Some(at) = self.fetch_record() {
-            self.queue.schedule(at.max(self.now), Event::TraceNext);
+            core.schedule(at.max(core.now), Event::TraceNext);
         }
     }
 
-    pub(super) fn trace_request_done(&mut self) {
+    /// A trace I/O completed: closed loop, the next record goes.
+    pub(super) fn trace_request_done(
+        &mut self,
+        core: &mut Core,
+        ctrls: &mut ControllerPart,
+        arrays: &mut ArrayPart,
+    ) {
         if matches!(
             self.trace.as_ref().map(|t| t.mode),
             Some(TraceMode::ClosedLoop { .. })
         ) && self.fetch_record().is_some()
         {
-            self.issue_record(self.now);
+            self.issue_record(core, ctrls, arrays, core.now);
         }
     }
 
     /// Issues the fetched record; `start_at` is when it was due.
-    fn issue_record(&mut self, start_at: SimTime) {
+    fn issue_record(
+        &mut self,
+        core: &mut Core,
+        ctrls: &mut ControllerPart,
+        arrays: &mut ArrayPart,
+        start_at: SimTime,
+    ) {
         let Some(r) = self.trace.as_mut().and_then(|t| t.next.take()) else {
             return;
         };
-        let Some(target) = self.trace_target(r.device) else {
+        let Some(target) = self.trace_target(&core.spec, r.device) else {
             return;
         };
         let cap = self.targets[target as usize].volume.capacity_sectors();
         let sectors = (r.bytes as u64).div_ceil(512).clamp(1, cap);
         let lba = (r.offset_bytes / 512) % (cap - sectors + 1);
-        self.issue_host(Issuer::Trace, target, lba, sectors, r.write, start_at);
+        let io = HostIo {
+            target,
+            lba,
+            sectors,
+            write: r.write,
+        };
+        self.issue(core, ctrls, arrays, Issuer::Trace, io, start_at);
     }
 
     /// The target of trace device `device`, resolved and cached on first use.
-    fn trace_target(&mut self, device: u32) -> Option<u32> {
+    fn trace_target(&mut self, spec: &SystemSpec, device: u32) -> Option<u32> {
         let t = self.trace.as_mut()?;
         if let Some(Some(target)) = t.device_target.get(device as usize) {
             return Some(*target);
@@ -230,7 +259,7 @@ impl Stack {
             t.default_targets[device as usize % t.default_targets.len()].clone()
         });
         let file = t.file.clone();
-        let spec = match resolve_placement(std::slice::from_ref(&target_name), &self.spec) {
+        let placement = match resolve_placement(std::slice::from_ref(&target_name), spec) {
             Ok(s) => s,
             Err(e) => {
                 if let Some(t) = self.trace.as_mut() {
@@ -239,7 +268,7 @@ impl Stack {
                 return None;
             }
         };
-        let target = match self.add_target(spec.volume, &spec.luns) {
+        let target = match self.add_target(spec, placement.volume, &placement.luns) {
             Ok(t) => t,
             Err(e) => {
                 if let Some(t) = self.trace.as_mut() {

@@ -1,0 +1,145 @@
+//! Failed members and rebuilds onto spares.
+
+use super::{AreqKind, ArrayPart, OpClass};
+use crate::engine::{Event, SimTime};
+use crate::model::core::Core;
+
+/// Rebuild works in chunks of 1 MiB of member address space.
+const REBUILD_CHUNK_SECTORS: u64 = 2048;
+
+/// Rebuild of one group member onto a spare device.
+pub(super) struct RebuildTask {
+    pub group: u32,
+    pub member: u32,
+    pub spare: u32,
+    pub label: String,
+    pub next_lba: u64,
+    pub end_lba: u64,
+    pub inflight: u32,
+    pub started_at: SimTime,
+    pub finished_at: Option<SimTime>,
+    pub bytes: u64,
+    pub failed: bool,
+}
+
+impl ArrayPart {
+    /// Device `device` fails: it is marked failed in each group it serves (`members`: group
+    /// and member index), and a rebuild onto a spare of the group's pool starts when the
+    /// group survives and a spare is left.
+    pub fn fail_disk(&mut self, core: &mut Core, device: &str, members: &[(u32, u32)]) {
+        let mut spare: Option<u32> = None;
+        for &(g, m) in members {
+            let name = core.spec.groups[g as usize].name.clone();
+            let grp = &mut self.groups[g as usize];
+            if grp.failed.contains(m) || grp.failed.mark(m).is_err() {
+                continue;
+            }
+            if !grp.layout.survives(&grp.failed) {
+                let detail = format!(
+                    "{} with disks {} failed cannot serve all of its data",
+                    grp.layout.level().name(),
+                    grp.failed
+                );
+                core.note("data_loss", &name, detail);
+                continue;
+            }
+            if spare.is_none() {
+                spare = self.spare_pools[grp.spare_pool as usize].pop();
+            }
+            let Some(s) = spare else {
+                core.note(
+                    "no_spare",
+                    &name,
+                    format!("{device} stays failed: no spare left"),
+                );
+                continue;
+            };
+            let start = core.now + core.spec.rebuild.start_delay_ns;
+            let task = self.rebuilds.len() as u32;
+            self.rebuilds.push(RebuildTask {
+                group: g,
+                member: m,
+                spare: s,
+                label: format!("{name}.d{m}"),
+                next_lba: 0,
+                end_lba: grp.layout.usable_disk_sectors(),
+                inflight: 0,
+                started_at: start,
+                finished_at: None,
+                bytes: 0,
+                failed: false,
+            });
+            let spare_name = self.devices[s as usize].name.clone();
+            core.note(
+                "rebuild_start",
+                &format!("{name}.d{m}"),
+                format!("onto {spare_name}"),
+            );
+            core.schedule(start, Event::RebuildTick(task));
+        }
+    }
+
+    /// Issues rebuild chunks up to the task's concurrency and rate.
+    pub fn pump_rebuild(&mut self, core: &mut Core, t: u32) {
+        let outstanding = core.spec.rebuild.outstanding;
+        let ns_per_byte = core.spec.rebuild.ns_per_byte;
+        let mut plan = std::mem::take(&mut self.write);
+        loop {
+            let task = &self.rebuilds[t as usize];
+            if task.failed
+                || task.finished_at.is_some()
+                || task.inflight >= outstanding
+                || task.next_lba >= task.end_lba
+            {
+                break;
+            }
+            let allowed = task.started_at + (task.bytes as f64 * ns_per_byte) as u64;
+            if allowed > core.now {
+                core.schedule(allowed, Event::RebuildTick(t));
+                break;
+            }
+            let (g, m, lba) = (task.group, task.member, task.next_lba);
+            let chunk = REBUILD_CHUNK_SECTORS.min(task.end_lba - lba);
+            let grp = &self.groups[g as usize];
+            if grp
+                .layout
+                .plan_rebuild(m, lba, chunk, &grp.failed, &mut plan)
+                .is_err()
+            {
+                let label = task.label.clone();
+                self.rebuilds[t as usize].failed = true;
+                core.note(
+                    "data_loss",
+                    &label,
+                    "rebuild cannot read its sources".into(),
+                );
+                break;
+            }
+            let spare = task.spare;
+            let kind = AreqKind::Rebuild { task: t };
+            self.issue_plan(core, g, &plan, kind, OpClass::Rebuild, Some(spare));
+            let task = &mut self.rebuilds[t as usize];
+            task.next_lba += chunk;
+            task.bytes += chunk * 512;
+            task.inflight += 1;
+        }
+        self.write = plan;
+    }
+
+    pub(super) fn rebuild_chunk_done(&mut self, core: &mut Core, t: u32) {
+        let task = &mut self.rebuilds[t as usize];
+        task.inflight -= 1;
+        if task.inflight > 0 || task.next_lba < task.end_lba || task.failed {
+            self.pump_rebuild(core, t);
+            return;
+        }
+        task.finished_at = Some(core.now);
+        let (g, m, spare) = (task.group, task.member, task.spare);
+        let label = task.label.clone();
+        let grp = &mut self.groups[g as usize];
+        grp.members[m as usize] = spare;
+        grp.failed.clear(m);
+        let secs = (core.now - self.rebuilds[t as usize].started_at) as f64 / 1e9;
+        core.note("rebuild_done", &label, format!("after {secs:.1} s"));
+    }
+}

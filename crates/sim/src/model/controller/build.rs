@@ -1,0 +1,81 @@
+//! Building the controllers, each group's cache state and the LUNs from the specification.
+
+use std::collections::VecDeque;
+
+use super::write::destage_run_pages;
+use super::{CacheGroup, ControllerPart, CtrlRt, LunRt, SeqStream, SEQ_SLOTS};
+use crate::cache::{DirtyPages, SegmentCache};
+use crate::config::resolve::PAGE_SECTORS;
+use crate::config::SystemSpec;
+use crate::engine::SimTime;
+use crate::slab::Slab;
+
+impl ControllerPart {
+    /// The controllers (each with its read cache), every group on its controller, the LUNs.
+    pub fn build(spec: &SystemSpec) -> ControllerPart {
+        let c = &spec.controllers;
+        // The read caches' keys: (group, segment of the group).
+        let max_segments = (spec.groups.iter())
+            .map(|g| g.layout.capacity_sectors().div_ceil(c.segment_sectors))
+            .max()
+            .unwrap_or(0);
+        let mut ctrls: Vec<CtrlRt> = (0..c.count)
+            .map(|_| CtrlRt {
+                cache: SegmentCache::new(c.read_cache_segments, spec.groups.len(), max_segments),
+                inflight: Default::default(),
+                dirty_pages: 0,
+                destaging_pages: 0,
+                destage_active: false,
+                waiters: VecDeque::new(),
+                cpu_free_at: SimTime(0),
+                mirror_free_at: SimTime(0),
+                mirror: c.mirror_writes,
+                write_through: false,
+                groups: Vec::new(),
+                next_group: 0,
+                destage_room: 0,
+                failed: false,
+            })
+            .collect();
+        let mut groups = Vec::new();
+        for (gi, g) in spec.groups.iter().enumerate() {
+            let owner = &mut ctrls[g.controller as usize];
+            owner.groups.push(gi as u32);
+            let destage_queue = c.destage_queue_for(&g.model);
+            if destage_queue > 0 {
+                owner.destage_room += 1;
+            }
+            let capacity_sectors = g.layout.capacity_sectors();
+            groups.push(CacheGroup {
+                capacity_sectors,
+                ctrl: g.controller,
+                read_cache: g.read_cache,
+                write_cache: g.write_cache,
+                dirty: DirtyPages::new(capacity_sectors.div_ceil(PAGE_SECTORS)),
+                destage_cursor: 0,
+                destage_ops_inflight: 0,
+                destage_ops_limit: destage_queue * g.layout.disks(),
+                destage_run_pages: destage_run_pages(&g.layout),
+                seq: [SeqStream::default(); SEQ_SLOTS],
+                seq_victim: 0,
+                stats: Default::default(),
+            });
+        }
+        let luns = (spec.luns.iter())
+            .map(|l| LunRt {
+                group: l.group,
+                offset: l.offset_sectors,
+                failed: false,
+                outstanding: 0,
+                queue: VecDeque::new(),
+                last_lba: 0,
+            })
+            .collect();
+        ControllerPart {
+            ctrls,
+            groups,
+            luns,
+            pieces: Slab::new(),
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! Reads: cache hits, waits for fetches in flight, fetches from the arrays, and sequential
+//! detection with prefetch.
+
+use super::{ControllerPart, CtrlReq, SeqStream, Waiters, SEQ_SLOTS};
+use crate::cache::page_key;
+use crate::config::resolve::PAGE_SECTORS;
+use crate::engine::SimTime;
+use crate::model::array::ArrayPart;
+use crate::model::core::Core;
+use crate::model::host::HostPart;
+
+impl ControllerPart {
+    /// A read piece of `sectors` at `lba` of group `g`: hit, wait for fetches in flight, or
+    /// fetch.
+    pub(super) fn read_piece(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        pid: u32,
+        (g, lba, sectors): (u32, u64, u64),
+        t_cpu: SimTime,
+    ) {
+        let grp = &mut self.groups[g as usize];
+        grp.stats.host_reads += 1;
+        if !grp.read_cache {
+            self.pieces.get_mut(pid).waits = 1;
+            self.start_fetch(core, host, arrays, (g, lba, sectors), Some(pid), false);
+            return;
+        }
+        let seg = core.spec.controllers.segment_sectors;
+        let (s0, s1) = (lba / seg, (lba + sectors - 1) / seg);
+        let ctrl = grp.ctrl as usize;
+        let mut waits: [u32; 4] = [u32::MAX; 4];
+        let mut n_waits = 0usize;
+        let mut absent: Option<(u64, u64)> = None;
+        for s in s0..=s1 {
+            let key = page_key(g, s);
+            if self.ctrls[ctrl].cache.touch(g, s) || self.dirty_covers(g, s * seg, seg) {
+                continue;
+            }
+            match self.ctrls[ctrl].inflight.get(key).checked_sub(1) {
+                Some(f) if n_waits < waits.len() => {
+                    if !waits[..n_waits].contains(&f) {
+                        waits[n_waits] = f;
+                        n_waits += 1;
+                    }
+                }
+                _ => absent = Some(absent.map_or((s, s), |(a, _)| (a, s))),
+            }
+        }
+        if n_waits == 0 && absent.is_none() {
+            self.groups[g as usize].stats.read_hits += 1;
+            self.piece_done(core, host, arrays, pid, t_cpu, false);
+        } else {
+            self.pieces.get_mut(pid).waits = n_waits as u32 + absent.is_some() as u32;
+            for &f in &waits[..n_waits] {
+                if let Some(CtrlReq::Fetch { waiters, .. }) = arrays.request_mut(f) {
+                    waiters.push(pid);
+                }
+            }
+            if let Some((a, b)) = absent {
+                let extent = (g, a * seg, (b - a + 1) * seg);
+                self.start_fetch(core, host, arrays, extent, Some(pid), true);
+            }
+        }
+        self.detect_sequential(core, host, arrays, g, lba, sectors);
+    }
+
+    /// One fetch a piece waited for ended.
+    fn fetch_waiter_done(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        pid: u32,
+        error: bool,
+    ) {
+        let p = self.pieces.get_mut(pid);
+        p.waits -= 1;
+        p.error |= error;
+        if p.waits == 0 {
+            let error = p.error;
+            self.piece_done(core, host, arrays, pid, core.now, error);
+        }
+    }
+
+    /// True when every write-cache page of [lba, lba+sectors) is dirty (readable from NVS).
+    fn dirty_covers(&self, g: u32, lba: u64, sectors: u64) -> bool {
+        let dirty = &self.groups[g as usize].dirty;
+        !dirty.is_empty()
+            && dirty.covers(lba / PAGE_SECTORS, (lba + sectors).div_ceil(PAGE_SECTORS))
+    }
+
+    /// Starts an array read of `sectors` at `lba` of group `g`; with `cache`, its segments
+    /// are marked in flight and cached on completion. A read of lost data fails its waiter
+    /// at once.
+    fn start_fetch(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        (g, lba, sectors): (u32, u64, u64),
+        waiter: Option<u32>,
+        cache: bool,
+    ) {
+        let cap = self.groups[g as usize].capacity_sectors;
+        let sectors = sectors.min(cap - lba);
+        let ctrl = self.groups[g as usize].ctrl;
+        let req = CtrlReq::Fetch {
+            lba,
+            sectors,
+            waiters: Waiters::new(waiter),
+            cache,
+            ctrl,
+        };
+        let Some(id) = arrays.read(core, g, lba, sectors, req) else {
+            if let Some(pid) = waiter {
+                self.fetch_waiter_done(core, host, arrays, pid, true);
+            }
+            return;
+        };
+        if cache {
+            let seg = core.spec.controllers.segment_sectors;
+            for s in lba / seg..(lba + sectors).div_ceil(seg) {
+                self.ctrls[ctrl as usize]
+                    .inflight
+                    .set(page_key(g, s), id + 1);
+            }
+        }
+    }
+
+    /// Fetch `id` completed: cache its segments and release the readers waiting for it.
+    pub(super) fn fetch_done(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        id: u32,
+        g: u32,
+        req: CtrlReq,
+    ) {
+        let CtrlReq::Fetch {
+            lba,
+            sectors,
+            waiters,
+            cache,
+            ctrl,
+        } = req
+        else {
+            unreachable!("fetch_done on a non-fetch request");
+        };
+        if cache {
+            let seg = core.spec.controllers.segment_sectors;
+            let c = &mut self.ctrls[ctrl as usize];
+            for s in lba / seg..(lba + sectors).div_ceil(seg) {
+                let key = page_key(g, s);
+                // Forgotten only if this fetch is the one recorded: one probe.
+                let (slot, fetch, found) = c.inflight.probe(key);
+                if fetch == id + 1 {
+                    c.inflight.set_at(slot, found, key, 0);
+                }
+                if !c.failed {
+                    c.cache.insert(g, s);
+                }
+            }
+        }
+        // Data the disks returned after the group's controller died (no survivor took its
+        // LUNs) never reaches the host.
+        let unreachable = self.controller_dead(g);
+        for pid in waiters.into_pieces() {
+            self.fetch_waiter_done(core, host, arrays, pid, unreachable);
+        }
+    }
+
+    /// Tracks up to `SEQ_SLOTS` sequential readers per group and prefetches ahead of them.
+    fn detect_sequential(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        g: u32,
+        lba: u64,
+        sectors: u64,
+    ) {
+        let c = &core.spec.controllers;
+        let (trigger, prefetch, seg) =
+            (c.sequential_trigger, c.prefetch_sectors, c.segment_sectors);
+        if trigger == 0 || prefetch == 0 {
+            return;
+        }
+        let grp = &mut self.groups[g as usize];
+        let end = lba + sectors;
+        let slot = match grp.seq.iter().position(|s| s.next_lba == lba && s.run > 0) {
+            Some(i) => {
+                grp.seq[i].run += 1;
+                i
+            }
+            None => {
+                let i = grp.seq_victim;
+                grp.seq_victim = (i + 1) % SEQ_SLOTS;
+                grp.seq[i] = SeqStream {
+                    next_lba: 0,
+                    run: 1,
+                    prefetched_to: end,
+                };
+                i
+            }
+        };
+        let s = &mut grp.seq[slot];
+        s.next_lba = end;
+        if s.run < trigger {
+            return;
+        }
+        let ahead = prefetch.max(2 * sectors);
+        let cap = grp.capacity_sectors;
+        let from = s.prefetched_to.max(end) / seg * seg;
+        if from >= cap || from.saturating_sub(end) >= ahead / 2 {
+            return;
+        }
+        let to = (end + ahead).div_ceil(seg) * seg;
+        let to = to.min(cap);
+        s.prefetched_to = to;
+        let ctrl = grp.ctrl as usize;
+        let mut first = from;
+        while first < to && self.segment_known(ctrl, g, first / seg) {
+            first += seg;
+        }
+        if first < to {
+            self.start_fetch(core, host, arrays, (g, first, to - first), None, true);
+        }
+    }
+
+    fn segment_known(&self, ctrl: usize, g: u32, s: u64) -> bool {
+        let key = page_key(g, s);
+        self.ctrls[ctrl].cache.contains(g, s) || (self.ctrls[ctrl].inflight.get(key) != 0)
+    }
+}

@@ -1,0 +1,283 @@
+//! Writes: into the write cache (NVS) and acknowledged after the optional mirror copy,
+//! waiting while it is full, or through to the disks; destage from the high watermark down to
+//! the low one, in address order, one stripe-bounded run at a time.
+
+use super::{ControllerPart, CtrlReq, NvsWaiter};
+use crate::config::resolve::PAGE_SECTORS;
+use crate::config::WritePolicy;
+use crate::engine::SimTime;
+use crate::model::array::{ArrayPart, OpClass};
+use crate::model::core::Core;
+use crate::model::host::HostPart;
+use crate::raid::Layout;
+
+/// Longest destage run: 1 MiB, rounded down to whole stripes (at least one stripe).
+const DESTAGE_RUN_SECTORS: u64 = 2048;
+
+/// Longest destage run of a group, pages. Runs end on stripe boundaries (parity is computed
+/// per stripe) and span whole stripes up to DESTAGE_RUN_SECTORS, so sequential data leaves
+/// the cache in large writes.
+pub(super) fn destage_run_pages(layout: &Layout) -> u64 {
+    let stripe = layout.full_stripe_sectors().max(PAGE_SECTORS);
+    stripe * (DESTAGE_RUN_SECTORS / stripe).max(1) / PAGE_SECTORS
+}
+
+impl ControllerPart {
+    /// A write piece of `sectors` at `lba` of group `g`: into NVS (maybe waiting for space),
+    /// or through to the disks.
+    pub(super) fn write_piece(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        pid: u32,
+        (g, lba, sectors): (u32, u64, u64),
+        t_cpu: SimTime,
+    ) {
+        let grp = &mut self.groups[g as usize];
+        grp.stats.host_writes += 1;
+        let ctrl = grp.ctrl as usize;
+        let write_back = grp.write_cache
+            && core.spec.controllers.write_policy == WritePolicy::WriteBack
+            && !self.ctrls[ctrl].write_through;
+        if !write_back {
+            self.write_through(core, host, arrays, pid, (g, lba, sectors));
+            return;
+        }
+        if self.ctrls[ctrl].waiters.is_empty()
+            && self.try_accept(core, host, arrays, pid, (g, lba, sectors), t_cpu)
+        {
+            return;
+        }
+        self.groups[g as usize].stats.nvs_delayed += 1;
+        self.ctrls[ctrl].waiters.push_back(NvsWaiter {
+            piece: pid,
+            group: g,
+            lba,
+            sectors,
+            since: t_cpu,
+        });
+    }
+
+    /// Sends a write piece to the disks; the host hears when they have it. Dirty pages it
+    /// covers whole (held from before a failover to write-through) hold older data: they are
+    /// dropped rather than destaged over it later.
+    pub(super) fn write_through(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        pid: u32,
+        (g, lba, sectors): (u32, u64, u64),
+    ) {
+        let grp = &mut self.groups[g as usize];
+        if !grp.dirty.is_empty() {
+            let (first, end) = (lba.div_ceil(PAGE_SECTORS), (lba + sectors) / PAGE_SECTORS);
+            if first < end {
+                let cleaned = grp.dirty.clean_idle(first, end);
+                self.ctrls[grp.ctrl as usize].dirty_pages -= cleaned;
+            }
+        }
+        let req = CtrlReq::WriteThrough { piece: pid };
+        if (arrays.write(core, g, lba, sectors, req, OpClass::Foreground)).is_none() {
+            self.piece_done(core, host, arrays, pid, core.now, true);
+        }
+    }
+
+    /// Marks the pages dirty and acknowledges after the mirror copy, if the write cache has
+    /// room for the pages the write adds; false (nothing changed) when it has not. A
+    /// controller that took over its failed peer's LUNs holds both caches' dirty pages, more
+    /// than its own capacity: it has no room until destaging brings it back under.
+    fn try_accept(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        pid: u32,
+        (g, lba, sectors): (u32, u64, u64),
+        ready_at: SimTime,
+    ) -> bool {
+        let ctrl = self.groups[g as usize].ctrl as usize;
+        let cs = &core.spec.controllers;
+        let room = cs
+            .write_cache_pages
+            .saturating_sub(self.ctrls[ctrl].dirty_pages);
+        let pages = (lba / PAGE_SECTORS, (lba + sectors).div_ceil(PAGE_SECTORS));
+        let Some(added) = self.groups[g as usize]
+            .dirty
+            .write_within(pages.0, pages.1, room)
+        else {
+            return false;
+        };
+        let c = &mut self.ctrls[ctrl];
+        c.dirty_pages += added;
+        let mut ack = ready_at;
+        if c.mirror {
+            let start = ready_at.max(c.mirror_free_at);
+            c.mirror_free_at = start + crate::divisor::scale(sectors * 512, cs.mirror_ns_per_byte);
+            ack = c.mirror_free_at + cs.mirror_latency_ns;
+        }
+        self.piece_done(core, host, arrays, pid, ack, false);
+        self.pump_destage(core, arrays, ctrl);
+        true
+    }
+
+    /// Admits NVS waiters in arrival order while they fit.
+    fn admit_waiters(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        ctrl: usize,
+    ) {
+        while let Some(w) = self.ctrls[ctrl].waiters.front() {
+            let (pid, group, lba, sectors, since) = (w.piece, w.group, w.lba, w.sectors, w.since);
+            // The next waiter's dirty-page entry, loading while this one is admitted.
+            if let Some(n) = self.ctrls[ctrl].waiters.get(1) {
+                self.groups[n.group as usize]
+                    .dirty
+                    .prefetch(n.lba / PAGE_SECTORS);
+            }
+            let ready_at = core.now.max(since);
+            if !self.try_accept(core, host, arrays, pid, (group, lba, sectors), ready_at) {
+                break;
+            }
+            self.ctrls[ctrl].waiters.pop_front();
+            self.groups[group as usize].stats.nvs_delay_ns += core.now.saturating_since(since);
+        }
+    }
+
+    /// Starts destage at the high watermark and keeps it going down to the low watermark,
+    /// sweeping each group's dirty pages in address order, one stripe-bounded run at a time.
+    pub(super) fn pump_destage(&mut self, core: &mut Core, arrays: &mut ArrayPart, ctrl: usize) {
+        // A failed controller destages nothing: its groups moved to a survivor, or, with no
+        // controller left, their data is unavailable.
+        if self.ctrls[ctrl].failed {
+            return;
+        }
+        let (high, low) = self.destage_marks(core, ctrl);
+        let c = &mut self.ctrls[ctrl];
+        if !c.destage_active && (c.dirty_pages >= high || !c.waiters.is_empty()) {
+            c.destage_active = true;
+        }
+        debug_assert_eq!(
+            self.ctrls[ctrl].destage_room as usize,
+            self.ctrls[ctrl]
+                .groups
+                .iter()
+                .filter(|&&g| {
+                    let grp = &self.groups[g as usize];
+                    grp.destage_ops_inflight < grp.destage_ops_limit
+                })
+                .count(),
+            "destage room count out of step"
+        );
+        let mut idle_groups = 0;
+        while self.ctrls[ctrl].destage_active
+            && self.ctrls[ctrl].destage_room > 0
+            && (self.ctrls[ctrl].dirty_pages - self.ctrls[ctrl].destaging_pages > low
+                || !self.ctrls[ctrl].waiters.is_empty())
+            && idle_groups < self.ctrls[ctrl].groups.len()
+        {
+            let c = &mut self.ctrls[ctrl];
+            let g = c.groups[c.next_group];
+            c.next_group += 1;
+            if c.next_group == c.groups.len() {
+                c.next_group = 0;
+            }
+            if !self.destage_one(core, arrays, g) {
+                idle_groups += 1;
+            } else {
+                idle_groups = 0;
+            }
+        }
+    }
+
+    /// Issues one destage run for group `g` if it has dirty pages and queue room.
+    fn destage_one(&mut self, core: &mut Core, arrays: &mut ArrayPart, g: u32) -> bool {
+        let grp = &mut self.groups[g as usize];
+        if grp.destage_ops_inflight >= grp.destage_ops_limit {
+            return false;
+        }
+        let Some((first, pages)) = grp
+            .dirty
+            .take_run(grp.destage_cursor, grp.destage_run_pages)
+        else {
+            return false;
+        };
+        grp.destage_cursor = first + pages;
+        self.ctrls[grp.ctrl as usize].destaging_pages += pages;
+        let req = CtrlReq::Destage {
+            first_page: first,
+            pages,
+        };
+        let (lba, sectors) = (first * PAGE_SECTORS, pages * PAGE_SECTORS);
+        match arrays.write(core, g, lba, sectors, req, OpClass::Destage) {
+            Some(started) => self.destage_ops_moved(g, 0, started),
+            None => {
+                // The stripe's data can no longer be written (too many failed disks): the
+                // dirty pages are lost. Counted, and dropped so the cache does not fill.
+                self.groups[g as usize].stats.lost_pages += pages;
+                self.release_destaged(core, g, first, pages);
+            }
+        }
+        true
+    }
+
+    /// Group `g`'s destage operations in flight: `ended` ended, `started` started. The
+    /// controller's count of groups with destage queue room follows.
+    pub(super) fn destage_ops_moved(&mut self, g: u32, ended: u32, started: u32) {
+        let grp = &mut self.groups[g as usize];
+        let had_room = grp.destage_ops_inflight < grp.destage_ops_limit;
+        grp.destage_ops_inflight = grp.destage_ops_inflight - ended + started;
+        let has_room = grp.destage_ops_inflight < grp.destage_ops_limit;
+        let room = &mut self.ctrls[grp.ctrl as usize].destage_room;
+        match (had_room, has_room) {
+            (true, false) => *room -= 1,
+            (false, true) => *room += 1,
+            _ => {}
+        }
+    }
+
+    /// Frees a destaged run's pages (pages written again meanwhile stay dirty).
+    fn release_destaged(&mut self, core: &Core, g: u32, first_page: u64, pages: u64) -> usize {
+        let grp = &mut self.groups[g as usize];
+        let freed = grp.dirty.destaged(first_page, pages);
+        let ctrl = grp.ctrl as usize;
+        let c = &mut self.ctrls[ctrl];
+        c.dirty_pages -= freed;
+        c.destaging_pages -= pages;
+        let low = self.destage_marks(core, ctrl).1;
+        let c = &mut self.ctrls[ctrl];
+        if c.dirty_pages <= low && c.waiters.is_empty() {
+            c.destage_active = false;
+        }
+        ctrl
+    }
+
+    /// Dirty pages at which `ctrl` starts and stops destaging: the configured watermarks, or,
+    /// gone write-through after a failover, any dirty page at all down to none.
+    fn destage_marks(&self, core: &Core, ctrl: usize) -> (u64, u64) {
+        let cs = &core.spec.controllers;
+        if self.ctrls[ctrl].write_through {
+            (1, 0)
+        } else {
+            (cs.destage_high_pages, cs.destage_low_pages)
+        }
+    }
+
+    /// A destage of `pages` pages from `first_page` of group `g` completed: free its pages,
+    /// admit waiting writes, keep destaging.
+    pub(super) fn destage_done(
+        &mut self,
+        core: &mut Core,
+        host: &mut HostPart,
+        arrays: &mut ArrayPart,
+        g: u32,
+        (first_page, pages): (u64, u64),
+    ) {
+        let ctrl = self.release_destaged(core, g, first_page, pages);
+        self.admit_waiters(core, host, arrays, ctrl);
+        self.pump_destage(core, arrays, ctrl);
+    }
+}

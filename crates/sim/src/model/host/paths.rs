@@ -1,0 +1,95 @@
+//! Paths between host and array: the multipath policy's choice, transfer time, failures.
+
+use super::HostPart;
+use crate::config::{MultipathPolicy, SystemSpec};
+use crate::engine::SimTime;
+use crate::model::controller::ControllerPart;
+use crate::model::core::Core;
+
+pub(super) struct PathRt {
+    free_at: SimTime,
+    ns_per_byte: f64,
+    pub latency_ns: u64,
+    controller: Option<u32>,
+    pub failed: bool,
+    pub ios: u64,
+    pub bytes: u64,
+}
+
+/// Each configured path, idle.
+pub(super) fn build(spec: &SystemSpec) -> Vec<PathRt> {
+    (spec.host.paths.iter())
+        .map(|p| PathRt {
+            free_at: SimTime(0),
+            ns_per_byte: p.ns_per_byte,
+            latency_ns: p.latency_ns,
+            controller: p.controller,
+            failed: false,
+            ios: 0,
+            bytes: 0,
+        })
+        .collect()
+}
+
+impl HostPart {
+    /// The path for a request whose first piece is on `lun`, by the multipath policy.
+    pub(super) fn pick_path(
+        &mut self,
+        core: &Core,
+        ctrls: &ControllerPart,
+        lun: u32,
+    ) -> Option<u32> {
+        let n = self.paths.len();
+        match core.spec.host.multipath {
+            MultipathPolicy::Single => (!self.paths[0].failed).then_some(0),
+            MultipathPolicy::RoundRobin => {
+                for _ in 0..n {
+                    let i = self.next_path;
+                    self.next_path = if i + 1 == n { 0 } else { i + 1 };
+                    if !self.paths[i].failed {
+                        return Some(i as u32);
+                    }
+                }
+                None
+            }
+            MultipathPolicy::Preferred => {
+                let ctrl = ctrls.lun_owner(lun);
+                let ok = |p: &PathRt| !p.failed;
+                let to_owner = (0..n)
+                    .filter(|&i| ok(&self.paths[i]) && self.paths[i].controller == Some(ctrl));
+                let candidates: Vec<usize> = to_owner.collect();
+                // The LUN's preferred path among those reaching its controller, else any.
+                let pick = if candidates.is_empty() {
+                    (0..n).find(|&i| ok(&self.paths[i]))?
+                } else {
+                    candidates[lun as usize % candidates.len()]
+                };
+                Some(pick as u32)
+            }
+        }
+    }
+
+    /// Reserves `path` for `bytes` from `ready_at`; returns when the transfer ends.
+    #[inline]
+    pub(super) fn path_transfer(&mut self, path: u32, ready_at: SimTime, bytes: u64) -> SimTime {
+        let p = &mut self.paths[path as usize];
+        let start = ready_at.max(p.free_at);
+        p.free_at = start + crate::divisor::scale(bytes, p.ns_per_byte);
+        p.ios += 1;
+        p.bytes += bytes;
+        p.free_at
+    }
+
+    /// Path `p` fails; true when no path is left.
+    pub fn fail_path(&mut self, p: u32) -> bool {
+        self.paths[p as usize].failed = true;
+        self.paths.iter().all(|p| p.failed)
+    }
+
+    /// Every path to controller `c` fails.
+    pub fn fail_paths_to(&mut self, c: u32) {
+        for p in self.paths.iter_mut().filter(|p| p.controller == Some(c)) {
+            p.failed = true;
+        }
+    }
+}
