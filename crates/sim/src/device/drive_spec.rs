@@ -18,7 +18,11 @@
 //!   and the completion overheads; the bulk sector transfer time, or the slower block
 //!   transfer time of the buses in `NAME.parv` when one lies beside the file, as the
 //!   interface rate; buffer segments, maximum read-ahead, whether the read's own data
-//!   stays buffered, fast writes (any level) as write caching; the queue length.
+//!   stays buffered, where read-ahead stops (`Buffer continuous read`: track, cylinder,
+//!   segment, or track and the next one for a stream), the read water mark as a share of
+//!   the request, fast writes (any level) as write caching; the queue length. A miss
+//!   disconnects from the bus while the drive positions: the reselect overhead and the
+//!   disconnect overhead of its kind are added to the miss overheads.
 
 mod parts;
 mod replay;
@@ -26,7 +30,7 @@ mod syntax;
 
 use std::path::{Path, PathBuf};
 
-use super::hdd::{HddParams, Scheduler};
+use super::hdd::{HddParams, ReadaheadLimit, Scheduler};
 use parts::{overheads, sector_transfer_ms, seek_curve, seek_summary, zones};
 pub use replay::{
     demerit, parse_trace, read_trace, replay, Replay, TraceRequest, DEMERIT_QUANTILES,
@@ -130,7 +134,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         .num("Max queue length")
         .unwrap_or(1.0)
         .clamp(1.0, 256.0) as u32;
-    let params = HddParams {
+    let mut params = HddParams {
         rpm,
         capacity_gb: (blocks as f64 + 0.5) * 512.0 / 1e9,
         heads,
@@ -173,7 +177,20 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         },
         cache_keeps_read_data: disk.num("Read-ahead over requested").unwrap_or(0.0) != 1.0,
         write_cache: caching && disk.num("Fast write level").unwrap_or(0.0) > 0.0,
+        readahead_limit: match disk.num("Buffer continuous read").unwrap_or(3.0) as i64 {
+            1 => ReadaheadLimit::Track,
+            2 => ReadaheadLimit::Cylinder,
+            4 => ReadaheadLimit::TrackOrStream,
+            _ => ReadaheadLimit::Segment,
+        },
+        read_watermark: disk
+            .num("High (read) water mark")
+            .unwrap_or(0.0)
+            .clamp(0.0, 1.0),
     };
+    if disk.num("Buffer continuous read") == Some(0.0) {
+        params.readahead_kib = 0;
+    }
     if (rpm_exact - f64::from(rpm)).abs() > 1e-9 {
         notes.push(format!("rotation speed {rpm_exact} rpm rounded to {rpm}"));
     }

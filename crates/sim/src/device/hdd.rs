@@ -37,7 +37,7 @@ use crate::divisor::Divisor;
 use geometry::{SeekCurve, Zone, Zones};
 use measured::Measured;
 use params::check_params;
-pub use params::{HddParams, Overheads, Scheduler, Sparing, ZoneSpec};
+pub use params::{HddParams, Overheads, ReadaheadLimit, Scheduler, Sparing, ZoneSpec};
 use std::sync::Arc;
 
 /// A measured seek curve (`[cylinders, ms]` points, as `seek_curve`) as a function of the
@@ -108,6 +108,8 @@ impl Access {
 #[derive(Clone, Copy, Debug)]
 struct ReadAhead {
     from: u64,
+    /// Where read-ahead stops (`from + readahead` in the parametric form).
+    limit: u64,
     fill_lba: u64,
     fill_time_ns: u64,
     /// Media time per sector where the buffer fills.
@@ -385,7 +387,7 @@ impl Hdd {
         let elapsed = now_ns.saturating_sub(ra.fill_time_ns) as i64;
         let filled = (elapsed as f64 / ra.ns_per_sector) as i64 as u64;
         (ra.fill_lba + filled)
-            .min(ra.from + self.readahead_sectors)
+            .min(ra.limit)
             .min(self.capacity_sectors)
     }
 
@@ -497,6 +499,7 @@ impl Hdd {
             };
             self.readahead = Some(ReadAhead {
                 from: end,
+                limit: end + self.readahead_sectors,
                 fill_lba: avail.max(end),
                 fill_time_ns: now_ns + a.total_ns(),
                 ns_per_sector: self.media_ns_per_sector(avail.max(end)),
@@ -524,6 +527,7 @@ impl Hdd {
         };
         self.readahead = (!p.write && self.readahead_sectors > 0).then(|| ReadAhead {
             from: end,
+            limit: end + self.readahead_sectors,
             fill_lba: end,
             fill_time_ns: now_ns + a.total_ns(),
             ns_per_sector: zone.ns_per_sector,

@@ -48,6 +48,8 @@ fn hdd(
         cache_segments: 0,
         cache_keeps_read_data: false,
         write_cache: false,
+        readahead_limit: Default::default(),
+        read_watermark: 0.0,
     })
 }
 

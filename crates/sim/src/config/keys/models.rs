@@ -155,6 +155,19 @@ pub const HDD_KEYS: &[Key] = &[
         storlab_core::keys::Default::Value("false"),
         "writes complete when their data is in the buffer and reach the media afterwards",
     ),
+    Key::new(
+        "readahead_limit",
+        Kind::Choice(&["segment", "track", "cylinder", "track_or_stream"]),
+        storlab_core::keys::Default::Value("\"segment\""),
+        "where read-ahead stops: readahead_kib on, the end of the read's track or cylinder, or of the next track and one more for a sequential stream",
+    ),
+    Key::new(
+        "read_watermark",
+        Kind::Number,
+        storlab_core::keys::Default::Value("0"),
+        "share of a read missed in the buffer that is read from the media before the drive starts sending it",
+    )
+    .float(0.0, 1.0),
 ];
 
 /// A solid-state drive.

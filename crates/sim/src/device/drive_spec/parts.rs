@@ -197,15 +197,22 @@ pub(super) fn seek_summary(pts: &[[f64; 2]], cylinders: u32) -> (f64, f64, f64) 
 /// The eight overheads by kind and the completion overheads.
 pub(super) fn overheads(disk: &Block, file: &Path) -> Result<Overheads, String> {
     let g = |k: &str| need(disk, k, file);
+    let opt = |k: &str| disk.num(k).unwrap_or(0.0).max(0.0);
+    let reselect = opt("First reselect overhead");
+    let write_disc = opt("Write disconnect overhead") + reselect;
     Ok(Overheads {
         read_hit_after_read: g("Read hit over. after read")?,
         read_hit_after_write: g("Read hit over. after write")?,
-        read_miss_after_read: g("Read miss over. after read")?,
-        read_miss_after_write: g("Read miss over. after write")?,
+        read_miss_after_read: g("Read miss over. after read")?
+            + opt("Read disconnect afterread")
+            + reselect,
+        read_miss_after_write: g("Read miss over. after write")?
+            + opt("Read disconnect afterwrite")
+            + reselect,
         write_hit_after_read: g("Write hit over. after read")?,
         write_hit_after_write: g("Write hit over. after write")?,
-        write_miss_after_read: g("Write miss over. after read")?,
-        write_miss_after_write: g("Write miss over. after write")?,
+        write_miss_after_read: g("Write miss over. after read")? + write_disc,
+        write_miss_after_write: g("Write miss over. after write")? + write_disc,
         read_completion: disk.num("Read completion overhead").unwrap_or(0.0),
         write_completion: disk.num("Write completion overhead").unwrap_or(0.0),
     })

@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::device::hdd::{Hdd, Sparing};
+use crate::device::hdd::{Hdd, HddParams, Sparing};
 
 fn drives() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../references/drives")
@@ -180,4 +180,61 @@ fn a_replay_issues_each_request_after_the_previous_one_and_its_idle_time() {
     assert_eq!(r.read_hits, 1);
     let past = parse_trace("R x 8887200 8 0 0\n").expect("parses");
     assert!(replay(&p, &past).unwrap_err().contains("past the drive"));
+}
+
+#[test]
+fn read_ahead_to_the_track_end_misses_a_read_that_runs_past_it() {
+    use crate::device::hdd::ReadaheadLimit;
+    let p = import(&drives().join("dec_rz26.diskspecs"))
+        .expect("imports")
+        .params;
+    assert_eq!(p.readahead_limit, ReadaheadLimit::Track);
+    // 57 data sectors a track after 23,142 reserved ones (406 tracks): block 57 starts one.
+    let first = 57;
+    let trace = |second: u64| {
+        parse_trace(&format!("R x {first} 40 0 30000\nR x {second} 40 0 0\n")).expect("parses")
+    };
+    let track = replay(&p, &trace(first + 40)).expect("replays");
+    let segment = replay(
+        &HddParams {
+            readahead_limit: ReadaheadLimit::Segment,
+            ..p.clone()
+        },
+        &trace(first + 40),
+    )
+    .expect("replays");
+    // Past the track end the rest comes from the media; read-ahead over the segment has it.
+    assert_eq!((track.read_hits, segment.read_hits), (0, 1));
+    assert!(track.service_ms[1] > segment.service_ms[1] + 1.0);
+    // Within the track both hit.
+    let within = replay(
+        &p,
+        &trace(first + 40)
+            .iter()
+            .map(|r| TraceRequest { sectors: 10, ..*r })
+            .collect::<Vec<_>>(),
+    )
+    .expect("replays");
+    assert_eq!(within.read_hits, 1);
+}
+
+#[test]
+fn a_read_water_mark_holds_the_interface_until_that_share_is_buffered() {
+    let p = import(&drives().join("hp_c2247a.diskspecs"))
+        .expect("imports")
+        .params;
+    assert_eq!(p.read_watermark, 0.75);
+    let trace = parse_trace("R x 500000 64 0 0\n").expect("parses");
+    let held = replay(&p, &trace).expect("replays").service_ms[0];
+    let at_once = replay(
+        &HddParams {
+            read_watermark: 0.0,
+            ..p.clone()
+        },
+        &trace,
+    )
+    .expect("replays")
+    .service_ms[0];
+    // 48 of 64 sectors (96 a track at 5,400 rpm: 0.116 ms each) come in before sending.
+    assert!(held > at_once + 4.0, "{held} {at_once}");
 }

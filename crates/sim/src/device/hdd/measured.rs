@@ -14,7 +14,7 @@
 //! writes before it completes. A write ends read-ahead and drops any buffered data it
 //! overlaps. Completion overheads are added at the end.
 
-use super::params::{HddParams, Overheads};
+use super::params::{HddParams, Overheads, ReadaheadLimit};
 use super::{Access, Hdd, Pending, ReadAhead};
 
 /// The measured-drive state and parameters (absent for the parametric form).
@@ -24,6 +24,8 @@ pub(super) struct Measured {
     segments_max: usize,
     keep_read: bool,
     write_cache: bool,
+    limit: ReadaheadLimit,
+    watermark: f64,
     /// Filled segments no longer read ahead into: [start, end) sectors, most recent first.
     segments: Vec<(u64, u64)>,
     /// When the media is free of writes taken into the buffer.
@@ -39,7 +41,9 @@ impl Measured {
             || p.command_overheads_ms.is_some()
             || p.cache_segments > 0
             || p.write_cache
-            || p.cache_keeps_read_data;
+            || p.cache_keeps_read_data
+            || p.readahead_limit != ReadaheadLimit::Segment
+            || p.read_watermark > 0.0;
         used.then(|| {
             Box::new(Measured {
                 overheads: p
@@ -48,6 +52,8 @@ impl Measured {
                 segments_max: p.cache_segments.max(1) as usize - 1,
                 keep_read: p.cache_keeps_read_data,
                 write_cache: p.write_cache,
+                limit: p.readahead_limit,
+                watermark: p.read_watermark,
                 segments: Vec::new(),
                 media_free_ns: 0,
                 last_write: false,
@@ -102,8 +108,15 @@ impl Hdd {
         let (lba, n) = (p.lba, u64::from(p.sectors));
         let end = lba + n;
         let completion = ms_ns(m.overheads.read_completion);
-        // A hit on the segment being read ahead into (its data may still be coming in).
+        // A hit on the segment being read ahead into (its data may still be coming in);
+        // a read running past where read-ahead stops reads the rest from the media.
+        let ra_limit = self.readahead.as_ref().map_or(0, |ra| ra.limit);
         if let Some(avail) = self.ra_hit(p, now_ns) {
+            if end > ra_limit {
+                let from = avail.clamp(lba, end - 1);
+                let seg_from = self.readahead.as_ref().map_or(lba, |ra| ra.from);
+                return self.read_media(m, now_ns, lba, n, from, seg_from, after_write);
+            }
             let overhead = ms_ns(m.overheads.of(false, true, after_write));
             let media_wait =
                 (end.saturating_sub(avail) as f64 * self.media_ns_per_sector(avail)) as u64;
@@ -112,11 +125,14 @@ impl Hdd {
                 transfer_ns: self.iface_ns(n).max(media_wait),
                 ..Access::default()
             };
+            let seg_from = self.readahead.as_ref().map_or(lba, |ra| ra.from);
+            let limit = self.readahead_end(m, seg_from, lba, end);
             if let Some(ra) = self.readahead.as_mut() {
                 // The segment slides on: read-ahead continues past this read.
                 ra.fill_lba = avail.max(end);
                 ra.fill_time_ns = now_ns + a.total_ns();
                 ra.from = if m.keep_read { lba } else { end };
+                ra.limit = limit.max(ra.fill_lba);
             }
             return a;
         }
@@ -131,28 +147,90 @@ impl Hdd {
                 ..Access::default()
             };
         }
+        self.read_media(m, now_ns, lba, n, lba, lba, after_write)
+    }
+
+    /// First block of the track after the one holding `lba`, and of the cylinder after.
+    fn track_and_cylinder_end(&self, lba: u64) -> (u64, u64) {
+        let last = self.capacity_sectors.saturating_sub(1);
+        let zi = self.zones.index_of(lba.min(last));
+        let z = self.zones.list[zi];
+        let pos = self.locate_in(zi, lba.min(last));
+        let spt = z.data_spt.get();
+        let track_left = spt.saturating_sub(u64::from(pos.sector)).max(1);
+        let in_cyl = u64::from(pos.head) * spt + u64::from(pos.sector);
+        let cyl_left = z.spc.get().saturating_sub(in_cyl).max(1);
+        (lba + track_left, lba + cyl_left)
+    }
+
+    /// Where read-ahead after a read of [lba, end) stops, for a segment that began at
+    /// `seg_from`.
+    fn readahead_end(&self, m: &Measured, seg_from: u64, lba: u64, end: u64) -> u64 {
+        let from = if m.keep_read { lba } else { end };
+        let most = from + self.readahead_sectors;
+        let last = end.saturating_sub(1);
+        let limit = match m.limit {
+            ReadaheadLimit::Segment => most,
+            ReadaheadLimit::Track => self.track_and_cylinder_end(last).0.min(most),
+            ReadaheadLimit::Cylinder => self.track_and_cylinder_end(last).1.min(most),
+            ReadaheadLimit::TrackOrStream => {
+                let track_end = self.track_and_cylinder_end(end).0;
+                let track_start = track_end
+                    - self
+                        .zones
+                        .of(end.min(self.capacity_sectors.saturating_sub(1)))
+                        .data_spt
+                        .get();
+                if seg_from < track_start {
+                    self.track_and_cylinder_end(track_end).0
+                } else {
+                    track_end
+                }
+            }
+        };
+        limit.max(end).min(self.capacity_sectors)
+    }
+
+    /// A read of [lba, lba + n) whose blocks from `from` on come from the media.
+    #[allow(clippy::too_many_arguments)]
+    fn read_media(
+        &mut self,
+        m: &mut Measured,
+        now_ns: u64,
+        lba: u64,
+        n: u64,
+        from: u64,
+        seg_from: u64,
+        after_write: bool,
+    ) -> Access {
+        let end = lba + n;
+        let media_n = end - from;
         self.retire_readahead(m, now_ns);
         let wait = m.media_free_ns.saturating_sub(now_ns);
         let overhead = ms_ns(m.overheads.of(false, false, after_write));
-        let pos = self.locate(lba);
+        let zi = self.zones.index_of(from);
+        let pos = self.locate_in(zi, from);
         let seek_ns = self.seek_between(pos.cyl, pos.head, false);
         let lead = wait + overhead + seek_ns;
-        let rotate_ns = self.rotate_wait_ns(
-            self.wrap_rev(now_ns + self.phase_ns),
-            lead,
-            u64::from(p.angle_ns),
-        );
-        let media = self.transfer_measured_ns(lba, n);
-        let transfer_ns = (media + self.iface_ns(1)).max(self.iface_ns(n));
+        let angle = self.angle_of(zi, &pos);
+        let rotate_ns = self.rotate_wait_ns(self.wrap_rev(now_ns + self.phase_ns), lead, angle);
+        let media = self.transfer_measured_ns(from, media_n);
+        // The interface starts once the watermark's share is buffered, then runs at its
+        // rate, never ahead of the media: it ends one sector after the media at the earliest.
+        let held = ((m.watermark * media_n as f64).ceil() as u64).min(media_n);
+        let before_send = (held as f64 * self.media_ns_per_sector(from)) as u64;
+        let transfer_ns = (media + self.iface_ns(1)).max(before_send + self.iface_ns(n));
         let a = Access {
-            overhead_ns: wait + overhead + completion,
+            overhead_ns: wait + overhead + ms_ns(m.overheads.read_completion),
             seek_ns,
             rotate_ns,
             transfer_ns,
         };
         let done_media = now_ns + lead + rotate_ns + media;
+        let limit = self.readahead_end(m, seg_from, lba, end);
         self.readahead = (self.readahead_sectors > 0).then(|| ReadAhead {
             from: if m.keep_read { lba } else { end },
+            limit,
             fill_lba: end,
             fill_time_ns: done_media,
             ns_per_sector: self

@@ -83,6 +83,39 @@ pub struct HddParams {
     /// Writes complete once their data is in the buffer and reach the media afterwards.
     #[serde(default, skip_serializing_if = "is_false")]
     pub write_cache: bool,
+    /// Where read-ahead after a read stops.
+    #[serde(default, skip_serializing_if = "ReadaheadLimit::is_segment")]
+    pub readahead_limit: ReadaheadLimit,
+    /// Share of a read missed in the buffer that is read from the media before the drive
+    /// starts sending it (0: it sends each sector as it arrives).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub read_watermark: f64,
+}
+
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
+}
+
+/// Where a drive's read-ahead stops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadaheadLimit {
+    /// `readahead_kib` past the read (or past its start when the segment keeps the read).
+    #[default]
+    Segment,
+    /// The end of the track holding the read's last sector (at most `readahead_kib`).
+    Track,
+    /// The end of its cylinder (at most `readahead_kib`).
+    Cylinder,
+    /// The end of the track after the read, and the next track too when the segment began
+    /// on an earlier track (a sequential stream).
+    TrackOrStream,
+}
+
+impl ReadaheadLimit {
+    fn is_segment(&self) -> bool {
+        *self == ReadaheadLimit::Segment
+    }
 }
 
 fn is_zero(v: &u32) -> bool {
@@ -292,6 +325,12 @@ fn check_detail(p: &HddParams) -> Result<(), String> {
                 ));
             }
         }
+    }
+    if !(0.0..=1.0).contains(&p.read_watermark) {
+        return Err(format!(
+            "read_watermark must be 0 to 1; got {}",
+            p.read_watermark
+        ));
     }
     if p.cache_segments > 64 {
         return Err(format!(
