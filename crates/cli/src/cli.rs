@@ -30,6 +30,32 @@ pub enum Command {
     Demo(DemoArgs),
     /// Check the simulator against the published reference results (exit 1 when any is off).
     Validate(ValidateArgs),
+    /// Disk drives described for other tools: `drive import NAME.diskspecs`.
+    Drive(DriveArgs),
+}
+
+/// Options of `storlab drive`.
+#[derive(Debug, Args)]
+pub struct DriveArgs {
+    #[command(subcommand)]
+    pub command: DriveCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DriveCommand {
+    /// A DiskSim drive (NAME.diskspecs and the model and seek files it names) as a
+    /// `[disk_models.NAME]` table for `disk_model = "NAME"`.
+    Import {
+        /// The DiskSim `.diskspecs` file.
+        #[arg(value_name = "NAME.diskspecs")]
+        diskspecs: PathBuf,
+        /// Write the table to this file instead of standard output.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// The model's name (default: the file's name without `.diskspecs`).
+        #[arg(long)]
+        name: Option<String>,
+    },
 }
 
 /// Options of `storlab compare`.
@@ -75,6 +101,12 @@ pub struct ValidateArgs {
     /// Also write the scorecard as Markdown (the README's validation table) to this file.
     #[arg(long, value_name = "FILE", conflicts_with = "local")]
     pub markdown: Option<PathBuf>,
+    /// Real drives instead: replay each NAME.trace of DIR through the disk model imported from
+    /// NAME.diskspecs and compare the service-time distributions (exit 1 when a drive's
+    /// demerit is above DiskSim's); --json writes one object per drive.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "references/drives",
+          conflicts_with_all = ["local", "explain", "markdown"])]
+    pub drives: Option<PathBuf>,
 }
 
 /// Options of `storlab db`.
@@ -405,6 +437,11 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Db(a) => crate::db_cmd::run(a),
         Command::Demo(a) => crate::demo::run(a),
         Command::Validate(a) if a.local => crate::validate::run(a),
+        Command::Validate(a) if a.drives.is_some() => {
+            quiet_on_closed_stdout();
+            crate::validate::run(a)
+        }
+        Command::Drive(a) => crate::drive_cmd::run(a),
         Command::Validate(a) => {
             quiet_on_closed_stdout();
             crate::validate::run(a)

@@ -5,6 +5,7 @@ mod cli;
 mod compare;
 mod db_cmd;
 mod demo;
+mod drive_cmd;
 mod heap;
 mod io_cmd;
 mod output;

@@ -6,6 +6,7 @@
 
 mod case;
 mod check;
+pub mod drives;
 mod metric;
 mod report;
 mod scorecard;
@@ -28,6 +29,9 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
     check_json(a.json.as_deref())?;
     if let Some(path) = &a.markdown {
         check_output("--markdown", path, OutputKind::File)?;
+    }
+    if let Some(dir) = &a.drives {
+        return drives::run(dir, a.json.as_ref());
     }
     if a.local {
         return crate::validate_local::run(&crate::validate_local::LocalOptions {

@@ -4,6 +4,7 @@
 //! queue depth; further commands wait in the controller's per-device FIFO, as in an array
 //! whose back end holds more work than the drive's tagged queue takes.
 
+pub mod drive_spec;
 pub mod hdd;
 pub mod models;
 pub mod ssd;

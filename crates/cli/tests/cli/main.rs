@@ -5,6 +5,7 @@ mod compare;
 mod compare_safety;
 mod db;
 mod db_dsn;
+mod drives;
 mod fuzz_regressions;
 mod heap;
 mod io;

@@ -28,14 +28,24 @@
 //! first (seek + rotational wait), each with an age limit that serves a starved command first.
 
 mod geometry;
+mod layout;
+mod measured;
 mod params;
 mod schedule;
 
 use crate::divisor::Divisor;
 use geometry::{SeekCurve, Zone, Zones};
+use measured::Measured;
 use params::check_params;
-pub use params::{HddParams, Scheduler};
+pub use params::{HddParams, Overheads, ReadaheadLimit, Scheduler, Sparing, ZoneSpec};
 use std::sync::Arc;
+
+/// A measured seek curve (`[cylinders, ms]` points, as `seek_curve`) as a function of the
+/// distance, ms: the interpolation the drive uses.
+pub fn seek_table_ms(points: &[[f64; 2]]) -> impl Fn(f64) -> f64 {
+    let curve = SeekCurve::from_points(points);
+    move |d: f64| curve.formula_ns(d.max(0.0) as u32) as f64 / 1e6
+}
 
 /// Physical position of a sector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +108,8 @@ impl Access {
 #[derive(Clone, Copy, Debug)]
 struct ReadAhead {
     from: u64,
+    /// Where read-ahead stops (`from + readahead` in the parametric form).
+    limit: u64,
     fill_lba: u64,
     fill_time_ns: u64,
     /// Media time per sector where the buffer fills.
@@ -137,6 +149,10 @@ pub struct Hdd {
     arrival_floor_ns: u64,
     in_service: Option<u32>,
     last_done_ns: u64,
+    /// True when the zones come from a measured table (skews, spares, slips).
+    table_layout: bool,
+    /// Overheads by kind, buffer segments and write caching of a measured drive.
+    measured: Option<Box<Measured>>,
 }
 
 impl Hdd {
@@ -144,7 +160,7 @@ impl Hdd {
     pub fn new(p: &HddParams, phase_ns: u64) -> Result<Hdd, String> {
         check_params(p)?;
         let rev_ns = 60_000_000_000 / p.rpm as u64;
-        let capacity_sectors = (p.capacity_gb * 1e9 / 512.0) as u64;
+        let mut capacity_sectors = (p.capacity_gb * 1e9 / 512.0) as u64;
         let spt_of = |z: u32| {
             let frac = if p.zones > 1 {
                 z as f64 / (p.zones - 1) as f64
@@ -161,7 +177,13 @@ impl Hdd {
         let cyl_per_zone = capacity_sectors.div_ceil(sectors_per_zone_cyl).max(1) as u32;
         let mut zones = Vec::with_capacity(p.zones as usize);
         let (mut lba, mut cyl) = (0u64, 0u32);
-        for z in 0..p.zones {
+        let mut slips = Vec::new();
+        if !p.zone_table.is_empty() {
+            (zones, slips, lba) = layout::measured_zones(p, rev_ns);
+            cyl = p.zone_table.last().map_or(1, |z| z.last_cylinder + 1);
+            capacity_sectors = capacity_sectors.min(lba);
+        }
+        for z in 0..p.zones * u32::from(p.zone_table.is_empty()) {
             zones.push(Zone::new(
                 lba,
                 cyl,
@@ -174,13 +196,18 @@ impl Hdd {
             cyl += cyl_per_zone;
         }
         let max_dist = (cyl.saturating_sub(1)).max(1) as f64;
-        let seek = SeekCurve::fit(
-            p.seek_track_to_track_ms,
-            p.seek_avg_ms,
-            p.seek_full_stroke_ms,
-            max_dist,
-        )?;
-        let zones = Zones::new(zones, lba);
+        let seek = if p.seek_curve.is_empty() {
+            SeekCurve::fit(
+                p.seek_track_to_track_ms,
+                p.seek_avg_ms,
+                p.seek_full_stroke_ms,
+                max_dist,
+            )?
+        } else {
+            SeekCurve::from_points(&p.seek_curve)
+        };
+        let mut zones = Zones::new(zones, lba);
+        zones.slips = slips;
         Ok(Hdd {
             max_cyl: zones.cylinders().saturating_sub(1),
             zones: Arc::new(zones),
@@ -209,6 +236,8 @@ impl Hdd {
             arrival_floor_ns: 0,
             in_service: None,
             last_done_ns: 0,
+            table_layout: !p.zone_table.is_empty(),
+            measured: Measured::new(p),
         })
     }
 
@@ -228,6 +257,11 @@ impl Hdd {
     /// Time of one revolution.
     pub fn revolution_ns(&self) -> u64 {
         self.rev_ns
+    }
+
+    /// Time to send `sectors` over the interface.
+    pub fn interface_ns(&self, sectors: u32) -> u64 {
+        (f64::from(sectors) * self.iface_ns_per_sector) as u64
     }
 
     /// Commands the drive accepts at once.
@@ -263,7 +297,10 @@ impl Hdd {
 
     /// [`Hdd::locate`] for an address known to lie in zone `zone`.
     #[inline]
-    fn locate_in(&self, zone: usize, lba: u64) -> Position {
+    pub(super) fn locate_in(&self, zone: usize, lba: u64) -> Position {
+        if self.table_layout {
+            return self.locate_measured(zone, lba);
+        }
         let z = &self.zones.list[zone];
         let (cyl_in_zone, r) = z.spc.div_rem(lba - z.first_lba);
         let (head, sector) = z.spt.div_rem(r);
@@ -285,7 +322,7 @@ impl Hdd {
         debug_assert!(self.outstanding() < self.queue_depth);
         let zone = self.zones.index_of(lba);
         let pos = self.locate_in(zone, lba);
-        let angle_ns = self.angle_ns(&pos) as u32;
+        let angle_ns = self.angle_of(zone, &pos) as u32;
         if self.pending.is_empty() {
             self.arrival_floor_ns = now_ns;
         }
@@ -324,7 +361,11 @@ impl Hdd {
         };
         let p = self.pending.swap_remove(idx);
         let overlapped = p.arrived_ns < now_ns && self.last_done_ns == now_ns;
-        let access = self.access(now_ns, now_angle, &p, overlapped);
+        let access = if self.measured.is_some() {
+            self.access_measured(now_ns, &p)
+        } else {
+            self.access(now_ns, now_angle, &p, overlapped)
+        };
         self.in_service = Some(p.op);
         Some((p.op, access))
     }
@@ -346,7 +387,7 @@ impl Hdd {
         let elapsed = now_ns.saturating_sub(ra.fill_time_ns) as i64;
         let filled = (elapsed as f64 / ra.ns_per_sector) as i64 as u64;
         (ra.fill_lba + filled)
-            .min(ra.from + self.readahead_sectors)
+            .min(ra.limit)
             .min(self.capacity_sectors)
     }
 
@@ -458,6 +499,7 @@ impl Hdd {
             };
             self.readahead = Some(ReadAhead {
                 from: end,
+                limit: end + self.readahead_sectors,
                 fill_lba: avail.max(end),
                 fill_time_ns: now_ns + a.total_ns(),
                 ns_per_sector: self.media_ns_per_sector(avail.max(end)),
@@ -485,6 +527,7 @@ impl Hdd {
         };
         self.readahead = (!p.write && self.readahead_sectors > 0).then(|| ReadAhead {
             from: end,
+            limit: end + self.readahead_sectors,
             fill_lba: end,
             fill_time_ns: now_ns + a.total_ns(),
             ns_per_sector: zone.ns_per_sector,

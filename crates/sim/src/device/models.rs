@@ -41,6 +41,15 @@ fn hdd(
         scheduler: Scheduler::Sptf,
         readahead_kib: 512,
         max_queue_age_ms: 1000.0,
+        seek_curve: Vec::new(),
+        zone_table: Vec::new(),
+        sparing: Default::default(),
+        command_overheads_ms: None,
+        cache_segments: 0,
+        cache_keeps_read_data: false,
+        write_cache: false,
+        readahead_limit: Default::default(),
+        read_watermark: 0.0,
     })
 }
 

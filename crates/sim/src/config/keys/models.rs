@@ -111,6 +111,63 @@ pub const HDD_KEYS: &[Key] = &[
         "a command older than this is served next regardless of position",
     )
     .unit("ms"),
+    Key::new(
+        "seek_curve",
+        Kind::Other("list of [cylinders, ms] points"),
+        storlab_core::keys::Default::Derived("fitted to the three seek times"),
+        "measured seek curve, interpolated linearly (`storlab drive import` writes it)",
+    ),
+    Key::new(
+        "zone_table",
+        Kind::Other("list of tables: first_cylinder, last_cylinder, sectors_per_track, track_skew_sectors, cylinder_skew_sectors, reserved_front_sectors, spares, slips"),
+        storlab_core::keys::Default::Derived("`zones` bands from the media rates"),
+        "measured zones, outer to inner, with skews, spares and slipped sectors",
+    ),
+    Key::new(
+        "sparing",
+        Kind::Choice(&["none", "tracks", "sectors_per_cylinder", "sectors_per_track"]),
+        storlab_core::keys::Default::Value("\"none\""),
+        "where each zone's `spares` lie (whole tracks at the zone's end, or sectors at the end of every cylinder or track)",
+    ),
+    Key::new(
+        "command_overheads_ms",
+        Kind::Other("table: read_hit_after_read ... write_miss_after_write, read_completion, write_completion"),
+        storlab_core::keys::Default::Derived("command_overhead_ms for every kind"),
+        "overheads by kind: read or write, buffer hit or miss, after a read or a write; completion overheads",
+    )
+    .unit("ms"),
+    Key::new(
+        "cache_segments",
+        Kind::Count,
+        storlab_core::keys::Default::Value("0"),
+        "segments of the drive's buffer, each up to readahead_kib (0: one read-ahead buffer)",
+    )
+    .int(0, 64),
+    Key::new(
+        "cache_keeps_read_data",
+        Kind::Bool,
+        storlab_core::keys::Default::Value("false"),
+        "a read's own data stays in its segment (false: only what was read ahead beyond it)",
+    ),
+    Key::new(
+        "write_cache",
+        Kind::Bool,
+        storlab_core::keys::Default::Value("false"),
+        "writes complete when their data is in the buffer and reach the media afterwards",
+    ),
+    Key::new(
+        "readahead_limit",
+        Kind::Choice(&["segment", "track", "cylinder", "track_or_stream"]),
+        storlab_core::keys::Default::Value("\"segment\""),
+        "where read-ahead stops: readahead_kib on, the end of the read's track or cylinder, or of the next track and one more for a sequential stream",
+    ),
+    Key::new(
+        "read_watermark",
+        Kind::Number,
+        storlab_core::keys::Default::Value("0"),
+        "share of a read missed in the buffer that is read from the media before the drive starts sending it",
+    )
+    .float(0.0, 1.0),
 ];
 
 /// A solid-state drive.

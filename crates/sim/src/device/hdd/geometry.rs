@@ -14,6 +14,13 @@ pub(super) struct Zone {
     pub spc: Divisor,
     /// Media time of one sector (a revolution over the sectors per track).
     pub ns_per_sector: f64,
+    /// Data sectors per track (below `spt` when every track keeps spares), as a divisor.
+    pub data_spt: Divisor,
+    /// Skews of a measured zone, in sectors: per head switch and per cylinder switch.
+    pub track_skew: f64,
+    pub cyl_skew: f64,
+    /// Sectors at the zone's front that hold no data (measured zones).
+    pub front: u64,
 }
 
 impl Zone {
@@ -32,6 +39,10 @@ impl Zone {
             spt: Divisor::new(u64::from(spt)),
             spc: Divisor::new(u64::from(spt) * heads),
             ns_per_sector: rev_ns as f64 / f64::from(spt),
+            data_spt: Divisor::new(u64::from(spt)),
+            track_skew: 0.0,
+            cyl_skew: 0.0,
+            front: 0,
         }
     }
 }
@@ -89,12 +100,18 @@ impl ZoneIndex {
 pub(super) struct Zones {
     pub list: Vec<Zone>,
     pub index: ZoneIndex,
+    /// Slipped sectors of each measured zone, sorted (empty for the parametric form).
+    pub slips: Vec<Vec<u64>>,
 }
 
 impl Zones {
     pub fn new(list: Vec<Zone>, end_lba: u64) -> Zones {
         let index = ZoneIndex::new(&list, end_lba);
-        Zones { list, index }
+        Zones {
+            list,
+            index,
+            slips: Vec::new(),
+        }
     }
 
     /// The zone holding `lba`.
@@ -125,6 +142,8 @@ pub(super) struct SeekCurve {
     b: f64,
     c: f64,
     short: std::sync::Arc<[u32]>,
+    /// Measured points (cylinders, ns), when the curve is a table.
+    points: Option<std::sync::Arc<[(f64, f64)]>>,
 }
 
 /// Distances tabulated (8 KiB).
@@ -177,8 +196,42 @@ impl SeekCurve {
             b: b * ms,
             c: c * ms,
             short: std::sync::Arc::from(Vec::new()),
+            points: None,
         }
         .with_table())
+    }
+
+    /// A measured curve: `[cylinders, ms]` points (checked increasing), interpolated
+    /// linearly; below the first point the curve runs linearly from zero, past the last it
+    /// continues the last segment's slope.
+    pub fn from_points(points: &[[f64; 2]]) -> SeekCurve {
+        let pts: Vec<(f64, f64)> = points.iter().map(|[d, ms]| (*d, ms * 1e6)).collect();
+        SeekCurve {
+            a: 0.0,
+            b: 0.0,
+            c: 0.0,
+            short: std::sync::Arc::from(Vec::new()),
+            points: Some(pts.into()),
+        }
+        .with_table()
+    }
+
+    fn interpolate_ns(pts: &[(f64, f64)], d: f64) -> u64 {
+        let i = pts.partition_point(|p| p.0 < d);
+        let (lo, hi) = match (i, pts.len()) {
+            (_, 0) => return 0,
+            (_, 1) => return pts[0].1 as u64,
+            (0, _) => ((0.0, pts[0].1), pts[0]),
+            (i, n) if i >= n => (pts[n - 2], pts[n - 1]),
+            (i, _) => (pts[i - 1], pts[i]),
+        };
+        if i == 0 {
+            // At or below the first measured distance: its time (a seek of one cylinder
+            // costs the settle whatever the distance).
+            return lo.1 as u64;
+        }
+        let t = lo.1 + (hi.1 - lo.1) * (d - lo.0) / (hi.0 - lo.0);
+        t.clamp(0.0, (MAX_STEP_MS * 1e6) - 1.0) as u64
     }
 
     /// True when both curves use the same table (tests).
@@ -201,6 +254,9 @@ impl SeekCurve {
             return 0;
         }
         let d = dist as f64;
+        if let Some(pts) = &self.points {
+            return Self::interpolate_ns(pts, d);
+        }
         (self.a + self.b * d.sqrt() + self.c * d) as u64
     }
 

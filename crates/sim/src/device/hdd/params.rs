@@ -60,6 +60,189 @@ pub struct HddParams {
     pub readahead_kib: u32,
     /// A command older than this is served next regardless of position, ms.
     pub max_queue_age_ms: f64,
+    /// Measured seek curve: `[cylinders, ms]` points, interpolated linearly (empty: the
+    /// curve fitted to the three data-sheet seek times).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seek_curve: Vec<[f64; 2]>,
+    /// Measured zones, outer to inner (empty: `zones` bands derived from the media rates).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zone_table: Vec<ZoneSpec>,
+    /// Where each zone's spare sectors lie (`spares` of a zone row).
+    #[serde(default, skip_serializing_if = "Sparing::is_none")]
+    pub sparing: Sparing,
+    /// Overheads by kind of command (absent: `command_overhead_ms` for every kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_overheads_ms: Option<Overheads>,
+    /// Buffer segments of the drive's cache (0: one read-ahead buffer of `readahead_kib`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_segments: u32,
+    /// A read's own data stays in its segment after it is sent (false: the segment keeps
+    /// only what was read ahead beyond it).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cache_keeps_read_data: bool,
+    /// Writes complete once their data is in the buffer and reach the media afterwards.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub write_cache: bool,
+    /// Where read-ahead after a read stops.
+    #[serde(default, skip_serializing_if = "ReadaheadLimit::is_segment")]
+    pub readahead_limit: ReadaheadLimit,
+    /// Share of a read missed in the buffer that is read from the media before the drive
+    /// starts sending it (0: it sends each sector as it arrives).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub read_watermark: f64,
+}
+
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
+}
+
+/// Where a drive's read-ahead stops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadaheadLimit {
+    /// `readahead_kib` past the read (or past its start when the segment keeps the read).
+    #[default]
+    Segment,
+    /// The end of the track holding the read's last sector (at most `readahead_kib`).
+    Track,
+    /// The end of its cylinder (at most `readahead_kib`).
+    Cylinder,
+    /// The end of the track after the read, and the next track too when the segment began
+    /// on an earlier track (a sequential stream).
+    TrackOrStream,
+}
+
+impl ReadaheadLimit {
+    fn is_segment(&self) -> bool {
+        *self == ReadaheadLimit::Segment
+    }
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+
+/// One measured zone: a band of cylinders with the same sectors per track.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZoneSpec {
+    /// First cylinder of the zone.
+    pub first_cylinder: u32,
+    /// Last cylinder of the zone (inclusive).
+    pub last_cylinder: u32,
+    /// Physical sectors per track.
+    pub sectors_per_track: u32,
+    /// Rotational offset of a track's first block from the previous track's, after a head
+    /// switch, in sectors.
+    #[serde(default)]
+    pub track_skew_sectors: f64,
+    /// Rotational offset added by a change of cylinder, in sectors.
+    #[serde(default)]
+    pub cylinder_skew_sectors: f64,
+    /// Sectors at the zone's front that hold no data.
+    #[serde(default)]
+    pub reserved_front_sectors: u64,
+    /// Spare sectors (or tracks, with `sparing = "tracks"`), placed as `sparing` says.
+    #[serde(default)]
+    pub spares: u32,
+    /// Slipped sectors: physical sector numbers, counted from the zone's first data
+    /// sector, that hold no data (the blocks after each slide one sector on).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slips: Vec<u64>,
+}
+
+/// Placement of a zone's spare sectors.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sparing {
+    /// No spares in the layout (spares at the end of the disk do not move blocks).
+    #[default]
+    None,
+    /// `spares` whole tracks at the end of the zone.
+    Tracks,
+    /// `spares` sectors at the end of every cylinder.
+    SectorsPerCylinder,
+    /// `spares` sectors at the end of every track.
+    SectorsPerTrack,
+}
+
+impl Sparing {
+    fn is_none(&self) -> bool {
+        *self == Sparing::None
+    }
+}
+
+/// Command overheads by kind, ms: the drive's processing time before it acts on a command,
+/// which depends on the command, whether its data is in the buffer (hit) and what the
+/// previous command was.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Overheads {
+    pub read_hit_after_read: f64,
+    pub read_hit_after_write: f64,
+    pub read_miss_after_read: f64,
+    pub read_miss_after_write: f64,
+    pub write_hit_after_read: f64,
+    pub write_hit_after_write: f64,
+    pub write_miss_after_read: f64,
+    pub write_miss_after_write: f64,
+    /// After a read's data is sent, before it completes.
+    #[serde(default)]
+    pub read_completion: f64,
+    /// After a write's data is taken, before it completes.
+    #[serde(default)]
+    pub write_completion: f64,
+}
+
+impl Overheads {
+    /// Every kind the same.
+    pub fn uniform(ms: f64) -> Overheads {
+        Overheads {
+            read_hit_after_read: ms,
+            read_hit_after_write: ms,
+            read_miss_after_read: ms,
+            read_miss_after_write: ms,
+            write_hit_after_read: ms,
+            write_hit_after_write: ms,
+            write_miss_after_read: ms,
+            write_miss_after_write: ms,
+            read_completion: 0.0,
+            write_completion: 0.0,
+        }
+    }
+
+    /// The overhead of a command, ms.
+    pub fn of(&self, write: bool, hit: bool, after_write: bool) -> f64 {
+        match (write, hit, after_write) {
+            (false, true, false) => self.read_hit_after_read,
+            (false, true, true) => self.read_hit_after_write,
+            (false, false, false) => self.read_miss_after_read,
+            (false, false, true) => self.read_miss_after_write,
+            (true, true, false) => self.write_hit_after_read,
+            (true, true, true) => self.write_hit_after_write,
+            (true, false, false) => self.write_miss_after_read,
+            (true, false, true) => self.write_miss_after_write,
+        }
+    }
+
+    fn all(&self) -> [(&'static str, f64); 10] {
+        [
+            ("read_hit_after_read", self.read_hit_after_read),
+            ("read_hit_after_write", self.read_hit_after_write),
+            ("read_miss_after_read", self.read_miss_after_read),
+            ("read_miss_after_write", self.read_miss_after_write),
+            ("write_hit_after_read", self.write_hit_after_read),
+            ("write_hit_after_write", self.write_hit_after_write),
+            ("write_miss_after_read", self.write_miss_after_read),
+            ("write_miss_after_write", self.write_miss_after_write),
+            ("read_completion", self.read_completion),
+            ("write_completion", self.write_completion),
+        ]
+    }
 }
 
 pub(super) fn check_params(p: &HddParams) -> Result<(), String> {
@@ -122,10 +305,84 @@ pub(super) fn check_params(p: &HddParams) -> Result<(), String> {
     if !(1..=256).contains(&p.zones) {
         return Err(format!("zones must be 1..=256; got {}", p.zones));
     }
+    check_detail(p)?;
     if !(1..=MAX_QUEUE_DEPTH as u32).contains(&p.queue_depth) {
         return Err(format!(
             "queue_depth must be 1..={MAX_QUEUE_DEPTH}; got {}",
             p.queue_depth
+        ));
+    }
+    Ok(())
+}
+
+/// Checks of the measured-drive keys.
+fn check_detail(p: &HddParams) -> Result<(), String> {
+    if let Some(o) = &p.command_overheads_ms {
+        for (key, v) in o.all() {
+            if !(v.is_finite() && (0.0..MAX_STEP_MS).contains(&v)) {
+                return Err(format!(
+                    "command_overheads_ms.{key} must be 0 to {MAX_STEP_MS} ms; got {v}"
+                ));
+            }
+        }
+    }
+    if !(0.0..=1.0).contains(&p.read_watermark) {
+        return Err(format!(
+            "read_watermark must be 0 to 1; got {}",
+            p.read_watermark
+        ));
+    }
+    if p.cache_segments > 64 {
+        return Err(format!(
+            "cache_segments must be at most 64; got {}",
+            p.cache_segments
+        ));
+    }
+    let mut last = 0.0;
+    for (i, [d, ms]) in p.seek_curve.iter().copied().enumerate() {
+        if !((1.0..=1e7).contains(&d)
+            && d > last
+            && ms.is_finite()
+            && (0.0..MAX_STEP_MS).contains(&ms))
+        {
+            return Err(format!(
+                "seek_curve point {} ([{d}, {ms}]) must have cylinders above the previous point's (and 1 to 10000000) and 0 <= ms < {MAX_STEP_MS}",
+                i + 1
+            ));
+        }
+        last = d;
+    }
+    let mut next_cyl = 0u64;
+    for (i, z) in p.zone_table.iter().enumerate() {
+        let n = i + 1;
+        if u64::from(z.first_cylinder) < next_cyl || z.last_cylinder < z.first_cylinder {
+            return Err(format!(
+                "zone_table row {n} must start at or after cylinder {next_cyl} and end at or after its start; got {}..={}",
+                z.first_cylinder, z.last_cylinder
+            ));
+        }
+        next_cyl = u64::from(z.last_cylinder) + 1;
+        if !(1..=100_000).contains(&z.sectors_per_track) {
+            return Err(format!(
+                "zone_table row {n}: sectors_per_track must be 1..=100000; got {}",
+                z.sectors_per_track
+            ));
+        }
+        for (key, v) in [
+            ("track_skew_sectors", z.track_skew_sectors),
+            ("cylinder_skew_sectors", z.cylinder_skew_sectors),
+        ] {
+            if !(v.is_finite() && v >= 0.0 && v <= f64::from(z.sectors_per_track) * 64.0) {
+                return Err(format!(
+                    "zone_table row {n}: {key} must be 0 to 64 tracks; got {v}"
+                ));
+            }
+        }
+    }
+    if p.zone_table.len() > 256 {
+        return Err(format!(
+            "zone_table must have at most 256 rows; got {}",
+            p.zone_table.len()
         ));
     }
     Ok(())

@@ -1,0 +1,173 @@
+//! `storlab validate --drives [DIR]`: every `NAME.trace` of DIR beside a `NAME.diskspecs`
+//! is replayed through the disk model imported from the description, one request at a time
+//! as it was issued, and the simulated service times are compared with the measured ones:
+//! the demerit (root-mean-square horizontal distance between the two CDFs, ms) against
+//! DiskSim's own on the same trace where known, and the means. Exit 0 when every drive with
+//! a known reference is at or below it, 1 otherwise.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use storlab_sim::device::drive_spec::{demerit, import, read_trace, replay};
+
+use crate::error::CliError;
+use crate::output::write_atomic;
+
+/// DiskSim 4.0's demerit on each drive's trace, ms (the data's README).
+// 0.318 is a measured figure, not 1/pi.
+#[allow(clippy::approx_constant)]
+pub const DISKSIM_DEMERIT_MS: [(&str, f64); 6] = [
+    ("atlas_III", 0.378),
+    ("barracuda", 0.349),
+    ("cheetah4LP", 0.318),
+    ("hp_c2247a", 0.090),
+    ("hp_c2490a", 0.254),
+    ("dec_rz26", 0.340),
+];
+
+/// One drive's figures (an object of the `--json` array).
+#[derive(Clone, Debug, Serialize)]
+pub struct DriveResult {
+    pub drive: String,
+    pub requests: usize,
+    pub demerit_ms: f64,
+    pub mean_measured_ms: f64,
+    pub mean_simulated_ms: f64,
+    pub reference_demerit_ms: Option<f64>,
+    /// Share of requests that are writes.
+    pub write_share: f64,
+    /// Share of reads the model served from its buffer.
+    pub simulated_read_hit_share: f64,
+    pub pass: bool,
+}
+
+/// The drives of `dir`: names with both a `.diskspecs` and a `.trace`, sorted.
+fn drives_in(dir: &Path) -> Result<Vec<String>, CliError> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| CliError::BadInput(format!("--drives {}: cannot read: {e}", dir.display())))?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "diskspecs"))
+        .filter(|p| p.with_extension("trace").is_file())
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    names.sort();
+    if names.is_empty() {
+        return Err(CliError::BadInput(format!(
+            "--drives {}: no NAME.trace beside a NAME.diskspecs",
+            dir.display()
+        )));
+    }
+    Ok(names)
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+fn round4(v: f64) -> f64 {
+    (v * 1e4).round() / 1e4
+}
+
+/// Replays one drive's trace.
+pub fn check_drive(dir: &Path, name: &str) -> Result<DriveResult, CliError> {
+    let specs = dir.join(format!("{name}.diskspecs"));
+    let drive = import(&specs).map_err(CliError::BadInput)?;
+    let trace_path = dir.join(format!("{name}.trace"));
+    let trace = read_trace(&trace_path).map_err(CliError::BadInput)?;
+    if trace.is_empty() {
+        return Err(CliError::BadInput(format!(
+            "{}: no requests",
+            trace_path.display()
+        )));
+    }
+    let sim = replay(&drive.params, &trace)
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", trace_path.display())))?;
+    let measured: Vec<f64> = trace.iter().map(|r| r.service_ms).collect();
+    let reads = trace.iter().filter(|r| !r.write).count();
+    let d = demerit(&measured, &sim.service_ms);
+    let reference = DISKSIM_DEMERIT_MS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, r)| *r);
+    Ok(DriveResult {
+        drive: name.to_string(),
+        requests: trace.len(),
+        demerit_ms: round4(d),
+        mean_measured_ms: round4(mean(&measured)),
+        mean_simulated_ms: round4(mean(&sim.service_ms)),
+        reference_demerit_ms: reference,
+        write_share: round4((trace.len() - reads) as f64 / trace.len() as f64),
+        simulated_read_hit_share: round4(sim.read_hits as f64 / reads.max(1) as f64),
+        pass: reference.is_none_or(|r| round4(d) <= r),
+    })
+}
+
+/// Every drive of `dir`.
+pub fn check_all(dir: &Path) -> Result<Vec<DriveResult>, CliError> {
+    drives_in(dir)?
+        .iter()
+        .map(|n| check_drive(dir, n))
+        .collect()
+}
+
+/// Runs `storlab validate --drives`.
+pub fn run(dir: &Path, json: Option<&PathBuf>) -> Result<(), CliError> {
+    let results = check_all(dir)?;
+    println!("Drives of {} (service time, measured against simulated; demerit: RMS distance between the CDFs)", dir.display());
+    println!(
+        "{:<12} {:>8} {:>11} {:>9} {:>13} {:>14} {:>7} {:>9}  verdict",
+        "drive",
+        "requests",
+        "demerit ms",
+        "DiskSim",
+        "mean meas ms",
+        "mean sim ms",
+        "writes",
+        "read hit"
+    );
+    for r in &results {
+        let reference = r
+            .reference_demerit_ms
+            .map_or("-".to_string(), |v| format!("{v:.3}"));
+        let verdict = match (r.reference_demerit_ms, r.pass) {
+            (None, _) => "no reference",
+            (_, true) => "pass",
+            (_, false) => "FAIL",
+        };
+        println!(
+            "{:<12} {:>8} {:>11.3} {:>9} {:>13.3} {:>14.3} {:>6.1}% {:>8.1}%  {verdict}",
+            r.drive,
+            r.requests,
+            r.demerit_ms,
+            reference,
+            r.mean_measured_ms,
+            r.mean_simulated_ms,
+            r.write_share * 100.0,
+            r.simulated_read_hit_share * 100.0
+        );
+    }
+    if let Some(path) = json {
+        let mut text = serde_json::to_string_pretty(&results)
+            .map_err(|e| CliError::Failed(format!("cannot encode results: {e}")))?;
+        text.push('\n');
+        write_atomic(path, text.as_bytes())?;
+    }
+    let failed: Vec<&DriveResult> = results.iter().filter(|r| !r.pass).collect();
+    for r in &failed {
+        println!(
+            "FAIL {}: demerit {:.3} ms above DiskSim's {:.3} ms",
+            r.drive,
+            r.demerit_ms,
+            r.reference_demerit_ms.unwrap_or(0.0)
+        );
+    }
+    if !failed.is_empty() {
+        return Err(CliError::Failed(format!(
+            "{} of {} drives have a demerit above DiskSim's",
+            failed.len(),
+            results.len()
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,143 @@
+//! `storlab validate --drives` and `storlab drive import`: the six measured drives shipped
+//! in references/drives against their floor, a bad directory, and an imported drive used by
+//! an array.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::storlab;
+
+const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
+/// references/drives/floor.toml: the margin and each drive's committed demerit.
+fn floor() -> (f64, BTreeMap<String, f64>) {
+    let path = format!("{REPO}/references/drives/floor.toml");
+    let text = std::fs::read_to_string(&path).expect("references/drives/floor.toml");
+    let t: toml::Table = toml::from_str(&text).expect("floor.toml is TOML");
+    let margin = t["margin_ms"].as_float().expect("margin_ms");
+    let drives = t["demerit_ms"]
+        .as_table()
+        .expect("[demerit_ms]")
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_float().expect("a number")))
+        .collect();
+    (margin, drives)
+}
+
+#[test]
+fn every_drive_stays_within_its_floor_and_the_exit_code_says_whether_all_beat_disksim() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("drives.json");
+    let out = storlab()
+        .args(["validate", "--drives"])
+        .arg(format!("{REPO}/references/drives"))
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("run storlab validate --drives");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let text = std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("{e}; {stdout}"));
+    let v: Value = serde_json::from_str(&text).expect("JSON");
+    let drives = v.as_array().expect("one object per drive");
+    let (margin, floor) = floor();
+    assert_eq!(drives.len(), floor.len(), "{stdout}");
+    let mut all_pass = true;
+    for d in drives {
+        let name = d["drive"].as_str().expect("drive");
+        let demerit = d["demerit_ms"].as_f64().expect("demerit_ms");
+        let reference = d["reference_demerit_ms"]
+            .as_f64()
+            .expect("a known reference");
+        let committed = floor
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} is not in floor.toml"));
+        assert!(
+            demerit <= committed + margin,
+            "{name}: demerit {demerit} ms is worse than the floor {committed} + {margin}; lower \
+             floor.toml only when it improves\n{stdout}"
+        );
+        assert!(d["requests"].as_u64().expect("requests") >= 7980, "{name}");
+        let (meas, sim) = (
+            d["mean_measured_ms"].as_f64().expect("mean"),
+            d["mean_simulated_ms"].as_f64().expect("mean"),
+        );
+        assert!(meas > 1.0 && sim > 1.0, "{name}: {meas} {sim}");
+        let pass = demerit <= reference;
+        assert_eq!(d["pass"].as_bool(), Some(pass), "{name}");
+        all_pass &= pass;
+        let verdict = if pass { "pass" } else { "FAIL" };
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with(name) && l.ends_with(verdict)),
+            "{name} {verdict}\n{stdout}"
+        );
+    }
+    assert_eq!(
+        out.status.code(),
+        Some(if all_pass { 0 } else { 1 }),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_directory_without_drives_is_bad_input() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    storlab()
+        .args(["validate", "--drives"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "no NAME.trace beside a NAME.diskspecs",
+        ));
+}
+
+#[test]
+fn an_imported_drive_is_a_model_an_array_uses() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let model = dir.path().join("cheetah.toml");
+    storlab()
+        .args(["drive", "import"])
+        .arg(format!("{REPO}/references/drives/cheetah4LP.diskspecs"))
+        .arg("--out")
+        .arg(&model)
+        .assert()
+        .success();
+    let table = std::fs::read_to_string(&model).expect("written");
+    assert!(table.contains("[disk_models.cheetah4LP]"), "{table}");
+    assert!(table.contains("seek_curve = [[1.0, 0.636"), "{table}");
+    let array = dir.path().join("array.toml");
+    std::fs::write(
+        &array,
+        format!(
+            "name = \"cheetahs\"\n{table}\n[[raid_groups]]\nname = \"g\"\nlevel = \"raid5\"\n\
+             disks = 5\ndisk_model = \"cheetah4LP\"\n"
+        ),
+    )
+    .expect("write array");
+    let out = storlab()
+        .args(["sim", "--array"])
+        .arg(&array)
+        .args([
+            "--profile",
+            "randread-8k",
+            "--duration",
+            "2s",
+            "--warmup",
+            "0",
+        ])
+        .output()
+        .expect("run storlab sim");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("IO/s") || stdout.contains("iops"),
+        "{stdout}"
+    );
+}

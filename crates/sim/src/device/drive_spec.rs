@@ -1,0 +1,226 @@
+//! Import of a drive described for DiskSim: a `NAME.diskspecs` file (controller, cache and
+//! overheads), the mechanical and layout model it sources (`Model = source FILE`) and the
+//! seek curve that model names (`Full seek curve = FILE`), turned into storlab's HDD
+//! parameters (docs/models.md lists each key).
+//!
+//! What is taken from where:
+//! - layout: surfaces, block count, each zone's cylinders, blocks per track, skews for a
+//!   track and a cylinder switch, front space, spares and slipped sectors; DiskSim's
+//!   sparing schemes map to `sparing` (track sparing to `tracks`, sectors per cylinder or
+//!   per range of one cylinder to `sectors_per_cylinder`, sectors per track to
+//!   `sectors_per_track`; spares at the end of the disk or zone move no block). When the
+//!   spares as read leave fewer blocks than the block count, they are not counted.
+//! - mechanics: rotation speed, head switch, additional write settle (a negative one is
+//!   taken as zero), the seek curve: the measured table (`Seek type = extracted`), or
+//!   `hplplus10`: the first ten measured seek times then `a + b*sqrt(d)` below the boundary
+//!   distance and `c + e*d` beyond (`HPL seek equation values`), sampled into a table.
+//! - controller: the eight overheads (read or write, hit or miss, after a read or a write)
+//!   and the completion overheads; the bulk sector transfer time, or the slower block
+//!   transfer time of the buses in `NAME.parv` when one lies beside the file, as the
+//!   interface rate; buffer segments, maximum read-ahead, whether the read's own data
+//!   stays buffered, where read-ahead stops (`Buffer continuous read`: track, cylinder,
+//!   segment, or track and the next one for a stream), the read water mark as a share of
+//!   the request, fast writes (any level) as write caching; the queue length. A miss
+//!   disconnects from the bus while the drive positions: the reselect overhead and the
+//!   disconnect overhead of its kind are added to the miss overheads.
+
+mod parts;
+mod replay;
+mod syntax;
+
+use std::path::{Path, PathBuf};
+
+use super::hdd::{HddParams, ReadaheadLimit, Scheduler};
+use parts::{overheads, sector_transfer_ms, seek_curve, seek_summary, zones};
+pub use replay::{
+    demerit, parse_trace, read_trace, replay, Replay, TraceRequest, DEMERIT_QUANTILES,
+};
+pub use syntax::{parse, Block, Value};
+
+/// A drive read from a DiskSim description.
+#[derive(Clone, Debug)]
+pub struct ImportedDrive {
+    /// The drive's name in the description (`QUANTUM_QM39100TD-SW`).
+    pub disksim_name: String,
+    /// Its parameters.
+    pub params: HddParams,
+    /// What the import could not carry over exactly, in words (one line each).
+    pub notes: Vec<String>,
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
+}
+
+fn need(b: &Block, key: &str, file: &Path) -> Result<f64, String> {
+    b.num(key).ok_or_else(|| {
+        format!(
+            "{}: `{key}` is missing or not a number in block `{}`",
+            file.display(),
+            b.header
+        )
+    })
+}
+
+/// The file a `source FILE` or plain `FILE` value names, beside `from`.
+fn sourced(value: &str, from: &Path) -> PathBuf {
+    let name = value.trim().trim_start_matches("source").trim();
+    from.parent().unwrap_or(Path::new(".")).join(name)
+}
+
+/// Imports `NAME.diskspecs` and the files it names.
+pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
+    let blocks = parse(&read(diskspecs)?).map_err(|e| format!("{}: {e}", diskspecs.display()))?;
+    let disk = blocks
+        .iter()
+        .find(|b| b.header.starts_with("disksim_disk"))
+        .ok_or_else(|| {
+            format!(
+                "{}: no `disksim_disk NAME {{ ... }}` block",
+                diskspecs.display()
+            )
+        })?;
+    let disksim_name = disk
+        .header
+        .trim_start_matches("disksim_disk")
+        .trim()
+        .to_string();
+    let model_ref = disk
+        .word("Model")
+        .ok_or_else(|| format!("{}: `Model = source FILE` is missing", diskspecs.display()))?;
+    let model_path = sourced(model_ref, diskspecs);
+    let model_blocks =
+        parse(&read(&model_path)?).map_err(|e| format!("{}: {e}", model_path.display()))?;
+    let model = model_blocks
+        .first()
+        .ok_or_else(|| format!("{}: no model block", model_path.display()))?;
+    let mut notes = Vec::new();
+    let mech = model.block("Mechanical Model").ok_or_else(|| {
+        format!(
+            "{}: `Mechanical Model` block is missing",
+            model_path.display()
+        )
+    })?;
+    let layout = model
+        .block("Layout Model")
+        .ok_or_else(|| format!("{}: `Layout Model` block is missing", model_path.display()))?;
+    let heads = need(model, "Number of data surfaces", &model_path)? as u32;
+    let cylinders = need(model, "Number of cylinders", &model_path)? as u32;
+    let blocks = need(model, "Block count", &model_path)? as u64;
+    let rpm_exact = need(mech, "Rotation speed (in rpms)", &model_path)?;
+    let (zone_table, sparing) = zones(layout, heads, blocks, &model_path, &mut notes)?;
+    let seek_curve = seek_curve(mech, cylinders, &model_path)?;
+    let settle = mech.num("Add. write settling delay").unwrap_or(0.0);
+    if settle < 0.0 {
+        notes.push(format!("additional write settle {settle} ms taken as 0"));
+    }
+    let rpm = rpm_exact.round() as u32;
+    let rate = |spt: u32| f64::from(spt) * 512.0 * f64::from(rpm) / 60.0 / 1e6;
+    let (outer, inner) = (
+        zone_table
+            .first()
+            .map_or(1.0, |z| rate(z.sectors_per_track)),
+        zone_table.last().map_or(1.0, |z| rate(z.sectors_per_track)),
+    );
+    let overheads = overheads(disk, diskspecs)?;
+    let sector_ms = sector_transfer_ms(disk, diskspecs);
+    let (t1, tavg, tfull) = seek_summary(&seek_curve, cylinders);
+    let caching = disk.num("Enable caching in buffer").unwrap_or(0.0) > 0.0;
+    let readahead = disk
+        .num("Maximum read-ahead (blks)")
+        .unwrap_or(0.0)
+        .max(0.0);
+    let queue = disk
+        .num("Max queue length")
+        .unwrap_or(1.0)
+        .clamp(1.0, 256.0) as u32;
+    let mut params = HddParams {
+        rpm,
+        capacity_gb: (blocks as f64 + 0.5) * 512.0 / 1e9,
+        heads,
+        zones: zone_table.len() as u32,
+        media_rate_outer_mbps: outer.max(inner),
+        media_rate_inner_mbps: inner.min(outer),
+        seek_track_to_track_ms: t1,
+        seek_avg_ms: tavg,
+        seek_full_stroke_ms: tfull,
+        head_switch_ms: need(mech, "Head switch time", &model_path)?.max(0.0),
+        write_settle_ms: settle.max(0.0),
+        command_overhead_ms: overheads.read_miss_after_read,
+        interface_mbps: if sector_ms > 0.0 {
+            0.512 / sector_ms
+        } else {
+            1000.0
+        },
+        queue_depth: queue,
+        scheduler: if queue > 1 {
+            Scheduler::Sptf
+        } else {
+            Scheduler::Fifo
+        },
+        readahead_kib: if caching {
+            (readahead / 2.0).ceil() as u32
+        } else {
+            0
+        },
+        max_queue_age_ms: 1000.0,
+        seek_curve,
+        zone_table,
+        sparing,
+        command_overheads_ms: Some(overheads),
+        cache_segments: if caching {
+            disk.num("Number of buffer segments")
+                .unwrap_or(1.0)
+                .clamp(1.0, 64.0) as u32
+        } else {
+            0
+        },
+        cache_keeps_read_data: disk.num("Read-ahead over requested").unwrap_or(0.0) != 1.0,
+        write_cache: caching && disk.num("Fast write level").unwrap_or(0.0) > 0.0,
+        readahead_limit: match disk.num("Buffer continuous read").unwrap_or(3.0) as i64 {
+            1 => ReadaheadLimit::Track,
+            2 => ReadaheadLimit::Cylinder,
+            4 => ReadaheadLimit::TrackOrStream,
+            _ => ReadaheadLimit::Segment,
+        },
+        read_watermark: disk
+            .num("High (read) water mark")
+            .unwrap_or(0.0)
+            .clamp(0.0, 1.0),
+    };
+    if disk.num("Buffer continuous read") == Some(0.0) {
+        params.readahead_kib = 0;
+    }
+    if (rpm_exact - f64::from(rpm)).abs() > 1e-9 {
+        notes.push(format!("rotation speed {rpm_exact} rpm rounded to {rpm}"));
+    }
+    Ok(ImportedDrive {
+        disksim_name,
+        params,
+        notes,
+    })
+}
+
+/// The drive as a `[disk_models.NAME]` table (TOML), with a header saying where it came
+/// from and what the import could not carry over.
+pub fn to_toml(name: &str, drive: &ImportedDrive, source: &Path) -> Result<String, String> {
+    let model = super::DiskModel::Hdd(drive.params.clone());
+    let table = toml::Table::try_from(&model).map_err(|e| e.to_string())?;
+    let mut models = toml::Table::new();
+    models.insert(name.to_string(), toml::Value::Table(table));
+    let mut root = toml::Table::new();
+    root.insert("disk_models".into(), toml::Value::Table(models));
+    let body = toml::to_string(&root).map_err(|e| e.to_string())?;
+    let mut out = format!(
+        "# {} imported from {} by `storlab drive import`.\n# Use it with disk_model = \"{name}\".\n",
+        drive.disksim_name,
+        source.display()
+    );
+    for n in &drive.notes {
+        out += &format!("# Note: {n}.\n");
+    }
+    Ok(out + &body)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,250 @@
+//! The parts of a DiskSim description: zones, seek curve, overheads, transfer time.
+
+use std::path::Path;
+
+use super::{need, read, sourced, Block, Value};
+use crate::device::hdd::{Overheads, Sparing, ZoneSpec};
+
+fn scalars(list: Option<&[Value]>) -> Vec<f64> {
+    list.unwrap_or(&[])
+        .iter()
+        .filter_map(|v| match v {
+            Value::Scalar(s) => s.trim().parse().ok(),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The zone table and where its spares lie.
+pub(super) fn zones(
+    layout: &Block,
+    heads: u32,
+    blocks: u64,
+    file: &Path,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<ZoneSpec>, Sparing), String> {
+    let scheme = layout.num("Sparing scheme used").unwrap_or(0.0) as i64;
+    let range = layout.num("Rangesize for sparing").unwrap_or(1.0);
+    let mut sparing = match scheme {
+        1 => Sparing::Tracks,
+        2 | 4 | 5 | 6 => Sparing::SectorsPerCylinder,
+        8 if range == 1.0 => Sparing::SectorsPerCylinder,
+        3 => Sparing::SectorsPerTrack,
+        _ => Sparing::None,
+    };
+    let mut table = Vec::new();
+    for v in layout.list("Zones").unwrap_or(&[]) {
+        let Value::Block(z) = v else {
+            return Err(format!("{}: a zone is not a block", file.display()));
+        };
+        let mut slips: Vec<u64> = scalars(z.list("slips")).iter().map(|&s| s as u64).collect();
+        slips.sort_unstable();
+        table.push(ZoneSpec {
+            first_cylinder: need(z, "First cylinder number", file)? as u32,
+            last_cylinder: need(z, "Last cylinder number", file)? as u32,
+            sectors_per_track: need(z, "Blocks per track", file)? as u32,
+            track_skew_sectors: z.num("Skew for track switch").unwrap_or(0.0).max(0.0),
+            cylinder_skew_sectors: z.num("Skew for cylinder switch").unwrap_or(0.0).max(0.0),
+            reserved_front_sectors: z.num("Empty space at zone front").unwrap_or(0.0).max(0.0)
+                as u64,
+            spares: z.num("Number of spares").unwrap_or(0.0).max(0.0) as u32,
+            slips,
+        });
+    }
+    if table.is_empty() {
+        return Err(format!("{}: the layout has no zones", file.display()));
+    }
+    if layout_blocks(&table, heads, sparing) < blocks && sparing != Sparing::None {
+        notes.push(format!(
+            "sparing scheme {scheme}: its spares as read leave fewer blocks than the block count {blocks}; not counted"
+        ));
+        sparing = Sparing::None;
+    }
+    if layout_blocks(&table, heads, sparing) < blocks {
+        return Err(format!(
+            "{}: the zones hold {} blocks, fewer than the block count {blocks}",
+            file.display(),
+            layout_blocks(&table, heads, sparing)
+        ));
+    }
+    Ok((table, sparing))
+}
+
+/// Blocks the zones hold with `sparing`.
+fn layout_blocks(table: &[ZoneSpec], heads: u32, sparing: Sparing) -> u64 {
+    let heads = u64::from(heads);
+    table
+        .iter()
+        .map(|z| {
+            let cyls = u64::from(z.last_cylinder.saturating_sub(z.first_cylinder)) + 1;
+            let (spt, spares) = (u64::from(z.sectors_per_track), u64::from(z.spares));
+            let spc = match sparing {
+                Sparing::SectorsPerTrack => spt.saturating_sub(spares) * heads,
+                Sparing::SectorsPerCylinder => (spt * heads).saturating_sub(spares),
+                _ => spt * heads,
+            };
+            let spare_tracks = if sparing == Sparing::Tracks {
+                spares * spt
+            } else {
+                0
+            };
+            (cyls * spc).saturating_sub(z.reserved_front_sectors + spare_tracks)
+        })
+        .sum()
+}
+
+/// The seek curve as `[cylinders, ms]` points.
+pub(super) fn seek_curve(
+    mech: &Block,
+    cylinders: u32,
+    file: &Path,
+) -> Result<Vec<[f64; 2]>, String> {
+    let kind = mech.word("Seek type").unwrap_or("");
+    let mut pts: Vec<[f64; 2]> = match kind {
+        "extracted" => {
+            let name = mech
+                .word("Full seek curve")
+                .ok_or_else(|| format!("{}: `Full seek curve` is missing", file.display()))?;
+            let path = sourced(name, file);
+            let text = read(&path)?;
+            let mut pts = Vec::new();
+            for (i, line) in text.lines().enumerate().skip(1) {
+                let f: Vec<f64> = line
+                    .split(|c: char| c == ',' || c.is_whitespace())
+                    .filter(|s| !s.is_empty())
+                    .map(|s| s.parse::<f64>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| format!("{} line {}: {e}", path.display(), i + 1))?;
+                match f[..] {
+                    [] => {}
+                    [d, ms] => pts.push([d, ms]),
+                    _ => {
+                        return Err(format!(
+                            "{} line {}: expected `distance, ms`",
+                            path.display(),
+                            i + 1
+                        ))
+                    }
+                }
+            }
+            pts
+        }
+        "hplplus10" | "hpl" => hpl_points(mech, kind == "hplplus10", cylinders, file)?,
+        other => {
+            return Err(format!(
+                "{}: seek type `{other}` is not supported (extracted, hpl, hplplus10 are)",
+                file.display()
+            ))
+        }
+    };
+    pts.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    pts.dedup_by(|a, b| a[0] == b[0]);
+    if pts.is_empty() {
+        return Err(format!("{}: the seek curve has no points", file.display()));
+    }
+    Ok(pts)
+}
+
+/// The HPL seek equation (and the first ten measured times), sampled.
+fn hpl_points(
+    mech: &Block,
+    ten: bool,
+    cylinders: u32,
+    file: &Path,
+) -> Result<Vec<[f64; 2]>, String> {
+    let v = scalars(mech.list("HPL seek equation values"));
+    let [x, a, b, c, e, single] = v[..] else {
+        return Err(format!(
+            "{}: `HPL seek equation values` needs six numbers",
+            file.display()
+        ));
+    };
+    let f = |d: f64| if d < x { a + b * d.sqrt() } else { c + e * d };
+    let mut pts = Vec::new();
+    let first = scalars(mech.list("First ten seek times"));
+    if ten && first.len() == 10 {
+        pts.extend(first.iter().enumerate().map(|(i, &t)| [(i + 1) as f64, t]));
+    } else if single > 0.0 {
+        pts.push([1.0, single]);
+    }
+    let mut d = pts.last().map_or(1.0, |p| p[0] + 1.0);
+    let max = f64::from(cylinders.max(2) - 1);
+    while d < max {
+        pts.push([d, f(d)]);
+        d = (d * 1.15).ceil();
+        if d > x - 1.0 && d < x + 1.0 {
+            pts.push([x - 1.0, f(x - 1.0)]);
+        }
+    }
+    pts.push([max, f(max)]);
+    Ok(pts)
+}
+
+/// Track-to-track, random-average and full-stroke times of a curve (the average over
+/// uniformly random start and end cylinders).
+pub(super) fn seek_summary(pts: &[[f64; 2]], cylinders: u32) -> (f64, f64, f64) {
+    let curve = crate::device::hdd::seek_table_ms(pts);
+    let big = f64::from(cylinders.max(2));
+    let (mut sum, mut weight) = (0.0, 0.0);
+    for d in 1..cylinders.max(2) {
+        let w = 2.0 * (big - f64::from(d)) / (big * big);
+        sum += w * curve(f64::from(d));
+        weight += w;
+    }
+    (curve(1.0), sum / weight.max(1e-12), curve(big - 1.0))
+}
+
+/// The eight overheads by kind and the completion overheads.
+pub(super) fn overheads(disk: &Block, file: &Path) -> Result<Overheads, String> {
+    let g = |k: &str| need(disk, k, file);
+    let opt = |k: &str| disk.num(k).unwrap_or(0.0).max(0.0);
+    let reselect = opt("First reselect overhead");
+    let write_disc = opt("Write disconnect overhead") + reselect;
+    Ok(Overheads {
+        read_hit_after_read: g("Read hit over. after read")?,
+        read_hit_after_write: g("Read hit over. after write")?,
+        read_miss_after_read: g("Read miss over. after read")?
+            + opt("Read disconnect afterread")
+            + reselect,
+        read_miss_after_write: g("Read miss over. after write")?
+            + opt("Read disconnect afterwrite")
+            + reselect,
+        write_hit_after_read: g("Write hit over. after read")?,
+        write_hit_after_write: g("Write hit over. after write")?,
+        write_miss_after_read: g("Write miss over. after read")? + write_disc,
+        write_miss_after_write: g("Write miss over. after write")? + write_disc,
+        read_completion: disk.num("Read completion overhead").unwrap_or(0.0),
+        write_completion: disk.num("Write completion overhead").unwrap_or(0.0),
+    })
+}
+
+/// Time of one sector across the interface, ms: the drive's bulk sector transfer time or
+/// the slowest bus block transfer time of `NAME.parv` beside the description, the larger.
+pub(super) fn sector_transfer_ms(disk: &Block, diskspecs: &Path) -> f64 {
+    let bulk = disk.num("Bulk sector transfer time").unwrap_or(0.0);
+    let parv = diskspecs.with_extension("parv");
+    let text = std::fs::read_to_string(parv).unwrap_or_default();
+    // The bus blocks only: the rest of a .parv (topology, instantiation) is another syntax.
+    let mut bus = 0.0f64;
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let l = line.trim();
+        if !(l.starts_with("disksim_bus") && l.ends_with('{')) {
+            continue;
+        }
+        let mut block = String::from(l);
+        for inner in lines.by_ref() {
+            block.push('\n');
+            block.push_str(inner);
+            if inner.trim_start().starts_with('}') {
+                break;
+            }
+        }
+        if let Some(b) = super::parse(&block).ok().and_then(|v| v.into_iter().next()) {
+            for k in ["Read block transfer time", "Write block transfer time"] {
+                bus = bus.max(b.num(k).unwrap_or(0.0));
+            }
+        }
+    }
+    bulk.max(bus)
+}

@@ -1,0 +1,149 @@
+//! Layout of a measured drive: its zone table with skews, spares and slipped sectors (see
+//! the parent module for the model).
+//!
+//! A zone's logical blocks fill its cylinders in order, each cylinder surface by surface,
+//! after the zone's reserved front sectors. With `sparing = "sectors_per_track"` the last
+//! `spares` sectors of every track hold no data; with `"sectors_per_cylinder"` the last
+//! `spares` sectors of every cylinder; with `"tracks"` the zone's last `spares` tracks (they
+//! only shorten the zone). A slipped sector holds no data: the blocks after it slide one
+//! sector on. Track `t` of a zone starts `track_skew * switches + cylinder_skew * cylinders`
+//! sectors round from the first, where `switches` counts the head switches and `cylinders`
+//! the cylinder changes since the zone's first track, so a transfer that runs onto the next
+//! track finds its first block arriving just after the switch.
+
+use super::geometry::Zone;
+use super::params::{HddParams, Sparing};
+use super::{Hdd, Position};
+use crate::divisor::Divisor;
+
+/// The zones of a measured drive, their slipped sectors, and the blocks they hold.
+pub(super) fn measured_zones(p: &HddParams, rev_ns: u64) -> (Vec<Zone>, Vec<Vec<u64>>, u64) {
+    let heads = u64::from(p.heads);
+    let (mut zones, mut slips) = (Vec::new(), Vec::new());
+    let mut lba = 0u64;
+    for z in &p.zone_table {
+        let spt = u64::from(z.sectors_per_track);
+        let cylinders = z.last_cylinder - z.first_cylinder + 1;
+        let spares = u64::from(z.spares);
+        let (data_spt, spc) = match p.sparing {
+            Sparing::SectorsPerTrack => {
+                let d = spt.saturating_sub(spares).max(1);
+                (d, d * heads)
+            }
+            Sparing::SectorsPerCylinder => (spt, (spt * heads).saturating_sub(spares).max(1)),
+            Sparing::None | Sparing::Tracks => (spt, spt * heads),
+        };
+        let mut zone = Zone::new(
+            lba,
+            z.first_cylinder,
+            cylinders,
+            z.sectors_per_track,
+            heads,
+            rev_ns,
+        );
+        zone.data_spt = Divisor::new(data_spt);
+        zone.spc = Divisor::new(spc);
+        zone.track_skew = z.track_skew_sectors;
+        zone.cyl_skew = z.cylinder_skew_sectors;
+        zone.front = z.reserved_front_sectors;
+        let spare_tracks = if p.sparing == Sparing::Tracks {
+            spares * spt
+        } else {
+            0
+        };
+        let blocks =
+            (u64::from(cylinders) * spc).saturating_sub(z.reserved_front_sectors + spare_tracks);
+        zones.push(zone);
+        let mut s = z.slips.clone();
+        s.sort_unstable();
+        slips.push(s);
+        lba += blocks;
+    }
+    (zones, slips, lba)
+}
+
+impl Hdd {
+    /// [`Hdd::locate_in`] on a measured layout.
+    pub(super) fn locate_measured(&self, zone: usize, lba: u64) -> Position {
+        let z = &self.zones.list[zone];
+        let mut phys = lba - z.first_lba + z.front;
+        for &s in self.zones.slips.get(zone).map_or(&[][..], |v| &v[..]) {
+            if s <= phys {
+                phys += 1;
+            } else {
+                break;
+            }
+        }
+        let (cyl_in_zone, r) = z.spc.div_rem(phys);
+        let (head, sector) = z.data_spt.div_rem(r);
+        // Per-cylinder spares sit at the end of the last surface: a block past it (a slip
+        // pushed it there) stays on the last track.
+        let head = head.min(self.heads - 1);
+        Position {
+            cyl: (z.first_cyl + cyl_in_zone as u32).min(self.max_cyl),
+            head: head as u32,
+            sector: sector as u32,
+            spt: z.spt,
+        }
+    }
+
+    /// Angular position of a sector, as time into the revolution, on either layout.
+    pub(super) fn angle_of(&self, zone: usize, pos: &Position) -> u64 {
+        if self.table_layout {
+            self.angle_measured_ns(zone, pos)
+        } else {
+            self.angle_ns(pos)
+        }
+    }
+
+    /// Angular position of a sector of a measured zone, as time into the revolution.
+    pub(super) fn angle_measured_ns(&self, zone: usize, pos: &Position) -> u64 {
+        let z = &self.zones.list[zone];
+        let cyl = f64::from(pos.cyl - z.first_cyl);
+        let switches = f64::from(pos.head) + (self.heads as f64 - 1.0) * cyl;
+        let skew = z.track_skew * switches + z.cyl_skew * cyl;
+        let spt = z.spt.get() as f64;
+        let at = (f64::from(pos.sector) + skew).rem_euclid(spt);
+        (at * z.ns_per_sector) as u64 % self.rev_ns
+    }
+
+    /// Media time to transfer `sectors` from `lba` on a measured layout: the sectors
+    /// themselves plus, at each track boundary, the wait until the next track's first
+    /// block comes round (a full revolution more when the switch takes longer).
+    pub(super) fn transfer_measured_ns(&self, lba: u64, sectors: u64) -> u64 {
+        let (mut lba, mut left, mut total) = (lba, sectors, 0u64);
+        let last = self.capacity_sectors.saturating_sub(1);
+        loop {
+            let zi = self.zones.index_of(lba.min(last));
+            let z = self.zones.list[zi];
+            let pos = self.locate_in(zi, lba.min(last));
+            let on_track = z
+                .data_spt
+                .get()
+                .saturating_sub(u64::from(pos.sector))
+                .max(1);
+            let n = left.min(on_track);
+            total += (n as f64 * z.ns_per_sector) as u64;
+            left -= n;
+            if left == 0 || lba + n > last {
+                return total;
+            }
+            let end_angle =
+                (self.angle_of(zi, &pos) + (n as f64 * z.ns_per_sector) as u64) % self.rev_ns;
+            lba += n;
+            let zn = self.zones.index_of(lba);
+            let next = self.locate_in(zn, lba);
+            let switch_ns = if next.cyl == pos.cyl {
+                self.head_switch_ns
+            } else {
+                self.seek.time_ns(next.cyl.abs_diff(pos.cyl))
+            };
+            let next_angle = self.angle_of(zn, &next);
+            let mut gap = (next_angle + self.rev_ns - end_angle) % self.rev_ns;
+            while gap < switch_ns {
+                gap += self.rev_ns;
+            }
+            total += gap;
+        }
+    }
+}

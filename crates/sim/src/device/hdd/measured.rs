@@ -1,0 +1,312 @@
+//! A command on a drive described by its measured parameters: overheads by kind of command,
+//! a segmented buffer with read-ahead, and write caching (see the parent module).
+//!
+//! Each command first pays its overhead, chosen by whether it is a read or a write, whether
+//! its data is in the buffer (a hit) and whether the previous command was a write. A read
+//! hit is served from the buffer at the interface rate (waiting for read-ahead still
+//! bringing its data in); a read miss first waits for any write the drive is still putting
+//! on the media, then seeks, waits for its first sector, and sends its data as it comes
+//! off the media (the interface finishes one sector after the media, or later when it is
+//! the slower). After a read the drive reads ahead into the same segment, while idle, up
+//! to `readahead_kib`; the segments it filled before stay readable until reused, least
+//! recently used first. With `write_cache` a write completes once its data crossed the
+//! interface, and the drive writes it to the media afterwards; otherwise it positions and
+//! writes before it completes. A write ends read-ahead and drops any buffered data it
+//! overlaps. Completion overheads are added at the end.
+
+use super::params::{HddParams, Overheads, ReadaheadLimit};
+use super::{Access, Hdd, Pending, ReadAhead};
+
+/// The measured-drive state and parameters (absent for the parametric form).
+#[derive(Clone, Debug)]
+pub(super) struct Measured {
+    overheads: Overheads,
+    segments_max: usize,
+    keep_read: bool,
+    write_cache: bool,
+    limit: ReadaheadLimit,
+    watermark: f64,
+    /// Filled segments no longer read ahead into: [start, end) sectors, most recent first.
+    segments: Vec<(u64, u64)>,
+    /// When the media is free of writes taken into the buffer.
+    media_free_ns: u64,
+    last_write: bool,
+}
+
+impl Measured {
+    /// The state for `p`, or `None` when it uses none of the measured-drive keys.
+    pub fn new(p: &HddParams) -> Option<Box<Measured>> {
+        let used = !p.zone_table.is_empty()
+            || !p.seek_curve.is_empty()
+            || p.command_overheads_ms.is_some()
+            || p.cache_segments > 0
+            || p.write_cache
+            || p.cache_keeps_read_data
+            || p.readahead_limit != ReadaheadLimit::Segment
+            || p.read_watermark > 0.0;
+        used.then(|| {
+            Box::new(Measured {
+                overheads: p
+                    .command_overheads_ms
+                    .unwrap_or_else(|| Overheads::uniform(p.command_overhead_ms)),
+                segments_max: p.cache_segments.max(1) as usize - 1,
+                keep_read: p.cache_keeps_read_data,
+                write_cache: p.write_cache,
+                limit: p.readahead_limit,
+                watermark: p.read_watermark,
+                segments: Vec::new(),
+                media_free_ns: 0,
+                last_write: false,
+            })
+        })
+    }
+}
+
+fn ms_ns(ms: f64) -> u64 {
+    (ms * 1e6) as u64
+}
+
+impl Hdd {
+    /// One command on a measured drive, started at `now_ns`.
+    pub(super) fn access_measured(&mut self, now_ns: u64, p: &Pending) -> Access {
+        let Some(mut m) = self.measured.take() else {
+            return Access::default();
+        };
+        let after_write = m.last_write;
+        m.last_write = p.write;
+        let a = if p.write {
+            self.write_measured(&mut m, now_ns, p, after_write)
+        } else {
+            self.read_measured(&mut m, now_ns, p, after_write)
+        };
+        self.measured = Some(m);
+        a
+    }
+
+    fn iface_ns(&self, sectors: u64) -> u64 {
+        (sectors as f64 * self.iface_ns_per_sector) as u64
+    }
+
+    /// Ends read-ahead at `now_ns`, keeping what it filled as a segment.
+    fn retire_readahead(&mut self, m: &mut Measured, now_ns: u64) {
+        if let Some(ra) = self.readahead.take() {
+            let end = self.ra_available_end(&ra, now_ns);
+            if end > ra.from && m.segments_max > 0 {
+                m.segments.insert(0, (ra.from, end));
+                m.segments.truncate(m.segments_max);
+            }
+        }
+    }
+
+    fn read_measured(
+        &mut self,
+        m: &mut Measured,
+        now_ns: u64,
+        p: &Pending,
+        after_write: bool,
+    ) -> Access {
+        let (lba, n) = (p.lba, u64::from(p.sectors));
+        let end = lba + n;
+        let completion = ms_ns(m.overheads.read_completion);
+        // A hit on the segment being read ahead into (its data may still be coming in);
+        // a read running past where read-ahead stops reads the rest from the media.
+        let ra_limit = self.readahead.as_ref().map_or(0, |ra| ra.limit);
+        if let Some(avail) = self.ra_hit(p, now_ns) {
+            if end > ra_limit {
+                let from = avail.clamp(lba, end - 1);
+                let seg_from = self.readahead.as_ref().map_or(lba, |ra| ra.from);
+                return self.read_media(m, now_ns, lba, n, from, seg_from, after_write);
+            }
+            let overhead = ms_ns(m.overheads.of(false, true, after_write));
+            let media_wait =
+                (end.saturating_sub(avail) as f64 * self.media_ns_per_sector(avail)) as u64;
+            let a = Access {
+                overhead_ns: overhead + completion,
+                transfer_ns: self.iface_ns(n).max(media_wait),
+                ..Access::default()
+            };
+            let seg_from = self.readahead.as_ref().map_or(lba, |ra| ra.from);
+            let limit = self.readahead_end(m, seg_from, lba, end);
+            if let Some(ra) = self.readahead.as_mut() {
+                // The segment slides on: read-ahead continues past this read.
+                ra.fill_lba = avail.max(end);
+                ra.fill_time_ns = now_ns + a.total_ns();
+                ra.from = if m.keep_read { lba } else { end };
+                ra.limit = limit.max(ra.fill_lba);
+            }
+            return a;
+        }
+        // A hit on a filled segment.
+        if let Some(i) = m.segments.iter().position(|&(s, e)| s <= lba && end <= e) {
+            let seg = m.segments.remove(i);
+            m.segments.insert(0, seg);
+            let overhead = ms_ns(m.overheads.of(false, true, after_write));
+            return Access {
+                overhead_ns: overhead + completion,
+                transfer_ns: self.iface_ns(n),
+                ..Access::default()
+            };
+        }
+        self.read_media(m, now_ns, lba, n, lba, lba, after_write)
+    }
+
+    /// First block of the track after the one holding `lba`, and of the cylinder after.
+    fn track_and_cylinder_end(&self, lba: u64) -> (u64, u64) {
+        let last = self.capacity_sectors.saturating_sub(1);
+        let zi = self.zones.index_of(lba.min(last));
+        let z = self.zones.list[zi];
+        let pos = self.locate_in(zi, lba.min(last));
+        let spt = z.data_spt.get();
+        let track_left = spt.saturating_sub(u64::from(pos.sector)).max(1);
+        let in_cyl = u64::from(pos.head) * spt + u64::from(pos.sector);
+        let cyl_left = z.spc.get().saturating_sub(in_cyl).max(1);
+        (lba + track_left, lba + cyl_left)
+    }
+
+    /// Where read-ahead after a read of [lba, end) stops, for a segment that began at
+    /// `seg_from`.
+    fn readahead_end(&self, m: &Measured, seg_from: u64, lba: u64, end: u64) -> u64 {
+        let from = if m.keep_read { lba } else { end };
+        let most = from + self.readahead_sectors;
+        let last = end.saturating_sub(1);
+        let limit = match m.limit {
+            ReadaheadLimit::Segment => most,
+            ReadaheadLimit::Track => self.track_and_cylinder_end(last).0.min(most),
+            ReadaheadLimit::Cylinder => self.track_and_cylinder_end(last).1.min(most),
+            ReadaheadLimit::TrackOrStream => {
+                let track_end = self.track_and_cylinder_end(end).0;
+                let track_start = track_end
+                    - self
+                        .zones
+                        .of(end.min(self.capacity_sectors.saturating_sub(1)))
+                        .data_spt
+                        .get();
+                if seg_from < track_start {
+                    self.track_and_cylinder_end(track_end).0
+                } else {
+                    track_end
+                }
+            }
+        };
+        limit.max(end).min(self.capacity_sectors)
+    }
+
+    /// A read of [lba, lba + n) whose blocks from `from` on come from the media.
+    #[allow(clippy::too_many_arguments)]
+    fn read_media(
+        &mut self,
+        m: &mut Measured,
+        now_ns: u64,
+        lba: u64,
+        n: u64,
+        from: u64,
+        seg_from: u64,
+        after_write: bool,
+    ) -> Access {
+        let end = lba + n;
+        let media_n = end - from;
+        self.retire_readahead(m, now_ns);
+        let wait = m.media_free_ns.saturating_sub(now_ns);
+        let overhead = ms_ns(m.overheads.of(false, false, after_write));
+        let zi = self.zones.index_of(from);
+        let pos = self.locate_in(zi, from);
+        let seek_ns = self.seek_between(pos.cyl, pos.head, false);
+        let lead = wait + overhead + seek_ns;
+        let angle = self.angle_of(zi, &pos);
+        let rotate_ns = self.rotate_wait_ns(self.wrap_rev(now_ns + self.phase_ns), lead, angle);
+        let media = self.transfer_measured_ns(from, media_n);
+        // The interface starts once the watermark's share is buffered, then runs at its
+        // rate, never ahead of the media: it ends one sector after the media at the earliest.
+        let held = ((m.watermark * media_n as f64).ceil() as u64).min(media_n);
+        let before_send = (held as f64 * self.media_ns_per_sector(from)) as u64;
+        let transfer_ns = (media + self.iface_ns(1)).max(before_send + self.iface_ns(n));
+        let a = Access {
+            overhead_ns: wait + overhead + ms_ns(m.overheads.read_completion),
+            seek_ns,
+            rotate_ns,
+            transfer_ns,
+        };
+        let done_media = now_ns + lead + rotate_ns + media;
+        let limit = self.readahead_end(m, seg_from, lba, end);
+        self.readahead = (self.readahead_sectors > 0).then(|| ReadAhead {
+            from: if m.keep_read { lba } else { end },
+            limit,
+            fill_lba: end,
+            fill_time_ns: done_media,
+            ns_per_sector: self
+                .media_ns_per_sector(end.min(self.capacity_sectors.saturating_sub(1))),
+        });
+        self.move_head_to(end.saturating_sub(1));
+        a
+    }
+
+    fn write_measured(
+        &mut self,
+        m: &mut Measured,
+        now_ns: u64,
+        p: &Pending,
+        after_write: bool,
+    ) -> Access {
+        let (lba, n) = (p.lba, u64::from(p.sectors));
+        let end = lba + n;
+        // A write hits when it lands on or right after buffered data.
+        let ra_range = self
+            .readahead
+            .as_ref()
+            .map(|ra| (ra.from, self.ra_available_end(ra, now_ns)));
+        let hit = m
+            .segments
+            .iter()
+            .copied()
+            .chain(ra_range)
+            .any(|(s, e)| s <= lba && lba <= e);
+        self.retire_readahead(m, now_ns);
+        m.segments.retain(|&(s, e)| e <= lba || end <= s);
+        let overhead = ms_ns(m.overheads.of(true, hit, after_write));
+        let completion = ms_ns(m.overheads.write_completion);
+        let iface = self.iface_ns(n);
+        let wait = m.media_free_ns.saturating_sub(now_ns);
+        if m.write_cache {
+            // Reported once the data is in the buffer; written when the media is free.
+            let a = Access {
+                overhead_ns: overhead + completion,
+                transfer_ns: iface,
+                ..Access::default()
+            };
+            let start = (now_ns + overhead + iface).max(m.media_free_ns);
+            let pos = self.locate(lba);
+            let seek = self.seek_between(pos.cyl, pos.head, true);
+            let rot = self.rotate_wait_ns(
+                self.wrap_rev(start + self.phase_ns),
+                seek,
+                u64::from(p.angle_ns),
+            );
+            m.media_free_ns = start + seek + rot + self.transfer_measured_ns(lba, n);
+            if m.segments_max > 0 {
+                m.segments.insert(0, (lba, end));
+                m.segments.truncate(m.segments_max);
+            }
+            self.move_head_to(end.saturating_sub(1));
+            return a;
+        }
+        let pos = self.locate(lba);
+        let seek_ns = self.seek_between(pos.cyl, pos.head, true);
+        // The data crosses the interface while the head moves; writing starts when both
+        // the head and the first sector are there.
+        let lead = wait + overhead + seek_ns.max(self.iface_ns(1));
+        let rotate_ns = self.rotate_wait_ns(
+            self.wrap_rev(now_ns + self.phase_ns),
+            lead,
+            u64::from(p.angle_ns),
+        );
+        let media = self.transfer_measured_ns(lba, n);
+        let a = Access {
+            overhead_ns: wait + overhead + completion,
+            seek_ns: lead - wait - overhead,
+            rotate_ns,
+            transfer_ns: media.max(iface.saturating_sub(lead - wait - overhead + rotate_ns)),
+        };
+        self.move_head_to(end.saturating_sub(1));
+        a
+    }
+}
