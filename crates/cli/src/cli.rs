@@ -209,9 +209,13 @@ pub struct IoArgs {
     /// Measured time after the warm-up.
     #[arg(long, default_value = "30s", value_parser = parse_span)]
     pub duration: TimeSpan,
-    /// Warm-up excluded from the measurement (0 for none).
-    #[arg(long, default_value = "5s", value_parser = parse_span_or_zero)]
-    pub warmup: TimeSpan,
+    /// Warm-up excluded from the measurement: a span (0 for none) or auto (until the
+    /// one-second IOPS and mean latency are steady, at most --warmup-max) [default: 5s].
+    #[arg(long, value_name = "SPAN|auto", value_parser = parse_warmup)]
+    pub warmup: Option<Warmup>,
+    /// Longest automatic warm-up (at most 1 day).
+    #[arg(long, value_name = "SPAN", default_value = "600s", value_parser = parse_span)]
+    pub warmup_max: TimeSpan,
     /// Use the page cache instead of O_DIRECT.
     #[arg(long)]
     pub buffered: bool,

@@ -41,7 +41,6 @@ pub fn run(a: DemoArgs) -> Result<(), CliError> {
         if a.fresh { " --fresh" } else { "" },
         if a.sim_only { " --sim-only" } else { "" }
     );
-    println!("{}", plan.title);
     let (study, complete) = run_plan(&plan, &a.out, a.fresh, &command)?;
     let report = write_outputs(&a.out, &study)?;
     let _ = std::fs::remove_dir(&work);

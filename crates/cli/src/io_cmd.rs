@@ -3,12 +3,13 @@
 
 use storlab_core::profile::{BUILTIN_PROFILES, MAX_RATE_IOPS};
 use storlab_core::result::Run;
-use storlab_core::{AccessPattern, BlockSizeWeight, IoProfile};
+use storlab_core::steady::Warmup;
+use storlab_core::{AccessPattern, BlockSizeWeight, IoProfile, TimeSpan};
 use storlab_io::options::{parse_classes, MAX_OUTSTANDING};
 use storlab_io::sweep::{doubling, run_sweep, LoadPoint};
 use storlab_io::{run_io, EngineKind, IoClass, IoOptions, SteadyState, SyncMode};
 
-use crate::cli::IoArgs;
+use crate::cli::{resolve_warmup, IoArgs};
 use crate::error::CliError;
 use crate::output::{read_input, write_results};
 use crate::table::{self, num, render};
@@ -127,6 +128,7 @@ fn options(a: &IoArgs) -> Result<IoOptions, CliError> {
             "--group-commit needs at least 1 committer".into(),
         ));
     }
+    let warmup = warmup(a)?;
     Ok(IoOptions {
         classes,
         engine: if a.engine == "io_uring" {
@@ -136,7 +138,8 @@ fn options(a: &IoArgs) -> Result<IoOptions, CliError> {
         },
         size_bytes: a.size.map(|s| s.0),
         duration_ns: a.duration.0,
-        warmup_ns: a.warmup.0,
+        warmup_ns: warmup.max().0,
+        warmup_auto: warmup.is_auto(),
         direct: !a.buffered,
         sync: if a.sync == "fdatasync" {
             SyncMode::Fdatasync
@@ -151,6 +154,28 @@ fn options(a: &IoArgs) -> Result<IoOptions, CliError> {
         precondition: a.precondition,
         verify: a.verify,
     })
+}
+
+/// Longest warm-up, fixed or automatic.
+const MAX_WARMUP: TimeSpan = TimeSpan(86_400_000_000_000);
+
+/// The warm-up asked for (5 s unless given), its length or limit checked against the flag
+/// that set it.
+fn warmup(a: &IoArgs) -> Result<Warmup, CliError> {
+    let w = resolve_warmup(a.warmup, a.warmup_max, false, TimeSpan::from_secs(5));
+    let flag = if w.is_auto() {
+        "--warmup-max"
+    } else {
+        "--warmup"
+    };
+    if w.max() > MAX_WARMUP {
+        return Err(CliError::BadInput(format!(
+            "{flag} must be at most {} s (1 day); got {}",
+            MAX_WARMUP.0 / 1_000_000_000,
+            w.max()
+        )));
+    }
+    Ok(w)
 }
 
 /// A sweep when the flags ask for one.

@@ -107,8 +107,14 @@ impl DbOptions {
             ));
         }
         if self.warmup_ns > MAX_WARMUP_NS {
+            // An automatic warm-up's limit is --warmup-max.
+            let flag = if self.warmup_auto {
+                "--warmup-max"
+            } else {
+                "--warmup"
+            };
             return Err(format!(
-                "--warmup must be at most {} s (1 day); got {} s",
+                "{flag} must be at most {} s (1 day); got {} s",
                 secs(MAX_WARMUP_NS),
                 secs(self.warmup_ns)
             ));

@@ -3,15 +3,18 @@
 mod commit;
 mod psync;
 mod uring;
+mod window;
 
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use storlab_core::host_stats::HostStats;
+
 use storlab_core::rng::Rng;
 use storlab_core::stream::JobStream;
+pub(crate) use window::Window;
 
 use crate::signal::stop_requested;
 use crate::verify::{check, stamp, Generations, VerifyReport};
@@ -36,21 +39,23 @@ pub(crate) struct Worker {
     /// Open loop: mean gap between this worker's arrivals.
     pub mean_gap: Option<Duration>,
     pub arrivals: Rng,
+    /// When the run started (the clock of every worker).
     pub start: Instant,
-    pub warmup: Duration,
-    pub end: Instant,
+    /// The measured window and the completion counters the run's monitor reads.
+    pub window: Arc<Window>,
     pub pattern_seed: u64,
     /// Set by the run to stop early (steady state reached).
     pub stop: Arc<AtomicBool>,
-    /// Completions so far, for the run's live view.
-    pub done: Arc<AtomicU64>,
     /// Verify mode: the generations of completed writes.
     pub verify: Option<Arc<Generations>>,
 }
 
 /// What a worker measured.
 pub(crate) struct WorkerResult {
+    /// The measured window's I/O (its series counted from `from_ns`).
     pub stats: HostStats,
+    /// Where `stats` starts counting, ns after the run's start.
+    pub from_ns: u64,
     pub ios: u64,
     pub late: u64,
     pub syscalls: u64,
@@ -63,6 +68,7 @@ impl WorkerResult {
     pub(crate) fn empty(warmup_ns: u64) -> WorkerResult {
         WorkerResult {
             stats: HostStats::new(warmup_ns),
+            from_ns: warmup_ns,
             ios: 0,
             late: 0,
             syscalls: 0,
@@ -74,12 +80,18 @@ impl WorkerResult {
 
 impl Worker {
     fn result(&self) -> WorkerResult {
-        WorkerResult::empty(self.warmup.as_nanos() as u64)
+        WorkerResult::empty(self.window.measure_from_ns())
     }
 
     /// True when an I/O due at `due` belongs to the measured window (after the warm-up).
     fn measured(&self, due: Instant) -> bool {
-        due.saturating_duration_since(self.start) >= self.warmup
+        due.saturating_duration_since(self.start).as_nanos() as u64 >= self.window.measure_from_ns()
+    }
+
+    /// When the run ends (later while an automatic warm-up lasts).
+    #[inline]
+    fn end(&self) -> Instant {
+        self.window.end()
     }
 
     /// True when the worker should stop issuing.
@@ -144,13 +156,25 @@ impl Worker {
     /// Records one completion that started at `t0` and ended at `t1`.
     fn record(&self, r: &mut WorkerResult, write: bool, bytes: u64, t0: Instant, t1: Instant) {
         r.ios += 1;
-        self.done.fetch_add(1, Ordering::Relaxed);
-        let since = t1.duration_since(self.start);
+        let since_ns = t1.duration_since(self.start).as_nanos() as u64;
+        let latency = t1.duration_since(t0).as_nanos() as u64;
+        let from_ns = self.window.measure_from_ns();
+        self.window.done.fetch_add(1, Ordering::Relaxed);
+        if since_ns < from_ns {
+            // The warm-up: the monitor judges from these whether it has settled.
+            self.window
+                .warm_latency_ns
+                .fetch_add(latency, Ordering::Relaxed);
+            return;
+        }
         // Completions after the end of the window (in flight when it closed) are not counted.
-        if since >= self.warmup && t1 <= self.end {
-            let latency = t1.duration_since(t0).as_nanos() as u64;
-            r.stats
-                .record(since.as_nanos() as u64, write, bytes, latency);
+        if t1 <= self.end() {
+            // An automatic warm-up opens the window after this worker started.
+            if r.from_ns != from_ns {
+                r.stats = HostStats::new(from_ns);
+                r.from_ns = from_ns;
+            }
+            r.stats.record(since_ns, write, bytes, latency);
         }
     }
 }

@@ -25,6 +25,7 @@ pub mod signal;
 pub mod sweep;
 pub mod target;
 pub mod verify;
+mod warmup;
 
 pub use error::IoError;
 pub use options::{EngineKind, IoClass, IoOptions, SteadyState, SyncMode};

@@ -79,8 +79,11 @@ pub struct IoOptions {
     pub size_bytes: Option<u64>,
     /// Measured time after the warm-up (the longest; steady state may stop it earlier).
     pub duration_ns: u64,
-    /// Warm-up excluded from the measurement.
+    /// Warm-up excluded from the measurement (with `warmup_auto`, its limit).
     pub warmup_ns: u64,
+    /// Automatic warm-up: until the one-second series passes the steady-state test, at most
+    /// `warmup_ns`.
+    pub warmup_auto: bool,
     /// O_DIRECT (the default) or buffered.
     pub direct: bool,
     /// Synchronous write method when a profile asks for synchronous writes.
@@ -116,6 +119,7 @@ impl IoOptions {
             size_bytes: None,
             duration_ns: 30_000_000_000,
             warmup_ns: 5_000_000_000,
+            warmup_auto: false,
             direct: true,
             sync: SyncMode::Dsync,
             keep: false,

@@ -1,11 +1,14 @@
-//! One real I/O run: prepare the targets, start every class's workers, sample the devices
-//! every second, stop at the end (early when throughput is steady, or on Ctrl-C keeping what
-//! was measured), clean up, report.
+//! One real I/O run: prepare the targets, start every class's workers, warm up (for a fixed
+//! time, or until steady with `--warmup auto`), sample the devices every second, stop at the
+//! end (early when throughput is steady, or on Ctrl-C keeping what was measured), clean up,
+//! report.
+
+mod monitor;
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,7 +19,7 @@ use storlab_core::{ByteSize, IoProfile};
 
 use crate::diskstats::{BlockDevice, DiskSampler};
 use crate::engine::{
-    run_committer, run_log_writer, run_psync, run_uring, CommitLog, Worker, WorkerResult,
+    run_committer, run_log_writer, run_psync, run_uring, CommitLog, Window, Worker, WorkerResult,
 };
 use crate::error::IoError;
 use crate::options::{EngineKind, IoClass, IoOptions, SyncMode};
@@ -24,34 +27,7 @@ use crate::report::{build_run, ClassResult, CpuCost, Measured};
 use crate::signal;
 use crate::target::{cleanup, open_target, precondition, prepare, PreparedTarget, TargetNeeds};
 use crate::verify::Generations;
-
-/// Longest sleep of the monitor thread. Measured on the 2-core development VM (psync, 4 KiB
-/// random reads at depth 1, O_DIRECT, pinned to one CPU): a thread of the same process that
-/// wakes every 10 ms on the worker's CPU raised the reads per second by 14% (eight alternated
-/// pairs, each faster), whatever that thread does; fio's main loop wakes every 10 ms too. The
-/// cost is 100 wake-ups a second: 1.9 ms of CPU a second measured, 0.4% of what one psync
-/// worker at depth 1 uses.
-const MONITOR_TICK: Duration = Duration::from_millis(10);
-
-/// The process's CPU over the measured window: taken by the monitor at its first sample (the
-/// end of the warm-up) and when it stops watching (the end of the window, a steady stop or
-/// Ctrl-C). Set-up, opening files, starting threads and the warm-up are left out, as fio leaves
-/// its job's start-up and ramp out of its usr/sys figures; the monitor thread and its
-/// /proc/diskstats sampling are in (a wake-up every [`MONITOR_TICK`]).
-#[derive(Clone, Copy, Debug, Default)]
-struct CpuWindow {
-    from: Option<(Instant, Duration)>,
-    to: Option<(Instant, Duration)>,
-}
-
-impl CpuWindow {
-    /// CPU and wall time between the two samples; None when the window never opened
-    /// (interrupted during the warm-up, or every worker ended before it).
-    fn span(&self) -> Option<(Duration, Duration)> {
-        let ((t0, c0), (t1, c1)) = (self.from?, self.to?);
-        Some((c1.saturating_sub(c0), t1.saturating_duration_since(t0)))
-    }
-}
+use monitor::Monitor;
 
 /// CPU time (user + system) of this process so far.
 pub(crate) fn cpu_time() -> Duration {
@@ -119,7 +95,7 @@ pub fn run_io(opts: &IoOptions) -> Result<Run, IoError> {
 struct Shared {
     start: Instant,
     stop: Arc<AtomicBool>,
-    done: Arc<AtomicU64>,
+    window: Arc<Window>,
 }
 
 /// A worker, and what it is for: I/O of class `class`, or a committer / log writer.
@@ -151,11 +127,9 @@ fn worker(
         mean_gap: None,
         arrivals: Rng::derive(opts.seed, Purpose::Arrival, index),
         start: sh.start,
-        warmup: Duration::from_nanos(opts.warmup_ns),
-        end: sh.start + Duration::from_nanos(opts.warmup_ns + opts.duration_ns),
+        window: sh.window.clone(),
         pattern_seed: opts.seed ^ index,
         stop: sh.stop.clone(),
-        done: sh.done.clone(),
         verify,
     }
 }
@@ -288,10 +262,16 @@ fn run_task(engine: EngineKind, t: Task) -> WorkerResult {
 }
 
 fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Result<Run, IoError> {
+    let start = Instant::now();
+    let window = if opts.warmup_auto {
+        Window::automatic(start, opts.warmup_ns, opts.duration_ns)
+    } else {
+        Window::fixed(start, opts.warmup_ns, opts.duration_ns)
+    };
     let sh = Shared {
-        start: Instant::now(),
+        start,
         stop: Arc::new(AtomicBool::new(false)),
-        done: Arc::new(AtomicU64::new(0)),
+        window: Arc::new(window),
     };
     let cpu0 = cpu_time();
     let mut devices: Vec<BlockDevice> = Vec::new();
@@ -302,9 +282,6 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
             }
         }
     }
-    let mut sampler = DiskSampler::new(&devices).ok();
-    let end = sh.start + Duration::from_nanos(opts.warmup_ns + opts.duration_ns);
-    let measure_from = sh.start + Duration::from_nanos(opts.warmup_ns);
     let mut files = Vec::new();
     let mut tasks: Vec<(usize, Task)> = Vec::new();
     for (ci, c) in opts.classes.iter().enumerate() {
@@ -312,74 +289,14 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
             tasks.push((ci, t));
         }
     }
-    let engine = opts.engine;
-    let mut steady_at: Option<Instant> = None;
-    let mut cpu_window = CpuWindow::default();
-    // The monitor (this thread) wakes every MONITOR_TICK, and early when a worker ends.
-    let monitor = std::thread::current();
-    let results: Vec<(usize, bool, WorkerResult)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = tasks
-            .into_iter()
-            .map(|(ci, t)| {
-                let committer = matches!(t, Task::Committer(..));
-                let monitor = monitor.clone();
-                let handle = scope.spawn(move || {
-                    let r = run_task(engine, t);
-                    monitor.unpark();
-                    r
-                });
-                (ci, committer, handle)
-            })
-            .collect();
-        let mut next = measure_from;
-        let mut started = false;
-        let mut per_second: Vec<u64> = Vec::new();
-        let mut last_done = 0u64;
-        while Instant::now() < end
-            && !signal::stop_requested()
-            && !handles.iter().all(|h| h.2.is_finished())
-        {
-            let now = Instant::now();
-            if now >= next {
-                let done = sh.done.load(Ordering::Relaxed);
-                if !started {
-                    cpu_window.from = Some((now, cpu_time()));
-                }
-                if let Some(s) = sampler.as_mut() {
-                    if !started {
-                        *s = DiskSampler::new(s.devices()).unwrap_or_else(|_| s.clone());
-                    } else {
-                        let _ = s.sample(now.duration_since(measure_from).as_secs_f64());
-                    }
-                }
-                if started {
-                    per_second.push(done - last_done);
-                    if steady(opts, &per_second) {
-                        sh.stop.store(true, Ordering::SeqCst);
-                        steady_at = Some(now);
-                    }
-                }
-                started = true;
-                last_done = done;
-                next += Duration::from_secs(1);
-            }
-            // Ctrl-C stops the workers, whose ends wake this thread.
-            std::thread::park_timeout(
-                next.min(end)
-                    .saturating_duration_since(Instant::now())
-                    .clamp(Duration::from_millis(1), MONITOR_TICK),
-            );
-        }
-        cpu_window.to = Some((Instant::now(), cpu_time()));
-        handles
-            .into_iter()
-            .map(|(ci, committer, h)| (ci, committer, h.join().unwrap_or_else(|_| panicked(opts))))
-            .collect()
-    });
+    let mut mon = Monitor::new(opts, &sh.window, start, DiskSampler::new(&devices).ok());
+    let results = run_tasks(opts, tasks, &sh, &mut mon);
     drop(files);
     let stopped = Instant::now();
-    if let Some(s) = sampler.as_mut() {
-        let _ = s.sample(stopped.duration_since(measure_from).as_secs_f64().max(1e-3));
+    let measure_from = sh.window.measure_from();
+    if let Some(s) = mon.sampler.as_mut() {
+        let from = measure_from.unwrap_or(start);
+        let _ = s.sample(stopped.duration_since(from).as_secs_f64().max(1e-3));
     }
     let mut classes: Vec<ClassResult> = opts
         .classes
@@ -395,7 +312,7 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
         }
         classes[*ci].add(r, *committer);
     }
-    let cpu = match cpu_window.span() {
+    let cpu = match mon.cpu.span() {
         Some((cpu, wall)) => CpuCost {
             cpu,
             wall,
@@ -403,43 +320,66 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
         },
         None => CpuCost {
             cpu: cpu_time().saturating_sub(cpu0),
-            wall: stopped.saturating_duration_since(sh.start),
+            wall: stopped.saturating_duration_since(start),
             ios: classes.iter().map(|c| c.ios).sum(),
         },
     };
     let interrupted = signal::stop_requested();
-    let window = match (interrupted, steady_at) {
-        (true, _) => stopped.saturating_duration_since(measure_from),
-        (false, Some(t)) => t.saturating_duration_since(measure_from),
-        (false, None) => Duration::from_nanos(opts.duration_ns),
+    let window = match (interrupted, mon.steady_at, measure_from) {
+        (_, _, None) => Duration::ZERO,
+        (true, _, Some(from)) => stopped.saturating_duration_since(from),
+        (false, Some(t), Some(from)) => t.saturating_duration_since(from),
+        (false, None, Some(_)) => Duration::from_nanos(opts.duration_ns),
     };
-    Ok(build_run(
+    let mut run = build_run(
         opts,
         targets,
         Measured {
             classes,
             window,
             cpu,
-            iostat: sampler.map(|s| s.summaries()).unwrap_or_default(),
+            iostat: mon.sampler.map(|s| s.summaries()).unwrap_or_default(),
             partial: interrupted,
-            steady: steady_at.is_some(),
+            steady: mon.steady_at.is_some(),
         },
-    ))
+    );
+    if let Some((warmup, verdict)) = mon.warmed {
+        let limit = Duration::from_nanos(opts.warmup_ns);
+        crate::warmup::record(&mut run, warmup, limit, verdict, interrupted);
+    }
+    Ok(run)
 }
 
-/// Steady state: the last K one-second samples all within X% of their mean.
-fn steady(opts: &IoOptions, per_second: &[u64]) -> bool {
-    let Some(s) = opts.steady else { return false };
-    let k = s.samples as usize;
-    if k == 0 || per_second.len() < k {
-        return false;
-    }
-    let last = &per_second[per_second.len() - k..];
-    let mean = last.iter().sum::<u64>() as f64 / k as f64;
-    mean > 0.0
-        && last
-            .iter()
-            .all(|&x| (x as f64 - mean).abs() <= mean * s.within_pct / 100.0)
+/// Starts the workers, watches them until the run ends, and gathers what each measured.
+fn run_tasks(
+    opts: &IoOptions,
+    tasks: Vec<(usize, Task)>,
+    sh: &Shared,
+    mon: &mut Monitor,
+) -> Vec<(usize, bool, WorkerResult)> {
+    let engine = opts.engine;
+    // The monitor (this thread) wakes every tick, and early when a worker ends.
+    let monitor = std::thread::current();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = tasks
+            .into_iter()
+            .map(|(ci, t)| {
+                let committer = matches!(t, Task::Committer(..));
+                let monitor = monitor.clone();
+                let handle = scope.spawn(move || {
+                    let r = run_task(engine, t);
+                    monitor.unpark();
+                    r
+                });
+                (ci, committer, handle)
+            })
+            .collect();
+        mon.watch(&sh.stop, || handles.iter().all(|h| h.2.is_finished()));
+        handles
+            .into_iter()
+            .map(|(ci, committer, h)| (ci, committer, h.join().unwrap_or_else(|_| panicked(opts))))
+            .collect()
+    })
 }
 
 fn panicked(opts: &IoOptions) -> WorkerResult {

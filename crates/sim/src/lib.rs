@@ -96,6 +96,8 @@ fn check_run_length(opts: &RunOptions) -> Result<(), ConfigError> {
     let max = config::limits::MAX_SIM_TIME_NS;
     let key = if opts.duration_ns > max {
         "--duration"
+    } else if opts.warmup_auto {
+        "--warmup-max"
     } else {
         "--warmup"
     };

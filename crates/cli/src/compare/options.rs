@@ -134,16 +134,7 @@ pub(super) fn options(inv: &Invocation) -> Result<Options, CliError> {
             a.engine.clone_from(engine);
             set_io(&mut a, work);
             a.duration = inv.duration;
-            a.warmup = match inv.warmup {
-                Warmup::Fixed(t) => t,
-                Warmup::Auto { .. } => {
-                    return Err(CliError::BadInput(
-                        "warmup = \"auto\": storlab io has no automatic warm-up; give this \
-                         workload a time span (warmup = \"5s\")"
-                            .into(),
-                    ))
-                }
-            };
+            (a.warmup, a.warmup_max) = warmup(inv.warmup, a.warmup_max);
             a.seed = inv.seed;
             Ok(Options::Io(Box::new(a)))
         }

@@ -11,6 +11,7 @@ mod heap;
 mod io;
 mod io_bounds;
 mod io_safety;
+mod io_warmup;
 mod outputs;
 mod sim;
 mod sim_db;

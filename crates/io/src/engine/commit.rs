@@ -41,7 +41,7 @@ pub(crate) fn run_committer(
     think: Duration,
 ) -> WorkerResult {
     let mut r = w.result();
-    while !w.stopping() && Instant::now() < w.end {
+    while !w.stopping() && Instant::now() < w.end() {
         let t0 = Instant::now();
         let mut s = log.lock();
         s.next_ticket += 1;
@@ -80,7 +80,7 @@ pub(crate) fn run_log_writer(
     let mut cursor = lo * 512;
     loop {
         let mut s = log.lock();
-        while s.queued == 0 && !w.stopping() && Instant::now() < w.end {
+        while s.queued == 0 && !w.stopping() && Instant::now() < w.end() {
             let (guard, _) = log
                 .to_writer
                 .wait_timeout(s, Duration::from_millis(20))

@@ -15,14 +15,14 @@ pub(crate) fn run_psync(mut w: Worker) -> WorkerResult {
             break;
         }
         let now = Instant::now();
-        if now >= w.end {
+        if now >= w.end() {
             break;
         }
         let t0 = match due {
             Some(d) => {
                 // Behind schedule (an arrival rate beyond the device), the due times lag the
                 // clock: the run still ends at its end, not when the schedule reaches it.
-                if d >= w.end {
+                if d >= w.end() {
                     break;
                 }
                 if d > now {

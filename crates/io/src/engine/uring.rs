@@ -55,7 +55,7 @@ pub(crate) fn run_uring(mut w: Worker) -> WorkerResult {
     let mut stopping = false;
     loop {
         let now = Instant::now();
-        if w.stopping() || now >= w.end || due.is_some_and(|d| d >= w.end) {
+        if w.stopping() || now >= w.end() || due.is_some_and(|d| d >= w.end()) {
             stopping = true;
         }
         while !stopping && !free.is_empty() {
