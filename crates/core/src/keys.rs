@@ -413,6 +413,48 @@ mod tests {
     }
 
     #[test]
+    fn a_section_refuses_unknown_keys_missing_keys_and_wrong_types() {
+        let section = |text: &str| {
+            let mut t: toml::Table = toml::from_str(text).unwrap();
+            check_section(&mut t, &KEYS).map(|()| t)
+        };
+        let (key, reason) = section("every = \"1ms\"\ncolour = 1").unwrap_err();
+        assert_eq!(key, "colour");
+        assert!(
+            reason.contains("allowed: tables, buffer, every"),
+            "{reason}"
+        );
+        let (key, reason) = section("tables = 2").unwrap_err();
+        assert_eq!(
+            (key.as_str(), reason.as_str()),
+            ("every", "is required (interval)")
+        );
+        let (key, reason) = section("every = \"1ms\"\ntables = \"two\"").unwrap_err();
+        assert_eq!(key, "tables");
+        assert_eq!(reason, "must be a whole number, 0 or more; got \"two\"");
+        let (key, reason) = section("every = \"soon\"").unwrap_err();
+        assert_eq!(key, "every");
+        assert!(reason.starts_with("must be a duration"), "{reason}");
+        let filled = section("every = \"1ms\"").unwrap();
+        assert_eq!(filled["tables"].as_integer(), Some(1));
+        let choice = Key::new(
+            "level",
+            Kind::Choice(&["raid5", "raid6"]),
+            Default::Required,
+            "",
+        );
+        assert_eq!(
+            choice.check(&toml::Value::String("raid7".into())),
+            Err("must be one of \"raid5\", \"raid6\"; got \"raid7\"".to_string())
+        );
+        let rate = Key::new("rate", Kind::Number, Default::Required, "").float(0.01, 1e7);
+        assert_eq!(
+            rate.unit("MB/s").check(&toml::Value::Float(1e-300)),
+            Err("must be at least 0.01 and at most 10000000 MB/s; got 1e-300".to_string())
+        );
+    }
+
+    #[test]
     fn serde_fields_lists_a_structs_keys() {
         #[derive(serde::Deserialize)]
         #[allow(dead_code)]

@@ -7,8 +7,8 @@
 use storlab_core::keys::{Default::Derived, Default::Required, Default::Value as D, Key, Kind};
 
 use super::limits::{
-    MAX_CACHE_BYTES, MAX_GROUPS, MAX_GROUP_BYTES, MAX_GROUP_DISKS, MAX_IO_LATENCY_NS,
-    MAX_SIM_TIME_NS, MAX_THINK_NS, MBPS_RANGE,
+    MAX_ARRAY_BYTES, MAX_CACHE_BYTES, MAX_GROUPS, MAX_GROUP_BYTES, MAX_GROUP_DISKS,
+    MAX_IO_LATENCY_NS, MAX_SIM_TIME_NS, MAX_THINK_NS, MBPS_RANGE,
 };
 use super::resolve::MAX_DESTAGE_QUEUE;
 use storlab_core::profile::MAX_RATE_IOPS;
@@ -552,14 +552,16 @@ pub const STREAM_KEYS: &[Key] = &[
         "region_offset",
         Kind::Size,
         D("0"),
-        "start of the region inside the target",
-    ),
+        "start of the region inside the target, a multiple of 512 bytes",
+    )
+    .int(0, MAX_ARRAY_BYTES),
     Key::new(
         "region_size",
         Kind::Size,
         Derived("to the end of the target"),
-        "size of the region",
-    ),
+        "size of the region, at least one block",
+    )
+    .int(512, MAX_ARRAY_BYTES),
 ];
 
 /// The sections of an array file, in the order docs/config.md lists them.

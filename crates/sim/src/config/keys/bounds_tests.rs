@@ -198,3 +198,15 @@ fn every_section_with_bounds_has_a_file_to_test_them_in() {
         );
     }
 }
+
+#[test]
+fn every_number_size_and_duration_declares_its_bounds() {
+    let sections = ARRAY_SECTIONS.iter().chain(WORKLOAD_SECTIONS);
+    let keys = sections.flat_map(|s| s.keys.iter());
+    let unbounded: Vec<&str> = (keys.chain(HDD_KEYS).chain(SSD_KEYS).chain(DATABASE_KEYS))
+        .filter(|k| matches!(k.kind, Kind::Count | Kind::Number | Kind::Size | Kind::Time))
+        .filter(|k| k.bounds == Bounds::Any)
+        .map(|k| k.name)
+        .collect();
+    assert!(unbounded.is_empty(), "no bounds declared: {unbounded:?}");
+}
