@@ -22,6 +22,14 @@ pub enum Kind {
     Text,
     /// One of these strings.
     Choice(&'static [&'static str]),
+    /// A list of strings (names).
+    Names,
+    /// A string, or a list of strings.
+    NameOrNames,
+    /// A table.
+    Table,
+    /// A list of tables (`[[section]]`).
+    Tables,
     /// Something else, described in words (a name or a list of names, a table).
     Other(&'static str),
 }
@@ -41,6 +49,10 @@ impl Kind {
                 .map(|s| format!("`{s}`"))
                 .collect::<Vec<_>>()
                 .join(" \\| "),
+            Kind::Names => "list of names".into(),
+            Kind::NameOrNames => "name or list of names".into(),
+            Kind::Table => "table".into(),
+            Kind::Tables => "array of tables".into(),
             Kind::Other(s) => s.into(),
         }
     }
@@ -83,6 +95,11 @@ pub struct Key {
     pub unit: &'static str,
     /// One or two sentences: what it means.
     pub help: &'static str,
+}
+
+/// A list of strings.
+fn is_names(v: &toml::Value) -> bool {
+    v.as_array().is_some_and(|a| a.iter().all(|s| s.is_str()))
 }
 
 /// A number for messages: exponent notation when plain digits would run long (`1e-300`).
@@ -202,6 +219,16 @@ impl Key {
                 let quoted: Vec<String> = c.iter().map(|s| format!("\"{s}\"")).collect();
                 format!("one of {}", quoted.join(", "))
             }
+            Kind::Names if is_names(v) => return Ok(()),
+            Kind::Names => "a list of names ([\"a\", \"b\"])".to_string(),
+            Kind::NameOrNames if v.is_str() || is_names(v) => return Ok(()),
+            Kind::NameOrNames => "a name or a list of names ([\"a\", \"b\"])".to_string(),
+            Kind::Table if v.is_table() => return Ok(()),
+            Kind::Table => "a table".to_string(),
+            Kind::Tables if v.as_array().is_some_and(|a| a.iter().all(|t| t.is_table())) => {
+                return Ok(())
+            }
+            Kind::Tables => "an array of tables".to_string(),
             Kind::Other(_) => return Ok(()),
         };
         Err(format!("must be {what}; got {v}"))

@@ -29,10 +29,10 @@ const MAX_SEQUENTIAL_TRIGGER: u64 = 1 << 20;
 /// Largest stripe of a striped volume, allocation unit of an ASM-like one: 1 GiB.
 const MAX_VOLUME_CHUNK_BYTES: u64 = 1 << 30;
 
-const LIST: Kind = Kind::Other("array of tables");
-const TABLE: Kind = Kind::Other("table");
-const NAMES: Kind = Kind::Other("name or list of names");
-const STRINGS: Kind = Kind::Other("list of names");
+const LIST: Kind = Kind::Tables;
+const TABLE: Kind = Kind::Table;
+const NAMES: Kind = Kind::NameOrNames;
+const STRINGS: Kind = Kind::Names;
 const WRITE_POLICY: Kind = Kind::Choice(&["write-back", "write-through"]);
 
 /// One section of a file: its TOML path and its keys.

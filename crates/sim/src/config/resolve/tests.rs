@@ -261,3 +261,45 @@ fn unknown_and_misplaced_targets_say_which() {
     )
     .is_ok());
 }
+
+#[test]
+fn values_of_the_wrong_type_are_named_with_their_key() {
+    // (before the file, after it, key, what the message says the key takes)
+    for (top, extra, want_key, want) in [
+        (
+            "",
+            "[host]\nlinks = \"two\"\n",
+            "host.links",
+            "whole number",
+        ),
+        (
+            "",
+            "[controllers]\nmirror_writes = 1\n",
+            "controllers.mirror_writes",
+            "true or false",
+        ),
+        (
+            "",
+            "[rebuild]\npriority = \"urgent\"\n",
+            "rebuild.priority",
+            "\"low\", \"high\"",
+        ),
+        (
+            "",
+            "[[volumes]]\nname = \"v\"\nkind = \"stripe\"\nluns = [1, 2]\n",
+            "volumes[0].luns",
+            "list of names",
+        ),
+        ("host = 3\n", "", "host", "a table"),
+        (
+            "",
+            "[disk_models.m]\nkind = \"tape\"\n",
+            "disk_models.m.kind",
+            "\"hdd\" or \"ssd\"",
+        ),
+    ] {
+        let (key, reason) = invalid(&format!("{top}{GOOD}{extra}"));
+        assert_eq!(key, want_key, "{extra}");
+        assert!(reason.contains(want), "{extra}: {reason}");
+    }
+}
