@@ -94,8 +94,8 @@ fn db_overrides(a: &SimArgs, db: &mut toml::Table) -> Result<(), CliError> {
 }
 
 /// A workload file, with `--sessions`, `--rows` and `--db-set` over its `[database]`
-/// section. The file is checked as it is first, so its own mistakes are named as its; then
-/// its table again with the options written in (no TOML text in between).
+/// section. The file is checked as it is first, so its own mistakes are reported against it;
+/// then its table again with the options written in (no TOML text in between).
 fn file_workload(
     a: &SimArgs,
     path: &std::path::Path,
