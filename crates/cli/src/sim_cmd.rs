@@ -3,11 +3,11 @@
 use std::time::Instant;
 
 use storlab_core::result::Run;
-use storlab_sim::config::database_workload;
+use storlab_sim::config::{database_workload, parse_toml, parse_workload_table};
 use storlab_sim::db::MeasuredProfile;
 use storlab_sim::{
-    parse_array, parse_failure_arg, parse_workload, profile_workload, FailureSpec, RunOptions,
-    SystemSpec, TraceSource, WorkloadSpec,
+    parse_array, parse_failure_arg, profile_workload, FailureSpec, RunOptions, SystemSpec,
+    TraceSource, WorkloadSpec,
 };
 
 use crate::cli::SimArgs;
@@ -94,8 +94,8 @@ fn db_overrides(a: &SimArgs, db: &mut toml::Table) -> Result<(), CliError> {
 }
 
 /// A workload file, with `--sessions`, `--rows` and `--db-set` over its `[database]`
-/// section. The file is checked as it is first, so its own mistakes are named with their
-/// lines; then again with the options written in.
+/// section. The file is checked as it is first, so its own mistakes are reported against it;
+/// then its table again with the options written in (no TOML text in between).
 fn file_workload(
     a: &SimArgs,
     path: &std::path::Path,
@@ -103,12 +103,11 @@ fn file_workload(
 ) -> Result<WorkloadSpec, CliError> {
     let text = read_input(path)?;
     let file = path.display().to_string();
-    let workload = parse_workload(&text, &file, system)?;
+    let mut top = parse_toml(&text, &file)?;
+    let workload = parse_workload_table(top.clone(), &file, system)?;
     if a.sessions.is_none() && a.rows.is_none() && a.db_set.is_empty() {
         return Ok(workload);
     }
-    let mut top: toml::Table = toml::from_str(&text)
-        .map_err(|e| CliError::BadInput(format!("{file}: {}", e.message())))?;
     let Some(toml::Value::Table(db)) = top.get_mut("database") else {
         return Err(CliError::BadInput(format!(
             "--sessions, --rows and --db-set set keys of the simulated database; {file} has no \
@@ -117,7 +116,7 @@ fn file_workload(
     };
     db_overrides(a, db)?;
     let name = format!("{file} with --sessions, --rows or --db-set");
-    Ok(parse_workload(&top.to_string(), &name, system)?)
+    Ok(parse_workload_table(top, &name, system)?)
 }
 
 /// Gives the workload's database the block profile measured in a real result file.

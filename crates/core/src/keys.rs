@@ -22,6 +22,14 @@ pub enum Kind {
     Text,
     /// One of these strings.
     Choice(&'static [&'static str]),
+    /// A list of strings (names).
+    Names,
+    /// A string, or a list of strings.
+    NameOrNames,
+    /// A table.
+    Table,
+    /// A list of tables (`[[section]]`).
+    Tables,
     /// Something else, described in words (a name or a list of names, a table).
     Other(&'static str),
 }
@@ -41,6 +49,10 @@ impl Kind {
                 .map(|s| format!("`{s}`"))
                 .collect::<Vec<_>>()
                 .join(" \\| "),
+            Kind::Names => "list of names".into(),
+            Kind::NameOrNames => "name or list of names".into(),
+            Kind::Table => "table".into(),
+            Kind::Tables => "array of tables".into(),
             Kind::Other(s) => s.into(),
         }
     }
@@ -85,6 +97,20 @@ pub struct Key {
     pub help: &'static str,
 }
 
+/// A list of strings.
+fn is_names(v: &toml::Value) -> bool {
+    v.as_array().is_some_and(|a| a.iter().all(|s| s.is_str()))
+}
+
+/// A number for messages: exponent notation when plain digits would run long (`1e-300`).
+pub fn number(v: f64) -> String {
+    if v == 0.0 || (1e-4..1e12).contains(&v.abs()) {
+        v.to_string()
+    } else {
+        format!("{v:e}")
+    }
+}
+
 /// A duration for messages and docs: `604800 s`, `0.5 ms`.
 pub fn seconds(ns: u64) -> String {
     let s = ns as f64 / 1e9;
@@ -126,8 +152,8 @@ impl Key {
         self
     }
 
-    /// A value in the base unit, as messages and docs write it.
-    fn show(&self, v: u64) -> String {
+    /// A value in the base unit, as messages and docs write it (`64k`, `1 s`, `4096`).
+    pub fn show(&self, v: u64) -> String {
         match self.kind {
             Kind::Size => ByteSize(v).to_string(),
             Kind::Time => seconds(v),
@@ -157,8 +183,61 @@ impl Key {
         }
     }
 
-    /// Checks `v` against the bounds; the reason names the bound and the value found.
+    /// Checks the type of `v`: the reason names what the key takes and the value found.
+    pub fn check_type(&self, v: &toml::Value) -> Result<(), String> {
+        let what = match self.kind {
+            Kind::Count if v.as_integer().is_some_and(|i| i >= 0) => return Ok(()),
+            Kind::Count => "a whole number, 0 or more".to_string(),
+            Kind::Number if v.is_float() || v.is_integer() => return Ok(()),
+            Kind::Number => "a number".to_string(),
+            Kind::Size => {
+                return match v.clone().try_into::<ByteSize>() {
+                    Ok(_) => Ok(()),
+                    Err(e) => Err(format!(
+                        "must be a size (bytes, or a string with a unit such as \"64KiB\"); got \
+                         {v}: {}",
+                        e.message()
+                    )),
+                }
+            }
+            Kind::Time => {
+                return match v.clone().try_into::<TimeSpan>() {
+                    Ok(_) => Ok(()),
+                    Err(e) => Err(format!(
+                        "must be a duration (a string with a unit such as \"5ms\", or seconds); \
+                         got {v}: {}",
+                        e.message()
+                    )),
+                }
+            }
+            Kind::Bool if v.is_bool() => return Ok(()),
+            Kind::Bool => "true or false".to_string(),
+            Kind::Text if v.is_str() => return Ok(()),
+            Kind::Text => "a string".to_string(),
+            Kind::Choice(c) if v.as_str().is_some_and(|s| c.contains(&s)) => return Ok(()),
+            Kind::Choice(c) => {
+                let quoted: Vec<String> = c.iter().map(|s| format!("\"{s}\"")).collect();
+                format!("one of {}", quoted.join(", "))
+            }
+            Kind::Names if is_names(v) => return Ok(()),
+            Kind::Names => "a list of names ([\"a\", \"b\"])".to_string(),
+            Kind::NameOrNames if v.is_str() || is_names(v) => return Ok(()),
+            Kind::NameOrNames => "a name or a list of names ([\"a\", \"b\"])".to_string(),
+            Kind::Table if v.is_table() => return Ok(()),
+            Kind::Table => "a table".to_string(),
+            Kind::Tables if v.as_array().is_some_and(|a| a.iter().all(|t| t.is_table())) => {
+                return Ok(())
+            }
+            Kind::Tables => "an array of tables".to_string(),
+            Kind::Other(_) => return Ok(()),
+        };
+        Err(format!("must be {what}; got {v}"))
+    }
+
+    /// Checks the type of `v`, then its bounds; the reason names the bound and the value
+    /// found.
     pub fn check(&self, v: &toml::Value) -> Result<(), String> {
+        self.check_type(v)?;
         let Some(x) = self.base_value(v) else {
             return Ok(());
         };
@@ -170,8 +249,9 @@ impl Key {
         if fits {
             return Ok(());
         }
-        let got = match self.bounds {
-            Bounds::Int(..) if x >= 0.0 => self.show(x as u64),
+        let got = match (self.bounds, self.kind) {
+            (Bounds::Int(..), _) if x >= 0.0 => self.show(x as u64),
+            (_, Kind::Number) => number(x),
             _ => v.to_string(),
         };
         let unit = match self.unit {
@@ -181,6 +261,9 @@ impl Key {
         let bound = match self.bounds {
             Bounds::Int(min, max) if min > 0 && max < u64::MAX => {
                 format!("at least {} and at most {}", self.show(min), self.show(max))
+            }
+            Bounds::Float(min, max) => {
+                format!("at least {} and at most {}", number(min), number(max))
             }
             _ => self.describe_bounds(),
         };
@@ -218,8 +301,8 @@ pub fn fill_defaults(table: &mut toml::Table, keys: &[Key]) {
     }
 }
 
-/// Checks every declared key of `table` against its bounds: the first that breaks them, as
-/// (key, reason).
+/// Checks every declared key of `table` against its type and bounds: the first that breaks
+/// them, as (key, reason).
 pub fn check_table(table: &toml::Table, keys: &[Key]) -> Result<(), (&'static str, String)> {
     for key in keys {
         if let Some(v) = table.get(key.name) {
@@ -227,6 +310,36 @@ pub fn check_table(table: &toml::Table, keys: &[Key]) -> Result<(), (&'static st
         }
     }
     Ok(())
+}
+
+/// The first key of `table` that `keys` does not declare, with the reason naming the keys
+/// that are.
+pub fn unknown_key(table: &toml::Table, keys: &[Key]) -> Result<(), (String, String)> {
+    match table.keys().find(|k| find(keys, k).is_none()) {
+        None => Ok(()),
+        Some(k) => {
+            let allowed: Vec<&str> = keys.iter().map(|k| k.name).collect();
+            Err((
+                k.clone(),
+                format!("unknown key (allowed: {})", allowed.join(", ")),
+            ))
+        }
+    }
+}
+
+/// Makes `table` what its parser reads: refuses keys `keys` does not declare, fills the
+/// declared defaults in, requires the keys declared [`Default::Required`], and checks every
+/// value's type and bounds. The first problem, as (key, reason).
+pub fn check_section(table: &mut toml::Table, keys: &[Key]) -> Result<(), (String, String)> {
+    unknown_key(table, keys)?;
+    fill_defaults(table, keys);
+    if let Some(k) = keys
+        .iter()
+        .find(|k| k.default == Default::Required && !table.contains_key(k.name))
+    {
+        return Err((k.name.to_string(), format!("is required ({})", k.help)));
+    }
+    check_table(table, keys).map_err(|(k, reason)| (k.to_string(), reason))
 }
 
 /// The declared key named `name`.
@@ -324,6 +437,48 @@ mod tests {
         let (key, reason) = check_table(&t, &KEYS).unwrap_err();
         assert_eq!(key, "buffer");
         assert!(reason.starts_with("must be at most 1"), "{reason}");
+    }
+
+    #[test]
+    fn a_section_refuses_unknown_keys_missing_keys_and_wrong_types() {
+        let section = |text: &str| {
+            let mut t: toml::Table = toml::from_str(text).unwrap();
+            check_section(&mut t, &KEYS).map(|()| t)
+        };
+        let (key, reason) = section("every = \"1ms\"\ncolour = 1").unwrap_err();
+        assert_eq!(key, "colour");
+        assert!(
+            reason.contains("allowed: tables, buffer, every"),
+            "{reason}"
+        );
+        let (key, reason) = section("tables = 2").unwrap_err();
+        assert_eq!(
+            (key.as_str(), reason.as_str()),
+            ("every", "is required (interval)")
+        );
+        let (key, reason) = section("every = \"1ms\"\ntables = \"two\"").unwrap_err();
+        assert_eq!(key, "tables");
+        assert_eq!(reason, "must be a whole number, 0 or more; got \"two\"");
+        let (key, reason) = section("every = \"soon\"").unwrap_err();
+        assert_eq!(key, "every");
+        assert!(reason.starts_with("must be a duration"), "{reason}");
+        let filled = section("every = \"1ms\"").unwrap();
+        assert_eq!(filled["tables"].as_integer(), Some(1));
+        let choice = Key::new(
+            "level",
+            Kind::Choice(&["raid5", "raid6"]),
+            Default::Required,
+            "",
+        );
+        assert_eq!(
+            choice.check(&toml::Value::String("raid7".into())),
+            Err("must be one of \"raid5\", \"raid6\"; got \"raid7\"".to_string())
+        );
+        let rate = Key::new("rate", Kind::Number, Default::Required, "").float(0.01, 1e7);
+        assert_eq!(
+            rate.unit("MB/s").check(&toml::Value::Float(1e-300)),
+            Err("must be at least 0.01 and at most 10000000 MB/s; got 1e-300".to_string())
+        );
     }
 
     #[test]

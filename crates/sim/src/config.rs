@@ -11,6 +11,7 @@ pub mod host;
 pub mod keys;
 pub mod limits;
 pub mod resolve;
+mod sections;
 pub mod virtual_disks;
 mod workload;
 
@@ -65,7 +66,7 @@ impl ConfigError {
 
 /// Host side of the array: front-end links.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields)]
 pub struct HostFile {
     /// Front-end paths (FC links) between host and array; I/O is spread round-robin.
     pub links: u32,
@@ -83,23 +84,9 @@ pub struct HostFile {
     pub scheduler: host::HostScheduler,
 }
 
-impl Default for HostFile {
-    fn default() -> Self {
-        HostFile {
-            links: 2,
-            link_mbps: 400.0,
-            link_latency: TimeSpan(20_000),
-            paths: Vec::new(),
-            multipath: host::MultipathPolicy::RoundRobin,
-            queue_depth_per_lun: 0,
-            scheduler: host::HostScheduler::None,
-        }
-    }
-}
-
 /// Controllers (every controller of the array gets the same settings).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields)]
 pub struct ControllersFile {
     /// Number of controllers; RAID groups are assigned round-robin unless a group names one.
     pub count: u32,
@@ -139,28 +126,6 @@ pub struct ControllersFile {
     pub sequential_trigger: u32,
 }
 
-impl Default for ControllersFile {
-    fn default() -> Self {
-        ControllersFile {
-            count: 2,
-            cache: ByteSize(4 << 30),
-            write_cache: ByteSize(1 << 30),
-            write_policy: WritePolicy::WriteBack,
-            mirror_writes: true,
-            failover_write_policy: WritePolicy::WriteBack,
-            mirror_mbps: 800.0,
-            mirror_latency: TimeSpan(20_000),
-            overhead: TimeSpan(10_000),
-            destage_high_pct: 80.0,
-            destage_low_pct: 60.0,
-            destage_queue_per_disk: None,
-            read_segment: ByteSize(8 << 10),
-            prefetch: ByteSize(1 << 20),
-            sequential_trigger: 2,
-        }
-    }
-}
-
 /// One RAID group entry (`count` identical groups).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -168,7 +133,6 @@ pub struct RaidGroupFile {
     /// Name; with `count` > 1 the groups are called `name-0`, `name-1`, ...
     pub name: String,
     /// How many identical groups.
-    #[serde(default = "one")]
     pub count: u32,
     /// `jbod`, `raid0`, `raid1`, `raid10`, `raid5`, `raid6`.
     pub level: String,
@@ -177,33 +141,18 @@ pub struct RaidGroupFile {
     /// Built-in or `[disk_models]` name.
     pub disk_model: String,
     /// Stripe unit (per-disk chunk), a power of two from 4 KiB to 1 MiB.
-    #[serde(default = "default_stripe_unit")]
     pub stripe_unit: ByteSize,
     /// Hot spares per group.
-    #[serde(default)]
     pub spares: u32,
     /// Controller owning the group (default: round-robin).
     #[serde(default)]
     pub controller: Option<u32>,
     /// Read cache on for this group's LUN.
-    #[serde(default = "yes")]
     pub read_cache: bool,
     /// Write-back caching on for this group's LUN.
-    #[serde(default = "yes")]
     pub write_cache: bool,
     /// Mirror read balancing for RAID 1/10.
-    #[serde(default)]
     pub mirror_read: MirrorRead,
-}
-
-fn one() -> u32 {
-    1
-}
-fn yes() -> bool {
-    true
-}
-fn default_stripe_unit() -> ByteSize {
-    ByteSize(64 << 10)
 }
 
 /// An array configuration file.
@@ -213,52 +162,54 @@ pub struct ArrayFile {
     /// Array name.
     pub name: String,
     /// One line for reports.
-    #[serde(default)]
     pub description: String,
     /// Host links.
-    #[serde(default)]
     pub host: HostFile,
     /// Controllers.
-    #[serde(default)]
     pub controllers: ControllersFile,
     /// RAID groups; each is one LUN unless `luns` carve it.
-    #[serde(default)]
     pub raid_groups: Vec<RaidGroupFile>,
     /// Disk groups of a virtualized array.
-    #[serde(default)]
     pub disk_groups: Vec<virtual_disks::DiskGroupFile>,
     /// Virtual disks striped over a whole disk group.
-    #[serde(default)]
     pub virtual_disks: Vec<virtual_disks::VirtualDiskFile>,
     /// LUNs carved from groups (groups not named here are one LUN each).
-    #[serde(default)]
     pub luns: Vec<host::LunFile>,
     /// Host volumes over LUNs.
-    #[serde(default)]
     pub volumes: Vec<host::VolumeFile>,
     /// Failure events.
-    #[serde(default)]
     pub failures: Vec<host::FailureFile>,
     /// Rebuild policy.
-    #[serde(default)]
     pub rebuild: host::RebuildFile,
     /// User-defined disk models (tables with `kind` or `base` plus parameters).
-    #[serde(default)]
     pub disk_models: BTreeMap<String, toml::Table>,
+}
+
+/// Parses TOML text into a table; syntax errors name the file and the line.
+pub fn parse_toml(text: &str, file: &str) -> Result<toml::Table, ConfigError> {
+    text.parse()
+        .map_err(|e: toml::de::Error| ConfigError::Parse {
+            file: file.to_string(),
+            message: e.to_string(),
+        })
 }
 
 /// Parses and validates an array configuration. `file` is used in messages only.
 pub fn parse_array(text: &str, file: &str) -> Result<SystemSpec, ConfigError> {
-    let raw: ArrayFile = toml::from_str(text).map_err(|e| ConfigError::Parse {
-        file: file.to_string(),
-        message: e.to_string(),
-    })?;
+    let mut table = parse_toml(text, file)?;
+    sections::prepare_array(&mut table, file)?;
+    let raw: ArrayFile = toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| ConfigError::Parse {
+            file: file.to_string(),
+            message: e.message().to_string(),
+        })?;
     resolve::resolve(raw, file)
 }
 
 pub use workload::{
-    check_outstanding, database_workload, parse_workload, profile_workload, resolve_placement,
-    resolve_target,
+    check_outstanding, database_workload, parse_workload, parse_workload_table, profile_workload,
+    resolve_placement, resolve_target,
 };
 
 /// Lays `overrides` over `base` (keys of `overrides` win); used for `base = "..."` entries.

@@ -94,6 +94,9 @@ impl<'de> Deserialize<'de> for Access {
     }
 }
 
+/// How a segment whose size the source did not give writes its size.
+pub const UNKNOWN_SIZE: &str = "unknown";
+
 /// A segment's size: known, or `"unknown"` (the source did not give it; it must be filled in
 /// before the workload is simulated).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,7 +119,7 @@ impl Serialize for SegmentSize {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             SegmentSize::Known(b) => b.serialize(s),
-            SegmentSize::Unknown => s.serialize_str("unknown"),
+            SegmentSize::Unknown => s.serialize_str(UNKNOWN_SIZE),
         }
     }
 }
@@ -131,7 +134,7 @@ impl<'de> Deserialize<'de> for SegmentSize {
         }
         match Raw::deserialize(d)? {
             Raw::Bytes(b) => Ok(SegmentSize::Known(ByteSize(b))),
-            Raw::Text(t) if t.trim() == "unknown" => Ok(SegmentSize::Unknown),
+            Raw::Text(t) if t.trim() == UNKNOWN_SIZE => Ok(SegmentSize::Unknown),
             Raw::Text(t) => t
                 .parse::<ByteSize>()
                 .map(SegmentSize::Known)

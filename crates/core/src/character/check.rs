@@ -5,6 +5,7 @@
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
+use super::access::UNKNOWN_SIZE;
 use super::keys_table::*;
 use super::{CharacterError, Characterization, Engine, Instance, Observed};
 use crate::keys::{self, Key, Kind};
@@ -35,7 +36,22 @@ fn prepare(table: &mut toml::Table, declared: &[Key], prefix: &str) -> Result<()
         }
     }
     keys::fill_defaults(table, declared);
-    keys::check_table(table, declared).map_err(|(k, reason)| (path(prefix, k), reason))
+    // A segment's size (the only `size` key of a characterization) may be `"unknown"` (the
+    // source did not give it): checked as a size only when it is one.
+    let unknown = table.get("size").and_then(|v| v.as_str()) == Some(UNKNOWN_SIZE);
+    let size = if unknown { table.remove("size") } else { None };
+    let checked = keys::check_table(table, declared).map_err(|(k, reason)| {
+        let reason = if k == "size" {
+            format!("{reason}; or \"{UNKNOWN_SIZE}\" when the source did not give it")
+        } else {
+            reason
+        };
+        (path(prefix, k), reason)
+    });
+    if let Some(v) = size {
+        table.insert("size".into(), v);
+    }
+    checked
 }
 
 /// A stand-in value of a key's type, to find which key a typing error is about.
@@ -48,6 +64,10 @@ fn stand_in(key: &Key) -> toml::Value {
         Kind::Choice(c) => toml::Value::String(c.first().copied().unwrap_or("").into()),
         Kind::Text | Kind::Time => toml::Value::String(String::new()),
         Kind::Other(_) => toml::Value::String("uniform".into()),
+        Kind::Names => toml::Value::Array(Vec::new()),
+        Kind::NameOrNames => toml::Value::String(String::new()),
+        Kind::Table => toml::Value::Table(toml::Table::new()),
+        Kind::Tables => toml::Value::Array(Vec::new()),
     }
 }
 

@@ -33,8 +33,8 @@ pub const MAX_TOTAL: f64 = 1e15;
 pub const MAX_WAIT_MS: f64 = 1e7;
 
 const NOT_OBSERVED: Default = Default::Derived("none: not observed");
-const TABLES: Kind = Kind::Other("array of tables");
-const TABLE: Kind = Kind::Other("table");
+const TABLES: Kind = Kind::Tables;
+const TABLE: Kind = Kind::Table;
 use Default::Value as D;
 
 /// Keys at the top of a characterization.

@@ -130,19 +130,19 @@ fn toml_and_json_round_trip_with_the_same_keys() {
 #[test]
 fn errors_name_the_key_path_the_bound_and_the_value() {
     let cases: &[(&str, &str, &str, &str)] = &[
-        ("index_share = 0.7", "index_share = 1.5", "transactions[0].index_share", "must be 0 to 1; got 1.5"),
+        ("index_share = 0.7", "index_share = 1.5", "transactions[0].index_share", "must be at least 0 and at most 1; got 1.5"),
         ("sessions = 200", "sessions = 0", "sessions", "must be at least 1 and at most 100000 sessions; got 0"),
         ("cpus = 16", "cpus = 5000", "instance.cpus", "must be at least 1 and at most 4096 CPUs; got 5000"),
-        ("cpu_ms = 9", "cpu_ms = nan", "transactions[1].cpu_ms", "must be 0 to 1000000000 ms; got nan"),
-        ("avg_ms = 2.5", "avg_ms = -1.0", "observed.events[0].avg_ms", "must be 0 to 10000000 ms; got -1.0"),
+        ("cpu_ms = 9", "cpu_ms = nan", "transactions[1].cpu_ms", "must be at least 0 and at most 1000000000 ms; got NaN"),
+        ("avg_ms = 2.5", "avg_ms = -1.0", "observed.events[0].avg_ms", "must be at least 0 and at most 10000000 ms; got -1"),
         ("block_bytes = 8192", "block_bytes = 12288", "block_bytes", "must be a power of two; got 12288"),
         ("weight = 0.55", "weight = 0.65", "transactions",
          "the weights of the transaction types must sum to 1 (within 0.000001); got 1.1; divide each by 1.1"),
         ("share = 0.25", "share = 0.5", "segments", "the shares of the segments must sum to 1"),
         ("cpu_ms = 4.0", "cpu_ms = 4.0\ncolour = 1", "transactions[0].colour", "unknown key; the keys here are name, weight,"),
         ("read_avg_ms = 4.2", "read_avg_ms = 4.2\nfoo = 1", "observed.tablespaces[0].foo", "unknown key"),
-        ("cpus = 16", "cpus = \"many\"", "instance.cpus", "invalid type"),
-        ("engine = \"oracle\"", "engine = \"db2\"", "engine", "unknown variant `db2`"),
+        ("cpus = 16", "cpus = \"many\"", "instance.cpus", "must be a whole number, 0 or more; got \"many\""),
+        ("engine = \"oracle\"", "engine = \"db2\"", "engine", "must be one of \"oracle\", \"postgresql\"; got \"db2\""),
         ("access = \"zipf:0.99\"", "access = \"zipf:20\"", "segments[1].access", "at most 10; got 20"),
         ("size = \"40g\"", "size = \"40q\"", "segments[0].size", "or \"unknown\""),
         ("name = \"stock level\"", "name = \"new order\"", "transactions", "two entries are named \"new order\""),
@@ -191,7 +191,7 @@ fn validate_checks_a_characterization_built_in_code() {
     let e = c.validate("built").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "built: transactions[0].scan_share: must be 0 to 1; got -0.5"
+        "built: transactions[0].scan_share: must be at least 0 and at most 1; got -0.5"
     );
 }
 

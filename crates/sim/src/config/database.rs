@@ -189,7 +189,7 @@ pub struct DbSpec {
     pub profile: Option<MeasuredProfile>,
 }
 
-/// A `[database]` table with the declared defaults filled in ([`DATABASE_KEYS`]).
+/// A `[database]` table checked and with the declared defaults filled in ([`DATABASE_KEYS`]).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Raw {
@@ -302,8 +302,7 @@ pub fn parse_database(
         Some(t) => t.clone(),
         None => return Err(ConfigError::invalid(file, "database", "must be a table")),
     };
-    keys::fill_defaults(&mut table, DATABASE_KEYS);
-    keys::check_table(&table, DATABASE_KEYS).map_err(|(k, reason)| bad(k, reason))?;
+    keys::check_section(&mut table, DATABASE_KEYS).map_err(|(k, reason)| bad(&k, reason))?;
     let raw: Raw = toml::Value::Table(table)
         .try_into()
         .map_err(|e: toml::de::Error| {

@@ -52,7 +52,6 @@ pub(super) fn resolve_failure_file(
             "name exactly one of disk, path, controller, failure_group",
         ));
     };
-    check_time(file, format!("{key}.at"), f.at.0, MAX_SIM_TIME_NS)?;
     let target = resolve_target(kind, value, system)
         .map_err(|reason| ConfigError::invalid(file, format!("{key}.{kind}"), reason))?;
     Ok(FailureSpec {

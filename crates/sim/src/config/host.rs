@@ -5,7 +5,6 @@
 use serde::{Deserialize, Serialize};
 use storlab_core::{ByteSize, TimeSpan};
 
-use super::limits::{self, check_mbps, check_time};
 use super::resolve::GroupSpec;
 use super::ConfigError;
 use crate::volume::{Volume, VolumeKind};
@@ -41,21 +40,12 @@ pub struct PathFile {
     /// Name (`p0`), used by failure events.
     pub name: String,
     /// Bandwidth, MB/s (2 Gb FC ~ 200, 4 Gb FC ~ 400).
-    #[serde(default = "default_path_mbps")]
     pub mbps: f64,
     /// Fixed latency per I/O.
-    #[serde(default = "default_path_latency")]
     pub latency: TimeSpan,
     /// Controller whose port the path reaches (for the preferred policy).
     #[serde(default)]
     pub controller: Option<u32>,
-}
-
-fn default_path_mbps() -> f64 {
-    400.0
-}
-fn default_path_latency() -> TimeSpan {
-    TimeSpan(20_000)
 }
 
 /// A LUN carved from a RAID group or virtual disk.
@@ -90,7 +80,6 @@ pub struct VolumeFile {
     /// `concat`, `stripe`, `multiplex` or `asm`.
     pub kind: String,
     /// Members (concat, stripe, multiplex).
-    #[serde(default)]
     pub luns: Vec<String>,
     /// Stripe size (stripe).
     #[serde(default)]
@@ -102,7 +91,6 @@ pub struct VolumeFile {
     #[serde(default)]
     pub au: Option<ByteSize>,
     /// Failure groups (asm).
-    #[serde(default)]
     pub failure_groups: Vec<FailureGroupFile>,
     /// Failure group that serves reads while healthy (asm).
     #[serde(default)]
@@ -131,7 +119,7 @@ pub struct FailureFile {
 
 /// Rebuild onto a spare after a disk failure.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields)]
 pub struct RebuildFile {
     /// Rebuild rate per failed disk, MB/s.
     pub rate_mbps: f64,
@@ -139,16 +127,6 @@ pub struct RebuildFile {
     pub priority: String,
     /// Delay between the failure and the start of the rebuild.
     pub start_delay: TimeSpan,
-}
-
-impl Default for RebuildFile {
-    fn default() -> Self {
-        RebuildFile {
-            rate_mbps: 50.0,
-            priority: "low".into(),
-            start_delay: TimeSpan(0),
-        }
-    }
 }
 
 /// A path, resolved.
@@ -239,13 +217,6 @@ pub struct RebuildSpec {
 }
 
 pub(super) fn resolve_rebuild(r: &RebuildFile, file: &str) -> Result<RebuildSpec, ConfigError> {
-    check_mbps(file, "rebuild.rate_mbps", r.rate_mbps)?;
-    check_time(
-        file,
-        "rebuild.start_delay",
-        r.start_delay.0,
-        limits::MAX_SIM_TIME_NS,
-    )?;
     let outstanding = match r.priority.as_str() {
         "low" => 1,
         "high" => 4,
@@ -272,8 +243,6 @@ pub(super) fn resolve_paths(
     let mut out: Vec<PathSpec> = Vec::new();
     for (i, p) in paths.iter().enumerate() {
         let key = |k: &str| format!("host.paths[{i}].{k}");
-        check_mbps(file, key("mbps"), p.mbps)?;
-        check_time(file, key("latency"), p.latency.0, limits::MAX_IO_LATENCY_NS)?;
         if let Some(c) = p.controller.filter(|&c| c >= controllers) {
             return Err(ConfigError::invalid(
                 file,
@@ -324,16 +293,6 @@ pub(super) fn resolve_luns(
                 file,
                 key("name"),
                 format!("two LUNs are named {:?}: luns[{j}] and luns[{i}]", l.name),
-            ));
-        }
-        if l.size.is_some_and(|s| s.0 < 512) {
-            return Err(ConfigError::invalid(
-                file,
-                key("size"),
-                format!(
-                    "must be at least 512 bytes; got {}",
-                    l.size.unwrap_or_default()
-                ),
             ));
         }
         let cap = groups[g].layout.capacity_sectors();

@@ -6,14 +6,33 @@
 
 use storlab_core::keys::{Default::Derived, Default::Required, Default::Value as D, Key, Kind};
 
+use super::limits::{
+    MAX_ARRAY_BYTES, MAX_CACHE_BYTES, MAX_GROUPS, MAX_GROUP_BYTES, MAX_GROUP_DISKS,
+    MAX_IO_LATENCY_NS, MAX_SIM_TIME_NS, MAX_THINK_NS, MBPS_RANGE,
+};
+use super::resolve::MAX_DESTAGE_QUEUE;
+use storlab_core::profile::MAX_RATE_IOPS;
+
 mod models;
 
 pub use models::{HDD_KEYS, SSD_KEYS};
 
-const LIST: Kind = Kind::Other("array of tables");
-const TABLE: Kind = Kind::Other("table");
-const NAMES: Kind = Kind::Other("name or list of names");
-const STRINGS: Kind = Kind::Other("list of names");
+/// Most controllers of an array.
+pub const MAX_CONTROLLERS: u64 = 16;
+/// Most host I/Os outstanding per LUN (`queue_depth_per_lun`): as many as the closed-loop
+/// streams of a workload may keep outstanding in all.
+const MAX_QUEUE_DEPTH_PER_LUN: u64 = super::limits::MAX_OUTSTANDING;
+/// Farthest prefetch distance: 1 GiB.
+const MAX_PREFETCH_BYTES: u64 = 1 << 30;
+/// Most sequential reads before prefetching starts.
+const MAX_SEQUENTIAL_TRIGGER: u64 = 1 << 20;
+/// Largest stripe of a striped volume, allocation unit of an ASM-like one: 1 GiB.
+const MAX_VOLUME_CHUNK_BYTES: u64 = 1 << 30;
+
+const LIST: Kind = Kind::Tables;
+const TABLE: Kind = Kind::Table;
+const NAMES: Kind = Kind::NameOrNames;
+const STRINGS: Kind = Kind::Names;
 const WRITE_POLICY: Kind = Kind::Choice(&["write-back", "write-through"]);
 
 /// One section of a file: its TOML path and its keys.
@@ -45,16 +64,19 @@ pub const ARRAY_KEYS: &[Key] = &[
 
 /// `[host]`.
 pub const HOST_KEYS: &[Key] = &[
-    Key::new("links", Kind::Count, D("2"), "front-end paths (FC links); I/O is spread round-robin"),
+    Key::new("links", Kind::Count, D("2"), "front-end paths (FC links); I/O is spread round-robin")
+        .int(1, 64),
     Key::new("link_mbps", Kind::Number, D("400.0"), "bandwidth of each link (2 Gb FC ~ 200, 4 Gb FC ~ 400)")
-        .float(0.01, 1e7).unit("MB/s"),
-    Key::new("link_latency", Kind::Time, D("\"20us\""), "fixed latency per I/O on a link (protocol and switch)"),
+        .float(MBPS_RANGE.0, MBPS_RANGE.1).unit("MB/s"),
+    Key::new("link_latency", Kind::Time, D("\"20us\""), "fixed latency per I/O on a link (protocol and switch)")
+        .int(0, MAX_IO_LATENCY_NS),
     Key::new("paths", LIST, D("[]"),
         "explicit paths (see [[host.paths]]); when given, `links`, `link_mbps` and `link_latency` are not used"),
     Key::new("multipath", Kind::Choice(&["round-robin", "preferred", "single"]), D("\"round-robin\""),
         "path choice: round-robin, the per-LUN path to the owning controller (failover), or one path"),
     Key::new("queue_depth_per_lun", Kind::Count, D("0"),
-        "host I/Os outstanding per LUN (0: no limit); more wait in the host queue").unit("I/Os"),
+        "host I/Os outstanding per LUN (0: no limit); more wait in the host queue")
+        .int(0, MAX_QUEUE_DEPTH_PER_LUN).unit("I/Os"),
     Key::new("scheduler", Kind::Choice(&["none", "deadline"]), D("\"none\""),
         "order of the host queue: FIFO, or by address with a 500 ms deadline"),
 ];
@@ -68,20 +90,22 @@ pub const PATH_KEYS: &[Key] = &[
         "path name (`p0`), used by failure events",
     ),
     Key::new("mbps", Kind::Number, D("400.0"), "bandwidth")
-        .float(0.01, 1e7)
+        .float(MBPS_RANGE.0, MBPS_RANGE.1)
         .unit("MB/s"),
     Key::new(
         "latency",
         Kind::Time,
         D("\"20us\""),
         "fixed latency per I/O",
-    ),
+    )
+    .int(0, MAX_IO_LATENCY_NS),
     Key::new(
         "controller",
         Kind::Count,
         Derived("none"),
         "controller whose port the path reaches (for the preferred policy)",
-    ),
+    )
+    .int(0, MAX_CONTROLLERS - 1),
 ];
 
 /// `[controllers]`.
@@ -91,19 +115,22 @@ pub const CONTROLLER_KEYS: &[Key] = &[
         Kind::Count,
         D("2"),
         "controllers; groups are assigned round-robin unless they name one",
-    ),
+    )
+    .int(1, MAX_CONTROLLERS),
     Key::new(
         "cache",
         Kind::Size,
         D("\"4GiB\""),
         "cache memory per controller",
-    ),
+    )
+    .int(0, MAX_CACHE_BYTES),
     Key::new(
         "write_cache",
         Kind::Size,
         D("\"1GiB\""),
         "battery-backed write cache (NVS) per controller, part of `cache`",
-    ),
+    )
+    .int(0, MAX_CACHE_BYTES),
     Key::new(
         "write_policy",
         WRITE_POLICY,
@@ -128,33 +155,37 @@ pub const CONTROLLER_KEYS: &[Key] = &[
         D("800.0"),
         "bandwidth of the inter-controller mirror link",
     )
-    .float(0.01, 1e7)
+    .float(MBPS_RANGE.0, MBPS_RANGE.1)
     .unit("MB/s"),
     Key::new(
         "mirror_latency",
         Kind::Time,
         D("\"20us\""),
         "fixed cost of one mirror copy",
-    ),
+    )
+    .int(0, MAX_IO_LATENCY_NS),
     Key::new(
         "overhead",
         Kind::Time,
         D("\"10us\""),
         "controller processing time per host I/O (one at a time per controller)",
-    ),
+    )
+    .int(0, MAX_IO_LATENCY_NS),
     Key::new(
         "destage_high_pct",
         Kind::Number,
         D("80.0"),
         "start destaging when dirty data exceeds this share of the write cache",
     )
+    .float(0.0, 100.0)
     .unit("%"),
     Key::new(
         "destage_low_pct",
         Kind::Number,
         D("60.0"),
-        "stop destaging when dirty data falls to this share",
+        "stop destaging when dirty data falls to this share; below `destage_high_pct`",
     )
+    .float(0.0, 100.0)
     .unit("%"),
     Key::new(
         "destage_queue_per_disk",
@@ -164,26 +195,29 @@ pub const CONTROLLER_KEYS: &[Key] = &[
         ),
         "destage operations kept outstanding per member disk",
     )
-    .int(1, 256)
+    .int(1, MAX_DESTAGE_QUEUE as u64)
     .unit("operations"),
     Key::new(
         "read_segment",
         Kind::Size,
         D("\"8KiB\""),
-        "read cache segment (staging unit)",
-    ),
+        "read cache segment (staging unit), a power of two",
+    )
+    .int(512, 1 << 20),
     Key::new(
         "prefetch",
         Kind::Size,
         D("\"1MiB\""),
-        "how far ahead of a sequential reader the controller prefetches",
-    ),
+        "how far ahead of a sequential reader the controller prefetches, a multiple of 512 bytes",
+    )
+    .int(0, MAX_PREFETCH_BYTES),
     Key::new(
         "sequential_trigger",
         Kind::Count,
         D("2"),
         "consecutive sequential reads that start prefetching",
     )
+    .int(0, MAX_SEQUENTIAL_TRIGGER)
     .unit("reads"),
 ];
 
@@ -195,7 +229,7 @@ pub const RAID_GROUP_KEYS: &[Key] = &[
         Required,
         "name; with `count` > 1 the groups are `name-0`, `name-1`, ...",
     ),
-    Key::new("count", Kind::Count, D("1"), "how many identical groups"),
+    Key::new("count", Kind::Count, D("1"), "how many identical groups").int(1, MAX_GROUPS),
     Key::new(
         "level",
         Kind::Choice(&["jbod", "raid0", "raid1", "raid10", "raid5", "raid6"]),
@@ -208,6 +242,7 @@ pub const RAID_GROUP_KEYS: &[Key] = &[
         Required,
         "member disks per group (spares not included)",
     )
+    .int(1, MAX_GROUP_DISKS as u64)
     .unit("disks"),
     Key::new(
         "disk_model",
@@ -222,13 +257,16 @@ pub const RAID_GROUP_KEYS: &[Key] = &[
         "per-disk chunk, a power of two from 4 KiB to 1 MiB",
     )
     .int(4096, 1 << 20),
-    Key::new("spares", Kind::Count, D("0"), "hot spares per group").unit("disks"),
+    Key::new("spares", Kind::Count, D("0"), "hot spares per group")
+        .int(0, MAX_GROUP_DISKS as u64)
+        .unit("disks"),
     Key::new(
         "controller",
         Kind::Count,
         Derived("round-robin"),
         "controller owning the group",
-    ),
+    )
+    .int(0, MAX_CONTROLLERS - 1),
     Key::new(
         "read_cache",
         Kind::Bool,
@@ -257,14 +295,18 @@ pub const DISK_GROUP_KEYS: &[Key] = &[
         Required,
         "name; its disks are `name.d0` ...",
     ),
-    Key::new("disks", Kind::Count, Required, "disks in the group").unit("disks"),
+    Key::new("disks", Kind::Count, Required, "disks in the group")
+        .int(2, MAX_GROUP_DISKS as u64)
+        .unit("disks"),
     Key::new(
         "disk_model",
         Kind::Text,
         Required,
         "a built-in or user disk model",
     ),
-    Key::new("spares", Kind::Count, D("0"), "spare disks of the group").unit("disks"),
+    Key::new("spares", Kind::Count, D("0"), "spare disks of the group")
+        .int(0, MAX_GROUP_DISKS as u64)
+        .unit("disks"),
 ];
 
 /// `[[virtual_disks]]`.
@@ -275,7 +317,7 @@ pub const VIRTUAL_DISK_KEYS: &[Key] = &[
         Required,
         "name; with `count` > 1: `name-0`, `name-1`, ...",
     ),
-    Key::new("count", Kind::Count, D("1"), "how many"),
+    Key::new("count", Kind::Count, D("1"), "how many").int(1, MAX_GROUPS),
     Key::new("disk_group", Kind::Text, Required, "disk group it lives in"),
     Key::new(
         "level",
@@ -283,14 +325,21 @@ pub const VIRTUAL_DISK_KEYS: &[Key] = &[
         Required,
         "virtual RAID level",
     ),
-    Key::new("size", Kind::Size, Required, "usable size"),
-    Key::new("stripe_unit", Kind::Size, D("\"128KiB\""), "chunk per disk"),
+    Key::new("size", Kind::Size, Required, "usable size").int(1, MAX_GROUP_BYTES),
+    Key::new(
+        "stripe_unit",
+        Kind::Size,
+        D("\"128KiB\""),
+        "chunk per disk, a power of two",
+    )
+    .int(4096, 1 << 20),
     Key::new(
         "controller",
         Kind::Count,
         Derived("round-robin"),
         "owning controller",
-    ),
+    )
+    .int(0, MAX_CONTROLLERS - 1),
     Key::new("read_cache", Kind::Bool, D("true"), "read cache on"),
     Key::new(
         "write_cache",
@@ -309,7 +358,8 @@ pub const LUN_KEYS: &[Key] = &[
         Required,
         "RAID group or virtual disk it is carved from",
     ),
-    Key::new("size", Kind::Size, Derived("the rest of the group"), "size"),
+    Key::new("size", Kind::Size, Derived("the rest of the group"), "size")
+        .int(512, MAX_GROUP_BYTES),
 ];
 
 /// `[[volumes]]`.
@@ -337,14 +387,16 @@ pub const VOLUME_KEYS: &[Key] = &[
         Kind::Size,
         Derived("none"),
         "stripe size (stripe)",
-    ),
+    )
+    .int(512, MAX_VOLUME_CHUNK_BYTES),
     Key::new(
         "redundancy",
         Kind::Choice(&["normal", "high"]),
         Derived("none"),
         "2 or 3 copies (asm)",
     ),
-    Key::new("au", Kind::Size, Derived("1MiB"), "allocation unit (asm)"),
+    Key::new("au", Kind::Size, Derived("1MiB"), "allocation unit (asm)")
+        .int(512, MAX_VOLUME_CHUNK_BYTES),
     Key::new(
         "failure_groups",
         LIST,
@@ -361,7 +413,7 @@ pub const VOLUME_KEYS: &[Key] = &[
 
 /// `[[failures]]`: exactly one of the target keys.
 pub const FAILURE_KEYS: &[Key] = &[
-    Key::new("at", Kind::Time, Required, "simulated time of the failure"),
+    Key::new("at", Kind::Time, Required, "simulated time of the failure").int(0, MAX_SIM_TIME_NS),
     Key::new(
         "disk",
         Kind::Text,
@@ -374,7 +426,8 @@ pub const FAILURE_KEYS: &[Key] = &[
         Kind::Count,
         Derived("none"),
         "controller index",
-    ),
+    )
+    .int(0, MAX_CONTROLLERS - 1),
     Key::new(
         "failure_group",
         Kind::Text,
@@ -391,6 +444,7 @@ pub const REBUILD_KEYS: &[Key] = &[
         D("50.0"),
         "rebuild rate per failed disk",
     )
+    .float(MBPS_RANGE.0, MBPS_RANGE.1)
     .unit("MB/s"),
     Key::new(
         "priority",
@@ -403,7 +457,8 @@ pub const REBUILD_KEYS: &[Key] = &[
         Kind::Time,
         D("0"),
         "delay between the failure and the start of the rebuild",
-    ),
+    )
+    .int(0, MAX_SIM_TIME_NS),
 ];
 
 /// The top of a workload file.
@@ -463,26 +518,30 @@ pub const STREAM_KEYS: &[Key] = &[
         Kind::Count,
         D("1"),
         "independent streams (fio's numjobs)",
-    ),
+    )
+    .int(1, 4096),
     Key::new(
         "iodepth",
         Kind::Count,
         D("1"),
         "outstanding I/Os per job in closed loop (fio's iodepth)",
-    ),
+    )
+    .int(1, 65536),
     Key::new(
         "rate_iops",
         Kind::Number,
         Derived("none: closed loop"),
-        "open loop: total arrival rate over all jobs (Poisson arrivals)",
+        "open loop: total arrival rate over all jobs (Poisson arrivals), more than 0",
     )
+    .float(0.0, MAX_RATE_IOPS)
     .unit("IO/s"),
     Key::new(
         "think_time",
         Kind::Time,
         D("0"),
         "closed loop: pause between an I/O's completion and the slot's next issue",
-    ),
+    )
+    .int(0, MAX_THINK_NS),
     Key::new(
         "sync_writes",
         Kind::Bool,
@@ -493,14 +552,16 @@ pub const STREAM_KEYS: &[Key] = &[
         "region_offset",
         Kind::Size,
         D("0"),
-        "start of the region inside the target",
-    ),
+        "start of the region inside the target, a multiple of 512 bytes",
+    )
+    .int(0, MAX_ARRAY_BYTES),
     Key::new(
         "region_size",
         Kind::Size,
         Derived("to the end of the target"),
-        "size of the region",
-    ),
+        "size of the region, at least one block",
+    )
+    .int(512, MAX_ARRAY_BYTES),
 ];
 
 /// The sections of an array file, in the order docs/config.md lists them.
@@ -576,5 +637,7 @@ pub const WORKLOAD_SECTIONS: &[Section] = &[
     },
 ];
 
+#[cfg(test)]
+mod bounds_tests;
 #[cfg(test)]
 mod tests;

@@ -30,7 +30,8 @@ pub const MAX_IO_LATENCY_NS: u64 = 1_000_000_000;
 /// Any point in simulated time (a failure, the rebuild delay, a run's warm-up plus its
 /// measured window): 7 days.
 pub const MAX_SIM_TIME_NS: u64 = 7 * 86_400 * 1_000_000_000;
-/// Bandwidths (links, paths, mirror link, rebuild), MB/s: at least 0.01, at most 10^7.
+/// Bandwidths (links, paths, mirror link, rebuild, disk rates), MB/s: at least 0.01, at most
+/// 10^7.
 pub const MBPS_RANGE: (f64, f64) = (0.01, 1e7);
 /// Streams of one workload.
 pub const MAX_STREAMS: usize = 256;
@@ -41,16 +42,6 @@ pub const MAX_OUTSTANDING: u64 = 1 << 20;
 pub const OPEN_LOOP_MAX_OUTSTANDING: u32 = 65_536;
 /// Think time between a closed-loop job's I/Os: 1 hour.
 pub const MAX_THINK_NS: u64 = 3_600 * 1_000_000_000;
-
-/// `value` as a duration for messages: `1000000h` as "3600000000 s".
-fn secs(ns: u64) -> String {
-    let s = ns as f64 / 1e9;
-    if s >= 1.0 {
-        format!("{s} s")
-    } else {
-        format!("{} ms", ns as f64 / 1e6)
-    }
-}
 
 /// A duration at most `max_ns`.
 pub(crate) fn check_time(
@@ -65,34 +56,13 @@ pub(crate) fn check_time(
     Err(ConfigError::invalid(
         file,
         key,
-        format!("must be at most {}; got {}", secs(max_ns), secs(ns)),
-    ))
-}
-
-/// A bandwidth in [`MBPS_RANGE`].
-pub(crate) fn check_mbps(file: &str, key: impl Into<String>, v: f64) -> Result<(), ConfigError> {
-    let (lo, hi) = MBPS_RANGE;
-    if (lo..=hi).contains(&v) {
-        return Ok(());
-    }
-    Err(ConfigError::invalid(
-        file,
-        key,
-        format!(
-            "must be a number of MB/s from {lo} to {hi}; got {}",
-            number(v)
-        ),
+        format!("must be at most {}; got {}", seconds(max_ns), seconds(ns)),
     ))
 }
 
 /// A float for messages: exponent notation when plain digits would run long (`1e-300`).
-pub(crate) fn number(v: f64) -> String {
-    if v == 0.0 || (1e-4..1e12).contains(&v.abs()) {
-        v.to_string()
-    } else {
-        format!("{v:e}")
-    }
-}
+pub(crate) use storlab_core::keys::number;
+use storlab_core::keys::seconds;
 
 /// A count at most `max`, with what it counts for the message.
 pub(crate) fn check_count(

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use storlab_core::ByteSize;
 
-use super::limits::{self, MAX_GROUP_DISKS};
+use super::limits;
 use super::resolve::{GroupSpec, MirrorRead};
 use super::ConfigError;
 use crate::device::DiskModel;
@@ -22,7 +22,6 @@ pub struct DiskGroupFile {
     /// Built-in or user disk model.
     pub disk_model: String,
     /// Spare disks of the group.
-    #[serde(default)]
     pub spares: u32,
 }
 
@@ -33,7 +32,6 @@ pub struct VirtualDiskFile {
     /// Name; with `count` > 1: `name-0`, `name-1`, ...
     pub name: String,
     /// How many.
-    #[serde(default = "one")]
     pub count: u32,
     /// Disk group it lives in.
     pub disk_group: String,
@@ -42,27 +40,14 @@ pub struct VirtualDiskFile {
     /// Usable size.
     pub size: ByteSize,
     /// Chunk per disk.
-    #[serde(default = "default_chunk")]
     pub stripe_unit: ByteSize,
     /// Owning controller (default round-robin).
     #[serde(default)]
     pub controller: Option<u32>,
     /// Read cache on.
-    #[serde(default = "yes")]
     pub read_cache: bool,
     /// Write-back caching on.
-    #[serde(default = "yes")]
     pub write_cache: bool,
-}
-
-fn one() -> u32 {
-    1
-}
-fn yes() -> bool {
-    true
-}
-fn default_chunk() -> ByteSize {
-    ByteSize(128 << 10)
 }
 
 /// A disk group, resolved.
@@ -93,20 +78,6 @@ pub(super) fn resolve_virtual_disks(
     let mut groups_out = Vec::new();
     let mut dg_specs = Vec::new();
     for (i, d) in dgs.iter().enumerate() {
-        if d.disks < 2 || d.disks > MAX_GROUP_DISKS {
-            return Err(ConfigError::invalid(
-                file,
-                format!("disk_groups[{i}].disks"),
-                format!("must be 2..={MAX_GROUP_DISKS}; got {}", d.disks),
-            ));
-        }
-        limits::check_count(
-            file,
-            format!("disk_groups[{i}].spares"),
-            u64::from(d.spares),
-            u64::from(MAX_GROUP_DISKS),
-            "spares per disk group",
-        )?;
         let model = model_of(&d.disk_model, &format!("disk_groups[{i}].disk_model"))?;
         dg_specs.push(DiskGroupSpec {
             name: d.name.clone(),
@@ -143,8 +114,9 @@ pub(super) fn resolve_virtual_disks(
                 ))
             }
         };
+        // The bounds (4 KiB to 1 MiB) are declared; a power of two is this rule.
         let su = v.stripe_unit.0;
-        if !su.is_power_of_two() || !(4096..=1 << 20).contains(&su) {
+        if !su.is_power_of_two() {
             return Err(ConfigError::invalid(
                 file,
                 key("stripe_unit"),
@@ -160,22 +132,15 @@ pub(super) fn resolve_virtual_disks(
             RaidLevel::Raid5 => disks - 1,
             _ => disks,
         } as u64;
-        if v.size.0 == 0 {
-            return Err(ConfigError::invalid(
-                file,
-                key("size"),
-                "must be more than zero",
-            ));
-        }
         let per_disk = (v.size.0 / 512).div_ceil(data_disks).div_ceil(su) * su;
         limits::check_count(
             file,
             key("count"),
-            (first_index + groups_out.len()) as u64 + u64::from(v.count.max(1)),
+            (first_index + groups_out.len()) as u64 + u64::from(v.count),
             limits::MAX_GROUPS,
             "RAID groups and virtual disks in all",
         )?;
-        for n in 0..v.count.max(1) {
+        for n in 0..v.count {
             let layout = Layout::new(level, disks, su, per_disk)
                 .map_err(|e| ConfigError::invalid(file, key("level"), e.to_string()))?;
             let cap = spec.model.capacity_sectors();

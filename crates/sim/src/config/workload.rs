@@ -15,6 +15,9 @@ use serde::Serialize;
 use storlab_core::profile::BUILTIN_PROFILES;
 use storlab_core::IoProfile;
 
+use storlab_core::keys;
+
+use super::keys::{STREAM_KEYS, WORKLOAD_KEYS};
 use super::{limits, ConfigError, SystemSpec};
 
 /// One stream: a profile over a target (a host volume, or LUNs concatenated).
@@ -183,22 +186,23 @@ pub fn parse_workload(
     file: &str,
     system: &SystemSpec,
 ) -> Result<WorkloadSpec, ConfigError> {
-    let mut table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| ConfigError::Parse {
-            file: file.to_string(),
-            message: e.to_string(),
-        })?;
+    parse_workload_table(super::parse_toml(text, file)?, file, system)
+}
+
+/// A workload file's table (as read from `file`, or with options written into it) against
+/// `system`: each section checked from its declaration ([`super::keys::WORKLOAD_KEYS`],
+/// [`super::keys::STREAM_KEYS`], `[database]`'s), messages naming `file`.
+pub fn parse_workload_table(
+    mut table: toml::Table,
+    file: &str,
+    system: &SystemSpec,
+) -> Result<WorkloadSpec, ConfigError> {
+    let top = |(k, reason): (String, String)| ConfigError::invalid(file, k, reason);
+    keys::unknown_key(&table, WORKLOAD_KEYS).map_err(top)?;
+    keys::check_table(&table, WORKLOAD_KEYS).map_err(|(k, r)| top((k.to_string(), r)))?;
     let name = match table.remove("name") {
         Some(toml::Value::String(s)) => s,
-        Some(other) => {
-            return Err(ConfigError::invalid(
-                file,
-                "name",
-                format!("must be a string; got {other}"),
-            ))
-        }
-        None => file
+        _ => file
             .rsplit('/')
             .next()
             .unwrap_or(file)
@@ -220,14 +224,6 @@ pub fn parse_workload(
             ))
         }
     };
-    if let Some(k) = table.keys().next() {
-        let allowed: Vec<&str> = super::keys::WORKLOAD_KEYS.iter().map(|k| k.name).collect();
-        return Err(ConfigError::invalid(
-            file,
-            k,
-            format!("unknown key (allowed at top level: {})", allowed.join(", ")),
-        ));
-    }
     if streams.len() > limits::MAX_STREAMS {
         return Err(ConfigError::invalid(
             file,
@@ -247,7 +243,6 @@ pub fn parse_workload(
         };
         let stream = parse_stream(t, file, &key, system)?;
         check_region(&stream, system, file, &key)?;
-        check_think_time(&stream.profile, file, &key)?;
         out.push(stream);
     }
     let w = WorkloadSpec {
@@ -276,12 +271,21 @@ pub fn database_workload(
     })
 }
 
+/// One `[[streams]]` table: checked from [`STREAM_KEYS`]; the declared defaults are filled in
+/// unless a built-in `profile` is the base (its values are the defaults then).
 fn parse_stream(
     mut t: toml::Table,
     file: &str,
     key: &str,
     system: &SystemSpec,
 ) -> Result<StreamSpec, ConfigError> {
+    let bad =
+        |(k, reason): (String, String)| ConfigError::invalid(file, format!("{key}.{k}"), reason);
+    keys::unknown_key(&t, STREAM_KEYS).map_err(bad)?;
+    if !t.contains_key("profile") {
+        keys::fill_defaults(&mut t, STREAM_KEYS);
+    }
+    keys::check_table(&t, STREAM_KEYS).map_err(|(k, r)| bad((k.to_string(), r)))?;
     let target = t.remove("target");
     let profile = IoProfile::from_table(t).map_err(|(k, reason)| {
         let at = if k.is_empty() {
@@ -341,17 +345,6 @@ fn check_region(
         ));
     }
     Ok(())
-}
-
-/// A think time within [`limits::MAX_THINK_NS`]. (The open-loop rate's bound is the
-/// profile's own, `storlab_core::profile::MAX_RATE_IOPS`, checked as the stream is parsed.)
-fn check_think_time(p: &IoProfile, file: &str, key: &str) -> Result<(), ConfigError> {
-    limits::check_time(
-        file,
-        format!("{key}.think_time"),
-        p.think_time.0,
-        limits::MAX_THINK_NS,
-    )
 }
 
 /// The host I/Os the closed-loop streams keep outstanding (jobs x iodepth, summed) must stay

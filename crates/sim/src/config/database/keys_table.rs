@@ -16,7 +16,7 @@ pub const MAX_CPUS: u64 = 4096;
 /// Most log bytes per row or per commit record.
 pub const MAX_LOG_BYTES: u64 = 1 << 20;
 
-const NAMES: Kind = Kind::Other("name or list of names");
+const NAMES: Kind = Kind::NameOrNames;
 const ROW_BYTES: Kind = Kind::Other("integer or [smallest, largest]");
 use Default::Value as D;
 

@@ -4,43 +4,64 @@
 
 use storlab_core::keys::{Default::Required, Key, Kind};
 
+use crate::config::limits::MBPS_RANGE;
+use crate::device::MAX_CAPACITY_GB;
+
+/// Smallest disk capacity: 1 MB (tests rebuild small disks in a simulated second).
+const MIN_CAPACITY_GB: f64 = 0.001;
+/// Longest single step of a disk's mechanism (a seek, a head switch, the settling): a second.
+const MAX_STEP_MS: f64 = 1000.0;
+/// Longest flash operation or controller time per command: a second.
+const MAX_FLASH_US: f64 = 1e6;
+/// Largest read-ahead buffer of an HDD: 1 GiB.
+const MAX_READAHEAD_KIB: u64 = 1 << 20;
+/// Longest queue age limit: a day (a threshold, never a time the model waits).
+const MAX_QUEUE_AGE_MS: f64 = 86_400_000.0;
+
 /// A hard disk drive.
 pub const HDD_KEYS: &[Key] = &[
-    Key::new("rpm", Kind::Count, Required, "spindle speed").unit("rpm"),
+    Key::new("rpm", Kind::Count, Required, "spindle speed")
+        .int(1000, 30000)
+        .unit("rpm"),
     Key::new(
         "capacity_gb",
         Kind::Number,
         Required,
         "capacity in decimal gigabytes",
     )
+    .float(MIN_CAPACITY_GB, MAX_CAPACITY_GB)
     .unit("GB"),
-    Key::new("heads", Kind::Count, Required, "recording surfaces"),
+    Key::new("heads", Kind::Count, Required, "recording surfaces").int(1, 64),
     Key::new(
         "zones",
         Kind::Count,
         Required,
         "zones: bands of equal sectors per track",
-    ),
+    )
+    .int(1, 256),
     Key::new(
         "media_rate_outer_mbps",
         Kind::Number,
         Required,
         "media rate on the outermost zone",
     )
+    .float(MBPS_RANGE.0, MBPS_RANGE.1)
     .unit("MB/s"),
     Key::new(
         "media_rate_inner_mbps",
         Kind::Number,
         Required,
-        "media rate on the innermost zone",
+        "media rate on the innermost zone, at most the outermost's",
     )
+    .float(MBPS_RANGE.0, MBPS_RANGE.1)
     .unit("MB/s"),
     Key::new(
         "seek_track_to_track_ms",
         Kind::Number,
         Required,
-        "seek to the adjacent cylinder",
+        "seek to the adjacent cylinder; track-to-track < average < full stroke, below a second",
     )
+    .float(0.0, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "seek_avg_ms",
@@ -48,6 +69,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "data-sheet average seek (over random start and end cylinders)",
     )
+    .float(0.0, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "seek_full_stroke_ms",
@@ -55,6 +77,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "seek across the whole stroke",
     )
+    .float(0.0, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "head_switch_ms",
@@ -62,6 +85,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "change of surface on the same cylinder",
     )
+    .float(0.0, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "write_settle_ms",
@@ -69,6 +93,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "extra settling before a write after any head movement",
     )
+    .float(0.0, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "command_overhead_ms",
@@ -76,6 +101,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "controller overhead per command not overlapped by queueing",
     )
+    .float(0.0, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "interface_mbps",
@@ -83,6 +109,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "interface rate for data served from the drive's buffer",
     )
+    .float(MBPS_RANGE.0, MBPS_RANGE.1)
     .unit("MB/s"),
     Key::new(
         "queue_depth",
@@ -90,6 +117,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "commands the drive accepts at once",
     )
+    .int(1, 256)
     .unit("commands"),
     Key::new(
         "scheduler",
@@ -103,6 +131,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "read-ahead buffer (0: none)",
     )
+    .int(0, MAX_READAHEAD_KIB)
     .unit("KiB"),
     Key::new(
         "max_queue_age_ms",
@@ -110,6 +139,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "a command older than this is served next regardless of position",
     )
+    .float(0.0, MAX_QUEUE_AGE_MS)
     .unit("ms"),
     Key::new(
         "seek_curve",
@@ -178,29 +208,54 @@ pub const SSD_KEYS: &[Key] = &[
         Required,
         "capacity in decimal gigabytes",
     )
+    .float(MIN_CAPACITY_GB, MAX_CAPACITY_GB)
     .unit("GB"),
-    Key::new("page_kib", Kind::Count, Required, "flash page size").unit("KiB"),
-    Key::new("channels", Kind::Count, Required, "independent channels"),
+    Key::new(
+        "page_kib",
+        Kind::Count,
+        Required,
+        "flash page size, a power of two",
+    )
+    .int(1, 64)
+    .unit("KiB"),
+    Key::new("channels", Kind::Count, Required, "independent channels").int(1, 4096),
     Key::new(
         "dies_per_channel",
         Kind::Count,
         Required,
-        "dies per channel",
-    ),
-    Key::new("read_us", Kind::Number, Required, "page read time").unit("us"),
-    Key::new("program_us", Kind::Number, Required, "page program time").unit("us"),
+        "dies per channel; channels x dies at most 4096",
+    )
+    .int(1, 4096),
+    Key::new(
+        "read_us",
+        Kind::Number,
+        Required,
+        "page read time, more than 0",
+    )
+    .float(0.0, MAX_FLASH_US)
+    .unit("us"),
+    Key::new(
+        "program_us",
+        Kind::Number,
+        Required,
+        "page program time, more than 0",
+    )
+    .float(0.0, MAX_FLASH_US)
+    .unit("us"),
     Key::new(
         "write_amplification",
         Kind::Number,
         Required,
-        "steady-state write amplification (garbage collection), at least 1",
-    ),
+        "steady-state write amplification (garbage collection)",
+    )
+    .float(1.0, 20.0),
     Key::new(
         "channel_mbps",
         Kind::Number,
         Required,
         "channel transfer rate",
     )
+    .float(MBPS_RANGE.0, MBPS_RANGE.1)
     .unit("MB/s"),
     Key::new(
         "interface_mbps",
@@ -208,6 +263,7 @@ pub const SSD_KEYS: &[Key] = &[
         Required,
         "host interface rate",
     )
+    .float(MBPS_RANGE.0, MBPS_RANGE.1)
     .unit("MB/s"),
     Key::new(
         "controller_us",
@@ -215,6 +271,7 @@ pub const SSD_KEYS: &[Key] = &[
         Required,
         "controller time per command",
     )
+    .float(0.0, MAX_FLASH_US)
     .unit("us"),
     Key::new(
         "queue_depth",
@@ -222,5 +279,6 @@ pub const SSD_KEYS: &[Key] = &[
         Required,
         "commands the drive accepts at once",
     )
+    .int(1, 65536)
     .unit("commands"),
 ];

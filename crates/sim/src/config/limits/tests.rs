@@ -54,8 +54,8 @@ fn a_petabyte_disk_in_a_raid5_group_is_refused_with_the_group_bound() {
         "{reason}"
     );
     let (key, reason) = invalid(&model("base = \"ssd-nvme\"\ncapacity_gb = 1e9", "jbod", 1));
-    assert_eq!(key, "disk_models.m");
-    assert!(reason.contains("at most 1000000"), "{reason}");
+    assert_eq!(key, "disk_models.m.capacity_gb");
+    assert!(reason.contains("at most 1000000 GB"), "{reason}");
 }
 
 #[test]
@@ -140,7 +140,7 @@ fn time_values_are_bounded_and_the_bound_is_named() {
         (
             "[host]\nlink_mbps = 1e-300\n",
             "host.link_mbps",
-            "from 0.01",
+            "at least 0.01 and at most 10000000 MB/s; got 1e-300",
         ),
     ];
     for (extra, want_key, want) in cases {

@@ -76,7 +76,7 @@ fn the_destage_queue_follows_the_member_disks_unless_set() {
     assert_eq!(queues(&set), [6, 6, 6, 6]);
     let (key, reason) = invalid(&set.replace("= 6", "= 0"));
     assert_eq!(key, "controllers.destage_queue_per_disk");
-    assert!(reason.contains("1..=256"), "{reason}");
+    assert!(reason.contains("at least 1 and at most 256"), "{reason}");
 }
 
 #[test]
@@ -115,17 +115,25 @@ fn unknown_model_lists_the_known_ones() {
 
 #[test]
 fn unknown_keys_are_rejected_by_name() {
+    // Named with their section and entry, and the keys the section takes.
     let text = GOOD.replace("stripe_unit", "stripe_size");
-    match parse_array(&text, "x.toml") {
+    let (key, reason) = invalid(&text);
+    assert_eq!(key, "raid_groups[0].stripe_size");
+    assert!(
+        reason.contains("unknown key") && reason.contains("stripe_unit"),
+        "{reason}"
+    );
+    let text = format!("{GOOD}\n[controllers]\ncache_size = \"4g\"\n");
+    let err = parse_array(&text, "x.toml").unwrap_err().to_string();
+    assert!(err.contains("controllers.cache_size"), "{err}");
+    // TOML that does not parse still names the line.
+    match parse_array("name = \"t\"\n[[raid_groups]\n", "x.toml") {
         Err(ConfigError::Parse { file, message }) => {
             assert_eq!(file, "x.toml");
-            assert!(message.contains("stripe_size"), "{message}");
+            assert!(message.contains("line 2"), "{message}");
         }
         other => panic!("expected a parse error, got {other:?}"),
     }
-    let text = format!("{GOOD}\n[controllers]\ncache_size = \"4g\"\n");
-    let err = parse_array(&text, "x.toml").unwrap_err().to_string();
-    assert!(err.contains("cache_size"), "{err}");
 }
 
 #[test]
@@ -169,8 +177,8 @@ fn user_models_inherit_from_a_base_and_are_validated() {
         GOOD.replace("hdd-10k", "fast")
     );
     let (key, reason) = invalid(&text);
-    assert_eq!(key, "disk_models.fast");
-    assert!(reason.contains("rpmm"), "{reason}");
+    assert_eq!(key, "disk_models.fast.rpmm");
+    assert!(reason.contains("unknown key"), "{reason}");
     let text = format!(
         "{}\n[disk_models.fast]\nbase = \"hdd-10k\"\nseek_avg_ms = 40\n",
         GOOD.replace("hdd-10k", "fast")
@@ -252,4 +260,46 @@ fn unknown_and_misplaced_targets_say_which() {
         &s
     )
     .is_ok());
+}
+
+#[test]
+fn values_of_the_wrong_type_are_named_with_their_key() {
+    // (before the file, after it, key, what the message says the key takes)
+    for (top, extra, want_key, want) in [
+        (
+            "",
+            "[host]\nlinks = \"two\"\n",
+            "host.links",
+            "whole number",
+        ),
+        (
+            "",
+            "[controllers]\nmirror_writes = 1\n",
+            "controllers.mirror_writes",
+            "true or false",
+        ),
+        (
+            "",
+            "[rebuild]\npriority = \"urgent\"\n",
+            "rebuild.priority",
+            "\"low\", \"high\"",
+        ),
+        (
+            "",
+            "[[volumes]]\nname = \"v\"\nkind = \"stripe\"\nluns = [1, 2]\n",
+            "volumes[0].luns",
+            "list of names",
+        ),
+        ("host = 3\n", "", "host", "a table"),
+        (
+            "",
+            "[disk_models.m]\nkind = \"tape\"\n",
+            "disk_models.m.kind",
+            "\"hdd\" or \"ssd\"",
+        ),
+    ] {
+        let (key, reason) = invalid(&format!("{top}{GOOD}{extra}"));
+        assert_eq!(key, want_key, "{extra}");
+        assert!(reason.contains(want), "{extra}: {reason}");
+    }
 }

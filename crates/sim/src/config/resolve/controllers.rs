@@ -1,0 +1,179 @@
+//! The `[controllers]` section resolved: caches in segments and pages, times in nanoseconds,
+//! and the rules between its keys (the write cache fits in the cache, the destage marks are
+//! ordered); each key's own bounds are checked from its declaration first.
+
+use serde::{Deserialize, Serialize};
+
+use super::super::{limits, ArrayFile, ConfigError};
+use crate::device::DiskModel;
+
+/// When the host gets its write acknowledgement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WritePolicy {
+    /// From the battery-backed cache; disks are written later (destage).
+    #[default]
+    WriteBack,
+    /// After the disks.
+    WriteThrough,
+}
+
+/// Controller settings, resolved into sectors and nanoseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ControllerSpec {
+    /// Controllers.
+    pub count: u32,
+    /// Read cache per controller in segments.
+    pub read_cache_segments: u64,
+    /// Write cache per controller in 4 KiB pages.
+    pub write_cache_pages: u64,
+    /// Write-back or write-through.
+    pub write_policy: WritePolicy,
+    /// Mirror writes to the peer.
+    pub mirror_writes: bool,
+    /// Write policy of a controller that took over a failed peer's LUNs.
+    pub failover_write_policy: WritePolicy,
+    /// Nanoseconds per byte on the mirror link.
+    pub mirror_ns_per_byte: f64,
+    /// Fixed mirror copy cost.
+    pub mirror_latency_ns: u64,
+    /// Processing per host I/O.
+    pub overhead_ns: u64,
+    /// Dirty pages that start destaging.
+    pub destage_high_pages: u64,
+    /// Dirty pages that stop destaging.
+    pub destage_low_pages: u64,
+    /// Destage disk operations outstanding per member disk, when set in the file; otherwise
+    /// each group's follows its disks ([`ControllerSpec::destage_queue_for`]).
+    pub destage_queue_per_disk: Option<u32>,
+    /// Read segment in sectors.
+    pub segment_sectors: u64,
+    /// Prefetch distance in sectors.
+    pub prefetch_sectors: u64,
+    /// Sequential reads before prefetch starts.
+    pub sequential_trigger: u32,
+}
+
+/// Destage operations kept outstanding per HDD: one head serves one command at a time; a
+/// few queued writes let the drive reorder them, and reads do not wait behind many writes.
+pub const HDD_DESTAGE_QUEUE: u32 = 4;
+
+impl ControllerSpec {
+    /// Destage operations kept outstanding per member disk of a group of `model` disks:
+    /// `destage_queue_per_disk` when the file sets it, else what the disk can work on at
+    /// once. An HDD: [`HDD_DESTAGE_QUEUE`]. An SSD programs one page per flash die at a
+    /// time, so one write per die keeps every die busy (fewer leave dies idle while dirty
+    /// pages wait in the write cache); never more than the drive accepts (its queue depth)
+    /// nor than the key's bound.
+    pub fn destage_queue_for(&self, model: &DiskModel) -> u32 {
+        self.destage_queue_per_disk.unwrap_or(match model {
+            DiskModel::Hdd(_) => HDD_DESTAGE_QUEUE,
+            DiskModel::Ssd(p) => (p.channels.saturating_mul(p.dies_per_channel))
+                .min(p.queue_depth)
+                .clamp(1, MAX_DESTAGE_QUEUE),
+        })
+    }
+}
+
+/// Bound of `destage_queue_per_disk`.
+pub const MAX_DESTAGE_QUEUE: u32 = 256;
+
+/// Write-cache page: the granularity of dirty tracking and destage.
+pub const PAGE_SECTORS: u64 = 8;
+
+pub(super) fn resolve_controllers(
+    raw: &ArrayFile,
+    file: &str,
+) -> Result<ControllerSpec, ConfigError> {
+    let c = &raw.controllers;
+    let bad = |key: &str, reason: String| {
+        ConfigError::invalid(file, format!("controllers.{key}"), reason)
+    };
+    // Mirroring needs a peer: one controller has nothing to copy its writes to.
+    let mirror_writes = c.mirror_writes && c.count > 1;
+    let nvs_footprint = c.write_cache.0 * if mirror_writes { 2 } else { 1 };
+    if c.cache.0 < nvs_footprint {
+        return Err(bad(
+            "write_cache",
+            format!(
+                "{} of write cache{} does not fit in {} of cache",
+                c.write_cache,
+                if mirror_writes {
+                    " (twice, with the peer's mirror copy)"
+                } else {
+                    ""
+                },
+                c.cache
+            ),
+        ));
+    }
+    if c.write_policy == WritePolicy::WriteBack && c.write_cache.0 < 1 << 20 {
+        return Err(bad(
+            "write_cache",
+            format!(
+                "write-back needs at least 1m of write cache; got {}",
+                c.write_cache
+            ),
+        ));
+    }
+    if !(0.0 < c.destage_low_pct
+        && c.destage_low_pct < c.destage_high_pct
+        && c.destage_high_pct <= 100.0)
+    {
+        return Err(bad(
+            "destage_high_pct",
+            format!(
+                "need 0 < destage_low_pct < destage_high_pct <= 100; got low {} high {}",
+                c.destage_low_pct, c.destage_high_pct
+            ),
+        ));
+    }
+    let seg = c.read_segment.0;
+    // The bounds (512 bytes to 1 MiB) are declared; a power of two is this rule.
+    if !seg.is_power_of_two() {
+        return Err(bad(
+            "read_segment",
+            format!(
+                "must be a power of two from 512 to 1m; got {}",
+                c.read_segment
+            ),
+        ));
+    }
+    if !c.prefetch.0.is_multiple_of(512) {
+        return Err(bad(
+            "prefetch",
+            format!("must be a multiple of 512 bytes; got {}", c.prefetch),
+        ));
+    }
+    let page_bytes = PAGE_SECTORS * 512;
+    let write_cache_pages = c.write_cache.0 / page_bytes;
+    let read_cache_segments = (c.cache.0 - nvs_footprint) / seg;
+    if read_cache_segments > limits::MAX_READ_CACHE_SEGMENTS {
+        return Err(bad(
+            "cache",
+            format!(
+                "the read cache holds {read_cache_segments} segments of {}; at most {} are \
+                 simulated: raise read_segment or lower cache",
+                c.read_segment,
+                limits::MAX_READ_CACHE_SEGMENTS
+            ),
+        ));
+    }
+    Ok(ControllerSpec {
+        count: c.count,
+        read_cache_segments,
+        write_cache_pages,
+        write_policy: c.write_policy,
+        mirror_writes,
+        failover_write_policy: c.failover_write_policy,
+        mirror_ns_per_byte: 1e3 / c.mirror_mbps,
+        mirror_latency_ns: c.mirror_latency.0,
+        overhead_ns: c.overhead.0,
+        destage_high_pages: (write_cache_pages as f64 * c.destage_high_pct / 100.0) as u64,
+        destage_low_pages: (write_cache_pages as f64 * c.destage_low_pct / 100.0) as u64,
+        destage_queue_per_disk: c.destage_queue_per_disk,
+        segment_sectors: seg / 512,
+        prefetch_sectors: c.prefetch.0 / 512,
+        sequential_trigger: c.sequential_trigger,
+    })
+}
