@@ -214,7 +214,10 @@ pub(crate) async fn execute_committed(
     begin?;
     let rows = rows?;
     commit?;
-    Ok((rows, committed.saturating_duration_since(done).as_nanos() as u64))
+    Ok((
+        rows,
+        committed.saturating_duration_since(done).as_nanos() as u64,
+    ))
 }
 
 /// A request's answer and when it came.
