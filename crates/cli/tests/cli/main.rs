@@ -13,6 +13,7 @@ mod io_safety;
 mod outputs;
 mod sim;
 mod sim_db;
+mod sim_interrupt;
 mod trace;
 mod validate;
 mod validate_floor;
