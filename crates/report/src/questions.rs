@@ -150,10 +150,7 @@ fn headline_table(study: &Study, configs: &[&str], workloads: &[String]) -> Stri
     let mut rows = Vec::new();
     for wl in workloads {
         let wl = wl.as_str();
-        let per: Vec<Vec<_>> = configs
-            .iter()
-            .map(|c| summary_runs(study, c, wl))
-            .collect();
+        let per: Vec<Vec<_>> = configs.iter().map(|c| summary_runs(study, c, wl)).collect();
         let all: Vec<_> = per.iter().flatten().copied().collect();
         if all.is_empty() {
             continue;
