@@ -185,49 +185,6 @@ pub(crate) async fn rows_selected(
     Ok(c.execute(statement, params).await?)
 }
 
-/// The prepared `BEGIN` and `COMMIT` that make one statement an explicit transaction.
-pub(crate) async fn prepare_transaction(c: &Client) -> Result<[Statement; 2], DbError> {
-    Ok([c.prepare("BEGIN").await?, c.prepare("COMMIT").await?])
-}
-
-/// Runs one data-changing statement as an explicit transaction (`tx`: its `BEGIN` and
-/// `COMMIT`, see [`prepare_transaction`]) and returns the rows it changed and its commit
-/// latency in ns.
-///
-/// The three requests are pipelined (sent together, answered in order), so the client waits
-/// no longer than for the statement in autocommit: the server runs the same work with one
-/// commit. The commit latency is the time from the statement's answer to the COMMIT's: the
-/// server's commit, its WAL flush included.
-pub(crate) async fn execute_committed(
-    c: &Client,
-    tx: &[Statement],
-    statement: &Statement,
-    params: &[&(dyn ToSql + Sync)],
-) -> Result<(u64, u64), DbError> {
-    // join3 polls in order: BEGIN, the statement, COMMIT are queued in that order.
-    let ((begin, _), (rows, done), (commit, committed)) = futures_util::future::join3(
-        answered(c.execute(&tx[0], &[])),
-        answered(c.execute(statement, params)),
-        answered(c.execute(&tx[1], &[])),
-    )
-    .await;
-    begin?;
-    let rows = rows?;
-    commit?;
-    Ok((
-        rows,
-        committed.saturating_duration_since(done).as_nanos() as u64,
-    ))
-}
-
-/// A request's answer and when it came.
-async fn answered<F: std::future::Future<Output = Result<u64, tokio_postgres::Error>>>(
-    request: F,
-) -> (Result<u64, tokio_postgres::Error>, std::time::Instant) {
-    let answer = request.await;
-    (answer, std::time::Instant::now())
-}
-
 /// `TABLESPACE x` clause or nothing.
 pub(crate) fn tablespace_clause(tablespace: Option<&str>) -> String {
     tablespace.map_or(String::new(), |t| format!(" TABLESPACE {t}"))

@@ -4,7 +4,7 @@ use storlab_core::dbtest;
 use storlab_core::rng::Rng;
 use tokio_postgres::{Client, Statement};
 
-use super::{execute_committed, prepare_transaction, rows_selected, tablespace_clause, Op};
+use super::{rows_selected, tablespace_clause, Op};
 use crate::driver::Outcome;
 use crate::error::DbError;
 
@@ -54,8 +54,7 @@ pub(crate) async fn load_dpaws(
     Ok(())
 }
 
-/// Prepares the op's statement for every table (then, for the updates, `BEGIN` and
-/// `COMMIT`: each update is its own explicit transaction, for its commit latency).
+/// Prepares the op's statement for every table.
 pub(crate) async fn prepare(c: &Client, op: Op, schema: &str) -> Result<Vec<Statement>, DbError> {
     let mut out = Vec::new();
     for k in 0..TABLES {
@@ -73,9 +72,6 @@ pub(crate) async fn prepare(c: &Client, op: Op, schema: &str) -> Result<Vec<Stat
             ),
         };
         out.push(c.prepare(&sql).await?);
-    }
-    if matches!(op, Op::DpawsUpdateRow | Op::DpawsUpdateRange) {
-        out.extend(prepare_transaction(c).await?);
     }
     Ok(out)
 }
@@ -97,14 +93,7 @@ pub(crate) async fn dpaws_op(
     };
     let id = (1 + rng.below(span)) as i64;
     let rows = match op {
-        Op::DpawsUpdateRow | Op::DpawsUpdateRange => {
-            let tx = &stmts[TABLES as usize..];
-            let (rows, commit_ns) = execute_committed(c, tx, &stmts[k], &[&id]).await?;
-            return Ok(Outcome {
-                commit_ns: Some(commit_ns),
-                ..Outcome::rows(rows)
-            });
-        }
+        Op::DpawsUpdateRow | Op::DpawsUpdateRange => c.execute(&stmts[k], &[&id]).await?,
         Op::DpawsSelectRow => rows_selected(c, &stmts[k], &[&id]).await?,
         _ => {
             let n: i64 = c.query_one(&stmts[k], &[&id]).await?.get(0);

@@ -8,7 +8,7 @@ use futures_util::SinkExt;
 use storlab_core::rng::Rng;
 use tokio_postgres::{Client, Statement};
 
-use super::{execute_committed, prepare_transaction, rows_selected, tablespace_clause, Op};
+use super::{rows_selected, tablespace_clause, Op};
 use crate::driver::Outcome;
 use crate::error::DbError;
 
@@ -123,10 +123,6 @@ pub(crate) async fn prepare(c: &Client, op: Op, s: &str) -> Result<Vec<Statement
     for q in sql {
         out.push(c.prepare(&q).await?);
     }
-    if op == Op::ObUpdateRandom {
-        // Each update its own explicit transaction, for its commit latency.
-        out.extend(prepare_transaction(c).await?);
-    }
     Ok(out)
 }
 
@@ -142,13 +138,7 @@ pub(crate) async fn orabench_op(
     let id = (1 + rng.below(scale)) as i64;
     let out = match op {
         Op::ObSelectRandom => Outcome::rows(rows_selected(c, &st[0], &[&id]).await?),
-        Op::ObUpdateRandom => {
-            let (rows, commit_ns) = execute_committed(c, &st[1..], &st[0], &[&id]).await?;
-            Outcome {
-                commit_ns: Some(commit_ns),
-                ..Outcome::rows(rows)
-            }
-        }
+        Op::ObUpdateRandom => Outcome::rows(c.execute(&st[0], &[&id]).await?),
         Op::ObLoadConventional => {
             c.execute(&st[0], &[]).await?;
             let rows = c.execute(&st[1], &[&pad()]).await?;
