@@ -34,8 +34,8 @@ const COLUMNS: [Column; 5] = [
 ];
 
 /// One row per database workload and configuration of `configs` (in order; the first to
-/// run a workload is its baseline), with rows/s against the baseline's. None without
-/// database workloads.
+/// run a workload is its baseline), with rows/s against the baseline's when there are
+/// several. None without database workloads.
 pub fn table(study: &Study, configs: &[&str], workloads: &[String]) -> Option<String> {
     let mut rows = Vec::new();
     for wl in workloads {
@@ -62,11 +62,12 @@ pub fn table(study: &Study, configs: &[&str], workloads: &[String]) -> Option<St
                 .collect();
             row.extend(spreads.iter().map(|s| s.map_or("-".into(), spread_text)));
             let rows_per_s = spreads[0].map(|s| s.mean);
-            row.push(match (first, base, rows_per_s) {
+            let compared = configs.len() > 1;
+            row.extend(compared.then(|| match (first, base, rows_per_s) {
                 (true, ..) => "baseline".into(),
                 (false, Some(b), Some(o)) if b > 0.0 => format!("{:+.1}%", (o / b - 1.0) * 100.0),
                 _ => "-".into(),
-            });
+            }));
             if first {
                 base = rows_per_s;
             }
@@ -79,6 +80,8 @@ pub fn table(study: &Study, configs: &[&str], workloads: &[String]) -> Option<St
     }
     let mut head = vec!["workload", "configuration"];
     head.extend(COLUMNS.iter().map(|(h, _)| *h));
-    head.push("rows/s vs baseline");
+    if configs.len() > 1 {
+        head.push("rows/s vs baseline");
+    }
     Some(tables::table(&head, &rows))
 }

@@ -107,6 +107,7 @@ fn db_runs_a_test_and_refuses_bad_directories() {
         .success()
         .stdout(predicate::str::contains("dpaws/select-row"))
         .stdout(predicate::str::contains("top wait events"))
+        .stdout(predicate::str::is_match(r"(?m)^\s*transactions\s+tx/s").unwrap())
         .stdout(
             predicate::str::is_match(r"server: shared_buffers 32MB, wal_sync_method \w+").unwrap(),
         );
@@ -115,6 +116,9 @@ fn db_runs_a_test_and_refuses_bad_directories() {
     let run = &v["runs"][0];
     assert_eq!(run["workload"]["kind"], "db");
     assert!(run["metrics"]["rows_per_s"].as_f64().unwrap() > 0.0);
+    // Transaction response time, in the fields a simulated database fills.
+    assert_eq!(run["metrics"]["transactions"][0]["name"], "read");
+    assert!(run["metrics"]["tx_latency_ms"]["p99"].as_f64().unwrap() > 0.0);
     assert!(run["db"]["wal"].is_object());
     assert!(!data.exists());
     std::fs::create_dir(&data).unwrap();

@@ -28,7 +28,8 @@ fn catches_sigint(pid: u32) -> bool {
 }
 
 #[test]
-#[allow(clippy::disallowed_methods)] // a deadline for a child that never gets going
+#[allow(clippy::disallowed_methods)]
+// a deadline for a child that never gets going
 // The child is reaped with wait4, which also gives the CPU it used (std's wait does not).
 #[allow(clippy::zombie_processes)]
 fn an_interrupted_simulation_exits_1_with_the_run_so_far_marked_partial() {
