@@ -109,7 +109,9 @@ fn report(r: &Run) -> String {
         r.workload.duration_s,
         r.workload.warmup_s
     );
-    let commit = m.commit_ms.map_or("-".into(), |c| num(c.mean, 3));
+    let commit = |f: fn(&storlab_core::LatencySummaryMs) -> f64| {
+        m.commit_ms.as_ref().map_or("-".into(), |c| num(f(c), 3))
+    };
     out += &render(
         &[
             "test",
@@ -118,6 +120,7 @@ fn report(r: &Run) -> String {
             "mean ms",
             "p99 ms",
             "commit ms",
+            "commit p99",
             "WAL MB/s",
         ],
         &[vec![
@@ -126,10 +129,12 @@ fn report(r: &Run) -> String {
             num(m.tx_per_min.unwrap_or(0.0), 0),
             num(m.latency_ms.mean, 3),
             num(m.latency_ms.p99, 3),
-            commit,
+            commit(|c| c.mean),
+            commit(|c| c.p99),
             num(m.wal_mb_per_s.unwrap_or(0.0), 2),
         ]],
     );
+    out += &crate::table::transactions(m);
     if !m.waits.is_empty() {
         out += &crate::table::waits(&m.waits);
     }

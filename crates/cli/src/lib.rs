@@ -3,8 +3,12 @@
 //! nothing, so the fuzz targets in `fuzz/` call them directly; the `storlab` binary
 //! (main.rs) uses them from here.
 
-#[path = "compare/command.rs"]
-pub mod command;
+/// The plan and its cells' command lines, in `compare/` beside the binary's `compare`
+/// module (compare.rs), which runs them.
+pub mod compare {
+    pub mod command;
+    pub mod plan;
+}
 pub mod error;
-#[path = "compare/plan.rs"]
-pub mod plan;
+
+pub use compare::{command, plan};

@@ -247,20 +247,9 @@ pub fn runs_with(a: &SimArgs, set: &DatabaseKeys) -> Result<Vec<Run>, CliError> 
     if a.sweep {
         return sweep(a, &system, &workload, &failures, opts);
     }
-    let trace = crate::trace_cmd::open(a)?;
+    let (trace, trace_end) = crate::trace_cmd::open(a)?;
     let mut run = timed_with(&system, &workload, &failures, trace, opts)?;
-    if fitted {
-        // The trace ended: a longer --duration would add no I/O.
-        for w in &mut run.warnings {
-            *w = w
-                .replace(
-                    ": raise --duration for stable figures",
-                    ": the trace holds no more after its warm-up; a longer trace gives stable \
-                     figures",
-                )
-                .replace(": raise --duration", ": the trace ends there");
-        }
-    }
+    crate::trace_cmd::advise(a, &mut run, fitted, &trace_end);
     Ok(vec![run])
 }
 

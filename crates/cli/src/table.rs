@@ -114,7 +114,7 @@ fn sim_db(run: &Run) -> String {
 
 /// A database run's transaction response times: each type, then all together when there
 /// are several types. Empty for runs without them.
-fn transactions(m: &storlab_core::result::Metrics) -> String {
+pub fn transactions(m: &storlab_core::result::Metrics) -> String {
     let Some(all) = m.tx_latency_ms.as_ref() else {
         return String::new();
     };

@@ -1,8 +1,12 @@
 //! Opening a trace for `storlab sim --trace`: format detection, the reader, the device map.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use storlab_core::result::Run;
 
 use storlab_sim::trace::{
     detect_format, read_line_limited, TraceFormat, TraceReader, MAX_LINE_BYTES,
@@ -12,10 +16,52 @@ use storlab_sim::{RunOptions, TraceMode, TraceSource};
 use crate::cli::SimArgs;
 use crate::error::CliError;
 
-/// Builds the trace source named by the arguments.
-pub fn open(a: &SimArgs) -> Result<Option<TraceSource>, CliError> {
+/// Whether the replay read its trace to the end (set while the simulation runs).
+#[derive(Clone, Default)]
+pub struct TraceEnd(Arc<AtomicBool>);
+
+impl TraceEnd {
+    fn reached(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// The trace's bytes, noting when the replay asks past the last of them.
+struct EndWatch<R> {
+    inner: R,
+    end: TraceEnd,
+}
+
+impl<R: BufRead> Read for EndWatch<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            self.end.0.store(true, Ordering::Relaxed);
+        }
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for EndWatch<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        let buf = self.inner.fill_buf()?;
+        if buf.is_empty() {
+            self.end.0.store(true, Ordering::Relaxed);
+        }
+        Ok(buf)
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.inner.consume(amt);
+    }
+}
+
+/// Builds the trace source named by the arguments, with what tells whether the replay
+/// reached the trace's end.
+pub fn open(a: &SimArgs) -> Result<(Option<TraceSource>, TraceEnd), CliError> {
+    let end = TraceEnd::default();
     let Some(path) = &a.trace else {
-        return Ok(None);
+        return Ok((None, end));
     };
     let name = path.display().to_string();
     let format = format(a, path, &name)?;
@@ -27,17 +73,80 @@ pub fn open(a: &SimArgs) -> Result<Option<TraceSource>, CliError> {
         })?;
         map.push((dev.to_string(), target.to_string()));
     }
-    let reader = TraceReader::new(
-        BufReader::with_capacity(1 << 16, open_file(path, &name)?),
-        format,
-        &name,
-    );
-    Ok(Some(TraceSource {
+    let input = EndWatch {
+        inner: BufReader::with_capacity(1 << 16, open_file(path, &name)?),
+        end: end.clone(),
+    };
+    let reader = TraceReader::new(input, format, &name);
+    let source = TraceSource {
         feed: Box::new(reader),
         file: name,
         mode,
         map,
-    }))
+    };
+    Ok((Some(source), end))
+}
+
+/// Advice about a trace that ended before the run did: a longer `--duration` would add no
+/// I/O. `fitted`: the window was fitted to an open-loop trace ([`fit_window`]); `end`: what
+/// the closed-loop replay found.
+pub fn advise(a: &SimArgs, run: &mut Run, fitted: bool, end: &TraceEnd) {
+    if fitted {
+        for w in &mut run.warnings {
+            *w = w
+                .replace(
+                    ": raise --duration for stable figures",
+                    ": the trace holds no more after its warm-up; a longer trace gives stable \
+                     figures",
+                )
+                .replace(": raise --duration", ": the trace ends there");
+        }
+        return;
+    }
+    if a.trace_outstanding.is_none() || !end.reached() {
+        return;
+    }
+    let (said, advice) = closed_loop_end(run);
+    let mut advised = false;
+    for w in &mut run.warnings {
+        if let Some(at) = w.find(": raise --duration") {
+            w.truncate(at);
+            *w += &format!(": {advice}");
+            advised = true;
+        }
+    }
+    if !advised {
+        run.warnings.extend(said);
+    }
+}
+
+/// Where a closed-loop replay ran out of trace: a warning saying so when it left part of
+/// the window without I/O (None when it lasted to the window's end), and the advice for
+/// the warnings that would ask for a longer `--duration`.
+fn closed_loop_end(run: &Run) -> (Option<String>, String) {
+    let replayed = run.sim.as_ref().map_or(0, |s| s.host_ios);
+    let warmup_s = run.workload.warmup_s;
+    let window_s = run.workload.duration_s;
+    if run.metrics.ios == 0 {
+        let advice = format!(
+            "the trace ended during the {warmup_s} s warm-up, after {replayed} I/Os replayed \
+             closed loop; lower --warmup (0 measures from the start) or replay a longer trace"
+        );
+        return (Some(format!("nothing measured: {advice}")), advice);
+    }
+    let last = run.series.iter().rposition(|p| p.iops > 0.0);
+    let lasted_s = last.map_or(0.0, |i| run.series[i].t_s + 1.0).min(window_s);
+    if lasted_s >= window_s {
+        return (None, "the trace ends there".into());
+    }
+    let advice = format!(
+        "the trace ended about {lasted_s} s into the {window_s} s measured window ({:.0} s into \
+         the run), after {replayed} I/Os replayed closed loop; set --duration {lasted_s}s or \
+         replay a longer trace",
+        warmup_s + lasted_s
+    );
+    let said = format!("rates are diluted by the window's end without I/O: {advice}");
+    (Some(said), advice)
 }
 
 fn open_file(path: &Path, name: &str) -> Result<File, CliError> {

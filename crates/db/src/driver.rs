@@ -23,6 +23,9 @@ pub(crate) struct Outcome {
     pub commit_ns: Option<u64>,
     /// Statement kind for the latency breakdown.
     pub label: &'static str,
+    /// Transaction type, when the test has several (`read`, `write` of the OLTP mix); else
+    /// the test's one type (its declared access: `read`, `update`, `insert`, `bulk`).
+    pub tx_type: Option<&'static str>,
     /// Nothing left to do (batched delete ran out of rows).
     pub exhausted: bool,
     /// Pause before the client's next operation (not counted in its latency).
@@ -37,6 +40,7 @@ impl Outcome {
             rows,
             commit_ns: None,
             label: "statement",
+            tx_type: None,
             exhausted: false,
             think: Duration::ZERO,
             bytes: 0,
@@ -48,6 +52,10 @@ impl Outcome {
 #[derive(Default)]
 pub(crate) struct ClientResult {
     pub latency: BTreeMap<&'static str, LatencyHistogram>,
+    /// Response time of each transaction type: from sending the transaction's first
+    /// statement to its commit being acknowledged (think time left out).
+    pub transactions: BTreeMap<&'static str, LatencyHistogram>,
+    /// Every operation's response time (each operation is one transaction).
     pub all: LatencyHistogram,
     pub commits: LatencyHistogram,
     pub rows: u64,
@@ -62,6 +70,9 @@ impl ClientResult {
     pub(crate) fn merge(&mut self, o: &ClientResult) {
         for (k, h) in &o.latency {
             self.latency.entry(k).or_default().merge(h);
+        }
+        for (k, h) in &o.transactions {
+            self.transactions.entry(k).or_default().merge(h);
         }
         self.all.merge(&o.all);
         self.commits.merge(&o.commits);
@@ -322,6 +333,8 @@ async fn client_body(
             let ns = t1.duration_since(t0).as_nanos() as u64;
             r.all.record(ns);
             r.latency.entry(out.label).or_default().record(ns);
+            let tx_type = out.tx_type.unwrap_or(test.def.access.name());
+            r.transactions.entry(tx_type).or_default().record(ns);
             if let Some(c) = out.commit_ns {
                 r.commits.record(c);
             }

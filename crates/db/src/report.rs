@@ -4,10 +4,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use storlab_core::histogram::round_to;
 use storlab_core::host_stats::round3;
 use storlab_core::result::{
     DbEvidence, DeviceMetrics, Metrics, RoleIostat, Run, SeriesPoint, StatementStats, Target,
-    TargetKind, ToolCost, WaitEvent, Workload, WorkloadKind,
+    TargetKind, ToolCost, TransactionMetrics, WaitEvent, Workload, WorkloadKind,
 };
 use storlab_io::diskstats::{BlockDevice, DiskSampler, IostatSummary};
 use storlab_io::iostat_schema::{device_metrics, schema_iostat};
@@ -212,6 +213,8 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
             tx_per_min: Some(round3(r.ops as f64 / secs * 60.0)),
             wal_mb_per_s: Some(wal.mb_per_s),
             commit_ms: (!r.commits.is_empty()).then(|| r.commits.summary_ms()),
+            tx_latency_ms: (!r.transactions.is_empty()).then(|| r.all.summary_ms()),
+            transactions: transactions(r, secs),
             waits: m.waits,
             ..Metrics::default()
         },
@@ -242,6 +245,19 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
     };
     storlab_core::steady::mark(&mut run);
     run
+}
+
+/// Each transaction type's count, rate and response time over the `secs` of the window.
+fn transactions(r: &ClientResult, secs: f64) -> Vec<TransactionMetrics> {
+    r.transactions
+        .iter()
+        .map(|(name, h)| TransactionMetrics {
+            name: name.to_string(),
+            count: h.count(),
+            tx_per_s: round_to(h.count() as f64 / secs, 1),
+            latency_ms: h.summary_ms(),
+        })
+        .collect()
 }
 
 fn empty_run() -> Run {

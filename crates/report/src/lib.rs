@@ -13,6 +13,7 @@ pub mod answers;
 mod charts;
 mod cost;
 pub mod csv;
+mod db_table;
 pub mod findings;
 mod html;
 pub mod model;

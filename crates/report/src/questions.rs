@@ -8,7 +8,7 @@ use crate::html::spread_text;
 use crate::model::{Spread, Study};
 use crate::svg::esc;
 use crate::sweep::summary_runs;
-use crate::workload::{headline, human_name};
+use crate::workload::{headline, human_name, is_db_workload};
 use crate::{anchor, charts, tables};
 
 /// Every question: title, answer, chart, folded evidence.
@@ -31,17 +31,20 @@ pub fn answers(study: &Study) -> String {
                 s.push_str(&fig);
             }
             let list = findings_list(study, q, group);
-            let table = headline_table(study, group);
-            let rows = table.matches("<tr>").count().saturating_sub(1);
+            let (table, compared) = headline_tables(study, group);
             s.push_str(&format!(
-                "<details><summary>Every difference, workload by workload ({rows} workloads \
-                 compared)</summary>{list}{table}</details>"
+                "<details><summary>Every difference, workload by workload ({compared} \
+                 workloads compared)</summary>{list}{table}</details>"
             ));
         } else {
-            s.push_str(&tables::collapsed(
-                &headline_table(study, group),
-                "workloads measured",
-            ));
+            let (table, measured) = headline_tables(study, group);
+            if measured > tables::FOLD_ROWS {
+                s.push_str(&format!(
+                    "<details><summary>{measured} workloads measured</summary>{table}</details>"
+                ));
+            } else {
+                s.push_str(&table);
+            }
         }
         s.push_str("</div>");
     }
@@ -101,37 +104,66 @@ pub fn other_findings_list(study: &Study) -> String {
     format!(r#"<ul class="findings">{}</ul>"#, items.concat())
 }
 
-/// Mean (min..max when repeats differ) of each workload's headline metric for the
-/// configurations of `group`, with p99 latency, and each later one against the first that
-/// ran the workload.
-fn headline_table(study: &Study, group: &[usize]) -> String {
+/// The findings tables of `group`: the I/O workloads' ([`headline_table`]) and the
+/// database workloads' ([`crate::db_table`]), each under a heading when there are both;
+/// with the number of workloads they hold.
+fn headline_tables(study: &Study, group: &[usize]) -> (String, usize) {
     let configs: Vec<&str> = group
         .iter()
         .map(|&i| study.configurations[i].name.as_str())
         .collect();
+    let (db, io): (Vec<String>, Vec<String>) = study.workload_names().into_iter().partition(|wl| {
+        let runs: Vec<_> = configs
+            .iter()
+            .flat_map(|c| summary_runs(study, c, wl))
+            .collect();
+        !runs.is_empty() && is_db_workload(wl, &runs)
+    });
+    let io_table = headline_table(study, &configs, &io);
+    let io_rows = io_table.matches("<tr>").count().saturating_sub(1);
+    let db_table = crate::db_table::table(study, &configs, &db);
+    let db_count = db
+        .iter()
+        .filter(|wl| {
+            configs
+                .iter()
+                .any(|c| !summary_runs(study, c, wl).is_empty())
+        })
+        .count();
+    let html = match (io_rows, db_table) {
+        (0, Some(d)) => d,
+        (_, None) => io_table,
+        (_, Some(d)) => {
+            format!("<h4>I/O workloads</h4>{io_table}<h4>Database workloads</h4>{d}")
+        }
+    };
+    (html, io_rows + db_count)
+}
+
+/// Mean (min..max when repeats differ) of each workload's headline metric for `configs`,
+/// with p99 latency, and each later one against the first that ran the workload.
+fn headline_table(study: &Study, configs: &[&str], workloads: &[String]) -> String {
     let mut head: Vec<String> = vec!["workload".into(), "metric".into()];
     head.extend(configs.iter().map(|c| c.to_string()));
     head.extend(configs.iter().map(|c| format!("{c} p99 ms")));
     head.extend(configs.iter().skip(1).map(|c| format!("{c} vs baseline")));
     let mut rows = Vec::new();
-    for wl in study.workload_names() {
-        let per: Vec<Vec<_>> = configs
-            .iter()
-            .map(|c| summary_runs(study, c, &wl))
-            .collect();
+    for wl in workloads {
+        let wl = wl.as_str();
+        let per: Vec<Vec<_>> = configs.iter().map(|c| summary_runs(study, c, wl)).collect();
         let all: Vec<_> = per.iter().flatten().copied().collect();
         if all.is_empty() {
             continue;
         }
-        let m = headline(&wl, &all);
+        let m = headline(wl, &all);
         let spreads: Vec<Option<Spread>> = per
             .iter()
             .map(|r| Spread::of(r.iter().filter_map(|x| m.of(x))))
             .collect();
         let link = format!(
             "{} <span class=\"raw\">{}</span>",
-            esc(&human_name(&wl)),
-            esc(&wl)
+            esc(&human_name(wl)),
+            esc(wl)
         );
         let mut row = vec![link, esc(m.label())];
         row.extend(spreads.iter().map(|s| s.map_or("-".into(), spread_text)));

@@ -52,6 +52,10 @@ use storlab_core::steady::Warmup;
 use storlab_core::{ByteSize, TimeSpan};
 
 use crate::error::CliError;
+pub use questions::Question;
+use questions::{questions, RawQuestion};
+
+mod questions;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -69,21 +73,6 @@ struct RawPlan {
     workloads: Vec<RawWorkload>,
     #[serde(default)]
     questions: Vec<RawQuestion>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawQuestion {
-    title: String,
-    targets: Vec<String>,
-}
-
-/// A question of the plan: its title and the targets it is about (compared with the first,
-/// or one described on its own).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Question {
-    pub title: String,
-    pub targets: Vec<String>,
 }
 
 fn one() -> u64 {
@@ -358,39 +347,6 @@ pub fn parse_plan(text: &str, path: &Path) -> Result<Plan, CliError> {
         workloads,
         questions,
     })
-}
-
-/// Checks the questions: a title, one to `MAX_TARGETS` targets of the plan, each once.
-fn questions(
-    raw: Vec<RawQuestion>,
-    file: &str,
-    targets: &[Target],
-) -> Result<Vec<Question>, CliError> {
-    let mut out = Vec::new();
-    for (i, q) in raw.into_iter().enumerate() {
-        let key = |k: &str| format!("questions[{i}].{k}");
-        if q.title.trim().is_empty() {
-            return Err(bad(file, &key("title"), "give the question a title"));
-        }
-        if q.targets.is_empty() {
-            return Err(bad(
-                file,
-                &key("targets"),
-                "name one target (described on its own) or more (compared with the first)",
-            ));
-        }
-        for t in &q.targets {
-            if !targets.iter().any(|x| &x.name == t) {
-                return Err(bad(file, &key("targets"), format!("no target named {t:?}")));
-            }
-        }
-        unique(q.targets.iter().map(String::as_str), file, &key("targets"))?;
-        out.push(Question {
-            title: q.title,
-            targets: q.targets,
-        });
-    }
-    Ok(out)
 }
 
 fn check_repeats(n: u32, file: &str, key: &str) -> Result<(), CliError> {

@@ -45,6 +45,23 @@ fn wait_for_statement(data: &std::path::Path, like: &str) {
     }
 }
 
+/// Waits until storlab's DPAWS clients have committed `n` updates on the server of `data`
+/// (each adds one to a row's version).
+fn wait_for_updates(data: &std::path::Path, n: i64) {
+    let sum: Vec<String> = (1..=15)
+        .map(|k| format!("(SELECT coalesce(sum(version), 0) FROM storlab.dpaws_{k:02})"))
+        .collect();
+    let sql = format!("SELECT ({})::bigint", sum.join(" + "));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while server_count(data, &sql).unwrap_or(0) < n {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never saw {n} updates committed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 pub(crate) fn postgres_running_on(dir: &std::path::Path) -> bool {
     let needle = dir.to_string_lossy().into_owned();
     std::fs::read_dir("/proc").unwrap().flatten().any(|p| {
@@ -90,6 +107,7 @@ fn db_runs_a_test_and_refuses_bad_directories() {
         .success()
         .stdout(predicate::str::contains("dpaws/select-row"))
         .stdout(predicate::str::contains("top wait events"))
+        .stdout(predicate::str::is_match(r"(?m)^\s*transactions\s+tx/s").unwrap())
         .stdout(
             predicate::str::is_match(r"server: shared_buffers 32MB, wal_sync_method \w+").unwrap(),
         );
@@ -98,6 +116,9 @@ fn db_runs_a_test_and_refuses_bad_directories() {
     let run = &v["runs"][0];
     assert_eq!(run["workload"]["kind"], "db");
     assert!(run["metrics"]["rows_per_s"].as_f64().unwrap() > 0.0);
+    // Transaction response time, in the fields a simulated database fills.
+    assert_eq!(run["metrics"]["transactions"][0]["name"], "read");
+    assert!(run["metrics"]["tx_latency_ms"]["p99"].as_f64().unwrap() > 0.0);
     assert!(run["db"]["wal"].is_object());
     assert!(!data.exists());
     std::fs::create_dir(&data).unwrap();
@@ -149,8 +170,9 @@ fn db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("spawn storlab");
-    // Wait until the clients are running (the result file does not exist yet).
-    std::thread::sleep(std::time::Duration::from_secs(8));
+    // Wait until the clients have committed updates in the measured window (there is no
+    // warm-up), however long the start and the load take on a busy machine.
+    wait_for_updates(&data, 20);
     assert!(postgres_running_on(&data), "the cluster is up");
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
@@ -165,6 +187,12 @@ fn db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster() {
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(v["runs"][0]["partial"], true);
     assert!(v["runs"][0]["metrics"]["rows_per_s"].as_f64().unwrap() > 0.0);
+    assert!(
+        v["runs"][0]["metrics"]["tx_latency_ms"]["p99"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
     assert!(!postgres_running_on(&data), "the server is stopped");
     assert!(!data.exists(), "its directory is removed");
 }
@@ -505,7 +533,7 @@ fn db_sigint_during_the_load_and_the_warmup_stops_within_seconds() {
         "5s",
     ];
     let child = spawn_db(&data, &args);
-    wait_for_statement(&data, "UPDATE storlab.dpaws%");
+    wait_for_updates(&data, 1);
     let says = "interrupted during the warm-up";
     stops_as_interrupted(child, libc::SIGTERM, &data, says, 5.0);
 }

@@ -15,6 +15,7 @@ mod io_warmup;
 mod outputs;
 mod sim;
 mod sim_db;
+mod sim_interrupt;
 mod trace;
 mod validate;
 mod validate_floor;

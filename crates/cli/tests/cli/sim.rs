@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use super::{example, signal_and_wait, storlab};
+use super::{example, storlab};
 
 #[test]
 fn sim_prints_a_table_and_writes_the_result_schema() {
@@ -426,32 +426,4 @@ fn ambiguous_names_and_absurd_times_exit_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("604800 s"));
-}
-
-#[test]
-fn an_interrupted_simulation_exits_1_with_the_run_so_far_marked_partial() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("r.json");
-    let bin = assert_cmd::cargo::cargo_bin("storlab");
-    let child = std::process::Command::new(bin)
-        .args(["sim", "--array", &example("enterprise-raid5.toml")])
-        .args(["--profile", "randwrite-8k", "--duration", "3600s", "--json"])
-        .arg(&out)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn storlab");
-    std::thread::sleep(std::time::Duration::from_millis(1000));
-    let (code, stderr, secs) = signal_and_wait(child, libc::SIGINT);
-    // The hour of simulated time takes minutes; the stop must come well before.
-    assert!(secs < 5.0, "exit {secs} s after the signal");
-    assert_eq!(code, Some(1), "interrupted runs exit 1");
-    assert!(stderr.contains("interrupted"));
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    let run = &v["runs"][0];
-    assert_eq!(run["partial"], true);
-    let window = run["workload"]["duration_s"].as_f64().unwrap();
-    assert!(window < 3600.0, "the window is what ran: {window}");
-    assert!(run["metrics"]["ios"].as_u64().unwrap() > 0);
 }

@@ -202,3 +202,38 @@ fn a_trace_without_io_records_is_not_a_successful_replay() {
         ],
     );
 }
+
+/// A closed-loop replay runs as fast as the array allows: spc.csv's 60 I/Os last a fraction
+/// of a second. The advice says the trace ended and when, never to raise --duration (which
+/// would add no I/O).
+#[test]
+fn a_closed_loop_trace_that_runs_out_says_so_not_raise_duration() {
+    let replay = |warmup: &str| {
+        let out = storlab()
+            .args(["sim", "--array", &example("midrange-raid5.toml")])
+            .args(["--trace", &fixture("spc.csv"), "--trace-outstanding", "4"])
+            .args(["--warmup", warmup, "--duration", "60s"])
+            .assert()
+            .success();
+        String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+    };
+    let during_warmup = replay("10s");
+    assert!(
+        during_warmup.contains(
+            "the trace ended during the 10 s warm-up, after 60 I/Os replayed closed loop; lower \
+             --warmup"
+        ),
+        "{during_warmup}"
+    );
+    let in_window = replay("0");
+    assert!(
+        in_window.contains(
+            "the trace ended about 1 s into the 60 s measured window (1 s into the run), after \
+             60 I/Os replayed closed loop; set --duration 1s"
+        ),
+        "{in_window}"
+    );
+    for stdout in [during_warmup, in_window] {
+        assert!(!stdout.contains("raise --duration"), "{stdout}");
+    }
+}

@@ -91,6 +91,7 @@ pub(crate) async fn oltp_op(
         rows,
         commit_ns: commit,
         label: if read { "read tx" } else { "write tx" },
+        tx_type: Some(if read { "read" } else { "write" }),
         exhausted: false,
         think: THINK,
         bytes: 0,

@@ -9,6 +9,7 @@ use storlab_db::{run_db, DbError, DbOptions};
 
 mod majors;
 mod safety;
+mod transactions;
 
 /// One cluster at a time: the machine has two cores.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());

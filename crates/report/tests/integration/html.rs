@@ -230,3 +230,51 @@ fn real_wait_means_say_what_timed_them_and_untimed_ones_show_a_dash() {
         "no mean, no source: {row}"
     );
 }
+
+/// The text of the page between `from` and the next `to`.
+fn between<'a>(html: &'a str, from: &str, to: &str) -> &'a str {
+    let start = html.find(from).unwrap_or_else(|| panic!("no {from}")) + from.len();
+    let len = html[start..].find(to).unwrap_or_else(|| panic!("no {to}"));
+    &html[start..start + len]
+}
+
+/// Database workloads are tabled by what the client sees (throughput, transaction p50 and
+/// p99, commit p99), the I/O workloads by their headline and host p99, each apart.
+#[test]
+fn the_findings_tables_show_transaction_figures_of_database_workloads() {
+    let mut study = raid_study(["raid5", "raid10"]);
+    for r in study.cells.iter_mut().filter_map(|c| c.run.as_mut()) {
+        if let Some(rows_per_s) = r.metrics.rows_per_s {
+            // One row per transaction of 2 ms mean; commits of 0.2 ms mean.
+            let latency = storlab_report::synthetic::latency;
+            r.metrics.tx_latency_ms = Some(latency(2.0));
+            r.metrics.commit_ms = Some(latency(0.2));
+            r.metrics.transactions = vec![storlab_core::result::TransactionMetrics {
+                name: "update".into(),
+                count: (rows_per_s * 60.0) as u64,
+                tx_per_s: rows_per_s,
+                latency_ms: latency(2.0),
+            }];
+        }
+    }
+    let html = render_html(&study);
+    let io = between(&html, "<h4>I/O workloads</h4>", "</table>");
+    assert!(
+        io.contains("randwrite-8k") && !io.contains("dpaws/update-row"),
+        "{io}"
+    );
+    let db = between(&html, "<h4>Database workloads</h4>", "</table>");
+    for column in ["rows/s", "tx/s", "tx p50 ms", "tx p99 ms", "commit p99 ms"] {
+        assert!(db.contains(&format!("<th>{column}</th>")), "{column}: {db}");
+    }
+    // update-row: 1000 rows/s on raid5 and 1070 on raid10 (one row per transaction), 2 ms
+    // mean (p50 1.6, p99 7), commits of 0.2 ms mean (p99 0.7).
+    let raid10 = between(db, "raid10</td>", "</tr>");
+    for figure in ["1070", "1.6", "7", "0.7", "+7.0%"] {
+        assert!(
+            raid10.contains(&format!(">{figure}</td>")),
+            "{figure}: {raid10}"
+        );
+    }
+    assert!(!raid10.contains("-</td>"), "every figure present: {raid10}");
+}
