@@ -25,7 +25,9 @@ def storlab_bin() -> str:
 
 
 def without_wall_clock(text: str) -> str:
-    """The result text with the one wall-clock field (sim.wall_s) blanked."""
+    """The result text with the one wall-clock field (sim.wall_s) blanked, and the build's
+    commit (the binary may have been built at an earlier commit than the wheel)."""
     import re
 
+    text = re.sub(r'"git_commit": "[^"]*"', '"git_commit": ""', text)
     return re.sub(r'"wall_s": [0-9.e+-]+', '"wall_s": 0', text)
