@@ -21,6 +21,14 @@ impl Result {
 
 #[pymethods]
 impl Result {
+    /// Reads result text (`storlab.results/1`), as [`Result::to_json`] writes it.
+    #[staticmethod]
+    fn from_json_text(text: &str) -> PyResult<Result> {
+        let results: Results = serde_json::from_str(text)
+            .map_err(|e| crate::BadInput::new_err(format!("not storlab result text: {e}")))?;
+        Ok(Result { results })
+    }
+
     /// Reads a result file (`storlab.results/1`) a command wrote.
     #[staticmethod]
     fn from_json_file(path: std::path::PathBuf) -> PyResult<Result> {

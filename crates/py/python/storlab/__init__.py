@@ -22,8 +22,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 from . import _native
 from ._native import BadInput, RunFailed
 
-__all__ = ["sim", "validate", "compare", "io", "db", "Result", "Validation", "BadInput",
-           "RunFailed", "__version__"]
+__all__ = ["sim", "sweep", "validate", "compare", "io", "db", "Result", "Validation",
+           "BadInput", "RunFailed", "__version__"]
 
 __version__: str = _native.VERSION
 
@@ -228,3 +228,6 @@ def db(json: Optional[Union[str, "os.PathLike[str]"]] = None, **options: Any) ->
         path = _results_file(json, tmp)
         _run_command("db", _argv(dict(json=path, **options)))
         return _load(path)
+
+
+from .sweep import sweep  # noqa: E402  (uses sim, defined above)
