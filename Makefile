@@ -4,7 +4,7 @@ CARGO ?= cargo
 # build (about 3.5 minutes of CPU time from a fresh clone, dependencies included).
 STORLAB := target/storlab
 
-.PHONY: build build-pgo demo test bench fuzz fmt clean deps test-deps
+.PHONY: build build-pgo demo test bench fuzz fmt clean deps test-deps wheel
 
 build:
 	$(CARGO) build --release --locked
@@ -47,6 +47,23 @@ test-deps: deps
 	@mkdir -p target
 	@scripts/pg-newer.sh $(PG_NEWER_DIR) > target/pg-newer.list
 
+# The Python package (crates/py): one abi3 wheel for CPython 3.9+ in target/wheels/, built by
+# maturin in a virtual environment, target/pyenv, with pytest, pyarrow and polars for the tests
+# (from PyPI; python3-venv through apt when the interpreter has no venv support).
+PYENV := target/pyenv
+PY := $(PYENV)/bin/python
+
+$(PYENV)/ready:
+	@missing=""; python3 -c 'import ensurepip, venv' 2>/dev/null || missing=" python3-venv"; \
+	$(APT_INSTALL)
+	python3 -m venv $(PYENV)
+	$(PY) -m pip install -q maturin pytest pyarrow polars
+	@touch $@
+
+wheel: $(PYENV)/ready
+	rm -f target/wheels/storlab-*.whl
+	$(PY) -m maturin build --release --locked -m crates/py/Cargo.toml -o target/wheels
+
 # The main job: build, then run the demo study (a few minutes on 2 cores).
 demo: deps build
 	$(STORLAB) demo --out out/demo
@@ -65,6 +82,9 @@ test: test-deps
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	STORLAB_TEST_PG_BINS="$$(paste -sd: target/pg-newer.list)" $(CARGO) test --workspace --release --locked
 	$(CARGO) test --profile checked --locked -p storlab-sim -p storlab-core -p storlab-report
+	$(MAKE) wheel
+	$(PY) -m pip install -q --force-reinstall --no-deps target/wheels/storlab-*.whl
+	STORLAB_BIN="$(abspath target/release/storlab)" $(PY) -m pytest -q crates/py/tests
 	$(CARGO) run --release --locked -q -p storlab-cli -- validate --json target/validate.json || test $$? -eq 1
 	CARGO="$(CARGO)" scripts/fuzz.sh $(FUZZ_TEST_SECONDS)
 

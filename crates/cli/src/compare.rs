@@ -7,7 +7,9 @@
 //! command; the equivalent command line is shown in the report, so a cell can be reproduced
 //! by hand.
 
+pub mod command;
 mod options;
+pub mod plan;
 mod progress;
 mod store;
 #[cfg(test)]
@@ -15,7 +17,6 @@ mod vocabulary_tests;
 
 use std::path::Path;
 
-use storlab_cli::plan;
 use storlab_core::result::{Run, TargetKind};
 use storlab_report::{Cell, Configuration, Meta, Study};
 

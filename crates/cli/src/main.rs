@@ -1,24 +1,12 @@
 //! `storlab`: the command-line front end. Parses arguments into validated options and hands
 //! them to the command modules; maps bad input to exit code 2 and failed runs to 1.
 
-mod cli;
-mod compare;
-mod db_cmd;
-mod demo;
-mod drive_cmd;
 mod heap;
-mod io_cmd;
-mod output;
-mod sim_cmd;
-mod table;
-mod trace_cmd;
-mod validate;
-mod validate_local;
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use storlab_cli::error;
+use storlab_cli::cli;
 
 fn main() -> ExitCode {
     // A no-op unless STORLAB_HUGE_HEAP=1 asks for the huge-page heap (heap.rs).
