@@ -7,7 +7,7 @@ STORLAB := target/storlab
 .PHONY: build build-pgo demo test bench fuzz fmt clean deps test-deps wheel
 
 build:
-	$(CARGO) build --release --locked
+	$(CARGO) build --release --locked -p storlab-cli
 	@mkdir -p target
 	cp -f target/release/storlab $(STORLAB)
 
