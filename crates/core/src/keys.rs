@@ -95,6 +95,8 @@ pub struct Key {
     pub unit: &'static str,
     /// One or two sentences: what it means.
     pub help: &'static str,
+    /// A word accepted in place of a value of the type (`"unknown"`), if any.
+    pub or_word: Option<&'static str>,
 }
 
 /// A list of strings.
@@ -131,6 +133,7 @@ impl Key {
             bounds: Bounds::Any,
             unit: "",
             help,
+            or_word: None,
         }
     }
 
@@ -143,6 +146,12 @@ impl Key {
     /// The same key accepting numbers from `min` to `max` only.
     pub const fn float(mut self, min: f64, max: f64) -> Key {
         self.bounds = Bounds::Float(min, max);
+        self
+    }
+
+    /// The same key also accepting `word` in place of a value (`"unknown"`: not known yet).
+    pub const fn or_word(mut self, word: &'static str) -> Key {
+        self.or_word = Some(word);
         self
     }
 
@@ -237,7 +246,13 @@ impl Key {
     /// Checks the type of `v`, then its bounds; the reason names the bound and the value
     /// found.
     pub fn check(&self, v: &toml::Value) -> Result<(), String> {
-        self.check_type(v)?;
+        if self.or_word.is_some() && v.as_str() == self.or_word {
+            return Ok(());
+        }
+        self.check_type(v).map_err(|reason| match self.or_word {
+            Some(word) => format!("{reason}; or \"{word}\""),
+            None => reason,
+        })?;
         let Some(x) = self.base_value(v) else {
             return Ok(());
         };

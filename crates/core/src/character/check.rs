@@ -5,7 +5,6 @@
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use super::access::UNKNOWN_SIZE;
 use super::keys_table::*;
 use super::{CharacterError, Characterization, Engine, Instance, Observed};
 use crate::keys::{self, Key, Kind};
@@ -36,22 +35,7 @@ fn prepare(table: &mut toml::Table, declared: &[Key], prefix: &str) -> Result<()
         }
     }
     keys::fill_defaults(table, declared);
-    // A segment's size (the only `size` key of a characterization) may be `"unknown"` (the
-    // source did not give it): checked as a size only when it is one.
-    let unknown = table.get("size").and_then(|v| v.as_str()) == Some(UNKNOWN_SIZE);
-    let size = if unknown { table.remove("size") } else { None };
-    let checked = keys::check_table(table, declared).map_err(|(k, reason)| {
-        let reason = if k == "size" {
-            format!("{reason}; or \"{UNKNOWN_SIZE}\" when the source did not give it")
-        } else {
-            reason
-        };
-        (path(prefix, k), reason)
-    });
-    if let Some(v) = size {
-        table.insert("size".into(), v);
-    }
-    checked
+    keys::check_table(table, declared).map_err(|(k, reason)| (path(prefix, k), reason))
 }
 
 /// A stand-in value of a key's type, to find which key a typing error is about.

@@ -2,6 +2,7 @@
 //! defaults in and checks the bounds from these tables, and docs/workload-characterization.md
 //! shows them (a test keeps the two equal).
 
+use super::access::UNKNOWN_SIZE;
 use crate::keys::{Default, Key, Kind};
 
 /// Most sessions of a characterized workload.
@@ -214,7 +215,8 @@ pub const SEGMENT_KEYS: &[Key] = &[
         "its size; `\"unknown\"` marks a size the source did not give, to be filled in \
          before the workload is simulated",
     )
-    .int(0, MAX_SEGMENT_BYTES),
+    .int(0, MAX_SEGMENT_BYTES)
+    .or_word(UNKNOWN_SIZE),
     Key::new(
         "tablespace",
         Kind::Text,
