@@ -6,7 +6,9 @@ use clap::{Args, Parser, Subcommand};
 use storlab_core::steady::Warmup;
 use storlab_core::{ByteSize, TimeSpan};
 
-use crate::error::CliError;
+mod dispatch;
+
+pub use dispatch::run;
 
 /// storlab: a storage lab for databases.
 #[derive(Debug, Parser)]
@@ -417,40 +419,6 @@ fn parse_span(s: &str) -> Result<TimeSpan, String> {
         return Err("must be more than zero".into());
     }
     Ok(t)
-}
-
-/// Simulations start nothing outside the process: when stdout is closed (`| head`), end
-/// quietly like other Unix tools instead of panicking on the failed write. Commands that
-/// start servers or create files keep SIGPIPE ignored so they always clean up.
-fn quiet_on_closed_stdout() {
-    // SAFETY: restoring the default disposition of SIGPIPE before any thread is started.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
-}
-
-/// Runs the parsed command.
-pub fn run(cli: Cli) -> Result<(), CliError> {
-    match cli.command {
-        Command::Sim(a) => {
-            quiet_on_closed_stdout();
-            crate::sim_cmd::run(a)
-        }
-        Command::Io(a) => crate::io_cmd::run(a),
-        Command::Compare(a) => crate::compare::run(a),
-        Command::Db(a) => crate::db_cmd::run(a),
-        Command::Demo(a) => crate::demo::run(a),
-        Command::Validate(a) if a.local => crate::validate::run(a),
-        Command::Validate(a) if a.drives.is_some() => {
-            quiet_on_closed_stdout();
-            crate::validate::run(a)
-        }
-        Command::Drive(a) => crate::drive_cmd::run(a),
-        Command::Validate(a) => {
-            quiet_on_closed_stdout();
-            crate::validate::run(a)
-        }
-    }
 }
 
 /// Help of `storlab db --test`: every test of every suite, from the suites' own list.
