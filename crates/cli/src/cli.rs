@@ -109,6 +109,10 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "references/drives",
           conflicts_with_all = ["local", "explain", "markdown"])]
     pub drives: Option<PathBuf>,
+    /// With --drives: also write a page with each drive's measured and simulated
+    /// service-time CDFs (self-contained HTML).
+    #[arg(long, value_name = "FILE", requires = "drives")]
+    pub html: Option<PathBuf>,
 }
 
 /// Options of `storlab db`.

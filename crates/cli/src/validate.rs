@@ -31,7 +31,7 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
         check_output("--markdown", path, OutputKind::File)?;
     }
     if let Some(dir) = &a.drives {
-        return drives::run(dir, a.json.as_ref());
+        return drives::run(dir, a.json.as_ref(), a.html.as_ref());
     }
     if a.local {
         return crate::validate_local::run(&crate::validate_local::LocalOptions {

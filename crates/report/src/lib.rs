@@ -14,6 +14,7 @@ mod charts;
 mod cost;
 pub mod csv;
 mod db_table;
+pub mod drives;
 pub mod findings;
 mod html;
 pub mod model;

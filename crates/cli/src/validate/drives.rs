@@ -8,7 +8,10 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use storlab_sim::device::drive_spec::{demerit, import, read_trace, replay};
+use storlab_report::drives::{page, DriveCdf};
+use storlab_sim::device::drive_spec::{
+    datasheet_form, demerit, import, quantiles, read_trace, replay,
+};
 
 use crate::error::CliError;
 use crate::output::write_atomic;
@@ -39,7 +42,24 @@ pub struct DriveResult {
     /// Share of reads the model served from its buffer.
     pub simulated_read_hit_share: f64,
     pub pass: bool,
+    /// The same trace through the drive's datasheet form (its summary figures without the
+    /// measured tables): what a model from a datasheet alone gets.
+    pub datasheet_demerit_ms: f64,
+    pub mean_datasheet_ms: f64,
+    /// Service times at the quantiles 1/100 ... 1 of each distribution, ms.
+    pub cdf_ms: Cdfs,
 }
+
+/// Service times at evenly spaced quantiles, for a CDF picture.
+#[derive(Clone, Debug, Serialize)]
+pub struct Cdfs {
+    pub measured: Vec<f64>,
+    pub simulated: Vec<f64>,
+    pub datasheet: Vec<f64>,
+}
+
+/// Points of each CDF in the JSON and the HTML picture.
+const CDF_POINTS: usize = 100;
 
 /// The drives of `dir`: names with both a `.diskspecs` and a `.trace`, sorted.
 fn drives_in(dir: &Path) -> Result<Vec<String>, CliError> {
@@ -83,9 +103,13 @@ pub fn check_drive(dir: &Path, name: &str) -> Result<DriveResult, CliError> {
     }
     let sim = replay(&drive.params, &trace)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", trace_path.display())))?;
+    let sheet = replay(&datasheet_form(&drive.params), &trace)
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", trace_path.display())))?;
     let measured: Vec<f64> = trace.iter().map(|r| r.service_ms).collect();
     let reads = trace.iter().filter(|r| !r.write).count();
     let d = demerit(&measured, &sim.service_ms);
+    let cdf =
+        |v: &[f64]| -> Vec<f64> { quantiles(v, CDF_POINTS).into_iter().map(round4).collect() };
     let reference = DISKSIM_DEMERIT_MS
         .iter()
         .find(|(n, _)| *n == name)
@@ -100,6 +124,13 @@ pub fn check_drive(dir: &Path, name: &str) -> Result<DriveResult, CliError> {
         write_share: round4((trace.len() - reads) as f64 / trace.len() as f64),
         simulated_read_hit_share: round4(sim.read_hits as f64 / reads.max(1) as f64),
         pass: reference.is_none_or(|r| round4(d) <= r),
+        datasheet_demerit_ms: round4(demerit(&measured, &sheet.service_ms)),
+        mean_datasheet_ms: round4(mean(&sheet.service_ms)),
+        cdf_ms: Cdfs {
+            measured: cdf(&measured),
+            simulated: cdf(&sim.service_ms),
+            datasheet: cdf(&sheet.service_ms),
+        },
     })
 }
 
@@ -111,16 +142,35 @@ pub fn check_all(dir: &Path) -> Result<Vec<DriveResult>, CliError> {
         .collect()
 }
 
+/// The HTML page of the drives' CDFs.
+pub fn html(dir: &Path, results: &[DriveResult]) -> String {
+    let drives: Vec<DriveCdf> = results
+        .iter()
+        .map(|r| DriveCdf {
+            drive: r.drive.clone(),
+            requests: r.requests,
+            measured_ms: r.cdf_ms.measured.clone(),
+            simulated_ms: r.cdf_ms.simulated.clone(),
+            datasheet_ms: r.cdf_ms.datasheet.clone(),
+            demerit_ms: r.demerit_ms,
+            datasheet_demerit_ms: r.datasheet_demerit_ms,
+            reference_demerit_ms: r.reference_demerit_ms,
+        })
+        .collect();
+    page(&format!("Drives of {}", dir.display()), &drives)
+}
+
 /// Runs `storlab validate --drives`.
-pub fn run(dir: &Path, json: Option<&PathBuf>) -> Result<(), CliError> {
+pub fn run(dir: &Path, json: Option<&PathBuf>, html_out: Option<&PathBuf>) -> Result<(), CliError> {
     let results = check_all(dir)?;
     println!("Drives of {} (service time, measured against simulated; demerit: RMS distance between the CDFs)", dir.display());
     println!(
-        "{:<12} {:>8} {:>11} {:>9} {:>13} {:>14} {:>7} {:>9}  verdict",
+        "{:<12} {:>8} {:>11} {:>9} {:>10} {:>13} {:>14} {:>7} {:>9}  verdict",
         "drive",
         "requests",
         "demerit ms",
         "DiskSim",
+        "datasheet",
         "mean meas ms",
         "mean sim ms",
         "writes",
@@ -136,11 +186,12 @@ pub fn run(dir: &Path, json: Option<&PathBuf>) -> Result<(), CliError> {
             (_, false) => "FAIL",
         };
         println!(
-            "{:<12} {:>8} {:>11.3} {:>9} {:>13.3} {:>14.3} {:>6.1}% {:>8.1}%  {verdict}",
+            "{:<12} {:>8} {:>11.3} {:>9} {:>10.3} {:>13.3} {:>14.3} {:>6.1}% {:>8.1}%  {verdict}",
             r.drive,
             r.requests,
             r.demerit_ms,
             reference,
+            r.datasheet_demerit_ms,
             r.mean_measured_ms,
             r.mean_simulated_ms,
             r.write_share * 100.0,
@@ -152,6 +203,9 @@ pub fn run(dir: &Path, json: Option<&PathBuf>) -> Result<(), CliError> {
             .map_err(|e| CliError::Failed(format!("cannot encode results: {e}")))?;
         text.push('\n');
         write_atomic(path, text.as_bytes())?;
+    }
+    if let Some(path) = html_out {
+        write_atomic(path, html(dir, &results).as_bytes())?;
     }
     let failed: Vec<&DriveResult> = results.iter().filter(|r| !r.pass).collect();
     for r in &failed {

@@ -29,15 +29,19 @@ fn floor() -> (f64, BTreeMap<String, f64>) {
 fn every_drive_stays_within_its_floor_and_the_exit_code_says_whether_all_beat_disksim() {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("drives.json");
+    let html = dir.path().join("drives.html");
     let out = storlab()
         .args(["validate", "--drives"])
         .arg(format!("{REPO}/references/drives"))
         .arg("--json")
         .arg(&json)
+        .arg("--html")
+        .arg(&html)
         .output()
         .expect("run storlab validate --drives");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let text = std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("{e}; {stdout}"));
+    let page = std::fs::read_to_string(&html).unwrap_or_else(|e| panic!("{e}; {stdout}"));
     let v: Value = serde_json::from_str(&text).expect("JSON");
     let drives = v.as_array().expect("one object per drive");
     let (margin, floor) = floor();
@@ -63,6 +67,11 @@ fn every_drive_stays_within_its_floor_and_the_exit_code_says_whether_all_beat_di
             d["mean_simulated_ms"].as_f64().expect("mean"),
         );
         assert!(meas > 1.0 && sim > 1.0, "{name}: {meas} {sim}");
+        check_cdfs(name, d, meas);
+        assert!(
+            page.contains(&format!("<figcaption>{name} (")),
+            "{name} has no CDF picture"
+        );
         let pass = demerit <= reference;
         assert_eq!(d["pass"].as_bool(), Some(pass), "{name}");
         all_pass &= pass;
@@ -78,6 +87,52 @@ fn every_drive_stays_within_its_floor_and_the_exit_code_says_whether_all_beat_di
         out.status.code(),
         Some(if all_pass { 0 } else { 1 }),
         "{stdout}"
+    );
+}
+
+/// The JSON's CDF points: 100 per distribution, rising, ending at the largest service time;
+/// the datasheet form's demerit is that of its own CDF against the measured one.
+fn check_cdfs(name: &str, d: &Value, mean_measured_ms: f64) {
+    let points = |k: &str| -> Vec<f64> {
+        d["cdf_ms"][k]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: cdf_ms.{k}"))
+            .iter()
+            .map(|v| v.as_f64().expect("a number"))
+            .collect()
+    };
+    let (m, s, ds) = (points("measured"), points("simulated"), points("datasheet"));
+    for (k, v) in [("measured", &m), ("simulated", &s), ("datasheet", &ds)] {
+        assert_eq!(v.len(), 100, "{name}: cdf_ms.{k}");
+        assert!(v.windows(2).all(|w| w[0] <= w[1]), "{name}: {k} falls");
+    }
+    // The median lies within the distribution, and the mean between its ends.
+    assert!(
+        m[0] <= mean_measured_ms && mean_measured_ms <= m[99],
+        "{name}"
+    );
+    // The points below the maximum approximate the 10,000-quantile demerit (the maximum alone
+    // would weigh a hundred times its share).
+    let rms = |a: &[f64], b: &[f64]| {
+        (a[..99]
+            .iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).powi(2))
+            .sum::<f64>()
+            / 99.0)
+            .sqrt()
+    };
+    let sheet = d["datasheet_demerit_ms"]
+        .as_f64()
+        .expect("datasheet_demerit_ms");
+    assert!(
+        (rms(&m, &ds) - sheet).abs() < 0.1 + 0.1 * sheet,
+        "{name}: {sheet}"
+    );
+    let demerit = d["demerit_ms"].as_f64().expect("demerit_ms");
+    assert!(
+        (rms(&m, &s) - demerit).abs() < 0.1 + 0.1 * demerit,
+        "{name}: {demerit}"
     );
 }
 

@@ -87,8 +87,32 @@ pub fn models_md() -> String {
     out += &markdown_table(SSD_KEYS);
     out += "\n## Built-in models\n\n### Hard disk drives\n\n";
     out += &builtin_table("hdd", HDD_KEYS);
+    out += &hdd_sources();
     out += "\n### Solid-state drives\n\n";
     out += &builtin_table("ssd", SSD_KEYS);
+    out
+}
+
+/// Where the built-in HDD figures come from, and how the models relate to the real drives
+/// `storlab validate --drives` replays.
+fn hdd_sources() -> String {
+    let mut out =
+        "\n#### Where the figures come from\n\n| parameters | source |\n|---|---|\n".to_string();
+    for (keys, source) in crate::device::models::HDD_SOURCES {
+        let keys: Vec<String> = keys.split(", ").map(|k| format!("`{k}`")).collect();
+        out += &format!("| {} | {source} |\n", keys.join(", "));
+    }
+    out += "\nThe built-in models have a datasheet's figures and none of the measured tables \
+            (`seek_curve`, `zone_table`, `sparing`, `command_overheads_ms`, the buffer's \
+            segments and rules). The six real drives in references/drives are older \
+            (5,400-10,000 rpm SCSI drives of the 1990s), so no built-in model is one of them; \
+            what they show is the error of the datasheet form itself: `storlab validate \
+            --drives` replays each trace twice, through the drive's measured parameters and \
+            through its datasheet form (the same summary figures a built-in model has), and \
+            prints both demerits (column `datasheet`; `datasheet_demerit_ms` in the JSON; the \
+            dashed line of the `--html` picture). Expect a built-in model to be about that far \
+            from a real drive of its class at one request at a time; import a drive's own \
+            description (`storlab drive import`) when the distribution matters.\n";
     out
 }
 

@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use super::hdd::{HddParams, ReadaheadLimit, Scheduler};
 use parts::{overheads, sector_transfer_ms, seek_curve, seek_summary, zones};
 pub use replay::{
-    demerit, parse_trace, read_trace, replay, Replay, TraceRequest, DEMERIT_QUANTILES,
+    demerit, parse_trace, quantiles, read_trace, replay, Replay, TraceRequest, DEMERIT_QUANTILES,
 };
 pub use syntax::{parse, Block, Value};
 
@@ -199,6 +199,27 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         params,
         notes,
     })
+}
+
+/// The drive as its datasheet describes it: the same rotation speed, capacity, heads, zone
+/// count, media rates, three-point seek summary (track-to-track, average, full stroke), head
+/// switch, write settle, one command overhead, interface rate, queue and read-ahead, but none
+/// of the measured tables (seek curve, zone table with skews, spares and slips, overheads by
+/// command kind, buffer segments and their read-ahead rules). Replaying a trace through both
+/// forms shows what the measured parameters are worth, and what a model built from a
+/// datasheet alone (like the built-in `hdd-*` models) can be expected to miss.
+pub fn datasheet_form(p: &HddParams) -> HddParams {
+    HddParams {
+        seek_curve: Vec::new(),
+        zone_table: Vec::new(),
+        sparing: Default::default(),
+        command_overheads_ms: None,
+        cache_segments: 0,
+        cache_keeps_read_data: false,
+        readahead_limit: Default::default(),
+        read_watermark: 0.0,
+        ..p.clone()
+    }
 }
 
 /// The drive as a `[disk_models.NAME]` table (TOML), with a header saying where it came

@@ -53,6 +53,53 @@ fn hdd(
     })
 }
 
+/// Where each figure of the built-in HDD models comes from: the drives' datasheets where a
+/// datasheet states it, otherwise an assumption named as such (docs/models.md prints this).
+pub const HDD_SOURCES: [(&str, &str); 9] = [
+    (
+        "rpm, capacity_gb",
+        "datasheet class: 10,000 rpm 300 GB FC/SAS (Seagate Cheetah 10K.7 class), 15,000 rpm \
+         300 GB (Cheetah 15K.5 class), 7,200 rpm 1 TB nearline (Barracuda ES.2 class)",
+    ),
+    (
+        "seek_track_to_track_ms, seek_avg_ms, seek_full_stroke_ms",
+        "datasheet read seeks of that class (track-to-track, average, full stroke); the \
+         curve between the three points is the model's parametric seek",
+    ),
+    (
+        "write_settle_ms",
+        "datasheet write seek minus read seek of that class, about 0.25-0.3 ms on average",
+    ),
+    (
+        "media_rate_outer_mbps, media_rate_inner_mbps",
+        "datasheet sustained transfer rate, outer and inner zones",
+    ),
+    (
+        "interface_mbps",
+        "the interface: 4 Gb FC or SAS about 400 MB/s, 3 Gb SATA/SAS about 300 MB/s",
+    ),
+    (
+        "heads, zones",
+        "assumed (datasheets of the class rarely state them); only the rate per zone, which \
+         comes from the media rates, changes a result",
+    ),
+    (
+        "head_switch_ms, command_overhead_ms",
+        "assumed 0.3 ms and 0.1 ms (overlapped when queued); the measured drives in \
+         references/drives, ten years older, show 0.1-1.0 ms head switches and 0-3.6 ms \
+         overheads",
+    ),
+    (
+        "queue_depth, scheduler",
+        "tagged command queueing of FC/SAS drives: 32 commands, reordered by rotational \
+         position",
+    ),
+    (
+        "readahead_kib, max_queue_age_ms",
+        "assumed: 512 KiB read-ahead from an 8-16 MB buffer, a 1 s starvation guard",
+    ),
+];
+
 /// A built-in model by name.
 ///
 /// - `hdd-10k`: 10,000 rpm FC/SAS, 300 GB, read seeks 0.2 / 4.7 / 10 ms (track-to-track /
@@ -132,5 +179,32 @@ mod tests {
             Mechanism::new(&m, 0).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
         assert!(builtin_model("hdd-5k").is_none());
+    }
+
+    #[test]
+    fn every_hdd_figure_a_builtin_model_sets_has_a_source() {
+        // The measured tables: empty in every built-in model.
+        let tables = [
+            "seek_curve",
+            "zone_table",
+            "sparing",
+            "command_overheads_ms",
+            "cache_segments",
+            "cache_keeps_read_data",
+            "write_cache",
+            "readahead_limit",
+            "read_watermark",
+        ];
+        let sourced: Vec<&str> = HDD_SOURCES
+            .iter()
+            .flat_map(|(keys, _)| keys.split(", "))
+            .collect();
+        for key in crate::config::keys::HDD_KEYS {
+            let name = key.name;
+            assert!(
+                tables.contains(&name) != sourced.contains(&name),
+                "{name}: a built-in figure needs exactly one source line; a table none"
+            );
+        }
     }
 }

@@ -133,6 +133,17 @@ fn quantile(xs: &[f64], q: f64) -> f64 {
     xs[lo] + (xs[hi] - xs[lo]) * (pos - lo as f64)
 }
 
+/// The values at quantiles 1/n, 2/n, ..., 1 of `xs` (unsorted), the points of a CDF picture;
+/// empty when `xs` is empty or `n` is 0.
+pub fn quantiles(xs: &[f64], n: usize) -> Vec<f64> {
+    if xs.is_empty() {
+        return Vec::new();
+    }
+    let mut s = xs.to_vec();
+    s.sort_by(f64::total_cmp);
+    (1..=n).map(|i| quantile(&s, i as f64 / n as f64)).collect()
+}
+
 /// Root-mean-square horizontal distance between the two distributions' CDFs, in the
 /// values' unit, over quantiles 0.0001 ... 1.0 (0 when either is empty).
 pub fn demerit(measured: &[f64], simulated: &[f64]) -> f64 {

@@ -238,3 +238,46 @@ fn a_read_water_mark_holds_the_interface_until_that_share_is_buffered() {
     // 48 of 64 sectors (96 a track at 5,400 rpm: 0.116 ms each) come in before sending.
     assert!(held > at_once + 4.0, "{held} {at_once}");
 }
+
+#[test]
+fn the_quantiles_of_a_cdf_picture_are_the_sorted_values() {
+    assert_eq!(
+        quantiles(&[3.0, 1.0, 2.0, 4.0], 4),
+        vec![1.0, 2.0, 3.0, 4.0]
+    );
+    // Halfway between the points of the empirical distribution: (x_k, k/n).
+    assert_eq!(quantiles(&[2.0, 1.0], 4), vec![1.0, 1.0, 1.5, 2.0]);
+    assert!(quantiles(&[], 10).is_empty());
+    assert!(quantiles(&[1.0], 0).is_empty());
+}
+
+#[test]
+fn the_datasheet_form_keeps_the_summary_and_drops_the_measured_tables() {
+    let p = import(&drives().join("atlas_III.diskspecs"))
+        .expect("imports")
+        .params;
+    let d = datasheet_form(&p);
+    assert_eq!((d.rpm, d.heads, d.zones), (p.rpm, p.heads, p.zones));
+    assert_eq!(
+        (
+            d.seek_track_to_track_ms,
+            d.seek_avg_ms,
+            d.seek_full_stroke_ms
+        ),
+        (
+            p.seek_track_to_track_ms,
+            p.seek_avg_ms,
+            p.seek_full_stroke_ms
+        )
+    );
+    assert!(d.seek_curve.is_empty() && d.zone_table.is_empty());
+    assert!(d.command_overheads_ms.is_none() && d.cache_segments == 0);
+    // Both forms build a drive of the same size, and serve the same trace differently: the
+    // summary's seek curve is not the measured one.
+    let (a, b) = (
+        Hdd::new(&p, 0).expect("builds"),
+        Hdd::new(&d, 0).expect("builds"),
+    );
+    assert!(a.capacity_sectors().abs_diff(b.capacity_sectors()) < a.capacity_sectors() / 100);
+    assert_ne!(a.seek_ns(12), b.seek_ns(12));
+}
