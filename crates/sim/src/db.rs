@@ -10,6 +10,7 @@
 
 pub mod archiver;
 pub mod buffer_cache;
+pub mod checkpoint_queue;
 pub mod db_writer;
 pub(crate) mod engine;
 pub mod layout;

@@ -308,6 +308,7 @@ impl DbEngine {
                 self.allocs = 0;
                 let pages = self.cache.clean_ahead(frames, want);
                 self.writer.submit(&pages);
+                self.incremental_checkpoint(stack.measuring());
                 stack.schedule_db(stack.now() + self.spec.dbwr_interval_ns, DbTimer::Writer);
                 self.pump_writer(stack);
             }

@@ -402,4 +402,42 @@ mod tests {
         assert_eq!(s.archive, vec![(0, 0)]);
         assert_eq!(l.switches, 1);
     }
+
+    fn oracle() -> LogConfig {
+        LogConfig {
+            block: 512,
+            max_write: 1 << 20,
+            buffer_bytes: 3 << 20,
+            ..cfg()
+        }
+    }
+
+    #[test]
+    fn a_third_of_the_log_buffer_starts_a_write_and_only_that_does() {
+        let mut l = LogWriter::new(oracle());
+        // 768 KiB unwritten: under a third of 3 MiB, no write.
+        for _ in 0..3 {
+            assert_eq!(l.append(256 << 10).write, None);
+        }
+        // 1 MiB: a write of it.
+        let w = l.append(256 << 10).write.expect("a third full");
+        assert_eq!((w.offset, w.bytes), (0, 1 << 20));
+        // More redo while it is in flight waits for it.
+        assert_eq!(l.append(512 << 10).write, None);
+        // Done: 512 KiB unwritten, no commit waiting: the writer sleeps.
+        let d = l.member_done();
+        assert!(d.completed && d.write.is_none());
+        // Its timeout writes what is there.
+        let t = l.timeout().write.expect("the timeout writes");
+        assert_eq!((t.offset, t.bytes), (1 << 20, 512 << 10));
+        assert!(l.member_done().completed);
+        assert_eq!(l.timeout().write, None, "nothing left to write");
+    }
+
+    #[test]
+    fn without_a_log_buffer_appends_never_start_a_write() {
+        let mut l = LogWriter::new(cfg());
+        assert_eq!(l.append(64 << 20).write, None);
+        assert!(l.timeout().write.is_some(), "a timeout still writes");
+    }
 }

@@ -59,8 +59,9 @@ impl Undo {
         Undo {
             base,
             segments: vec![
+                // Full, at the ring's end: the first record starts block 0.
                 Segment {
-                    block: 0,
+                    block: SEGMENT_BLOCKS - 2,
                     used: BLOCK_RECORD_BYTES,
                 };
                 sessions as usize

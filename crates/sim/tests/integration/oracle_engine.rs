@@ -221,3 +221,33 @@ fn members_get_every_write_groups_alternate_and_the_archiver_reads_the_previous_
         .filter(|e| e.kind == "archive")
         .all(|e| e.detail.ends_with("from loga")));
 }
+
+/// With the table in the buffer cache, dirty blocks leave it only through checkpoints, and
+/// Oracle's come from the checkpoint queue: the incremental checkpoint (blocks first changed
+/// 90% of a log file ago) and each switch's (the blocks first changed before it). Without
+/// a timed checkpoint the queue then writes nearly every block changed.
+#[test]
+fn the_checkpoint_queue_writes_the_changed_blocks_of_a_cached_table() {
+    let r = run_split(
+        "test = \"dpaws/update-row\"\nsessions = 4\nrows = 2000000\nbuffer = \"512MiB\"\n\
+         log_file_size = \"8MiB\"\ncheckpoint_interval = 0",
+        30,
+        5,
+    );
+    let queue_per_s = r.workload.parameters["checkpoint_queue_blocks_per_s"]
+        .as_f64()
+        .expect("the checkpoint queue's figure");
+    let writes_per_s = class(&r, "data").metrics.write_iops;
+    let switches = r
+        .events
+        .iter()
+        .filter(|e| e.kind == "log switch" && e.t_s >= 5.0)
+        .count();
+    assert!(switches >= 5, "{switches} switches");
+    // Nearly every data write is the queue's (the writer coalesces few: the blocks are
+    // random); the rest are the writer's cleaning ahead of the clock hand (90% here).
+    assert!(
+        queue_per_s > 0.8 * writes_per_s && writes_per_s > 100.0,
+        "checkpoint queue {queue_per_s} blocks/s of {writes_per_s} writes/s"
+    );
+}

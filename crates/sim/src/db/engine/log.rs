@@ -1,6 +1,8 @@
 //! The simulated database's log path: a log writer step releases the commits its write made
 //! durable and issues the next write (held first when its file still awaits archiving) to
-//! every member of the current log group; with Oracle, each log switch starts a checkpoint.
+//! every member of the current log group; with Oracle, each log switch checkpoints the group
+//! it leaves: the blocks first changed before the switch go to the writer from the
+//! checkpoint queue, oldest change first.
 
 use super::{DbEngine, DbIo, Stack};
 use crate::config::DbSpec;
@@ -62,7 +64,9 @@ impl DbEngine {
         if step.switches > 0 && self.oracle.is_some() {
             let group = self.log.group();
             stack.note("log switch", "database", format!("to group {group}"));
-            self.checkpoint(stack);
+            let blocks = self.queue_checkpoint(0, stack.measuring());
+            stack.note("checkpoint", "database", format!("{blocks} blocks"));
+            self.pump_writer(stack);
         }
     }
 

@@ -1,10 +1,14 @@
 //! Oracle's mechanics in the simulated database (`engine = "oracle"`): each transaction's
 //! undo (its blocks join the transaction's block changes, see [`crate::db::undo`]), and its
 //! redo generated change by change, so that the log buffer fills while a large transaction
-//! runs and the log writer's one-third trigger writes it out before the commit.
+//! runs and the log writer's one-third trigger writes it out before the commit; and the
+//! checkpoint queue, from whose head the writer's rounds write the blocks whose first change
+//! is older than the incremental checkpoint's target (see [`crate::db::checkpoint_queue`]).
 
 use super::{DbEngine, DbTimer, Stack};
 use crate::config::DbTest;
+use crate::db::checkpoint_queue::{CheckpointQueue, LAG_PCT_OF_LOG_FILE};
+use crate::db::layout::NEW_BLOCK;
 use crate::db::undo::{self, Undo};
 use storlab_core::character::Engine;
 
@@ -26,6 +30,9 @@ struct Pending {
 pub(super) struct Oracle {
     undo: Undo,
     pending: Vec<Pending>,
+    queue: CheckpointQueue,
+    /// Blocks the incremental checkpoint handed to the writer (measured window).
+    pub checkpoint_blocks: u64,
 }
 
 impl Oracle {
@@ -35,6 +42,8 @@ impl Oracle {
         (spec.engine == Engine::Oracle).then(|| Oracle {
             undo: Undo::new(blocks, spec.sessions),
             pending: vec![Pending::default(); spec.sessions as usize],
+            queue: CheckpointQueue::new(page_space(spec, blocks)),
+            checkpoint_blocks: 0,
         })
     }
 }
@@ -83,6 +92,8 @@ impl DbEngine {
         let share = p.bytes / p.changes;
         p.bytes -= share;
         p.changes -= 1;
+        let block = self.sessions[s as usize].plan[at].0 & !NEW_BLOCK;
+        o.queue.changed(block, self.log.lsn());
         let step = self.log.append(share);
         self.log_step(step, stack);
     }
@@ -94,6 +105,30 @@ impl DbEngine {
             Some(o) => std::mem::take(&mut o.pending[s as usize].bytes),
             None => self.op_log_bytes(s as usize),
         }
+    }
+
+    /// Oracle's incremental checkpoint, on each of the writer's rounds: the blocks first
+    /// changed more than 90% of a log file ago go to the writer, oldest change first (those
+    /// written meanwhile by other means skipped).
+    pub(super) fn incremental_checkpoint(&mut self, measuring: bool) {
+        let lag = self.spec.log_file_bytes / 100 * LAG_PCT_OF_LOG_FILE;
+        self.queue_checkpoint(lag, measuring);
+    }
+
+    /// The blocks first changed more than `lag` log bytes ago go to the writer, oldest
+    /// change first (those written meanwhile by other means skipped); returns their count.
+    pub(super) fn queue_checkpoint(&mut self, lag: u64, measuring: bool) -> usize {
+        let Some(o) = self.oracle.as_mut() else {
+            return 0;
+        };
+        let mut due = Vec::new();
+        o.queue.due(self.log.lsn().saturating_sub(lag), &mut due);
+        due.retain(|&b| self.cache.clean(b));
+        if measuring {
+            o.checkpoint_blocks += due.len() as u64;
+        }
+        self.writer.submit(&due);
+        due.len()
     }
 
     /// The log writer's timeout: it writes what is unwritten, and wakes again in 3 s.

@@ -101,6 +101,9 @@ impl DbEngine {
         self.data_io = HostStats::new(now_ns);
         self.log_io = HostStats::new(now_ns);
         self.archive_io = HostStats::new(now_ns);
+        if let Some(o) = self.oracle.as_mut() {
+            o.checkpoint_blocks = 0;
+        }
         for m in &mut self.member_io {
             *m = HostStats::new(now_ns);
         }
@@ -235,6 +238,13 @@ impl DbEngine {
                 "writer_blocks_per_s".into(),
                 round_to(st.writer_blocks as f64 / secs.max(1e-9), 1).into(),
             );
+            if let Some(ora) = db.oracle.as_ref() {
+                // Of them, those the incremental checkpoint wrote.
+                o.insert(
+                    "checkpoint_queue_blocks_per_s".into(),
+                    round_to(ora.checkpoint_blocks as f64 / secs.max(1e-9), 1).into(),
+                );
+            }
         }
         Some(v)
     }
