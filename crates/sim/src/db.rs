@@ -10,12 +10,14 @@
 
 pub mod archiver;
 pub mod buffer_cache;
+pub mod checkpoint_queue;
 pub mod db_writer;
 pub(crate) mod engine;
 pub mod layout;
 pub mod log_writer;
 pub mod measured;
 pub mod schema;
+pub mod undo;
 
 pub use archiver::{ArchiveIo, Archiver};
 pub use buffer_cache::{Access, BufferCache};
@@ -40,4 +42,6 @@ pub enum DbTimer {
     /// A database-writer write into the host's file cache is done (the device write goes on
     /// in the background).
     WriterBuffered,
+    /// The log writer's timeout (Oracle's LGWR wakes every 3 s).
+    LogTimeout,
 }

@@ -105,6 +105,7 @@ impl Event {
             Event::Db(DbTimer::Checkpoint) => (9, 0),
             Event::Db(DbTimer::VictimBuffered(i)) => (10, i),
             Event::Db(DbTimer::WriterBuffered) => (11, 0),
+            Event::Db(DbTimer::LogTimeout) => (12, 0),
         };
         assert!(
             index <= INDEX_MASK,
@@ -129,7 +130,8 @@ impl Event {
             8 => Event::Db(DbTimer::Writer),
             9 => Event::Db(DbTimer::Checkpoint),
             10 => Event::Db(DbTimer::VictimBuffered(i)),
-            _ => Event::Db(DbTimer::WriterBuffered),
+            11 => Event::Db(DbTimer::WriterBuffered),
+            _ => Event::Db(DbTimer::LogTimeout),
         }
     }
 }
@@ -347,6 +349,7 @@ mod tests {
             Event::Db(DbTimer::Checkpoint),
             Event::Db(DbTimer::VictimBuffered(0)),
             Event::Db(DbTimer::WriterBuffered),
+            Event::Db(DbTimer::LogTimeout),
         ];
         for e in all {
             assert_eq!(Event::unpack(e.pack()), e);

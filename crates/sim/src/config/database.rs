@@ -15,9 +15,12 @@
 //! os_cache = "16GiB"          # the host's file cache under the data files (0: none)
 //! os_cache_warm = true        # it starts holding the database (as right after loading it)
 //! archive = "archvol"         # optional: archive each filled log file to this target
+//! engine = "oracle"           # default "postgresql"; oracle: undo, LGWR triggers, members
+//! log_members = ["logvol2"]   # oracle: a second member of every log group
 //! ```
 
 use serde::{Deserialize, Serialize};
+use storlab_core::character::Engine;
 use storlab_core::{ByteSize, TimeSpan};
 
 use storlab_core::dbtest::{self, Access, DbTestDef};
@@ -31,7 +34,7 @@ mod keys_table;
 pub use keys_table::DATABASE_KEYS;
 
 use crate::db::layout::Layout;
-use crate::db::{MeasuredProfile, Table};
+use crate::db::{undo, MeasuredProfile, Table};
 
 /// The tests the model runs (the names of `storlab db`'s suites).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -131,6 +134,7 @@ const HISTORY_ROW_BYTES: u64 = 24;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DbSpec {
     pub test: DbTest,
+    pub engine: Engine,
     pub sessions: u32,
     pub data: Placement,
     pub log: Placement,
@@ -187,6 +191,11 @@ pub struct DbSpec {
     /// arithmetic alone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<MeasuredProfile>,
+    /// The log buffer, bytes (Oracle: a third of it unwritten starts a log write).
+    pub log_buffer_bytes: u64,
+    /// Further members of every log group, each on its own target (none: one member).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub log_members: Vec<Placement>,
 }
 
 /// A `[database]` table checked and with the declared defaults filled in ([`DATABASE_KEYS`]).
@@ -223,6 +232,10 @@ struct Raw {
     log_files: u32,
     #[serde(default)]
     archive: Option<Names>,
+    engine: Engine,
+    log_buffer: ByteSize,
+    #[serde(default)]
+    log_members: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -352,7 +365,7 @@ pub fn parse_database(
             key_bytes: 8,
         });
     }
-    let blocks = Layout::new(&tables).blocks();
+    let blocks = Layout::new(&tables).blocks() + undo::region_blocks(raw.engine, sessions);
     if blocks >= u64::from(u32::MAX) {
         return Err(bad(
             "rows",
@@ -396,6 +409,7 @@ pub fn parse_database(
             format!("the log files need {log_need} bytes; the log target has {log_have} free"),
         ));
     }
+    let log_members = log_members(&raw.log_members, &data, &log, log_need, system, file)?;
     let archive = match raw.archive {
         None => None,
         Some(names) => {
@@ -427,6 +441,7 @@ pub fn parse_database(
     };
     Ok(DbSpec {
         test,
+        engine: raw.engine,
         sessions,
         data,
         log,
@@ -454,7 +469,47 @@ pub fn parse_database(
         log_offset,
         archive,
         profile: None,
+        log_buffer_bytes: raw.log_buffer.0,
+        log_members,
     })
+}
+
+/// The further log members: each a target of its own, with no LUN of the data, of the log
+/// or of another member, and room for the log files.
+fn log_members(
+    names: &[String],
+    data: &Placement,
+    log: &Placement,
+    log_need: u64,
+    system: &SystemSpec,
+    file: &str,
+) -> Result<Vec<Placement>, ConfigError> {
+    let bad = |r: String| ConfigError::invalid(file, "database.log_members", r);
+    let mut used: Vec<u32> = data
+        .member_luns(system)
+        .into_iter()
+        .chain(log.member_luns(system))
+        .collect();
+    let mut members = Vec::new();
+    for name in names {
+        let m = placement(Names::One(name.clone()), system, file, "log_members")?;
+        let luns = m.member_luns(system);
+        if luns.iter().any(|l| used.contains(l)) {
+            return Err(bad(format!(
+                "{name:?} shares LUNs with database.data, database.log or another member; \
+                 give each member a target of its own"
+            )));
+        }
+        if m.bytes(system) < log_need {
+            return Err(bad(format!(
+                "{name:?} has {} bytes; the log files need {log_need}",
+                m.bytes(system)
+            )));
+        }
+        used.extend(luns);
+        members.push(m);
+    }
+    Ok(members)
 }
 
 /// Rows per range operation: as given (at most `rows`), else the test's rows per statement

@@ -251,6 +251,19 @@ impl BufferCache {
         }
     }
 
+    /// Cleans `page` when it is cached and dirty (its write is the caller's): true then.
+    pub fn clean(&mut self, page: u64) -> bool {
+        let Some(f) = self.table.get(page as u32) else {
+            return false;
+        };
+        if !self.is_dirty(f as usize) {
+            return false;
+        }
+        self.set_dirty(f as usize, false);
+        self.dirty_count -= 1;
+        true
+    }
+
     /// A checkpoint: cleans every dirty frame and returns their pages in page order (the
     /// order a checkpointer sorts its writes in).
     pub fn checkpoint(&mut self) -> Vec<u64> {

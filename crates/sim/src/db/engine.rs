@@ -15,13 +15,14 @@ mod archive;
 mod log;
 mod ops;
 mod oscache;
+mod redo;
 mod report;
 mod tx;
 mod writer;
 
 use crate::config::DbSpec;
 use crate::db::layout::{Layout, NEW_BLOCK};
-use crate::db::{Archiver, BufferCache, DbTimer, DbWriter, LogConfig, LogWrite, LogWriter};
+use crate::db::{Archiver, BufferCache, DbTimer, DbWriter, LogWrite, LogWriter};
 use crate::engine::SimTime;
 use crate::metrics::INTERVAL_NS;
 use crate::model::{DbIoDone, Stack};
@@ -41,8 +42,10 @@ pub(crate) enum DbIo {
     VictimWrite(u32),
     /// A database-writer write.
     Writer,
-    /// A log write.
+    /// A log write (to the log target: the group's first member).
     Log,
+    /// A log write's copy on further member `i` of the group.
+    LogMember(u32),
     /// The archiver's read of a filled log file, and its write to the archive target.
     ArchiveRead,
     ArchiveWrite,
@@ -95,6 +98,9 @@ struct DbStats {
     archive_holds: u64,
     archive_hold_ns: u64,
     archive_session_ns: u64,
+    /// Log writes completed on every member, and their time from issue to the last member.
+    log_writes: u64,
+    log_write_ns: u64,
 }
 
 /// The simulated database: present only when the workload has a `[database]`. Its handlers
@@ -133,6 +139,14 @@ pub(crate) struct DbEngine {
     archive_target: Option<u32>,
     archiver: Option<Archiver>,
     held_log: Option<(LogWrite, SimTime)>,
+    /// Further members of every log group (their targets), and when the log write in flight
+    /// was issued.
+    log_members: Vec<u32>,
+    log_write_start: SimTime,
+    /// Host I/O of each further log member.
+    member_io: Vec<HostStats>,
+    /// Oracle's undo and change-by-change redo (None: PostgreSQL).
+    oracle: Option<redo::Oracle>,
 }
 
 impl DbEngine {
@@ -195,10 +209,11 @@ impl DbEngine {
             stack.add_target(spec.log.volume, &spec.log.luns)?
         };
         let layout = Layout::new(&spec.tables);
-        if layout.blocks() >= u64::from(u32::MAX) {
+        let pages = redo::page_space(spec, layout.blocks());
+        if pages >= u64::from(u32::MAX) {
             return Err(format!(
                 "the database's {} blocks of 8 KiB exceed the model's limit of {} (32 TiB)",
-                layout.blocks(),
+                pages,
                 u32::MAX - 1
             ));
         }
@@ -210,6 +225,12 @@ impl DbEngine {
             let slots = (a.bytes(stack.spec()) / spec.log_file_bytes).max(1);
             Archiver::new(spec.log_file_bytes, archive::ARCHIVE_CHUNK, slots)
         });
+        let log_members = spec
+            .log_members
+            .iter()
+            .map(|m| stack.add_target(m.volume, &m.luns))
+            .collect::<Result<Vec<u32>, String>>()?;
+        let oracle = redo::Oracle::new(spec, layout.blocks());
         let opts = *stack.opts();
         let sessions = (0..spec.sessions)
             .map(|i| Session {
@@ -230,17 +251,10 @@ impl DbEngine {
             spec: spec.clone(),
             data,
             log_target,
-            cache: BufferCache::new(spec.buffer_blocks as usize, layout.blocks()),
+            cache: BufferCache::new(spec.buffer_blocks as usize, pages),
             os_cache: oscache::initial(spec, layout.blocks()),
             writer: DbWriter::new(spec.dbwr_outstanding, DBWR_MAX_BLOCKS),
-            log: LogWriter::new(LogConfig {
-                block: 8192,
-                max_write: 1 << 20,
-                file_bytes: spec.log_file_bytes,
-                groups: spec.log_groups,
-                members: 1,
-                archive: spec.archive.is_some(),
-            }),
+            log: LogWriter::new(log::config(spec)),
             sessions,
             layout,
             appends: ops::Appends::new(spec),
@@ -257,6 +271,10 @@ impl DbEngine {
             archive_target,
             archiver,
             held_log: None,
+            member_io: vec![HostStats::new(opts.warmup_ns); log_members.len()],
+            log_members,
+            log_write_start: SimTime(0),
+            oracle,
         })
     }
 
@@ -271,6 +289,9 @@ impl DbEngine {
         stack.schedule_db(stack.now() + interval, DbTimer::Writer);
         if checkpoint > 0 {
             stack.schedule_db(stack.now() + checkpoint, DbTimer::Checkpoint);
+        }
+        if self.oracle.is_some() {
+            stack.schedule_db(stack.now() + redo::LOG_TIMEOUT_NS, DbTimer::LogTimeout);
         }
     }
 
@@ -287,16 +308,15 @@ impl DbEngine {
                 self.allocs = 0;
                 let pages = self.cache.clean_ahead(frames, want);
                 self.writer.submit(&pages);
+                self.incremental_checkpoint(stack.measuring());
                 stack.schedule_db(stack.now() + self.spec.dbwr_interval_ns, DbTimer::Writer);
                 self.pump_writer(stack);
             }
             DbTimer::Checkpoint => {
-                let pages = self.cache.checkpoint();
-                self.writer.submit(&pages);
                 stack.schedule_db(stack.now() + self.spec.checkpoint_ns, DbTimer::Checkpoint);
-                stack.note("checkpoint", "database", format!("{} blocks", pages.len()));
-                self.pump_writer(stack);
+                self.checkpoint(stack);
             }
+            DbTimer::LogTimeout => self.log_timeout(stack),
         }
     }
 
@@ -320,6 +340,7 @@ impl DbEngine {
         self.sessions[s as usize].log_bytes = op.log_bytes;
         let mut carry = self.sessions[s as usize].dirty_carry;
         self.apply_profile(&mut plan, &mut carry);
+        self.plan_undo(s, &mut plan, rows);
         // The blocks' buffer frames load during the CPU burst, before the accesses, and so
         // do the array read-cache entries of blocks the buffer cache lacks (at most four:
         // the leaf and heap blocks a miss reads).
@@ -374,7 +395,11 @@ impl DbEngine {
             if sess.next >= sess.plan.len() {
                 break;
             }
-            let (entry, write) = sess.plan[sess.next];
+            let (entry, write, at) = (sess.plan[sess.next].0, sess.plan[sess.next].1, sess.next);
+            if write && self.oracle.is_some() {
+                self.redo_of_change(s, at, stack);
+            }
+            let sess = &mut self.sessions[s as usize];
             let (block, new) = (entry & !NEW_BLOCK, entry & NEW_BLOCK != 0);
             let a = self.cache.access(block, write);
             if measuring {
@@ -403,8 +428,11 @@ impl DbEngine {
         }
         if self.sessions[s as usize].commits {
             ops::prefetch_ahead(&self.cache, &self.sessions[s as usize].ahead);
-            let bytes = self.op_log_bytes(s as usize);
-            self.log.append(bytes);
+            let bytes = self.commit_log_bytes(s);
+            let step = self.log.append(bytes);
+            if self.oracle.is_some() {
+                self.log_step(step, stack);
+            }
             let step = self.log.commit(s, self.spec.log_bytes_per_commit);
             self.sessions[s as usize].wait_start = stack.now();
             self.log_step(step, stack);
@@ -491,7 +519,7 @@ impl DbEngine {
             DbIo::VictimWrite(s) => self.victim_written(s, stack),
             DbIo::Writeback => self.writebacks -= 1,
             DbIo::Writer => self.writer_write_done(stack),
-            DbIo::Log => {
+            DbIo::Log | DbIo::LogMember(_) => {
                 let step = self.log.member_done();
                 self.log_step(step, stack);
             }

@@ -200,4 +200,27 @@ pub const DATABASE_KEYS: &[Key] = &[
         Default::Derived("none"),
         "archive each filled log file to this target (LUNs of its own)",
     ),
+    Key::new(
+        "engine",
+        Kind::Choice(&["oracle", "postgresql"]),
+        D("\"postgresql\""),
+        "whose mechanics the database runs: `oracle` adds undo (each change dirties an undo \
+         block and logs it), a log writer that also writes every 3 s and when a third of \
+         `log_buffer` is full, multiplexed log members, and a checkpoint at each log switch",
+    ),
+    Key::new(
+        "log_buffer",
+        Kind::Size,
+        D("\"8MiB\""),
+        "Oracle's log buffer (`log_buffer`; Oracle sizes it from the SGA, a few MB to 32 MB): \
+         a third of it unwritten starts a log write; unused with `engine = \"postgresql\"`",
+    )
+    .int(3 * 512, 1 << 30),
+    Key::new(
+        "log_members",
+        Kind::Names,
+        Default::Derived("none: one member, on `log`"),
+        "further members of every log group, one per target (Oracle's multiplexed redo \
+         logs; LUNs of their own): each log write goes to `log` and to every one of them",
+    ),
 ];

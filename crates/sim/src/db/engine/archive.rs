@@ -14,6 +14,10 @@ impl DbEngine {
     /// Queues the log files a step filled.
     pub(super) fn archive_files(&mut self, files: &[(u32, u64)], stack: &mut Stack) {
         for &(file, _) in files {
+            if self.oracle.is_some() && self.archiver.is_some() {
+                let member = self.spec.log.names.join(",");
+                stack.note("archive", "database", format!("group {file} from {member}"));
+            }
             let Some(a) = self.archiver.as_mut() else {
                 return;
             };

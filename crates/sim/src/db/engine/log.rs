@@ -1,12 +1,48 @@
 //! The simulated database's log path: a log writer step releases the commits its write made
-//! durable and issues the next write (held first when its file still awaits archiving).
+//! durable and issues the next write (held first when its file still awaits archiving) to
+//! every member of the current log group; with Oracle, each log switch checkpoints the group
+//! it leaves: the blocks first changed before the switch go to the writer from the
+//! checkpoint queue, oldest change first.
 
 use super::{DbEngine, DbIo, Stack};
-use crate::db::{LogStep, LogWrite};
+use crate::config::DbSpec;
+use crate::db::{LogConfig, LogStep, LogWrite};
+use storlab_core::character::Engine;
+
+/// Largest log write of PostgreSQL's WAL writer (and the least an Oracle one may write).
+const MAX_WRITE_BYTES: u64 = 1 << 20;
+
+/// The log writer's layout and triggers for `spec`: PostgreSQL writes WAL pages of 8 KiB,
+/// at most 1 MiB at a time; Oracle writes redo blocks of 512 bytes, as much as a third of
+/// its log buffer (at least 1 MiB) at a time, and also when a third of the buffer is full.
+pub(super) fn config(spec: &DbSpec) -> LogConfig {
+    let oracle = spec.engine == Engine::Oracle;
+    let block = if oracle { 512 } else { 8192 };
+    LogConfig {
+        block,
+        max_write: if oracle {
+            (spec.log_buffer_bytes / 3)
+                .div_ceil(block)
+                .saturating_mul(block)
+                .max(MAX_WRITE_BYTES)
+        } else {
+            MAX_WRITE_BYTES
+        },
+        file_bytes: spec.log_file_bytes,
+        groups: spec.log_groups,
+        members: 1 + spec.log_members.len() as u32,
+        archive: spec.archive.is_some(),
+        buffer_bytes: if oracle { spec.log_buffer_bytes } else { 0 },
+    }
+}
 
 impl DbEngine {
     pub(super) fn log_step(&mut self, step: LogStep, stack: &mut Stack) {
         let measuring = stack.measuring();
+        if step.completed && measuring {
+            self.stats.log_writes += 1;
+            self.stats.log_write_ns += stack.now() - self.log_write_start;
+        }
         for &s in &step.released {
             if measuring {
                 let waited = stack.now() - self.sessions[s as usize].wait_start;
@@ -25,12 +61,22 @@ impl DbEngine {
             }
         }
         self.archive_files(&step.archive, stack);
+        if step.switches > 0 && self.oracle.is_some() {
+            let group = self.log.group();
+            stack.note("log switch", "database", format!("to group {group}"));
+            let blocks = self.queue_checkpoint(0, stack.measuring());
+            stack.note("checkpoint", "database", format!("{blocks} blocks"));
+            self.pump_writer(stack);
+        }
     }
 
+    /// Issues log write `w` to every member of the log group: the log target, then each
+    /// further member (its log files from its start).
     pub(super) fn issue_log_write(&mut self, w: LogWrite, stack: &mut Stack) {
         if stack.measuring() {
             self.stats.log_bytes += w.bytes;
         }
+        self.log_write_start = stack.now();
         let base = self.spec.log_offset.unwrap_or(0);
         stack.issue_db_io(
             DbIo::Log,
@@ -39,5 +85,9 @@ impl DbEngine {
             w.bytes / 512,
             true,
         );
+        for (i, &target) in self.log_members.iter().enumerate() {
+            let io = DbIo::LogMember(i as u32);
+            stack.issue_db_io(io, target, w.offset / 512, w.bytes / 512, true);
+        }
     }
 }

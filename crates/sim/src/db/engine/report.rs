@@ -2,10 +2,18 @@
 //! figures of the measured window (rows/s, tx/min, WAL, commit latency, transaction
 //! response time, waits) and its
 //! effective parameters.
+//!
+//! Wait events carry PostgreSQL's names, or Oracle's with `engine = "oracle"`: `db file
+//! sequential read`, `log file sync` (sessions waiting for their commit's redo), `free buffer
+//! waits` (a session writing a dirty victim), `log file switch (archiving needed)`, and the
+//! log writer's own `log file parallel write` (its time as a share of the window, its mean
+//! the time of one write to every member).
 
 use storlab_core::histogram::round_to;
 use storlab_core::host_stats::HostStats;
 use storlab_core::result::{ClassMetrics, CommitMetrics, WaitEvent};
+
+use storlab_core::character::Engine;
 
 use super::{DbEngine, DbIo, DbStats};
 use crate::db::layout::Segment;
@@ -16,6 +24,7 @@ impl DbEngine {
     pub(super) fn record(&mut self, io: DbIo, write: bool, bytes: u64, latency_ns: u64, now: u64) {
         let role = match io {
             DbIo::Log => &mut self.log_io,
+            DbIo::LogMember(i) => &mut self.member_io[i as usize],
             DbIo::ArchiveRead | DbIo::ArchiveWrite => &mut self.archive_io,
             _ => &mut self.data_io,
         };
@@ -28,6 +37,9 @@ impl DbEngine {
         let mut all = db.data_io.clone();
         all.merge(&db.log_io);
         all.merge(&db.archive_io);
+        for m in &db.member_io {
+            all.merge(m);
+        }
         all
     }
 
@@ -66,6 +78,16 @@ impl DbEngine {
                 }),
             },
         ];
+        // Further log members, each its own class (`log2`, `log3` ...): every log write
+        // goes to each of them.
+        for (i, (m, io)) in db.spec.log_members.iter().zip(&db.member_io).enumerate() {
+            classes.push(ClassMetrics {
+                name: format!("log{}", i + 2),
+                target: names(m),
+                metrics: io.metrics(secs),
+                commit: None,
+            });
+        }
         classes.extend(archive);
         classes
     }
@@ -79,6 +101,12 @@ impl DbEngine {
         self.data_io = HostStats::new(now_ns);
         self.log_io = HostStats::new(now_ns);
         self.archive_io = HostStats::new(now_ns);
+        if let Some(o) = self.oracle.as_mut() {
+            o.checkpoint_blocks = 0;
+        }
+        for m in &mut self.member_io {
+            *m = HostStats::new(now_ns);
+        }
     }
 
     /// The buffer cache's hits and accesses counted so far.
@@ -120,24 +148,48 @@ impl DbEngine {
             }),
             avg_from: None,
         };
+        let oracle = db.spec.engine == Engine::Oracle;
+        let name = |pg: &'static str, ora: &'static str| if oracle { ora } else { pg };
         let mut waits = vec![
-            wait("IO:DataFileRead", st.read_wait_ns, st.read_waits),
+            wait(
+                name("IO:DataFileRead", "db file sequential read"),
+                st.read_wait_ns,
+                st.read_waits,
+            ),
             // A commit held for archiving waits on the archiver, not the log device: the
             // two events split the commit time.
             wait(
-                "IO:WALSync",
+                name("IO:WALSync", "log file sync"),
                 st.commit_wait_ns.saturating_sub(st.archive_session_ns),
                 st.commit_waits,
             ),
-            wait("IO:DataFileWrite", st.victim_wait_ns, st.victim_waits),
+            wait(
+                name("IO:DataFileWrite", "free buffer waits"),
+                st.victim_wait_ns,
+                st.victim_waits,
+            ),
             wait("CPU", st.cpu_ns, st.ops),
             wait("CPU:RunQueue", st.runqueue_ns, st.ops),
             WaitEvent {
                 // Avg: how long the log writer was held each time.
                 avg_ms: wait("", st.archive_hold_ns, st.archive_holds).avg_ms,
-                ..wait("LogSwitch:ArchiveNeeded", st.archive_session_ns, 1)
+                ..wait(
+                    name(
+                        "LogSwitch:ArchiveNeeded",
+                        "log file switch (archiving needed)",
+                    ),
+                    st.archive_session_ns,
+                    1,
+                )
             },
         ];
+        if oracle {
+            // The log writer's own time, as a share of the window (one writer).
+            waits.push(WaitEvent {
+                time_pct: round_to(100.0 * st.log_write_ns as f64 / (secs * 1e9), 1),
+                ..wait("log file parallel write", st.log_write_ns, st.log_writes)
+            });
+        }
         waits.retain(|w| w.time_pct > 0.0 || w.avg_ms.is_some_and(|a| a > 0.0));
         waits.sort_by(|a, b| b.time_pct.total_cmp(&a.time_pct));
         m.waits = waits;
@@ -148,6 +200,11 @@ impl DbEngine {
         let db = self;
         let mut v = serde_json::to_value(&db.spec).ok()?;
         if let Some(o) = v.as_object_mut() {
+            if db.spec.engine == Engine::Postgresql {
+                // Oracle's keys only: PostgreSQL's parameters read as they always have.
+                o.remove("engine");
+                o.remove("log_buffer_bytes");
+            }
             let segs = &db.layout.segments;
             let sum = |f: &dyn Fn(&Segment) -> u64| segs.iter().map(f).sum::<u64>();
             o.insert(
@@ -181,6 +238,13 @@ impl DbEngine {
                 "writer_blocks_per_s".into(),
                 round_to(st.writer_blocks as f64 / secs.max(1e-9), 1).into(),
             );
+            if let Some(ora) = db.oracle.as_ref() {
+                // Of them, those the incremental checkpoint wrote.
+                o.insert(
+                    "checkpoint_queue_blocks_per_s".into(),
+                    round_to(ora.checkpoint_blocks as f64 / secs.max(1e-9), 1).into(),
+                );
+            }
         }
         Some(v)
     }

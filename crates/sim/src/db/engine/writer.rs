@@ -34,6 +34,14 @@ impl DbEngine {
         }
     }
 
+    /// A checkpoint: every dirty block goes to the writer, in block order.
+    pub(super) fn checkpoint(&mut self, stack: &mut Stack) {
+        let pages = self.cache.checkpoint();
+        self.writer.submit(&pages);
+        stack.note("checkpoint", "database", format!("{} blocks", pages.len()));
+        self.pump_writer(stack);
+    }
+
     /// A database-writer write is done (on the device, or copied into the file cache): the
     /// next one may go.
     pub(super) fn writer_write_done(&mut self, stack: &mut Stack) {

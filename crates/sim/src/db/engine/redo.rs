@@ -1,0 +1,140 @@
+//! Oracle's mechanics in the simulated database (`engine = "oracle"`): each transaction's
+//! undo (its blocks join the transaction's block changes, see [`crate::db::undo`]), and its
+//! redo generated change by change, so that the log buffer fills while a large transaction
+//! runs and the log writer's one-third trigger writes it out before the commit; and the
+//! checkpoint queue, from whose head the writer's rounds write the blocks whose first change
+//! is older than the incremental checkpoint's target (see [`crate::db::checkpoint_queue`]).
+
+use super::{DbEngine, DbTimer, Stack};
+use crate::config::DbTest;
+use crate::db::checkpoint_queue::{CheckpointQueue, LAG_PCT_OF_LOG_FILE};
+use crate::db::layout::NEW_BLOCK;
+use crate::db::undo::{self, Undo};
+use storlab_core::character::Engine;
+
+/// Oracle's LGWR timeout: it wakes every 3 s and writes what the log buffer holds.
+pub(super) const LOG_TIMEOUT_NS: u64 = 3_000_000_000;
+
+/// A session's redo still to generate in its current transaction.
+#[derive(Clone, Copy, Default)]
+struct Pending {
+    /// Redo bytes not yet appended, and changes left to append them with.
+    bytes: u64,
+    changes: u64,
+    /// The plan entry the next change is at or after (each entry's redo appended once,
+    /// though a miss makes the session visit it twice).
+    next: usize,
+}
+
+/// The Oracle state of the database: undo segments, sessions' pending redo.
+pub(super) struct Oracle {
+    undo: Undo,
+    pending: Vec<Pending>,
+    queue: CheckpointQueue,
+    /// Blocks the incremental checkpoint handed to the writer (measured window).
+    pub checkpoint_blocks: u64,
+}
+
+impl Oracle {
+    /// Oracle's state for `spec` (None with PostgreSQL), its undo after the `blocks` of the
+    /// tables.
+    pub fn new(spec: &crate::config::DbSpec, blocks: u64) -> Option<Oracle> {
+        (spec.engine == Engine::Oracle).then(|| Oracle {
+            undo: Undo::new(blocks, spec.sessions),
+            pending: vec![Pending::default(); spec.sessions as usize],
+            queue: CheckpointQueue::new(page_space(spec, blocks)),
+            checkpoint_blocks: 0,
+        })
+    }
+}
+
+/// Blocks of the page space: the tables', then the undo segments.
+pub(super) fn page_space(spec: &crate::config::DbSpec, table_blocks: u64) -> u64 {
+    table_blocks + undo::region_blocks(spec.engine, spec.sessions)
+}
+
+impl DbEngine {
+    /// Oracle: adds the undo blocks session `s`'s operation changes to its `plan` (a
+    /// transaction that changes `rows` rows) and sets its redo to generate: the operation's
+    /// log bytes and its undo's, spread over its block changes.
+    pub(super) fn plan_undo(&mut self, s: u32, plan: &mut Vec<(u64, bool)>, rows: u64) {
+        if self.oracle.is_none() || !self.sessions[s as usize].commits {
+            return;
+        }
+        let record = match self.spec.test {
+            DbTest::LoadConventional => undo::INSERT_RECORD_BYTES,
+            _ => undo::UPDATE_RECORD_BYTES,
+        };
+        let redo = self.op_log_bytes(s as usize);
+        let Some(o) = self.oracle.as_mut() else {
+            return;
+        };
+        let undo_bytes = o.undo.record(s, rows, record, plan);
+        let changes = plan.iter().filter(|e| e.1).count() as u64;
+        o.pending[s as usize] = Pending {
+            bytes: redo + undo_bytes,
+            changes,
+            next: 0,
+        };
+    }
+
+    /// Oracle: session `s` changes the block of its plan's entry `at`: its share of the
+    /// transaction's redo goes into the log buffer (once per entry).
+    pub(super) fn redo_of_change(&mut self, s: u32, at: usize, stack: &mut Stack) {
+        let Some(o) = self.oracle.as_mut() else {
+            return;
+        };
+        let p = &mut o.pending[s as usize];
+        if at < p.next || p.changes == 0 {
+            return;
+        }
+        p.next = at + 1;
+        let share = p.bytes / p.changes;
+        p.bytes -= share;
+        p.changes -= 1;
+        let block = self.sessions[s as usize].plan[at].0 & !NEW_BLOCK;
+        o.queue.changed(block, self.log.lsn());
+        let step = self.log.append(share);
+        self.log_step(step, stack);
+    }
+
+    /// The log bytes session `s`'s commit adds before its commit record: all of the
+    /// operation's (PostgreSQL), or what its changes have not yet appended (Oracle).
+    pub(super) fn commit_log_bytes(&mut self, s: u32) -> u64 {
+        match self.oracle.as_mut() {
+            Some(o) => std::mem::take(&mut o.pending[s as usize].bytes),
+            None => self.op_log_bytes(s as usize),
+        }
+    }
+
+    /// Oracle's incremental checkpoint, on each of the writer's rounds: the blocks first
+    /// changed more than 90% of a log file ago go to the writer, oldest change first (those
+    /// written meanwhile by other means skipped).
+    pub(super) fn incremental_checkpoint(&mut self, measuring: bool) {
+        let lag = self.spec.log_file_bytes / 100 * LAG_PCT_OF_LOG_FILE;
+        self.queue_checkpoint(lag, measuring);
+    }
+
+    /// The blocks first changed more than `lag` log bytes ago go to the writer, oldest
+    /// change first (those written meanwhile by other means skipped); returns their count.
+    pub(super) fn queue_checkpoint(&mut self, lag: u64, measuring: bool) -> usize {
+        let Some(o) = self.oracle.as_mut() else {
+            return 0;
+        };
+        let mut due = Vec::new();
+        o.queue.due(self.log.lsn().saturating_sub(lag), &mut due);
+        due.retain(|&b| self.cache.clean(b));
+        if measuring {
+            o.checkpoint_blocks += due.len() as u64;
+        }
+        self.writer.submit(&due);
+        due.len()
+    }
+
+    /// The log writer's timeout: it writes what is unwritten, and wakes again in 3 s.
+    pub(super) fn log_timeout(&mut self, stack: &mut Stack) {
+        let step = self.log.timeout();
+        self.log_step(step, stack);
+        stack.schedule_db(stack.now() + LOG_TIMEOUT_NS, DbTimer::LogTimeout);
+    }
+}
