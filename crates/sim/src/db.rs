@@ -16,6 +16,7 @@ pub mod layout;
 pub mod log_writer;
 pub mod measured;
 pub mod schema;
+pub mod workload_mix;
 
 pub use archiver::{ArchiveIo, Archiver};
 pub use buffer_cache::{Access, BufferCache};

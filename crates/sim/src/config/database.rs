@@ -18,6 +18,7 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
+use storlab_core::character::Engine;
 use storlab_core::{ByteSize, TimeSpan};
 
 use storlab_core::dbtest::{self, Access, DbTestDef};
@@ -26,7 +27,10 @@ use storlab_core::keys;
 use super::workload::{resolve_placement, Placement};
 use super::{ConfigError, SystemSpec};
 
+mod character;
 mod keys_table;
+
+pub use character::{character_workload, CharacterSpec, DEFAULT_MULTIBLOCK_READ_COUNT};
 
 pub use keys_table::DATABASE_KEYS;
 
@@ -131,6 +135,9 @@ const HISTORY_ROW_BYTES: u64 = 24;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DbSpec {
     pub test: DbTest,
+    /// The engine whose mechanics run the workload (a characterization sets it).
+    #[serde(skip_serializing_if = "is_postgresql")]
+    pub engine: Engine,
     pub sessions: u32,
     pub data: Placement,
     pub log: Placement,
@@ -187,6 +194,13 @@ pub struct DbSpec {
     /// arithmetic alone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<MeasuredProfile>,
+    /// A workload characterization the sessions run instead of the test's operations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub character: Option<Box<CharacterSpec>>,
+}
+
+fn is_postgresql(e: &Engine) -> bool {
+    *e == Engine::Postgresql
 }
 
 /// A `[database]` table checked and with the declared defaults filled in ([`DATABASE_KEYS`]).
@@ -427,6 +441,7 @@ pub fn parse_database(
     };
     Ok(DbSpec {
         test,
+        engine: Engine::Postgresql,
         sessions,
         data,
         log,
@@ -454,6 +469,7 @@ pub fn parse_database(
         log_offset,
         archive,
         profile: None,
+        character: None,
     })
 }
 

@@ -12,6 +12,7 @@ use storlab_core::host_stats::HostStats;
 use storlab_core::LatencyHistogram;
 
 mod archive;
+mod character;
 mod log;
 mod ops;
 mod oscache;
@@ -68,6 +69,14 @@ struct Session {
     tx_start: SimTime,
     /// The operation after the current one, planned early (single-row tests).
     ahead: ops::Ahead,
+    /// A characterization's run: the current transaction's type, its scan's visits (plan
+    /// indexes), blocks the pending read covers, think time after the transaction, and the
+    /// fractions carried between executions.
+    tx_type: usize,
+    scan: (usize, usize),
+    read_span: u64,
+    think_after_ns: u64,
+    carry: crate::db::workload_mix::Carry,
 }
 
 #[derive(Default)]
@@ -95,6 +104,9 @@ struct DbStats {
     archive_holds: u64,
     archive_hold_ns: u64,
     archive_session_ns: u64,
+    /// Multiblock reads of scans, and the blocks they read.
+    scan_reads: u64,
+    scan_blocks: u64,
 }
 
 /// The simulated database: present only when the workload has a `[database]`. Its handlers
@@ -133,6 +145,9 @@ pub(crate) struct DbEngine {
     archive_target: Option<u32>,
     archiver: Option<Archiver>,
     held_log: Option<(LogWrite, SimTime)>,
+    /// Blocks of the page space; a characterization's next insert block of each segment.
+    page_blocks: u64,
+    mix_appends: Vec<u64>,
 }
 
 impl DbEngine {
@@ -195,10 +210,12 @@ impl DbEngine {
             stack.add_target(spec.log.volume, &spec.log.luns)?
         };
         let layout = Layout::new(&spec.tables);
-        if layout.blocks() >= u64::from(u32::MAX) {
+        let mix = spec.character.as_ref().map(|c| &c.mix);
+        let page_blocks = mix.map_or(layout.blocks(), |m| m.blocks);
+        if page_blocks >= u64::from(u32::MAX) {
             return Err(format!(
                 "the database's {} blocks of 8 KiB exceed the model's limit of {} (32 TiB)",
-                layout.blocks(),
+                page_blocks,
                 u32::MAX - 1
             ));
         }
@@ -224,14 +241,19 @@ impl DbEngine {
                 wait_start: SimTime(0),
                 tx_start: SimTime(0),
                 ahead: ops::Ahead::new(),
+                tx_type: 0,
+                scan: (0, 0),
+                read_span: 1,
+                think_after_ns: 0,
+                carry: mix.map_or_else(Vec::new, |m| m.new_carry()),
             })
             .collect();
         Ok(DbEngine {
             spec: spec.clone(),
             data,
             log_target,
-            cache: BufferCache::new(spec.buffer_blocks as usize, layout.blocks()),
-            os_cache: oscache::initial(spec, layout.blocks()),
+            cache: BufferCache::new(spec.buffer_blocks as usize, page_blocks),
+            os_cache: oscache::initial(spec, page_blocks),
             writer: DbWriter::new(spec.dbwr_outstanding, DBWR_MAX_BLOCKS),
             log: LogWriter::new(LogConfig {
                 block: 8192,
@@ -246,7 +268,10 @@ impl DbEngine {
             appends: ops::Appends::new(spec),
             stats: DbStats::default(),
             commit_latency: LatencyHistogram::new(),
-            tx_times: tx::TxTimes::new(spec.test),
+            tx_times: match mix {
+                Some(m) => tx::TxTimes::named(m.type_names()),
+                None => tx::TxTimes::new(spec.test),
+            },
             allocs: 0,
             writebacks: 0,
             cpu_free: vec![SimTime(0); spec.cpus as usize],
@@ -257,6 +282,8 @@ impl DbEngine {
             archive_target,
             archiver,
             held_log: None,
+            page_blocks,
+            mix_appends: mix.map_or_else(Vec::new, |m| vec![0; m.segments.len()]),
         })
     }
 
@@ -302,8 +329,12 @@ impl DbEngine {
 
     /// Draws session `s`'s next operation and charges its CPU time.
     fn start_op(&mut self, s: u32, stack: &mut Stack) {
-        let now = stack.now();
         let mut plan = std::mem::take(&mut self.sessions[s as usize].plan);
+        if self.spec.character.is_some() {
+            let op = self.plan_character(s, &mut plan);
+            self.start_planned(s, plan, op, stack);
+            return;
+        }
         let DbEngine {
             spec,
             layout,
@@ -320,6 +351,24 @@ impl DbEngine {
         self.sessions[s as usize].log_bytes = op.log_bytes;
         let mut carry = self.sessions[s as usize].dirty_carry;
         self.apply_profile(&mut plan, &mut carry);
+        self.sessions[s as usize].dirty_carry = carry;
+        let cpu = self.op_cpu_ns(plan.len(), rows);
+        let think = self.spec.think_ns;
+        self.launch(s, plan, rows, cpu, think, stack);
+    }
+
+    /// Starts session `s`'s operation of `plan`: its think time, then its CPU burst of
+    /// `cpu` ns on the host CPUs, then its block accesses.
+    fn launch(
+        &mut self,
+        s: u32,
+        plan: Vec<(u64, bool)>,
+        rows: u64,
+        cpu: u64,
+        think: u64,
+        stack: &mut Stack,
+    ) {
+        let now = stack.now();
         // The blocks' buffer frames load during the CPU burst, before the accesses, and so
         // do the array read-cache entries of blocks the buffer cache lacks (at most four:
         // the leaf and heap blocks a miss reads).
@@ -335,11 +384,8 @@ impl DbEngine {
             }
         }
         let target = self.data;
-        let cpu = self.op_cpu_ns(plan.len(), rows);
-        let think = self.spec.think_ns;
         let sess = &mut self.sessions[s as usize];
         sess.plan = plan;
-        sess.dirty_carry = carry;
         sess.next = 0;
         sess.rows = rows;
         // The operation's CPU burst runs on the host CPU that frees up first, in the order
@@ -376,6 +422,12 @@ impl DbEngine {
             }
             let (entry, write) = sess.plan[sess.next];
             let (block, new) = (entry & !NEW_BLOCK, entry & NEW_BLOCK != 0);
+            if (sess.scan.0..sess.scan.1).contains(&sess.next) {
+                if let character::ScanStep::Wait = self.scan_visit(s, stack) {
+                    return;
+                }
+            }
+            let sess = &mut self.sessions[s as usize];
             let a = self.cache.access(block, write);
             if measuring {
                 self.stats.accesses += 1;
@@ -427,8 +479,12 @@ impl DbEngine {
             if sess.commits || self.spec.test.oltp() {
                 self.stats.txns += 1;
             }
-            self.tx_times
-                .record(sess.commits, stack.now() - sess.tx_start);
+            let response_ns = stack.now() - sess.tx_start;
+            if self.spec.character.is_some() {
+                self.tx_times.record_type(sess.tx_type, response_ns);
+            } else {
+                self.tx_times.record(sess.commits, response_ns);
+            }
         }
         self.start_op(s, stack);
     }
@@ -485,7 +541,8 @@ impl DbEngine {
                     self.stats.read_wait_ns += stack.now() - sess.wait_start;
                 }
                 self.os_cache_keep_current(s);
-                self.sessions[s as usize].next += 1;
+                let sess = &mut self.sessions[s as usize];
+                sess.next += std::mem::replace(&mut sess.read_span, 1) as usize;
                 self.advance(s, stack);
             }
             DbIo::VictimWrite(s) => self.victim_written(s, stack),
