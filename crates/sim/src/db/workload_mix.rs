@@ -101,12 +101,12 @@ impl WorkloadMix {
         let mut next = 0u64;
         let mut segments = Vec::new();
         for (i, s) in c.segments.iter().enumerate() {
-            let bytes = s
-                .size
-                .known()
-                .ok_or_else(|| format!("segments[{i}].size ({}) is unknown", s.name))?
-                .0;
             let placed = !matches!(s.kind, SegmentKind::Log);
+            let bytes = match s.size.known() {
+                Some(b) => b.0,
+                None if !placed => 0,
+                None => return Err(format!("segments[{i}].size ({}) is unknown", s.name)),
+            };
             let blocks = if placed {
                 bytes.div_ceil(BLOCK_BYTES).max(1)
             } else {

@@ -6,7 +6,7 @@
 //! when the array has them, else both on every LUN (the log after the data).
 
 use serde::Serialize;
-use storlab_core::character::Characterization;
+use storlab_core::character::{Characterization, SegmentKind};
 
 use super::super::workload::resolve_placement;
 use super::super::{ConfigError, SystemSpec, WorkloadSpec};
@@ -56,10 +56,15 @@ pub fn character_workload(
             ),
         ));
     }
-    if let Some(u) = c.unknowns().first() {
+    // The log's size comes from the log files (`log_file_size`, `log_files`), not from its
+    // segment.
+    let unknown = c.segments.iter().enumerate().find(|(_, s)| {
+        s.kind != SegmentKind::Log && s.size == storlab_core::character::SegmentSize::Unknown
+    });
+    if let Some((i, s)) = unknown {
         return Err(ConfigError::invalid(
             file,
-            u.clone(),
+            format!("segments[{i}].size ({})", s.name),
             "is unknown; give every segment's size before simulating (--segment-size NAME=SIZE)",
         ));
     }

@@ -48,6 +48,9 @@ impl DbEngine {
         op: MixOp,
         stack: &mut Stack,
     ) {
+        if stack.measuring() {
+            self.stats.redo_bytes += op.log_bytes;
+        }
         let sess = &mut self.sessions[s as usize];
         sess.commits = op.commits;
         sess.log_bytes = op.log_bytes;
@@ -133,6 +136,8 @@ impl DbEngine {
             storlab_core::histogram::round_to(st.scan_blocks as f64 / st.scan_reads as f64, 2)
         };
         o.insert("blocks_per_multiblock_read".into(), avg.into());
+        // Redo generated (the log's writes round each up to whole log blocks).
+        o.insert("redo_bytes_per_s".into(), per_s(st.redo_bytes).into());
         o.insert("database_bytes".into(), (self.page_blocks * 8192).into());
     }
 }
