@@ -292,11 +292,21 @@ pub struct SimArgs {
     pub db_test: Option<String>,
     /// Where the simulated database's data lives (volume, LUN or group names, comma-separated;
     /// default all LUNs).
-    #[arg(long, value_name = "TARGET", requires = "db_test")]
+    #[arg(long, value_name = "TARGET")]
     pub db_data: Option<String>,
     /// Where its log lives (the same as --db-data: the log follows the data).
-    #[arg(long, value_name = "TARGET", requires = "db_test")]
+    #[arg(long, value_name = "TARGET")]
     pub db_log: Option<String>,
+    /// Run a workload characterization on the simulated database: a characterization file
+    /// (TOML or JSON) or an Oracle AWR or Statspack report (text or HTML), told apart by
+    /// their contents. Placement: --db-data and --db-log (default: the volumes datavol and
+    /// logvol when the array has them, else every LUN).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["profile", "workload", "matrix", "trace", "db_test"])]
+    pub workload_from: Option<PathBuf>,
+    /// The size of a segment of --workload-from, NAME=SIZE (repeatable), e.g. USERS=40GiB:
+    /// fills in the sizes a report leaves unknown.
+    #[arg(long, value_name = "NAME=SIZE")]
+    pub segment_size: Vec<String>,
     /// Sessions of the simulated database (default: the test's clients in storlab db: 80 for
     /// row tests, 32 for range tests, 50 or 100 for oltp); with --db-test, or over a
     /// --workload file's [database] section.

@@ -15,6 +15,8 @@ use crate::error::CliError;
 use crate::output::{read_input, read_results, write_results};
 use crate::table;
 
+mod workload_from;
+
 /// The warm-up of I/O workloads when `--warmup` is not given (database workloads warm up
 /// until steady).
 const DEFAULT_WARMUP: storlab_core::TimeSpan = storlab_core::TimeSpan(10_000_000_000);
@@ -84,6 +86,11 @@ fn db_overrides(a: &SimArgs, db: &mut toml::Table) -> Result<(), CliError> {
         let n = i64::try_from(n).unwrap_or(i64::MAX);
         db.insert("rows".into(), toml::Value::Integer(n));
     }
+    db_overrides_keys(a, db)
+}
+
+/// Writes `--db-set` into a `[database]` section.
+fn db_overrides_keys(a: &SimArgs, db: &mut toml::Table) -> Result<(), CliError> {
     for kv in &a.db_set {
         let (k, v) = kv
             .split_once('=')
@@ -159,12 +166,25 @@ fn check_dependent_options(a: &SimArgs) -> Result<(), CliError> {
         }
     };
     let db = a.db_test.is_some();
-    needs(a.db_data.is_some(), "--db-data", "--db-test", db)?;
-    needs(a.db_log.is_some(), "--db-log", "--db-test", db)?;
-    let file = a.workload.is_some();
+    let from = a.workload_from.is_some();
+    let placed = "--db-test or --workload-from";
+    needs(a.db_data.is_some(), "--db-data", placed, db || from)?;
+    needs(a.db_log.is_some(), "--db-log", placed, db || from)?;
+    needs(
+        !a.segment_size.is_empty(),
+        "--segment-size",
+        "--workload-from",
+        from,
+    )?;
+    let file = a.workload.is_some() || from;
     let either = "--db-test or a --workload with a [database] section";
     needs(a.sessions.is_some(), "--sessions", either, db || file)?;
-    needs(a.rows.is_some(), "--rows", either, db || file)?;
+    needs(
+        a.rows.is_some(),
+        "--rows",
+        either,
+        db || a.workload.is_some(),
+    )?;
     needs(!a.db_set.is_empty(), "--db-set", either, db || file)?;
     needs(
         a.profile_from.is_some(),
@@ -223,20 +243,31 @@ pub fn runs_with(a: &SimArgs, set: &DatabaseKeys) -> Result<Vec<Run>, CliError> 
         }
         return Ok(runs);
     }
-    let workload = match (&a.profile, &a.workload, &a.trace) {
-        _ if a.db_test.is_some() => db_test_workload(a, set, &system)?,
-        (Some(p), None, None) => profile_workload(p, &system)?,
-        (None, Some(path), _) => file_workload(a, path, &system)?,
-        (None, None, Some(path)) => WorkloadSpec {
-            name: format!("trace:{}", path.display()),
+    let from_workload = match a.workload_from.as_deref() {
+        Some(path) => workload_from::workload(a, path, set, &system)?,
+        None => WorkloadSpec {
+            name: String::new(),
             streams: Vec::new(),
             database: None,
         },
-        _ => return Err(CliError::BadInput(
-            "storlab sim needs one of --profile NAME, --workload FILE, --trace TRACE or --matrix"
-                .into(),
-        )),
     };
+    let workload =
+        match (&a.profile, &a.workload, &a.trace) {
+            _ if a.db_test.is_some() => db_test_workload(a, set, &system)?,
+            _ if a.workload_from.is_some() => from_workload,
+            (Some(p), None, None) => profile_workload(p, &system)?,
+            (None, Some(path), _) => file_workload(a, path, &system)?,
+            (None, None, Some(path)) => WorkloadSpec {
+                name: format!("trace:{}", path.display()),
+                streams: Vec::new(),
+                database: None,
+            },
+            _ => return Err(CliError::BadInput(
+                "storlab sim needs one of --profile NAME, --workload FILE, --workload-from FILE, \
+             --trace TRACE or --matrix"
+                    .into(),
+            )),
+        };
     let workload = with_measured_profile(workload, a.profile_from.as_deref())?;
     let mut opts = opts(workload.database.is_some());
     let fitted = crate::trace_cmd::fit_window(a, &mut opts)?;

@@ -141,6 +141,14 @@ pub fn transactions(m: &storlab_core::result::Metrics) -> String {
 
 /// Where a simulated database's per-operation blocks came from.
 fn block_profile(params: &serde_json::Value) -> String {
+    if let Some(source) = params["character"]["workload"]["source"].as_str() {
+        return format!(
+            "  workload: characterization ({source}); buffer hits {}%, {} multiblock reads/s of {} blocks\n",
+            params["buffer_hit_pct"].as_f64().unwrap_or(0.0),
+            params["multiblock_reads_per_s"].as_f64().unwrap_or(0.0),
+            params["blocks_per_multiblock_read"].as_f64().unwrap_or(0.0),
+        );
+    }
     let p = &params["profile"];
     let f = |k: &str| p[k].as_f64().unwrap_or(0.0);
     if p.is_object() {

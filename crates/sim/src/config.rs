@@ -20,7 +20,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use storlab_core::{ByteSize, TimeSpan};
 
-pub use database::{DbSpec, DbTest};
+pub use database::{
+    character_workload, CharacterSpec, DbSpec, DbTest, DEFAULT_MULTIBLOCK_READ_COUNT,
+};
 pub use host::{
     FailureSpec, FailureTarget, HostScheduler, LunSpec, MultipathPolicy, PathSpec, RebuildSpec,
     VolumeSpec,

@@ -18,6 +18,7 @@ pub mod log_writer;
 pub mod measured;
 pub mod schema;
 pub mod undo;
+pub mod workload_mix;
 
 pub use archiver::{ArchiveIo, Archiver};
 pub use buffer_cache::{Access, BufferCache};

@@ -14,6 +14,7 @@ mod io_safety;
 mod io_warmup;
 mod outputs;
 mod sim;
+mod sim_character;
 mod sim_db;
 mod sim_interrupt;
 mod trace;

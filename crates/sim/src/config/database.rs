@@ -29,7 +29,10 @@ use storlab_core::keys;
 use super::workload::{resolve_placement, Placement};
 use super::{ConfigError, SystemSpec};
 
+mod character;
 mod keys_table;
+
+pub use character::{character_workload, CharacterSpec, DEFAULT_MULTIBLOCK_READ_COUNT};
 
 pub use keys_table::DATABASE_KEYS;
 
@@ -196,6 +199,9 @@ pub struct DbSpec {
     /// Further members of every log group, each on its own target (none: one member).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub log_members: Vec<Placement>,
+    /// A workload characterization the sessions run instead of the test's operations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub character: Option<Box<CharacterSpec>>,
 }
 
 /// A `[database]` table checked and with the declared defaults filled in ([`DATABASE_KEYS`]).
@@ -471,6 +477,7 @@ pub fn parse_database(
         profile: None,
         log_buffer_bytes: raw.log_buffer.0,
         log_members,
+        character: None,
     })
 }
 

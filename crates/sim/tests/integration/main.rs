@@ -4,6 +4,7 @@
 
 mod analytic;
 mod caches;
+mod character;
 mod database;
 mod db_suites;
 mod determinism;

@@ -205,20 +205,15 @@ impl DbEngine {
                 o.remove("engine");
                 o.remove("log_buffer_bytes");
             }
-            let segs = &db.layout.segments;
-            let sum = |f: &dyn Fn(&Segment) -> u64| segs.iter().map(f).sum::<u64>();
-            o.insert(
-                "index_levels".into(),
-                segs.iter().map(|g| g.level_blocks.len()).max().into(),
-            );
-            o.insert("keys_per_leaf".into(), segs[0].table.keys_per_leaf().into());
-            o.insert("rows_per_block".into(), segs[0].rows_per_block.into());
-            o.insert("heap_blocks".into(), sum(&|g| g.table.heap_blocks()).into());
-            o.insert(
-                "index_blocks".into(),
-                sum(&|g| g.table.index_blocks()).into(),
-            );
-            o.insert("database_bytes".into(), (db.layout.blocks() * 8192).into());
+            if let Some(c) = db.spec.character.as_ref() {
+                o.insert(
+                    "test".into(),
+                    format!("characterization:{}", c.workload.name).into(),
+                );
+                db.character_parameters(o, secs);
+            } else {
+                db.layout_parameters(o);
+            }
             // Measured in the window: block accesses the buffer cache served, and buffer
             // misses the host's file cache served.
             let st = &db.stats;
@@ -247,5 +242,24 @@ impl DbEngine {
             }
         }
         Some(v)
+    }
+
+    /// The built-in tests' tables in the page space.
+    fn layout_parameters(&self, o: &mut serde_json::Map<String, serde_json::Value>) {
+        let db = self;
+        let segs = &db.layout.segments;
+        let sum = |f: &dyn Fn(&Segment) -> u64| segs.iter().map(f).sum::<u64>();
+        o.insert(
+            "index_levels".into(),
+            segs.iter().map(|g| g.level_blocks.len()).max().into(),
+        );
+        o.insert("keys_per_leaf".into(), segs[0].table.keys_per_leaf().into());
+        o.insert("rows_per_block".into(), segs[0].rows_per_block.into());
+        o.insert("heap_blocks".into(), sum(&|g| g.table.heap_blocks()).into());
+        o.insert(
+            "index_blocks".into(),
+            sum(&|g| g.table.index_blocks()).into(),
+        );
+        o.insert("database_bytes".into(), (db.layout.blocks() * 8192).into());
     }
 }

@@ -15,7 +15,7 @@ use crate::config::DbTest;
 
 /// One transaction type's response times.
 struct TxType {
-    name: &'static str,
+    name: String,
     latency: LatencyHistogram,
 }
 
@@ -40,10 +40,32 @@ impl TxTimes {
             types: names
                 .iter()
                 .map(|&name| TxType {
+                    name: name.to_string(),
+                    latency: LatencyHistogram::new(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The transaction types of a characterization, by name, none recorded yet.
+    pub fn named(names: Vec<String>) -> TxTimes {
+        TxTimes {
+            mix: false,
+            types: names
+                .into_iter()
+                .map(|name| TxType {
                     name,
                     latency: LatencyHistogram::new(),
                 })
                 .collect(),
+        }
+    }
+
+    /// Records a transaction of type `i` (of [`TxTimes::named`]) that took `response_ns`.
+    #[inline]
+    pub fn record_type(&mut self, i: usize, response_ns: u64) {
+        if let Some(t) = self.types.get_mut(i) {
+            t.latency.record(response_ns);
         }
     }
 
@@ -77,7 +99,7 @@ impl TxTimes {
             .types
             .iter()
             .map(|t| TransactionMetrics {
-                name: t.name.to_string(),
+                name: t.name.clone(),
                 count: t.latency.count(),
                 tx_per_s: round_to(t.latency.count() as f64 / secs, 1),
                 latency_ms: t.latency.summary_ms(),

@@ -1,0 +1,170 @@
+//! `storlab sim --workload-from FILE`: a workload characterization run on the simulated
+//! database. FILE is a characterization (TOML or JSON), or an Oracle AWR or Statspack report
+//! (text or HTML) turned into one; which it is comes from its contents, in
+//! [`read_characterization`], the one place a new kind of input is added.
+
+use std::path::Path;
+
+use storlab_core::character::{Characterization, SegmentSize};
+use storlab_core::ByteSize;
+use storlab_sim::config::{character_workload, DEFAULT_MULTIBLOCK_READ_COUNT};
+use storlab_sim::{SystemSpec, WorkloadSpec};
+
+use super::DatabaseKeys;
+use crate::cli::SimArgs;
+use crate::error::CliError;
+
+/// The kinds of input `--workload-from` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum InputKind {
+    /// A characterization, TOML or JSON.
+    Characterization,
+    /// An Oracle AWR report (text or HTML) or a Statspack report.
+    Report,
+    /// A `storlab db` result file (`storlab.results/1`).
+    DbResult,
+}
+
+/// Tells the kinds apart by their contents: JSON with a results `schema` is a result file,
+/// other JSON a characterization; a text naming the workload repository or Statspack, or an
+/// HTML page, is a report; anything else is read as a TOML characterization.
+fn kind_of(text: &[u8]) -> InputKind {
+    let head = String::from_utf8_lossy(&text[..text.len().min(64 * 1024)]).to_ascii_lowercase();
+    let trimmed = head.trim_start();
+    if trimmed.starts_with('{') {
+        if serde_json::from_slice::<serde_json::Value>(text)
+            .ok()
+            .is_some_and(|v| v.get("schema").is_some() && v.get("runs").is_some())
+        {
+            return InputKind::DbResult;
+        }
+        return InputKind::Characterization;
+    }
+    if head.contains("workload repository") || head.contains("statspack") || head.contains("<html")
+    {
+        return InputKind::Report;
+    }
+    InputKind::Characterization
+}
+
+/// Reads the characterization in `path`, whatever kind of input it is. Each report's notes
+/// (sections missing, estimates) are printed to stderr.
+pub(crate) fn read_characterization(path: &Path) -> Result<Characterization, CliError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path)
+        .map_err(|e| CliError::BadInput(format!("{file}: cannot read it: {e}")))?;
+    match kind_of(&bytes) {
+        InputKind::Characterization => {
+            let text = String::from_utf8(bytes).map_err(|_| {
+                CliError::BadInput(format!(
+                    "{file}: not UTF-8 text; give a characterization (TOML or JSON) or an AWR or \
+                     Statspack report"
+                ))
+            })?;
+            Characterization::from_text(&text, &file).map_err(|e| CliError::BadInput(e.to_string()))
+        }
+        InputKind::Report => {
+            let (c, report) = storlab_awr::parse_report(&bytes, &file)
+                .map_err(|e| CliError::BadInput(e.to_string()))?;
+            eprint!("{report}");
+            Ok(c)
+        }
+        // A storlab db result becomes a characterization by
+        // `storlab_core::character::from_results`, plugged in here.
+        InputKind::DbResult => Err(CliError::BadInput(format!(
+            "{file}: a storlab result file; --workload-from reads a characterization (TOML or \
+             JSON) or an AWR or Statspack report (use --profile-from with --db-test for a result)"
+        ))),
+    }
+}
+
+/// Fills in (or replaces) segment sizes from `--segment-size NAME=SIZE`.
+fn set_sizes(c: &mut Characterization, sizes: &[String]) -> Result<(), CliError> {
+    for kv in sizes {
+        let bad = |reason: String| CliError::BadInput(format!("--segment-size {kv:?}: {reason}"));
+        let (name, size) = kv
+            .split_once('=')
+            .ok_or_else(|| bad("use NAME=SIZE, e.g. USERS=40GiB".into()))?;
+        let bytes: ByteSize = size.trim().parse().map_err(|e| bad(format!("{e}")))?;
+        let names: Vec<&str> = c.segments.iter().map(|s| s.name.as_str()).collect();
+        let known = names.join(", ");
+        let seg = c
+            .segments
+            .iter_mut()
+            .find(|s| s.name == name.trim())
+            .ok_or_else(|| {
+                bad(format!(
+                    "no segment named {:?}; known: {known}",
+                    name.trim()
+                ))
+            })?;
+        seg.size = SegmentSize::Known(bytes);
+    }
+    Ok(())
+}
+
+/// The simulated database workload of `--workload-from`: the characterization with
+/// `--segment-size` and `--sessions` applied, placed by `--db-data`/`--db-log` and the
+/// `[database]` keys of `--db-set` (and `set`, which win).
+pub(crate) fn workload(
+    a: &SimArgs,
+    path: &Path,
+    set: &DatabaseKeys,
+    system: &SystemSpec,
+) -> Result<WorkloadSpec, CliError> {
+    let mut c = read_characterization(path)?;
+    let file = path.display().to_string();
+    set_sizes(&mut c, &a.segment_size)?;
+    if let Some(n) = a.sessions {
+        c.sessions = n;
+    }
+    c.validate(&file)
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
+    let mut db = toml::Table::new();
+    let list = |s: &str| -> toml::Value {
+        toml::Value::Array(
+            s.split(',')
+                .map(|n| toml::Value::String(n.trim().to_string()))
+                .collect(),
+        )
+    };
+    if let Some(d) = &a.db_data {
+        db.insert("data".into(), list(d));
+        db.insert("log".into(), list(a.db_log.as_deref().unwrap_or(d)));
+    } else if let Some(l) = &a.db_log {
+        db.insert("log".into(), list(l));
+    }
+    super::db_overrides_keys(a, &mut db)?;
+    db.extend(set.iter().map(|(k, v)| (k.clone(), v.clone())));
+    Ok(character_workload(
+        &c,
+        db,
+        &file,
+        system,
+        DEFAULT_MULTIBLOCK_READ_COUNT,
+    )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_are_told_apart_by_their_contents() {
+        assert_eq!(
+            kind_of(b"name = \"x\"\n[[transactions]]\n"),
+            InputKind::Characterization
+        );
+        assert_eq!(kind_of(b" {\"name\": \"x\"}"), InputKind::Characterization);
+        assert_eq!(
+            kind_of(b"{\"schema\": \"storlab.results/1\", \"runs\": []}"),
+            InputKind::DbResult
+        );
+        assert_eq!(
+            kind_of(b"\nWORKLOAD REPOSITORY report for\n"),
+            InputKind::Report
+        );
+        assert_eq!(kind_of(b"STATSPACK report for"), InputKind::Report);
+        assert_eq!(kind_of(b"<HTML><body>"), InputKind::Report);
+    }
+}

@@ -1,0 +1,143 @@
+//! A simulated database that runs a workload characterization: the characterization gives
+//! the transactions, the data set, the sessions, the buffer cache, the host CPUs and the
+//! engine; the `[database]` keys give the placement (`data`, `log`, `archive`) and the
+//! engine's other settings (writer, checkpoints, log files, file cache), with their defaults.
+//! When no placement is given the data go on the volume `datavol` and the log on `logvol`
+//! when the array has them, else both on every LUN (the log after the data).
+
+use serde::Serialize;
+use storlab_core::character::{Characterization, SegmentKind};
+
+use super::super::workload::resolve_placement;
+use super::super::{ConfigError, SystemSpec, WorkloadSpec};
+use super::parse_database;
+use crate::db::workload_mix::{WorkloadMix, BLOCK_BYTES};
+
+/// Blocks of a scan's multiblock read: Oracle's `db_file_multiblock_read_count` default for
+/// 8 KiB blocks (128 KiB), and the host's default read-ahead under PostgreSQL (128 KiB).
+pub const DEFAULT_MULTIBLOCK_READ_COUNT: u64 = 16;
+
+/// The built-in test whose settings carry a characterization's run (its operations are not
+/// run: every transaction comes from the characterization, and every one is counted).
+const CARRIER_TEST: &str = "oltp/medium";
+
+/// A characterization as the simulated database runs it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CharacterSpec {
+    pub workload: Characterization,
+    pub mix: WorkloadMix,
+}
+
+fn default_target(system: &SystemSpec, volume: &str) -> Option<toml::Value> {
+    resolve_placement(&[volume.to_string()], system)
+        .ok()
+        .map(|_| toml::Value::String(volume.into()))
+}
+
+/// The simulated database workload of characterization `c`, with the `[database]` keys in
+/// `database` (placement and engine settings; `source` names them in messages) and scans read
+/// `multiblock_read_count` blocks at a time.
+pub fn character_workload(
+    c: &Characterization,
+    mut database: toml::Table,
+    source: &str,
+    system: &SystemSpec,
+    multiblock_read_count: u64,
+) -> Result<WorkloadSpec, ConfigError> {
+    let file = source;
+    if u64::from(c.block_bytes) != BLOCK_BYTES {
+        return Err(ConfigError::invalid(
+            file,
+            "block_bytes",
+            format!(
+                "the simulated database runs 8 KiB blocks; got {} (convert the per-execution \
+                 block counts to 8 KiB blocks)",
+                c.block_bytes
+            ),
+        ));
+    }
+    // The log's size comes from the log files (`log_file_size`, `log_files`), not from its
+    // segment.
+    let unknown = c.segments.iter().enumerate().find(|(_, s)| {
+        s.kind != SegmentKind::Log && s.size == storlab_core::character::SegmentSize::Unknown
+    });
+    if let Some((i, s)) = unknown {
+        return Err(ConfigError::invalid(
+            file,
+            format!("segments[{i}].size ({})", s.name),
+            "is unknown; give every segment's size before simulating (--segment-size NAME=SIZE)",
+        ));
+    }
+    let mix = WorkloadMix::new(c, multiblock_read_count)
+        .map_err(|e| ConfigError::invalid(file, "segments", e))?;
+    let mut put = |k: &str, v: toml::Value| {
+        database.entry(k.to_string()).or_insert(v);
+    };
+    let data = default_target(system, "datavol").unwrap_or_else(|| "all".into());
+    put("data", data.clone());
+    put("log", default_target(system, "logvol").unwrap_or(data));
+    put("sessions", toml::Value::Integer(i64::from(c.sessions)));
+    let buffer = i64::try_from(c.instance.buffer_cache.0).unwrap_or(i64::MAX);
+    put("buffer", toml::Value::Integer(buffer));
+    put("cpus", toml::Value::Integer(i64::from(c.instance.cpus)));
+    put("log_bytes_per_commit", toml::Value::Integer(0));
+    // The carrier test's own settings, which a characterization replaces.
+    for (k, v) in [
+        ("test", toml::Value::String(CARRIER_TEST.into())),
+        ("rows", toml::Value::Integer(1000)),
+        ("tables", toml::Value::Integer(1)),
+        ("think", toml::Value::String("0s".into())),
+        ("cpu_per_block", toml::Value::String("0s".into())),
+        ("cpu_per_row", toml::Value::String("0s".into())),
+        ("client_cpu", toml::Value::String("0s".into())),
+    ] {
+        database.insert(k.into(), v);
+    }
+    let mut spec = parse_database(toml::Value::Table(database), source, system)?;
+    let bad = |k: &str, r: String| ConfigError::invalid(source, format!("database.{k}"), r);
+    let need = mix.blocks * BLOCK_BYTES;
+    if mix.blocks >= u64::from(u32::MAX) {
+        return Err(ConfigError::invalid(
+            file,
+            "segments",
+            format!(
+                "the segments need {} blocks of 8 KiB; at most {} (32 TiB) are simulated",
+                mix.blocks,
+                u32::MAX - 1
+            ),
+        ));
+    }
+    let have = spec.data.bytes(system);
+    if need > have {
+        return Err(bad(
+            "data",
+            format!("the segments (and the room of growing tables) need {need} bytes; the data target has {have}"),
+        ));
+    }
+    if spec.log_offset.is_some() {
+        let offset = need.div_ceil(1 << 20) << 20;
+        let log_need = spec.log_file_bytes * u64::from(spec.log_groups);
+        if offset + log_need > have {
+            return Err(bad(
+                "log_file_size",
+                format!(
+                    "the log files need {log_need} bytes after the data's {offset}; the data \
+                     target has {have}"
+                ),
+            ));
+        }
+        spec.log_offset = Some(offset);
+    }
+    spec.tables.clear();
+    spec.rows = 0;
+    spec.engine = c.engine;
+    spec.character = Some(Box::new(CharacterSpec {
+        workload: c.clone(),
+        mix,
+    }));
+    Ok(WorkloadSpec {
+        name: c.name.clone(),
+        streams: Vec::new(),
+        database: Some(spec),
+    })
+}
