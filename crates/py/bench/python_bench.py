@@ -48,10 +48,10 @@ def sweep_case(duration, ray):
             "overhead_ms_per_cell": round((2 * ray_s - serial_s) / n * 1e3, 2)}
 
 
-def sim_speed(storlab_bin, rounds=5):
+def sim_speed(storlab_bin, rounds=3):
     """The same simulation from Python and by the binary: the simulator's own wall time
     (sim.wall_s of the result) and the call's wall time, medians of alternating rounds."""
-    args = dict(profile="randread-8k", duration="1200s", warmup="0", seed=1)
+    args = dict(profile="randread-8k", duration="600s", warmup="0", seed=1)
     py, cli, py_call, cli_call = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.json")
@@ -61,7 +61,7 @@ def sim_speed(storlab_bin, rounds=5):
             py_call.append(t)
             t, _ = timed(lambda: subprocess.run(
                 [storlab_bin, "sim", "--array", ARRAY, "--profile", "randread-8k",
-                 "--duration", "1200s", "--warmup", "0", "--seed", "1", "--json", out],
+                 "--duration", "600s", "--warmup", "0", "--seed", "1", "--json", out],
                 check=True, capture_output=True))
             with open(out) as f:
                 cli.append(json.load(f)["runs"][0]["sim"]["wall_s"])
@@ -85,11 +85,13 @@ def to_arrow_speed(rounds=20):
 def main():
     storlab_bin, out = sys.argv[1], sys.argv[2]
     import ray
+    from storlab._ray import start_env
 
+    start_env()  # as storlab.sweep starts Ray
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
              configure_logging=False)
     try:
-        long_cells = sweep_case("300s", ray)
+        long_cells = sweep_case("120s", ray)
         short_cells = sweep_case("10s", ray)
     finally:
         ray.shutdown()

@@ -116,6 +116,13 @@ pub fn io_run(
     ))
 }
 
+/// Asks the run in progress in this process to stop, as Ctrl-C does (from another thread:
+/// a Ray actor's second thread while its first runs [`io_run`]).
+#[pyfunction]
+pub fn request_stop() {
+    storlab_io::signal::flag().store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
 /// The physical disks, usable GB and price of a simulated array, as `storlab compare`
 /// describes a plan's configuration (price: disks x price_per_disk, else usable GB x
 /// price_per_gb; None without a price).

@@ -148,5 +148,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<cluster::Histogram>()?;
     m.add_function(wrap_pyfunction!(cluster::io_run, m)?)?;
     m.add_function(wrap_pyfunction!(cluster::array_cost, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster::request_stop, m)?)?;
     Ok(())
 }

@@ -38,7 +38,9 @@ def ray_local():
     """One local Ray with 2 CPUs for every test that needs it (starting Ray takes seconds,
     so the tests share one)."""
     import ray
+    from storlab._ray import start_env
 
+    start_env()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
              configure_logging=False)
     yield ray

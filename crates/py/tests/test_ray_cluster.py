@@ -79,3 +79,35 @@ def test_cluster_table_schema_is_stable():
         ("latency_ms_p50", pa.float64()), ("latency_ms_p95", pa.float64()),
         ("latency_ms_p99", pa.float64()), ("latency_ms_p999", pa.float64()),
         ("latency_ms_max", pa.float64()), ("started_s", pa.float64())]
+
+
+CLUSTER_DRIVER = r"""
+import sys
+import storlab
+try:
+    storlab.io_cluster(hosts=2, target=sys.argv[2:4], profile="randread-8k",
+                       duration="600s", warmup="0s", size="16MiB", address=sys.argv[1])
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_sigint_stops_every_host_and_removes_their_files(tmp_path, ray_local):
+    import subprocess
+    import sys
+    import time
+
+    targets = [str(tmp_path / "host0.dat"), str(tmp_path / "host1.dat")]
+    address = ray_local.get_runtime_context().gcs_address
+    p = subprocess.Popen([sys.executable, "-c", CLUSTER_DRIVER, address, *targets],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    import os
+
+    while not all(os.path.exists(t) for t in targets) and p.poll() is None:
+        time.sleep(0.05)
+    p.send_signal(2)  # SIGINT
+    out, err = p.communicate(timeout=120)
+    assert out.strip() == "interrupted", err
+    # Each host stopped as on Ctrl-C and removed the file it created.
+    assert not any(os.path.exists(t) for t in targets)

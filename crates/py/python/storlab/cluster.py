@@ -15,6 +15,8 @@ from . import _native
 #: Seconds between the barrier (every host ready) and the common start: time for the
 #: start call to reach every host.
 START_DELAY_S = 0.5
+#: Seconds the hosts get to stop and clean up after Ctrl-C before their processes end.
+STOP_WAIT_S = 30.0
 
 
 class IoHost:
@@ -35,6 +37,11 @@ class IoHost:
             return {"error": str(e), "bad_input": isinstance(e, _native.BadInput)}
         return {"json": result.to_json(), "histogram": histogram.to_dict(),
                 "started": started, "stopped": stopped}
+
+    def stop(self) -> None:
+        """Stops a run as Ctrl-C does: storlab io ends its I/O and removes the files it
+        created (runs beside ``run``: the actor has two threads)."""
+        _native.request_stop()
 
 
 class ClusterResult:
@@ -156,14 +163,21 @@ def io_cluster(hosts: Union[None, int, Sequence[str]] = None,
     ray = _ray.connect(address)
     placements = _placements(ray, hosts)
     targets = _targets(target, len(placements))
-    actor = ray.remote(num_cpus=0, max_restarts=0)(IoHost)
+    actor = ray.remote(num_cpus=0, max_restarts=0, max_concurrency=2)(IoHost)
     workers = [actor.options(**p).remote() for p in placements]
+    refs: List[Any] = []
     try:
         infos = ray.get([w.ready.remote() for w in workers])  # the barrier
         start_at = time.time() + START_DELAY_S
-        runs = ray.get([w.run.remote(start_at, _argv(dict(target=t, profile=profile,
-                                                          duration=duration, **options)))
-                        for w, t in zip(workers, targets)])
+        refs = [w.run.remote(start_at, _argv(dict(target=t, profile=profile,
+                                                  duration=duration, **options)))
+                for w, t in zip(workers, targets)]
+        runs = ray.get(refs)
+    except KeyboardInterrupt:
+        # Every host stops as on Ctrl-C and cleans up before its process is ended.
+        ray.get([w.stop.remote() for w in workers])
+        ray.wait(refs, num_returns=len(refs), timeout=STOP_WAIT_S)
+        raise
     finally:
         for w in workers:
             ray.kill(w)
