@@ -112,8 +112,15 @@ def _report(df: Any, out: str) -> int:
 
         rows = df.to_dicts()
         df.write_csv(path)
-        with pl.Config(tbl_rows=len(rows), tbl_cols=12, fmt_str_lengths=40):
-            print(df.drop("cell"))
+        params = df.columns[:df.columns.index("repeat")]
+        shown = [c for c in [*params, "repeat", "iops", "mbps", "latency_ms_p99",
+                             "tx_per_min", "error"] if c in df.columns]
+        if "tx_per_min" in shown and df["tx_per_min"].is_null().all():
+            shown.remove("tx_per_min")
+        with pl.Config(tbl_rows=len(rows), tbl_cols=len(shown), tbl_width_chars=160,
+                       fmt_str_lengths=50, tbl_hide_column_data_types=True,
+                       tbl_hide_dataframe_shape=True):
+            print(df.select(shown))
     failed = [r for r in rows if r.get("error")]
     print(f"{len(rows)} cells, {len(failed)} failed; table: {path}")
     for r in failed:
