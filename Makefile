@@ -4,7 +4,7 @@ CARGO ?= cargo
 # build (about 3.5 minutes of CPU time from a fresh clone, dependencies included).
 STORLAB := target/storlab
 
-.PHONY: build build-pgo demo test bench fuzz fmt clean deps test-deps wheel
+.PHONY: build build-pgo demo test bench bench-python fuzz fmt clean deps test-deps wheel
 
 build:
 	$(CARGO) build --release --locked -p storlab-cli
@@ -48,16 +48,17 @@ test-deps: deps
 	@scripts/pg-newer.sh $(PG_NEWER_DIR) > target/pg-newer.list
 
 # The Python package (crates/py): one abi3 wheel for CPython 3.9+ in target/wheels/, built by
-# maturin in a virtual environment, target/pyenv, with pytest, pyarrow and polars for the tests
-# (from PyPI; python3-venv through apt when the interpreter has no venv support).
+# maturin in a virtual environment, target/pyenv, with what crates/py/requirements-test.txt
+# pins for the tests and benchmarks: pytest, pyarrow, polars, ray[tune] and tqdm (from PyPI;
+# python3-venv through apt when the interpreter has no venv support).
 PYENV := target/pyenv
 PY := $(PYENV)/bin/python
 
-$(PYENV)/ready:
+$(PYENV)/ready: crates/py/requirements-test.txt
 	@missing=""; python3 -c 'import ensurepip, venv' 2>/dev/null || missing=" python3-venv"; \
 	$(APT_INSTALL)
 	python3 -m venv $(PYENV)
-	$(PY) -m pip install -q maturin pytest pyarrow polars
+	$(PY) -m pip install -q -r crates/py/requirements-test.txt
 	@touch $@
 
 wheel: $(PYENV)/ready
@@ -89,12 +90,19 @@ test: test-deps
 	CARGO="$(CARGO)" scripts/fuzz.sh $(FUZZ_TEST_SECONDS)
 
 # Benchmarks: simulator throughput and memory (target/bench/sim.json), storlab io against
-# fio on the same file (target/bench/io.json; installs fio through apt when missing), and
-# storlab db's driver against pgbench on the same server (target/bench/db.json).
+# fio on the same file (target/bench/io.json; installs fio through apt when missing),
+# storlab db's driver against pgbench on the same server (target/bench/db.json), and the
+# Python package: sweeps on local Ray against one cell after another, sim from Python against
+# the binary, to_arrow (target/bench/python.json).
 bench: deps build
 	STORLAB_BIN="$(abspath $(STORLAB))" $(CARGO) bench --locked -p storlab-sim --bench sim_throughput
 	$(CARGO) bench --locked -p storlab-io --bench fio_compare
 	$(CARGO) bench --locked -p storlab-db --bench pgbench_compare
+	$(MAKE) bench-python
+
+bench-python: build wheel
+	$(PY) -m pip install -q --force-reinstall --no-deps target/wheels/storlab-*.whl
+	$(PY) crates/py/bench/python_bench.py "$(abspath $(STORLAB))" target/bench/python.json
 
 fuzz:
 	CARGO="$(CARGO)" scripts/fuzz.sh $(FUZZ_SECONDS)

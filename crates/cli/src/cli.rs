@@ -34,6 +34,8 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Disk drives described for other tools: `drive import NAME.diskspecs`.
     Drive(DriveArgs),
+    /// A grid of simulated configurations (SWEEP.toml), run by the Python package, on Ray.
+    Sweep(crate::sweep_cmd::SweepArgs),
 }
 
 /// Options of `storlab drive`.

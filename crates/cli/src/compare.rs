@@ -135,26 +135,7 @@ fn configurations(plan: &Plan) -> Vec<Configuration> {
                 price_per_gb: t.price_per_gb,
             };
             match &t.kind {
-                PlanTarget::Sim { array, .. } => {
-                    c.kind = TargetKind::Sim;
-                    if let Ok(sys) = crate::sim_cmd::load_array(array) {
-                        c.description = Some(if sys.description.is_empty() {
-                            sys.name.clone()
-                        } else {
-                            sys.description.clone()
-                        });
-                        let raid: u32 = sys
-                            .groups
-                            .iter()
-                            .filter(|g| g.disk_group.is_none())
-                            .map(|g| g.layout.disks() + g.spares)
-                            .sum();
-                        let pooled: u32 = sys.disk_groups.iter().map(|g| g.disks + g.spares).sum();
-                        c.disks = Some(raid + pooled);
-                        let sectors: u64 = sys.luns.iter().map(|l| l.sectors).sum();
-                        c.usable_gb = Some((sectors as f64 * 512.0 / 1e9 * 10.0).round() / 10.0);
-                    }
-                }
+                PlanTarget::Sim { array, .. } => describe_sim(&mut c, array),
                 PlanTarget::Real { dir, wal_dir, .. } => {
                     let wal = wal_dir
                         .as_ref()
@@ -165,6 +146,31 @@ fn configurations(plan: &Plan) -> Vec<Configuration> {
             c
         })
         .collect()
+}
+
+/// A simulated configuration's description, physical disks and usable capacity (what its
+/// price is computed from), read from its array file; left as they are when the file
+/// cannot be read (the cell itself then fails with the reason).
+pub fn describe_sim(c: &mut Configuration, array: &std::path::Path) {
+    c.kind = TargetKind::Sim;
+    let Ok(sys) = crate::sim_cmd::load_array(array) else {
+        return;
+    };
+    c.description = Some(if sys.description.is_empty() {
+        sys.name.clone()
+    } else {
+        sys.description.clone()
+    });
+    let raid: u32 = sys
+        .groups
+        .iter()
+        .filter(|g| g.disk_group.is_none())
+        .map(|g| g.layout.disks() + g.spares)
+        .sum();
+    let pooled: u32 = sys.disk_groups.iter().map(|g| g.disks + g.spares).sum();
+    c.disks = Some(raid + pooled);
+    let sectors: u64 = sys.luns.iter().map(|l| l.sectors).sum();
+    c.usable_gb = Some((sectors as f64 * 512.0 / 1e9 * 10.0).round() / 10.0);
 }
 
 /// CPUs, memory and kernel of this machine.

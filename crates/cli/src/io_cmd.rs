@@ -206,6 +206,17 @@ pub fn runs(a: &IoArgs) -> Result<Vec<Run>, CliError> {
     })
 }
 
+/// One run of `a` (no load sweep) with the latency histogram of every measured I/O, for a
+/// caller that merges several hosts' runs (the Python package's `io_cluster`).
+pub fn run_with_latency(a: &IoArgs) -> Result<(Run, storlab_core::LatencyHistogram), CliError> {
+    if a.sweep || !a.sweep_rates.is_empty() {
+        return Err(CliError::BadInput(
+            "--sweep and --sweep-rates: a run merged across hosts is one load point".into(),
+        ));
+    }
+    Ok(storlab_io::run_io_with_latency(&options(a)?)?)
+}
+
 pub fn run(a: IoArgs) -> Result<(), CliError> {
     crate::output::check_json(a.json.as_deref())?;
     let opts = options(&a)?;

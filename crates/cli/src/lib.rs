@@ -16,6 +16,7 @@ pub mod error;
 pub mod io_cmd;
 pub mod output;
 pub mod sim_cmd;
+pub mod sweep_cmd;
 pub mod table;
 pub mod trace_cmd;
 pub mod validate;

@@ -183,6 +183,35 @@ impl LatencyHistogram {
         self.max = self.max.max(other.max);
     }
 
+    /// The non-empty buckets as `(lowest, highest, count)`, lowest first. With the exact
+    /// sum, min and max, [`LatencyHistogram::from_buckets`] rebuilds the same histogram (how
+    /// histograms of several processes or hosts are merged exactly).
+    pub fn buckets(&self) -> Vec<(u64, u64, u64)> {
+        let it = self.counts.iter().enumerate().filter(|(_, c)| **c > 0);
+        it.map(|(i, &c)| {
+            let (lo, hi) = bucket_bounds(i);
+            (lo, hi, c)
+        })
+        .collect()
+    }
+
+    /// The histogram of `(value, count)` buckets (any value inside a bucket names it, e.g.
+    /// the lowest from [`LatencyHistogram::buckets`]) with the exact `sum`, `min` and `max`.
+    pub fn from_buckets(buckets: &[(u64, u64)], sum: u128, min: u64, max: u64) -> Self {
+        let mut h = Self::new();
+        for &(value, n) in buckets {
+            let slot = &mut h.counts[bucket_index(value)];
+            *slot = slot.saturating_add(n);
+            h.count = h.count.saturating_add(n);
+        }
+        if h.count > 0 {
+            h.sum = sum;
+            h.min = min;
+            h.max = max;
+        }
+        h
+    }
+
     /// Removes all samples, keeping the allocation.
     pub fn reset(&mut self) {
         self.counts.fill(0);
@@ -434,5 +463,21 @@ mod tests {
             let mid = bucket_midpoint(i) as f64;
             prop_assert!((mid - v as f64).abs() / (v as f64) < 0.01);
         }
+    }
+
+    #[test]
+    fn buckets_rebuild_the_same_histogram() {
+        let mut h = LatencyHistogram::new();
+        for v in [3u64, 300, 301, 40_000, 5_000_000, 5_000_100] {
+            h.record(v);
+        }
+        let parts: Vec<(u64, u64)> = h.buckets().iter().map(|b| (b.0, b.2)).collect();
+        let back = LatencyHistogram::from_buckets(&parts, h.sum(), h.min(), h.max());
+        assert_eq!(back, h);
+        assert!(h.buckets().iter().all(|&(lo, hi, _)| lo <= hi));
+        assert_eq!(
+            LatencyHistogram::from_buckets(&[], 0, 0, 0),
+            LatencyHistogram::new()
+        );
     }
 }

@@ -29,4 +29,4 @@ mod warmup;
 
 pub use error::IoError;
 pub use options::{EngineKind, IoClass, IoOptions, SteadyState, SyncMode};
-pub use run::run_io;
+pub use run::{run_io, run_io_with_latency};

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use storlab_core::result::Run;
 use storlab_core::rng::{Purpose, Rng};
 use storlab_core::stream::JobStream;
-use storlab_core::{ByteSize, IoProfile};
+use storlab_core::{ByteSize, IoProfile, LatencyHistogram};
 
 use crate::diskstats::{BlockDevice, DiskSampler};
 use crate::engine::{
@@ -40,6 +40,12 @@ pub(crate) fn cpu_time() -> Duration {
 
 /// Runs `opts`; the result is marked partial when interrupted.
 pub fn run_io(opts: &IoOptions) -> Result<Run, IoError> {
+    run_io_with_latency(opts).map(|(run, _)| run)
+}
+
+/// [`run_io`], with the latency histogram of every measured I/O (reads and writes of every
+/// class), the one the run's percentiles come from: several hosts' histograms merge exactly.
+pub fn run_io_with_latency(opts: &IoOptions) -> Result<(Run, LatencyHistogram), IoError> {
     if opts.classes.is_empty() {
         return Err(IoError::BadInput("no I/O class to run".into()));
     }
@@ -83,12 +89,12 @@ pub fn run_io(opts: &IoOptions) -> Result<Run, IoError> {
     for t in targets.values() {
         problems.extend(cleanup(&t.files, opts.keep));
     }
-    let mut run = result?;
+    let (mut run, latency) = result?;
     for t in targets.values() {
         run.warnings.extend(t.warnings.iter().cloned());
     }
     run.warnings.extend(problems);
-    Ok(run)
+    Ok((run, latency))
 }
 
 /// What every worker of a run shares.
@@ -261,7 +267,10 @@ fn run_task(engine: EngineKind, t: Task) -> WorkerResult {
     }
 }
 
-fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Result<Run, IoError> {
+fn measure(
+    opts: &IoOptions,
+    targets: &BTreeMap<PathBuf, PreparedTarget>,
+) -> Result<(Run, LatencyHistogram), IoError> {
     let start = Instant::now();
     let window = if opts.warmup_auto {
         Window::automatic(start, opts.warmup_ns, opts.duration_ns)
@@ -331,6 +340,10 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
         (false, Some(t), Some(from)) => t.saturating_duration_since(from),
         (false, None, Some(_)) => Duration::from_nanos(opts.duration_ns),
     };
+    let mut latency = LatencyHistogram::new();
+    for c in &classes {
+        latency.merge(&c.io.all());
+    }
     let mut run = build_run(
         opts,
         targets,
@@ -347,7 +360,7 @@ fn measure(opts: &IoOptions, targets: &BTreeMap<PathBuf, PreparedTarget>) -> Res
         let limit = Duration::from_nanos(opts.warmup_ns);
         crate::warmup::record(&mut run, warmup, limit, verdict, interrupted);
     }
-    Ok(run)
+    Ok((run, latency))
 }
 
 /// Starts the workers, watches them until the run ends, and gathers what each measured.

@@ -5,6 +5,7 @@
 
 mod arrow;
 mod capsule;
+mod cluster;
 mod result;
 mod signals;
 mod source;
@@ -110,10 +111,18 @@ fn command(
         }
     }
     let cli = parse(argv, &inputs)?;
-    if matches!(cli.command, Command::Demo(_)) {
-        return Err(BadInput::new_err(
-            "storlab demo runs from the command line only",
-        ));
+    match cli.command {
+        Command::Demo(_) => {
+            return Err(BadInput::new_err(
+                "storlab demo runs from the command line only",
+            ))
+        }
+        Command::Sweep(_) => {
+            return Err(BadInput::new_err(
+                "storlab sweep is storlab.sweep(...) from Python",
+            ))
+        }
+        _ => {}
     }
     let saved = signals::Saved::new();
     let outcome = py.detach(|| storlab_cli::cli::run(cli));
@@ -136,5 +145,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(command, m)?)?;
     m.add_class::<result::Result>()?;
     m.add_class::<capsule::ArrowTable>()?;
+    m.add_class::<cluster::Histogram>()?;
+    m.add_function(wrap_pyfunction!(cluster::io_run, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster::array_cost, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster::request_stop, m)?)?;
     Ok(())
 }

@@ -31,3 +31,17 @@ def without_wall_clock(text: str) -> str:
 
     text = re.sub(r'"git_commit": "[^"]*"', '"git_commit": ""', text)
     return re.sub(r'"wall_s": [0-9.e+-]+', '"wall_s": 0', text)
+
+
+@pytest.fixture(scope="session")
+def ray_local():
+    """One local Ray with 2 CPUs for every test that needs it (starting Ray takes seconds,
+    so the tests share one)."""
+    import ray
+    from storlab._ray import start_env
+
+    start_env()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             configure_logging=False)
+    yield ray
+    ray.shutdown()

@@ -30,6 +30,7 @@ mod workload;
 use std::path::{Path, PathBuf};
 
 pub use answers::Answer;
+pub use cost::total_cost;
 pub use findings::Finding;
 pub use model::{Cell, Configuration, Meta, Question, Study};
 

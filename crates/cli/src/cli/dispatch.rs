@@ -26,6 +26,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Demo(a) => crate::demo::run(a),
         Command::Validate(a) if a.local => crate::validate::run(a),
         Command::Drive(a) => crate::drive_cmd::run(a),
+        Command::Sweep(a) => crate::sweep_cmd::run(a),
         Command::Validate(a) => {
             quiet_on_closed_stdout();
             crate::validate::run(a)

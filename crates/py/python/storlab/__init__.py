@@ -22,8 +22,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 from . import _native
 from ._native import BadInput, RunFailed
 
-__all__ = ["sim", "sweep", "validate", "compare", "io", "db", "Result", "Validation",
-           "BadInput", "RunFailed", "__version__"]
+__all__ = ["sim", "sweep", "optimize", "io_cluster", "validate", "compare", "io", "db",
+           "Result", "Validation", "BadInput", "RunFailed", "__version__"]
 
 __version__: str = _native.VERSION
 
@@ -231,3 +231,5 @@ def db(json: Optional[Union[str, "os.PathLike[str]"]] = None, **options: Any) ->
 
 
 from .sweep import sweep  # noqa: E402  (uses sim, defined above)
+from .optimize import optimize  # noqa: E402
+from .cluster import io_cluster  # noqa: E402

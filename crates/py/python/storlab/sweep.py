@@ -114,8 +114,78 @@ def run_cell(array: Dict[str, Any], workload: Optional[Dict[str, Any]],
     return sim(array=array, workload=workload, **options).to_json()
 
 
+class Plan:
+    """A sweep's cells and where they are checkpointed: what both engines share."""
+
+    def __init__(self, base: Mapping[str, Any], grid: Mapping[str, Sequence[Any]],
+                 repeats: int, out: Any) -> None:
+        if repeats < 1:
+            raise _native.BadInput(f"repeats must be at least 1; got {repeats}")
+        if "array" not in base:
+            raise _native.BadInput("base: an \"array\" is needed")
+        options = {k: v for k, v in base.items() if k not in ("array", "workload")}
+        self.array = _load(base["array"], "array")
+        self.workload = (_load(base["workload"], "workload")
+                         if base.get("workload") is not None else None)
+        self.base_seed = int(options.pop("seed", 1))
+        self.options = options
+        self.cell_dir = os.path.join(os.fspath(out), "cells")
+        ident = {"array": self.array, "workload": self.workload, "options": options}
+        todo = cells(grid, repeats)
+        for params, _ in todo:  # a grid key that names nothing is the sweep's mistake
+            _apply(self.array, self.workload, options, params)
+        self.cells: List[Cell] = []
+        for params, repeat in todo:
+            seed = cell_seed(self.base_seed, params, repeat)
+            self.cells.append(Cell(params, repeat, seed, _cell_id(ident, params, repeat, seed)))
+        os.makedirs(self.cell_dir, exist_ok=True)
+
+    def done_text(self, cell: "Cell") -> Optional[str]:
+        """The result text of a cell finished by an earlier run, else None."""
+        path = os.path.join(self.cell_dir, cell.cid + ".json")
+        if not os.path.exists(path):
+            return None
+        with open(path) as f:
+            return f.read()
+
+    def record(self, cell: "Cell", text: Optional[str], error: Optional[str]) -> None:
+        """Checkpoints a cell as it finishes: its results, or its reason when it failed."""
+        failed = os.path.join(self.cell_dir, cell.cid + ".failed.json")
+        if text is None:
+            _write_atomic(failed, json.dumps({"params": cell.params, "repeat": cell.repeat,
+                                              "error": error}, default=str))
+            return
+        _write_atomic(os.path.join(self.cell_dir, cell.cid + ".json"), text)
+        if os.path.exists(failed):
+            os.remove(failed)
+
+
+class Cell:
+    """One cell: its parameters, repeat, seed and checkpoint name."""
+
+    def __init__(self, params: Dict[str, Any], repeat: int, seed: int, cid: str) -> None:
+        self.params, self.repeat, self.seed, self.cid = params, repeat, seed, cid
+
+    def row(self, text: Optional[str], error: Optional[str]) -> Dict[str, Any]:
+        row: Dict[str, Any] = {**self.params, "repeat": self.repeat, "seed": self.seed,
+                               "cell": self.cid, "error": error}
+        return row | _headline(text) if text is not None else row
+
+
+def try_cell(array: Dict[str, Any], workload: Optional[Dict[str, Any]],
+             options: Dict[str, Any], params: Mapping[str, Any],
+             seed: int) -> Tuple[Optional[str], Optional[str]]:
+    """One cell as (result text, None), or (None, reason) when its input cannot be used
+    or its run failed."""
+    try:
+        return run_cell(array, workload, options, params, seed), None
+    except (_native.BadInput, _native.RunFailed) as e:
+        return None, str(e)
+
+
 def sweep(base: Mapping[str, Any], grid: Mapping[str, Sequence[Any]], repeats: int = 1,
-          engine: str = "local", out: str = "sweep", progress: bool = False) -> Any:
+          engine: str = "local", out: Any = "sweep", progress: bool = False,
+          address: Optional[str] = None) -> Any:
     """Runs every cell of ``grid`` over ``base`` and returns one row per cell.
 
     base: ``{"array": ..., "workload": ... | "profile": ... | "db_test": ..., "seed": 1,
@@ -125,67 +195,101 @@ def sweep(base: Mapping[str, Any], grid: Mapping[str, Sequence[Any]], repeats: i
         array, ``workload.database.sessions`` keys of the workload file, ``sim.duration`` an
         option of storlab.sim.
     repeats: runs of each combination, each with its own seed (derived from the base seed,
-        the parameters and the repeat: the same sweep gives the same results).
-    engine: "local" (one cell after another in this process).
+        the parameters and the repeat: the same sweep gives the same results, whatever the
+        engine).
+    engine: "local" (one cell after another in this process) or "ray" (each cell a Ray
+        task; cells run in parallel on every core, or on a cluster).
+    address: with engine="ray", the cluster to join ("ray://head:10001", "auto"); None
+        starts Ray on this machine with all its cores (unless Ray is already started).
     out: directory; each finished cell is written to out/cells/ID.json (its results, as
-        storlab sim --json writes them) or ID.failed.json (its reason); a re-run reads
-        finished cells back instead of running them.
+        storlab sim --json writes them) or ID.failed.json (its reason) as it finishes; a
+        re-run reads finished cells back instead of running them.
+    progress: a tqdm progress bar (cells done, ETA, failures) when tqdm is installed.
 
     Returns a polars DataFrame (a list of dicts without polars): the parameters as columns,
-    repeat, seed, cell, error, and the headline metrics of the "runs" table.
+    repeat, seed, cell, error, and the headline metrics of the "runs" table. Ctrl-C stops
+    the sweep (Ray tasks are cancelled); finished cells stay in ``out``.
     """
-    if engine != "local":
-        raise _native.BadInput(f"engine must be \"local\"; got {engine!r}")
-    if repeats < 1:
-        raise _native.BadInput(f"repeats must be at least 1; got {repeats}")
-    options = {k: v for k, v in base.items() if k not in ("array", "workload")}
-    if "array" not in base:
-        raise _native.BadInput("base: an \"array\" is needed")
-    array = _load(base["array"], "array")
-    workload = _load(base["workload"], "workload") if base.get("workload") is not None else None
-    base_seed = int(options.pop("seed", 1))
-    ident = {"array": array, "workload": workload, "options": options}
-    cell_dir = os.path.join(os.fspath(out), "cells")
-    os.makedirs(cell_dir, exist_ok=True)
-    rows = []
-    todo = cells(grid, repeats)
-    for params, _ in todo:  # a grid key that names nothing is the sweep's mistake, not a cell's
-        _apply(array, workload, options, params)
-    bar = _bar(len(todo)) if progress else None
-    for params, repeat in todo:
-        seed = cell_seed(base_seed, params, repeat)
-        cid = _cell_id(ident, params, repeat, seed)
-        done = os.path.join(cell_dir, cid + ".json")
-        row: Dict[str, Any] = {**params, "repeat": repeat, "seed": seed, "cell": cid,
-                               "error": None}
-        if os.path.exists(done):
-            with open(done) as f:
-                text = f.read()
+    if engine not in ("local", "ray"):
+        raise _native.BadInput(f"engine must be \"local\" or \"ray\"; got {engine!r}")
+    if address is not None and engine != "ray":
+        raise _native.BadInput("address is for engine=\"ray\"")
+    plan = Plan(base, grid, repeats, out)
+    bar = Progress(len(plan.cells), progress)
+    try:
+        if engine == "ray":
+            from . import _ray
+
+            rows = _ray.run(plan, address, bar)
         else:
-            try:
-                text = run_cell(array, workload, options, params, seed)
-            except (_native.BadInput, _native.RunFailed) as e:
-                _write_atomic(os.path.join(cell_dir, cid + ".failed.json"),
-                              json.dumps({"params": params, "repeat": repeat,
-                                          "error": str(e)}, default=str))
-                rows.append(row | {"error": str(e)})
-                if bar is not None:
-                    bar.update(1)
-                continue
-            _write_atomic(done, text)
-            failed = os.path.join(cell_dir, cid + ".failed.json")
-            if os.path.exists(failed):
-                os.remove(failed)
-        rows.append(row | _headline(text))
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
+            rows = _run_local(plan, bar)
+    finally:
         bar.close()
     try:
         import polars as pl
     except ImportError:
         return rows
-    return pl.DataFrame(rows, infer_schema_length=None)
+    return pl.DataFrame(rows, infer_schema_length=None, schema_overrides=_dtypes(rows))
+
+
+def _dtypes(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The columns' polars types: the runs table's types for its columns (an unsigned count
+    stays unsigned), text for the error."""
+    import polars as pl
+    import pyarrow as pa
+
+    dtypes: Dict[str, Any] = {"error": pl.String}
+    if _RUNS_SCHEMA:
+        runs = pl.from_arrow(pa.table({f.name: pa.array([], f.type) for f in _RUNS_SCHEMA[0]}))
+        present = {k for r in rows for k in r}
+        dtypes |= {k: t for k, t in runs.schema.items()
+                   if k in present and k not in ("run", "seed")}
+    return dtypes
+
+
+#: The schema of the runs table, seen at the first headline (the sweep's metric columns).
+_RUNS_SCHEMA: List[Any] = []
+
+
+def _run_local(plan: Plan, bar: "Progress") -> List[Dict[str, Any]]:
+    rows = []
+    for cell in plan.cells:
+        text, error = plan.done_text(cell), None
+        if text is None:
+            text, error = try_cell(plan.array, plan.workload, plan.options, cell.params,
+                                   cell.seed)
+            plan.record(cell, text, error)
+        rows.append(cell.row(text, error))
+        bar.update(error)
+    return rows
+
+
+class Progress:
+    """A tqdm bar of cells done, with the ETA and the failures so far (nothing when tqdm
+    is not installed or the bar is not asked for)."""
+
+    def __init__(self, total: int, show: bool) -> None:
+        self.failures = 0
+        self.bar = None
+        if show:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                return
+            self.bar = tqdm(total=total, unit="cell", desc="sweep")
+            self.bar.set_postfix(failed=0)
+
+    def update(self, error: Optional[str]) -> None:
+        if error is not None:
+            self.failures += 1
+        if self.bar is not None:
+            if error is not None:
+                self.bar.set_postfix(failed=self.failures, refresh=False)
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def _headline(text: str) -> Dict[str, Any]:
@@ -193,14 +297,9 @@ def _headline(text: str) -> Dict[str, Any]:
     import pyarrow as pa
 
     native = _native.Result.from_json_text(text)
-    row = pa.record_batch(native.table("runs")).to_pylist()[0]
+    batch = pa.record_batch(native.table("runs"))
+    if not _RUNS_SCHEMA:
+        _RUNS_SCHEMA.append(batch.schema)
+    row = batch.to_pylist()[0]
     row.pop("run", None)
     return row
-
-
-def _bar(total: int) -> Any:
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, unit="cell")

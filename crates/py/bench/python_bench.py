@@ -1,0 +1,118 @@
+"""Benchmark of the Python package (`make bench`): writes target/bench/python.json.
+
+Goals: a 64-cell simulated sweep on local Ray with 2 CPUs runs at least 1.7x the cells per
+second of the same cells one after another; Ray's overhead per cell under 50 ms; `sim`
+called from Python within 5% of the command line's simulator speed; `to_arrow` of a
+10,000-interval series in under 10 ms.
+
+Usage: python python_bench.py STORLAB_BIN OUT.json
+"""
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import storlab
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+ARRAY = os.path.join(ROOT, "examples", "arrays", "midrange-raid5.toml")
+CELLS = {"controllers.cache": [f"{g}g" for g in range(1, 17)],
+         "raid_groups[0].disks": [3, 5, 7, 9]}  # 64 cells
+
+
+def timed(f):
+    t = time.perf_counter()
+    value = f()
+    return time.perf_counter() - t, value
+
+
+def sweep_case(duration, ray):
+    """The 64 cells one after another, then on Ray (2 CPUs); walls and ratio."""
+    base = {"array": ARRAY, "profile": "randread-8k", "duration": duration, "warmup": "0",
+            "seed": 1}
+    with tempfile.TemporaryDirectory() as tmp:
+        serial_s, a = timed(lambda: storlab.sweep(base, CELLS, out=os.path.join(tmp, "a")))
+        ray_s, b = timed(lambda: storlab.sweep(base, CELLS, engine="ray",
+                                               out=os.path.join(tmp, "b")))
+    assert a.equals(b), "the Ray sweep differs from the serial one"
+    n = a.height
+    return {"cells": n, "simulated_per_cell": duration, "serial_s": round(serial_s, 3),
+            "ray_s": round(ray_s, 3), "serial_cells_per_s": round(n / serial_s, 2),
+            "ray_cells_per_s": round(n / ray_s, 2), "speedup": round(serial_s / ray_s, 3),
+            # What Ray adds per cell: 2 CPUs' time on Ray beyond the cells' own time.
+            "overhead_ms_per_cell": round((2 * ray_s - serial_s) / n * 1e3, 2)}
+
+
+def sim_speed(storlab_bin, rounds=3):
+    """The same simulation from Python and by the binary: the simulator's own wall time
+    (sim.wall_s of the result) and the call's wall time, medians of alternating rounds."""
+    args = dict(profile="randread-8k", duration="600s", warmup="0", seed=1)
+    py, cli, py_call, cli_call = [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "r.json")
+        for _ in range(rounds):
+            t, r = timed(lambda: storlab.sim(array=ARRAY, **args))
+            py.append(r.runs[0]["sim"]["wall_s"])
+            py_call.append(t)
+            t, _ = timed(lambda: subprocess.run(
+                [storlab_bin, "sim", "--array", ARRAY, "--profile", "randread-8k",
+                 "--duration", "600s", "--warmup", "0", "--seed", "1", "--json", out],
+                check=True, capture_output=True))
+            with open(out) as f:
+                cli.append(json.load(f)["runs"][0]["sim"]["wall_s"])
+            cli_call.append(t)
+    m = statistics.median
+    return {"python_sim_wall_s": m(py), "cli_sim_wall_s": m(cli),
+            "python_call_s": round(m(py_call), 4), "cli_process_s": round(m(cli_call), 4),
+            "python_over_cli": round(m(py) / m(cli), 4), "rounds": rounds}
+
+
+def to_arrow_speed(rounds=20):
+    r = storlab.sim(array=ARRAY, profile="randread-8k", duration="10000s", warmup="0")
+    times = []
+    for _ in range(rounds):
+        t, table = timed(lambda: r.to_arrow("series"))
+        times.append(t)
+    return {"intervals": table.num_rows, "median_ms": round(statistics.median(times) * 1e3, 3),
+            "min_ms": round(min(times) * 1e3, 3), "rounds": rounds}
+
+
+def main():
+    storlab_bin, out = sys.argv[1], sys.argv[2]
+    import ray
+    from storlab._ray import start_env
+
+    start_env()  # as storlab.sweep starts Ray
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             configure_logging=False)
+    try:
+        long_cells = sweep_case("120s", ray)
+        short_cells = sweep_case("10s", ray)
+    finally:
+        ray.shutdown()
+    sim = sim_speed(storlab_bin)
+    arrow = to_arrow_speed()
+    report = {
+        "machine": {"nproc": os.cpu_count(), "python": platform.python_version(),
+                    "load_average_1m_at_start": os.getloadavg()[0]},
+        "sweep_64_cells_ray_2_cpus": long_cells | {"goal_speedup_min": 1.7,
+                                                    "goal_overhead_ms_max": 50},
+        "sweep_64_short_cells_ray_2_cpus": short_cells,
+        "sim_python_vs_cli": sim | {"goal_ratio_max": 1.05},
+        "to_arrow_series": arrow | {"goal_ms_max": 10},
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(report, f, indent=2)
+        f.write("\n")
+    print(json.dumps(report, indent=2))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

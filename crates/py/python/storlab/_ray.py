@@ -1,0 +1,93 @@
+"""The Ray engine of ``storlab.sweep``: each cell not finished yet is one Ray task running
+the same ``storlab.sim`` call as the local engine with the same seed; the driver checkpoints
+each cell as its task ends (in the order they end) and cancels what is left on Ctrl-C."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+from . import _native
+
+#: How long ``ray.wait`` blocks before the driver looks for Ctrl-C again (seconds).
+_POLL_S = 0.5
+
+
+def need_ray() -> Any:
+    """The ``ray`` module, or BadInput saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise _native.BadInput(
+            "engine=\"ray\" needs Ray: pip install 'ray[tune]' (or engine=\"local\")") from None
+    return ray
+
+
+def connect(address: Optional[str]) -> Any:
+    """Ray, started on this machine with all its cores (address None) or joined to the
+    cluster at ``address``; a Ray already started in this process is used as it is."""
+    ray = need_ray()
+    if not ray.is_initialized():
+        if address is None:
+            start_env()
+        ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False)
+    return ray
+
+
+def start_env() -> None:
+    """Environment for a Ray started here: its workers at this process's priority. Ray
+    starts workers at nice 15 by default, and the cells are the work: on a machine busy
+    with other jobs, cells at nice 15 ran slower in parallel than one after another here."""
+    import os
+
+    os.environ.setdefault("RAY_worker_niceness", "0")
+
+
+def _cell_task(array: Dict[str, Any], workload: Optional[Dict[str, Any]],
+               options: Dict[str, Any], params: Dict[str, Any],
+               seed: int) -> Tuple[Optional[str], Optional[str]]:
+    from .sweep import try_cell
+
+    return try_cell(array, workload, options, params, seed)
+
+
+def run(plan: Any, address: Optional[str], bar: Any) -> List[Dict[str, Any]]:
+    """Runs the plan's unfinished cells as Ray tasks; rows in the plan's cell order."""
+    rows: List[Optional[Dict[str, Any]]] = [None] * len(plan.cells)
+    todo = []
+    for i, cell in enumerate(plan.cells):
+        text = plan.done_text(cell)
+        if text is None:
+            todo.append(i)
+        else:
+            rows[i] = cell.row(text, None)
+            bar.update(None)
+    if todo:
+        ray = connect(address)
+        task = ray.remote(num_cpus=1, max_retries=0)(_cell_task)
+        array, workload = ray.put(plan.array), ray.put(plan.workload)
+        pending = {task.remote(array, workload, plan.options, plan.cells[i].params,
+                               plan.cells[i].seed): i for i in todo}
+        try:
+            while pending:
+                ready, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)
+                for ref in ready:
+                    i = pending.pop(ref)
+                    text, error = _outcome(ray, ref)
+                    plan.record(plan.cells[i], text, error)
+                    rows[i] = plan.cells[i].row(text, error)
+                    bar.update(error)
+        except BaseException:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            raise
+    return [r for r in rows if r is not None]
+
+
+def _outcome(ray: Any, ref: Any) -> Tuple[Optional[str], Optional[str]]:
+    """A finished task's (text, error); a task that died (its worker lost, its node gone)
+    is a failed cell with Ray's reason."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayError as e:
+        return None, f"the Ray task failed: {e}"
