@@ -23,19 +23,10 @@ fn path(prefix: &str, key: &str) -> String {
     }
 }
 
-/// Refuses keys not declared, fills the declared defaults in and checks the declared bounds.
+/// Refuses keys not declared, fills the declared defaults in, requires the keys declared
+/// required and checks the declared bounds ([`keys::check_section`]), naming the key path.
 fn prepare(table: &mut toml::Table, declared: &[Key], prefix: &str) -> Result<(), Failure> {
-    for key in table.keys() {
-        if keys::find(declared, key).is_none() {
-            let known: Vec<&str> = declared.iter().map(|k| k.name).collect();
-            return Err((
-                path(prefix, key),
-                format!("unknown key; the keys here are {}", known.join(", ")),
-            ));
-        }
-    }
-    keys::fill_defaults(table, declared);
-    keys::check_table(table, declared).map_err(|(k, reason)| (path(prefix, k), reason))
+    keys::check_section(table, declared).map_err(|(k, reason)| (path(prefix, &k), reason))
 }
 
 /// A stand-in value of a key's type, to find which key a typing error is about.

@@ -139,7 +139,7 @@ fn errors_name_the_key_path_the_bound_and_the_value() {
         ("weight = 0.55", "weight = 0.65", "transactions",
          "the weights of the transaction types must sum to 1 (within 0.000001); got 1.1; divide each by 1.1"),
         ("share = 0.25", "share = 0.5", "segments", "the shares of the segments must sum to 1"),
-        ("cpu_ms = 4.0", "cpu_ms = 4.0\ncolour = 1", "transactions[0].colour", "unknown key; the keys here are name, weight,"),
+        ("cpu_ms = 4.0", "cpu_ms = 4.0\ncolour = 1", "transactions[0].colour", "unknown key (allowed: name, weight,"),
         ("read_avg_ms = 4.2", "read_avg_ms = 4.2\nfoo = 1", "observed.tablespaces[0].foo", "unknown key"),
         ("cpus = 16", "cpus = \"many\"", "instance.cpus", "must be a whole number, 0 or more; got \"many\""),
         ("engine = \"oracle\"", "engine = \"db2\"", "engine", "must be one of \"oracle\", \"postgresql\"; got \"db2\""),
