@@ -13,6 +13,7 @@ mod failures;
 mod file_cache;
 mod host_layer;
 mod measured_profile;
+mod mva;
 mod raid_ops;
 mod reference_case1;
 mod transactions;
