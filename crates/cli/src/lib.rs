@@ -18,6 +18,7 @@ pub mod output;
 pub mod sim_cmd;
 pub mod table;
 pub mod trace_cmd;
+pub mod users_sweep;
 pub mod validate;
 pub mod validate_local;
 

@@ -17,6 +17,7 @@ mod sim;
 mod sim_db;
 mod sim_interrupt;
 mod trace;
+mod users_sweep;
 mod validate;
 mod validate_floor;
 mod validate_local;
