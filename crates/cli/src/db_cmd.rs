@@ -74,7 +74,12 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
     };
     if let Some(spec) = a.users.spec(storlab_db::options::MAX_CLIENTS)? {
         crate::users_sweep::check_db(a)?;
-        return crate::users_sweep::db_runs(&spec, &opts);
+        return crate::users_sweep::db_runs(
+            &spec,
+            &opts,
+            crate::users_sweep::db_think_ms(a),
+            crate::users_sweep::db_host_cpus(a),
+        );
     }
     Ok(run_db(&opts)?)
 }

@@ -249,10 +249,7 @@ pub fn run_sim(a: &crate::cli::SimArgs) -> Result<(), CliError> {
         return Ok(());
     };
     let runs = crate::sim_cmd::runs(a)?;
-    let think_ms = runs
-        .first()
-        .and_then(|r| r.workload.parameters.get("think_ns")?.as_f64())
-        .map_or(0.0, |ns| ns / 1e6);
+    let think_ms = runs.first().map_or(0.0, analysis::sim_think_ms);
     finish(
         &spec,
         runs,
@@ -263,27 +260,34 @@ pub fn run_sim(a: &crate::cli::SimArgs) -> Result<(), CliError> {
     )
 }
 
+/// The think time of a real test's clients, ms.
+pub fn db_think_ms(a: &crate::cli::DbArgs) -> f64 {
+    storlab_db::suites::find(&a.suite, &a.test)
+        .ok()
+        .and_then(|t| t.first().map(|t| t.def.think_ms as f64))
+        .unwrap_or(0.0)
+}
+
+/// The CPUs of the server a real test runs on: this machine's, unless it is another server
+/// (`--dsn`).
+pub fn db_host_cpus(a: &crate::cli::DbArgs) -> Option<u32> {
+    a.dsn
+        .is_none()
+        .then(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32))
+}
+
 /// `storlab db --users-sweep`.
 pub fn run_db(a: &crate::cli::DbArgs) -> Result<(), CliError> {
     check_outputs(&a.users)?;
     let Some(spec) = a.users.spec(storlab_db::options::MAX_CLIENTS)? else {
         return Ok(());
     };
-    let think_ms = storlab_db::suites::find(&a.suite, &a.test)
-        .ok()
-        .and_then(|t| t.first().map(|t| t.def.think_ms as f64))
-        .unwrap_or(0.0);
     let runs = crate::db_cmd::runs(a)?;
-    // The server's CPUs are this machine's unless it is another server (--dsn).
-    let host_cpus = a
-        .dsn
-        .is_none()
-        .then(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
     finish(
         &spec,
         runs,
-        think_ms,
-        host_cpus,
+        db_think_ms(a),
+        db_host_cpus(a),
         a.json.as_deref(),
         a.users.users_html.as_deref(),
     )

@@ -87,31 +87,25 @@ fn panel(s: &UsersSweep, p: &Panel) -> String {
     svg.finish(&p.title)
 }
 
-/// The knee and the answer as vertical lines.
+/// The knee and the answer as vertical lines, labelled on the side with room.
 fn marks(s: &UsersSweep, svg: &mut Svg, px: &dyn Fn(f64) -> f64, (top, bottom): (f64, f64)) {
-    if let Some(n) = s.knee_users {
+    let mut mark = |n: u32, label: String, color: &str, dash: Option<&str>, dy: f64| {
         let x = px(f64::from(n));
-        svg.line((x, top), (x, bottom), "#8e44ad", Some("4 3"));
-        svg.text(
-            x + 4.0,
-            top + 10.0,
-            "start",
-            "tick",
-            &format!("knee {n}"),
-            0.0,
-        );
+        svg.line((x, top), (x, bottom), color, dash);
+        let (tx, anchor) = if x > W * 0.7 {
+            (x - 4.0, "end")
+        } else {
+            (x + 4.0, "start")
+        };
+        svg.text(tx, top + dy, anchor, "tick", &label, 0.0);
+    };
+    if let Some(n) = s.knee_users {
+        mark(n, format!("knee {n}"), "#8e44ad", Some("4 3"), 10.0);
     }
     if let Some(n) = s.max_users {
-        let x = px(f64::from(n));
-        svg.line((x, top), (x, bottom), "#27ae60", None);
-        svg.text(
-            x + 4.0,
-            top + 24.0,
-            "start",
-            "tick",
-            &format!("carries {n}"),
-            0.0,
-        );
+        let all = s.points.last().is_some_and(|p| p.users == n);
+        let label = format!("carries {}{n}", if all { "\u{2265} " } else { "" });
+        mark(n, label, "#27ae60", None, 24.0);
     }
 }
 
@@ -195,4 +189,59 @@ pub fn page(s: &UsersSweep, title: &str) -> String {
         section(s),
         t = esc(&title),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use storlab_core::result::Knee;
+    use storlab_core::LatencySummaryMs;
+
+    fn sweep() -> UsersSweep {
+        let point = |users: u32, tx_per_s: f64, p95: f64| UsersPoint {
+            users,
+            tx_per_s,
+            rows_per_s: None,
+            response_ms: LatencySummaryMs {
+                mean: p95 / 2.0,
+                p95,
+                ..Default::default()
+            },
+            passes: p95 <= 100.0,
+            cpu_util_pct: Some(50.0),
+            devices: Vec::new(),
+            steady: true,
+            partial: false,
+        };
+        UsersSweep {
+            statistic: "p95".into(),
+            max_response_ms: 100.0,
+            think_ms: 0.0,
+            points: vec![
+                point(1, 100.0, 10.0),
+                point(40, 900.0, 60.0),
+                point(80, 1000.0, 150.0),
+            ],
+            max_users: Some(40),
+            knee_users: Some(10),
+            knee: Some(Knee {
+                n_star: 10.0,
+                demand_ms: 10.0,
+                bottleneck_demand_ms: 1.0,
+                bottleneck: "cpu".into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn the_page_shows_the_answer_the_target_and_the_knee() {
+        let page = page(&sweep(), "dpaws/update-row on raid5");
+        assert!(page.contains("Carries 40 users under p95 100 ms; knee at 10 users"));
+        assert_eq!(page.matches("<svg").count(), 2);
+        assert!(page.contains(">target<") && page.contains(">knee 10<"));
+        assert!(page.contains(">carries 40<"));
+        // Self-contained: no scripts, no URLs.
+        assert!(!page.contains("<script") && !page.contains("http"));
+        assert_eq!(page, super::page(&sweep(), "dpaws/update-row on raid5"));
+    }
 }

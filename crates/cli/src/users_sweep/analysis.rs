@@ -123,6 +123,29 @@ pub fn summarize(
     }
 }
 
+/// Whether the largest count measured has reached the knee the points give (or no knee can
+/// be told yet).
+pub fn past_knee(
+    done: &[(u32, Run)],
+    spec: &SweepSpec,
+    think_ms: f64,
+    host_cpus: Option<u32>,
+) -> bool {
+    let runs: Vec<Run> = done.iter().map(|p| p.1.clone()).collect();
+    let s = summarize(spec, &runs, think_ms, host_cpus);
+    let largest = s.points.last().map_or(0, |p| p.users);
+    s.knee_users.is_none_or(|k| largest >= k)
+}
+
+/// The think time of a simulated database's run, ms (its parameters' `think_ns`).
+pub fn sim_think_ms(run: &Run) -> f64 {
+    run.workload
+        .parameters
+        .get("think_ns")
+        .and_then(serde_json::Value::as_f64)
+        .map_or(0.0, |ns| ns / 1e6)
+}
+
 /// Kleinrock's N* from the points (see the module's documentation).
 pub fn knee(points: &[UsersPoint], think_ms: f64) -> Option<Knee> {
     let first = points.first()?;

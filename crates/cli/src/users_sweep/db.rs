@@ -39,7 +39,12 @@ fn at_users(opts: &DbOptions, users: u32) -> DbOptions {
 
 /// Runs the sweep: every point's run, by rising user count, each with its count in its
 /// parameters (`users`).
-pub fn db_runs(spec: &SweepSpec, opts: &DbOptions) -> Result<Vec<Run>, CliError> {
+pub fn db_runs(
+    spec: &SweepSpec,
+    opts: &DbOptions,
+    think_ms: f64,
+    host_cpus: Option<u32>,
+) -> Result<Vec<Run>, CliError> {
     if spec.think_ms.is_some() {
         return Err(CliError::BadInput(
             "--think-ms applies to simulated databases; a real test's clients think as the \
@@ -88,7 +93,9 @@ pub fn db_runs(spec: &SweepSpec, opts: &DbOptions) -> Result<Vec<Run>, CliError>
             .collect(),
         Server::Dsn(_) => Vec::new(),
     };
-    let points = grid::search(&spec.users, spec.cap, 1, &passes, &mut measure);
+    let far_enough =
+        |done: &grid::Points| super::analysis::past_knee(done, spec, think_ms, host_cpus);
+    let points = grid::search(&spec.users, spec.cap, 1, &passes, &far_enough, &mut measure);
     for dir in parents {
         // Only when empty: whatever a failed point left stays for the user to see.
         let _ = std::fs::remove_dir(dir);

@@ -1,8 +1,9 @@
 //! Which user counts a users sweep measures.
 //!
 //! Given `--users`, those, `batch` at a time. Otherwise a geometric series 1, 2, 4 ...
-//! (`batch` counts at a time) until a count misses the target or the largest allowed count
-//! is measured, then rounds of bisection: `batch` counts spread evenly between the largest
+//! (`batch` counts at a time) until a count misses the target and the series has passed the
+//! knee the points so far give (`far_enough`), or the largest allowed count is measured;
+//! then rounds of bisection: `batch` counts spread evenly between the largest
 //! count that met the target and the smallest that did not, until they are within
 //! [`PRECISION`] of each other (or [`MAX_POINTS`] are measured). The search stops at once
 //! when a run comes back partial (interrupted).
@@ -30,6 +31,7 @@ pub fn search(
     cap: u32,
     batch: usize,
     passes: &dyn Fn(&Run) -> bool,
+    far_enough: &dyn Fn(&Points) -> bool,
     measure: &mut Measure,
 ) -> Result<Points, CliError> {
     let batch = batch.max(1);
@@ -60,7 +62,7 @@ pub fn search(
         if step(&counts, &mut done)? {
             return Ok(sorted(done));
         }
-        if done.iter().any(|(_, r)| !passes(r)) {
+        if done.iter().any(|(_, r)| !passes(r)) && far_enough(&done) {
             break;
         }
     }
@@ -135,7 +137,7 @@ mod tests {
     fn counts(given: &[u32], batch: usize, limit_ms: f64) -> Vec<u32> {
         let passes = |r: &Run| r.metrics.tx_latency_ms.is_some_and(|t| t.mean <= limit_ms);
         let mut measure = |c: &[u32]| Ok(c.iter().map(|&n| run(n)).collect());
-        let done = search(given, 1000, batch, &passes, &mut measure).expect("search");
+        let done = search(given, 1000, batch, &passes, &|_| true, &mut measure).expect("search");
         done.iter().map(|p| p.0).collect()
     }
 
@@ -155,6 +157,16 @@ mod tests {
             .expect("a pass");
         let hi = found.iter().copied().find(|&n| n > 300).expect("a miss");
         assert!(hi - lo <= 15, "bracket {lo}..{hi} of {found:?}");
+    }
+
+    #[test]
+    fn the_series_goes_on_past_an_early_miss_to_the_knee() {
+        let passes = |r: &Run| r.metrics.tx_latency_ms.is_some_and(|t| t.mean <= 3.0);
+        let mut measure = |c: &[u32]| Ok(c.iter().map(|&n| run(n)).collect());
+        let past_16 = |done: &Points| done.iter().any(|p| p.0 >= 16);
+        let done = search(&[], 1000, 2, &passes, &past_16, &mut measure).expect("search");
+        let counts: Vec<u32> = done.iter().map(|p| p.0).collect();
+        assert_eq!(counts, [1, 2, 3, 4, 8, 16, 32]);
     }
 
     #[test]

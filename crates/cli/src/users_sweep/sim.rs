@@ -4,7 +4,7 @@
 use storlab_core::result::Run;
 use storlab_sim::{FailureSpec, RunOptions, SystemSpec, WorkloadSpec};
 
-use super::{grid, mark_users, SweepSpec};
+use super::{analysis, grid, mark_users, SweepSpec};
 use crate::error::CliError;
 
 /// The workload at `users` sessions (and the think time asked for).
@@ -60,6 +60,17 @@ pub fn sim_runs(
                 .collect()
         })
     };
-    let points = grid::search(&spec.users, spec.cap, threads, &passes, &mut measure)?;
+    let far_enough = |done: &grid::Points| {
+        let think_ms = done.first().map_or(0.0, |p| analysis::sim_think_ms(&p.1));
+        analysis::past_knee(done, spec, think_ms, None)
+    };
+    let points = grid::search(
+        &spec.users,
+        spec.cap,
+        threads,
+        &passes,
+        &far_enough,
+        &mut measure,
+    )?;
     Ok(points.into_iter().map(|p| p.1).collect())
 }
