@@ -72,7 +72,13 @@ pub fn db_runs(
             if let Server::Ephemeral { data_dir, .. } = &o.server {
                 eprintln!("storlab: {n} users (server in {})", data_dir.display());
             }
-            let mut run = run_db(&o)?
+            let runs_at = match run_db(&o) {
+                Ok(r) => r,
+                // Interrupted before this point measured anything: the points so far stand.
+                Err(_) if storlab_io::signal::stop_requested() => break,
+                Err(e) => return Err(e.into()),
+            };
+            let mut run = runs_at
                 .into_iter()
                 .next()
                 .ok_or_else(|| CliError::Failed(format!("{n} users: the test gave no result")))?;
