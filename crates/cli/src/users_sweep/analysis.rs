@@ -6,12 +6,15 @@
 //!
 //! The knee is Kleinrock's optimal number of users, N* = (D + Z) / D_max: where the
 //! throughput curve's two asymptotes meet, N / (D + Z) with no queueing and 1 / D_max with
-//! the bottleneck saturated. D is the mean response time at the smallest user count measured
-//! (1 by default: no queueing), Z the think time, D_max the largest service demand of a
-//! station, each measured by the utilisation law (demand = utilisation / throughput): the
-//! host CPUs (their busy time divided by their number) and every device. When no utilisation
-//! was measured, D_max is 1 / the highest throughput measured, which is at least the true
-//! D_max, so N* is then a lower bound (named `throughput`).
+//! the bottleneck saturated. D is the smallest mean response time measured (at 1 user, with
+//! no queueing, unless a cold cache slowed it), Z the think time, D_max the largest service
+//! demand of a station, each measured by the utilisation law (demand = utilisation /
+//! throughput) at the point of highest throughput: the host CPUs (their busy time divided by
+//! their number) and every device. When no utilisation was measured, or the throughput
+//! curve has flattened (half again as many users gained less than 10%) more than 10% short
+//! of what the measured stations allow (an unmeasured station is the bottleneck), D_max is
+//! 1 / the highest throughput measured (named `throughput`): at least the true D_max, so
+//! N* is then a lower bound.
 
 use storlab_core::histogram::round_to;
 use storlab_core::result::{DeviceUtil, Knee, Run, UsersPoint, UsersSweep};
@@ -148,8 +151,13 @@ pub fn sim_think_ms(run: &Run) -> f64 {
 
 /// Kleinrock's N* from the points (see the module's documentation).
 pub fn knee(points: &[UsersPoint], think_ms: f64) -> Option<Knee> {
-    let first = points.first()?;
-    let demand_ms = first.response_ms.mean;
+    // No transaction is faster than its demand: the fastest mean measured (a point with a
+    // cold cache would overstate it).
+    let demand_ms = points
+        .iter()
+        .filter(|p| p.tx_per_s > 0.0)
+        .map(|p| p.response_ms.mean)
+        .min_by(f64::total_cmp)?;
     // Utilisations are most exact where the throughput is highest.
     let top = points
         .iter()
@@ -165,10 +173,17 @@ pub fn knee(points: &[UsersPoint], think_ms: f64) -> Option<Knee> {
                 .iter()
                 .map(|d| (d.name.clone(), per_tx(d.util_pct))),
         );
-    let (bottleneck, d_max) = stations
+    let measured = stations
         .filter(|s| s.1 > 0.0)
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .unwrap_or_else(|| ("throughput".to_string(), 1e3 / top.tx_per_s));
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let bound = ("throughput".to_string(), 1e3 / top.tx_per_s);
+    let (bottleneck, d_max) = match measured {
+        // The throughput stopped growing short of what the measured stations allow: an
+        // unmeasured station (a log writer, a controller, a link) is the bottleneck.
+        Some(m) if saturated(points) && bound.1 > m.1 * SATURATION_GAIN => bound,
+        Some(m) => m,
+        None => bound,
+    };
     if d_max <= 0.0 || !(demand_ms + think_ms).is_finite() {
         return None;
     }
@@ -177,6 +192,21 @@ pub fn knee(points: &[UsersPoint], think_ms: f64) -> Option<Knee> {
         demand_ms: round_to(demand_ms, 4),
         bottleneck_demand_ms: round_to(d_max, 4),
         bottleneck,
+    })
+}
+
+/// Throughput gained by half again as many users, at most, on a saturated curve.
+const SATURATION_GAIN: f64 = 1.1;
+
+/// The throughput curve has flattened: half again as many users (or more) as some point
+/// added less than 10% to its throughput.
+fn saturated(points: &[UsersPoint]) -> bool {
+    points.iter().any(|a| {
+        points.iter().any(|b| {
+            f64::from(b.users) >= 1.5 * f64::from(a.users)
+                && a.tx_per_s > 0.0
+                && b.tx_per_s < SATURATION_GAIN * a.tx_per_s
+        })
     })
 }
 
@@ -215,5 +245,17 @@ mod tests {
         let points = [at(1, 100.0, 1.0, None), at(8, 500.0, 6.0, None)];
         let k = knee(&points, 9.0).expect("a knee");
         assert_eq!((k.n_star, k.bottleneck.as_str()), (5.0, "throughput"));
+        // Flat throughput with the CPU half busy: a bottleneck nobody measured, so the
+        // throughput bound; the demand is the fastest response (a cold cache at 1 user).
+        let points = [
+            at(1, 50.0, 20.0, Some(5.0)),
+            at(8, 400.0, 1.0, Some(40.0)),
+            at(16, 500.0, 3.0, Some(50.0)),
+            at(32, 520.0, 20.0, Some(52.0)),
+        ];
+        let k = knee(&points, 9.0).expect("a knee");
+        assert_eq!(k.bottleneck, "throughput");
+        assert_eq!(k.demand_ms, 1.0);
+        assert_eq!(k.n_star, 5.2);
     }
 }

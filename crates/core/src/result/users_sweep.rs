@@ -38,14 +38,15 @@ pub struct UsersSweep {
 pub struct Knee {
     /// N*, unrounded.
     pub n_star: f64,
-    /// D: a transaction's response time without queueing, ms (the mean at the smallest user
-    /// count measured, 1 by default).
+    /// D: a transaction's response time without queueing, ms (the smallest mean response
+    /// time measured, normally at 1 user).
     pub demand_ms: f64,
     /// D_max: the bottleneck's service demand per transaction, ms (its utilisation divided
     /// by the throughput, for a station of several servers divided by their number).
     pub bottleneck_demand_ms: f64,
     /// The bottleneck: `cpu`, a device's name, or `throughput` when no utilisation was
-    /// measured (then D_max is 1 / the highest throughput measured, and N* a lower bound).
+    /// measured or the throughput flattened short of what the measured stations allow (then
+    /// D_max is 1 / the highest throughput measured, and N* a lower bound).
     pub bottleneck: String,
 }
 
