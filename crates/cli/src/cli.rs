@@ -181,6 +181,8 @@ pub struct DbArgs {
     /// Write the results (storlab.results/1) to this file.
     #[arg(long, value_name = "OUT")]
     pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub users: crate::users_sweep::UsersSweepArgs,
 }
 
 /// Options of `storlab io`.
@@ -362,6 +364,8 @@ pub struct SimArgs {
     /// (failure_group:data.ssd@15s).
     #[arg(long = "fail", value_name = "TARGET@TIME")]
     pub fail: Vec<String>,
+    #[command(flatten)]
+    pub users: crate::users_sweep::UsersSweepArgs,
     /// Replay a block trace (SPC, MSR Cambridge, blkparse text or fio iolog).
     #[arg(long, value_name = "TRACE", conflicts_with_all = ["profile", "matrix"])]
     pub trace: Option<PathBuf>,

@@ -72,11 +72,23 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
         schema: a.schema.clone(),
         tablespace,
     };
+    if let Some(spec) = a.users.spec(storlab_db::options::MAX_CLIENTS)? {
+        crate::users_sweep::check_db(a)?;
+        return crate::users_sweep::db_runs(
+            &spec,
+            &opts,
+            crate::users_sweep::db_think_ms(a),
+            crate::users_sweep::db_host_cpus(a),
+        );
+    }
     Ok(run_db(&opts)?)
 }
 
 pub fn run(a: DbArgs) -> Result<(), CliError> {
     crate::output::check_json(a.json.as_deref())?;
+    if a.users.users_sweep {
+        return crate::users_sweep::run_db(&a);
+    }
     let runs = runs(&a)?;
     for r in &runs {
         print!("{}", report(r));

@@ -19,6 +19,7 @@ pub mod sim_cmd;
 pub mod sweep_cmd;
 pub mod table;
 pub mod trace_cmd;
+pub mod users_sweep;
 pub mod validate;
 pub mod validate_local;
 

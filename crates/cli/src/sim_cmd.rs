@@ -30,7 +30,7 @@ pub fn timed(
     timed_with(system, workload, &system.failures, None, opts)
 }
 
-fn timed_with(
+pub(crate) fn timed_with(
     system: &SystemSpec,
     workload: &WorkloadSpec,
     failures: &[FailureSpec],
@@ -278,6 +278,9 @@ pub fn runs_with(a: &SimArgs, set: &DatabaseKeys) -> Result<Vec<Run>, CliError> 
     if a.sweep {
         return sweep(a, &system, &workload, &failures, opts);
     }
+    if let Some(spec) = crate::users_sweep::sim_spec(a)? {
+        return crate::users_sweep::sim_runs(&spec, &system, &workload, &failures, opts);
+    }
     let (trace, trace_end) = crate::trace_cmd::open(a)?;
     let mut run = timed_with(&system, &workload, &failures, trace, opts)?;
     crate::trace_cmd::advise(a, &mut run, fitted, &trace_end);
@@ -333,6 +336,9 @@ fn sweep(
 
 pub fn run(a: SimArgs) -> Result<(), CliError> {
     crate::output::check_json(a.json.as_deref())?;
+    if a.users.users_sweep {
+        return crate::users_sweep::run_sim(&a);
+    }
     let runs = runs(&a)?;
     let partial = runs.iter().any(|r| r.partial);
     if a.matrix || a.sweep {

@@ -9,10 +9,12 @@ use crate::histogram::LatencySummaryMs;
 
 mod db_evidence;
 mod pg_stat_io;
+mod users_sweep;
 pub use db_evidence::{
     CheckpointStats, DbEvidence, RoleIostat, StatementStats, WaitEvent, WalStats,
 };
 pub use pg_stat_io::{PgStatIo, PgStatIoRow};
+pub use users_sweep::{DeviceUtil, Knee, UsersPoint, UsersSweep};
 
 /// Schema identifier written into every result file.
 pub const SCHEMA: &str = "storlab.results/1";
@@ -28,6 +30,9 @@ pub struct Results {
     pub git_commit: String,
     /// The runs.
     pub runs: Vec<Run>,
+    /// A users sweep over the runs (one run per user count); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub users_sweep: Option<UsersSweep>,
 }
 
 impl Results {
@@ -38,6 +43,7 @@ impl Results {
             storlab_version: crate::VERSION.to_string(),
             git_commit: git_commit.to_string(),
             runs,
+            users_sweep: None,
         }
     }
 }

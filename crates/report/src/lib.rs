@@ -25,6 +25,7 @@ mod svg;
 mod sweep;
 pub mod synthetic;
 mod tables;
+pub mod users_sweep;
 mod workload;
 
 use std::path::{Path, PathBuf};

@@ -18,6 +18,7 @@ mod sim_character;
 mod sim_db;
 mod sim_interrupt;
 mod trace;
+mod users_sweep;
 mod validate;
 mod validate_floor;
 mod validate_local;

@@ -172,6 +172,10 @@ pub struct DbSpec {
     pub client_cpu_ns: u64,
     /// Host CPUs the sessions share.
     pub cpus: u32,
+    /// Think times and CPU bursts are drawn from exponential distributions with their
+    /// means (`variability = "exponential"`); fixed otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exponential_times: bool,
     /// Log bytes per changed row (record headers, the new tuple).
     pub log_bytes_per_row: u64,
     /// Log bytes of a commit record.
@@ -229,6 +233,7 @@ struct Raw {
     cpu_per_row: TimeSpan,
     client_cpu: TimeSpan,
     cpus: u32,
+    variability: String,
     log_bytes_per_row: u64,
     log_bytes_per_commit: u64,
     dbwr_outstanding: u32,
@@ -465,6 +470,7 @@ pub fn parse_database(
         cpu_ns_per_row: raw.cpu_per_row.0,
         client_cpu_ns: raw.client_cpu.0,
         cpus: raw.cpus,
+        exponential_times: raw.variability == "exponential",
         log_bytes_per_row: raw.log_bytes_per_row,
         log_bytes_per_commit: raw.log_bytes_per_commit,
         dbwr_outstanding: raw.dbwr_outstanding,

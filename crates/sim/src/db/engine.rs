@@ -80,6 +80,8 @@ struct Session {
     read_span: u64,
     think_after_ns: u64,
     carry: crate::db::workload_mix::Carry,
+    /// A drawn think time is running; this CPU burst queues when it is over.
+    cpu_pending: Option<u64>,
 }
 
 #[derive(Default)]
@@ -269,6 +271,7 @@ impl DbEngine {
                 read_span: 1,
                 think_after_ns: 0,
                 carry: mix.map_or_else(Vec::new, |m| m.new_carry()),
+                cpu_pending: None,
             })
             .collect();
         Ok(DbEngine {
@@ -326,7 +329,10 @@ impl DbEngine {
 
     pub(crate) fn on_timer(&mut self, t: DbTimer, stack: &mut Stack) {
         match t {
-            DbTimer::Session(s) => self.advance(s, stack),
+            DbTimer::Session(s) => match self.sessions[s as usize].cpu_pending.take() {
+                Some(cpu) => self.run_cpu(s, stack.now(), cpu, stack),
+                None => self.advance(s, stack),
+            },
             DbTimer::VictimBuffered(s) => self.victim_written(s, stack),
             DbTimer::WriterBuffered => self.writer_write_done(stack),
             DbTimer::Writer => {
@@ -407,14 +413,29 @@ impl DbEngine {
             }
         }
         let target = self.data;
+        let exponential = self.spec.exponential_times;
         let sess = &mut self.sessions[s as usize];
+        let (think, cpu) = tx::draw_times(exponential, think, cpu, &mut sess.rng);
         sess.plan = plan;
         sess.next = 0;
         sess.rows = rows;
-        // The operation's CPU burst runs on the host CPU that frees up first, in the order
-        // sessions ask (a FIFO run queue).
         let ready = now + think;
         sess.tx_start = ready;
+        if exponential && think > 0 {
+            // Drawn think times end out of the order they began: queue when it is over.
+            sess.cpu_pending = Some(cpu);
+            stack.schedule_db(ready, DbTimer::Session(s));
+        } else {
+            self.run_cpu(s, ready, cpu, stack);
+        }
+        for &block in &absent[..n_absent] {
+            stack.prefetch_io(target, block * BLOCK_SECTORS, BLOCK_SECTORS, false);
+        }
+    }
+
+    /// Session `s`'s CPU burst, asked for at `ready`: it runs on the host CPU that frees up
+    /// first, in the order sessions ask (a FIFO run queue).
+    fn run_cpu(&mut self, s: u32, ready: SimTime, cpu: u64, stack: &mut Stack) {
         let (cpu_i, free) = self
             .cpu_free
             .iter()
@@ -429,9 +450,6 @@ impl DbEngine {
             self.stats.runqueue_ns += start - ready;
         }
         stack.schedule_db(start + cpu, DbTimer::Session(s));
-        for &block in &absent[..n_absent] {
-            stack.prefetch_io(target, block * BLOCK_SECTORS, BLOCK_SECTORS, false);
-        }
     }
 
     /// Runs session `s`'s block accesses until one misses (a read to wait for) or the

@@ -14,6 +14,7 @@ mod failures;
 mod file_cache;
 mod host_layer;
 mod measured_profile;
+mod mva;
 mod oracle_engine;
 mod raid_ops;
 mod reference_case1;

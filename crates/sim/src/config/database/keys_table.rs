@@ -147,6 +147,13 @@ pub const DATABASE_KEYS: &[Key] = &[
         .int(1, MAX_CPUS)
         .unit("CPUs"),
     Key::new(
+        "variability",
+        Kind::Choice(&["fixed", "exponential"]),
+        D("\"fixed\""),
+        "think times and CPU bursts: fixed, or drawn from exponential distributions with the \
+         same means (as queueing theory's closed networks assume; for checks against it)",
+    ),
+    Key::new(
         "log_bytes_per_row",
         Kind::Count,
         D("150"),

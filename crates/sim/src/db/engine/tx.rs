@@ -12,6 +12,23 @@ use storlab_core::result::TransactionMetrics;
 use storlab_core::{LatencyHistogram, LatencySummaryMs};
 
 use crate::config::DbTest;
+use crate::rng::Rng;
+
+/// A transaction's think time and CPU burst, ns: their means (`fixed`), or exponential draws
+/// with those means (`variability = "exponential"`, the service of a closed queueing network
+/// that mean value analysis solves exactly).
+pub(super) fn draw_times(
+    exponential: bool,
+    think_ns: u64,
+    cpu_ns: u64,
+    rng: &mut Rng,
+) -> (u64, u64) {
+    if !exponential {
+        return (think_ns, cpu_ns);
+    }
+    let draw = |mean: u64, rng: &mut Rng| rng.exp(mean as f64).round() as u64;
+    (draw(think_ns, rng), draw(cpu_ns, rng))
+}
 
 /// One transaction type's response times.
 struct TxType {

@@ -1,0 +1,294 @@
+//! `--users-sweep` of `storlab sim` and `storlab db`: "how many users can this storage
+//! carry". The database test runs at several user (session) counts, each user thinking
+//! between transactions; the answer is the largest count whose transaction response time
+//! (mean, p95 or p99) stays under a target, with the knee of the throughput curve
+//! (Kleinrock's N*, see [`analysis`]).
+//!
+//! Without `--users` the counts are found: 1, 2, 4 ... until one misses the target, then a
+//! bisection between the last count that met it and the first that did not ([`grid`]).
+//! Simulated points run in parallel, one thread each (the simulator is deterministic per
+//! seed, so the order does not matter); real ones one after the other, each on a server
+//! started and loaded for it.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use storlab_core::result::{Results, Run};
+
+use crate::error::CliError;
+
+pub mod analysis;
+mod db;
+pub mod grid;
+mod sim;
+mod text;
+
+pub use db::db_runs;
+pub use sim::sim_runs;
+
+/// Default response-time target, ms.
+const DEFAULT_MAX_RESPONSE_MS: f64 = 100.0;
+/// Largest response-time target, ms (an hour).
+const MAX_RESPONSE_MS: f64 = 3_600_000.0;
+/// Longest think time, ms (an hour).
+const MAX_THINK_MS: f64 = 3_600_000.0;
+/// Most points of an explicit `--users` list.
+const MAX_POINTS: usize = 64;
+
+/// The options of a users sweep, the same for `storlab sim` and `storlab db`.
+#[derive(Clone, Debug, Default, Args)]
+pub struct UsersSweepArgs {
+    /// How many users this storage carries: run the database test at several user (session)
+    /// counts and report the largest whose transaction response time stays under
+    /// --max-response-ms, and the knee of the throughput curve.
+    #[arg(long)]
+    pub users_sweep: bool,
+    /// User counts of a users sweep, comma-separated [default: 1, 2, 4 ... until one misses
+    /// the target, then a bisection between the last that met it and the first that did
+    /// not].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub users: Vec<u32>,
+    /// Response-time target of a users sweep, ms [default: 100].
+    #[arg(long, value_name = "MS")]
+    pub max_response_ms: Option<f64>,
+    /// The statistic of the transaction response time held to the target [default: p95].
+    #[arg(long, value_name = "STAT", value_parser = ["mean", "p95", "p99"])]
+    pub response: Option<String>,
+    /// Think time of each user between transactions, ms (simulated database; default: the
+    /// test's, e.g. 10 for oltp, 0 for DPAWS).
+    #[arg(long, value_name = "MS")]
+    pub think_ms: Option<f64>,
+    /// Also write the users sweep's curve (response time and throughput against users, the
+    /// target and the knee) as a self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub users_html: Option<PathBuf>,
+}
+
+/// A users sweep's options, checked.
+#[derive(Clone, Debug)]
+pub struct SweepSpec {
+    /// The user counts given, sorted; empty: find them.
+    pub users: Vec<u32>,
+    /// The target, ms.
+    pub max_response_ms: f64,
+    /// `mean`, `p95` or `p99`.
+    pub statistic: String,
+    /// Think time override, ms.
+    pub think_ms: Option<f64>,
+    /// Most users of a point.
+    pub cap: u32,
+}
+
+impl UsersSweepArgs {
+    /// The options checked (bad input names the flag and its bound); None without
+    /// `--users-sweep`, when the sweep's other options must not be given either.
+    pub fn spec(&self, cap: u32) -> Result<Option<SweepSpec>, CliError> {
+        let bad = |m: String| Err(CliError::BadInput(m));
+        if !self.users_sweep {
+            let given = [
+                (!self.users.is_empty(), "--users"),
+                (self.max_response_ms.is_some(), "--max-response-ms"),
+                (self.response.is_some(), "--response"),
+                (self.think_ms.is_some(), "--think-ms"),
+                (self.users_html.is_some(), "--users-html"),
+            ];
+            if let Some((_, flag)) = given.iter().find(|g| g.0) {
+                return bad(format!("{flag} needs --users-sweep"));
+            }
+            return Ok(None);
+        }
+        let mut users = self.users.clone();
+        users.sort_unstable();
+        users.dedup();
+        if let Some(&n) = users.iter().find(|&&n| n == 0 || n > cap) {
+            return bad(format!("--users: each count must be 1 to {cap}; got {n}"));
+        }
+        if users.len() > MAX_POINTS {
+            return bad(format!(
+                "--users: at most {MAX_POINTS} counts; got {}",
+                users.len()
+            ));
+        }
+        let target = self.max_response_ms.unwrap_or(DEFAULT_MAX_RESPONSE_MS);
+        if !(target > 0.0 && target <= MAX_RESPONSE_MS) {
+            return bad(format!(
+                "--max-response-ms must be more than 0 and at most {MAX_RESPONSE_MS}; got {target}"
+            ));
+        }
+        if let Some(z) = self.think_ms.filter(|z| !(0.0..=MAX_THINK_MS).contains(z)) {
+            return bad(format!(
+                "--think-ms must be 0 to {MAX_THINK_MS} (an hour); got {z}"
+            ));
+        }
+        Ok(Some(SweepSpec {
+            users,
+            max_response_ms: target,
+            statistic: self.response.clone().unwrap_or_else(|| "p95".into()),
+            think_ms: self.think_ms,
+            cap,
+        }))
+    }
+}
+
+/// The sweep's user count recorded in a run's parameters (`users`).
+pub fn users_of(run: &Run) -> Option<u32> {
+    run.workload
+        .parameters
+        .get("users")
+        .and_then(serde_json::Value::as_u64)
+        .and_then(|n| u32::try_from(n).ok())
+}
+
+/// Checks the output paths of a sweep before it runs.
+pub fn check_outputs(a: &UsersSweepArgs) -> Result<(), CliError> {
+    match &a.users_html {
+        Some(p) => crate::output::check_output("--users-html", p, crate::output::Kind::File),
+        None => Ok(()),
+    }
+}
+
+/// Records the user count in a run's parameters.
+fn mark_users(run: &mut Run, users: u32) {
+    match run.workload.parameters.as_object_mut() {
+        Some(o) => {
+            o.insert("users".into(), users.into());
+        }
+        None => run.workload.parameters = serde_json::json!({ "users": users }),
+    }
+}
+
+/// Prints the sweep's table and answer, writes the JSON (the runs and the `users_sweep`
+/// object) and the HTML page; a failed run when the sweep was interrupted.
+pub fn finish(
+    spec: &SweepSpec,
+    runs: Vec<Run>,
+    think_ms: f64,
+    host_cpus: Option<u32>,
+    json: Option<&std::path::Path>,
+    html: Option<&std::path::Path>,
+) -> Result<(), CliError> {
+    let sweep = analysis::summarize(spec, &runs, think_ms, host_cpus);
+    print!("{}", text::table(&sweep));
+    println!("{}", text::answer(&sweep));
+    for r in runs.iter().filter(|r| !r.steady) {
+        let why = crate::table::unsteady(r);
+        if !why.is_empty() {
+            print!("{} users:\n{why}", users_of(r).unwrap_or(0));
+        }
+    }
+    let partial = runs.iter().any(|r| r.partial) || storlab_io::signal::stop_requested();
+    if let Some(path) = html {
+        let page = storlab_report::users_sweep::page(&sweep, &title(&runs));
+        crate::output::write_atomic(path, page.as_bytes())?;
+        println!("report: {}", path.display());
+    }
+    if let Some(path) = json {
+        let mut results = Results::new(crate::output::GIT_COMMIT, runs);
+        results.users_sweep = Some(sweep);
+        let mut text = serde_json::to_string_pretty(&results)
+            .map_err(|e| CliError::Failed(format!("cannot encode results: {e}")))?;
+        text.push('\n');
+        crate::output::write_atomic(path, text.as_bytes())?;
+        println!("results: {}", path.display());
+    }
+    if partial {
+        return Err(CliError::Failed(
+            "interrupted; the points so far are above (a point cut short is marked partial)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// "dpaws/update-row on enterprise-raid5".
+fn title(runs: &[Run]) -> String {
+    runs.first().map_or_else(String::new, |r| {
+        format!("{} on {}", r.workload.name, r.target.name)
+    })
+}
+
+/// Most users of a simulated sweep's point.
+const MAX_SIM_USERS: u32 = 10_000;
+
+/// The sweep of `storlab sim`, checked against the options it cannot go with.
+pub fn sim_spec(a: &crate::cli::SimArgs) -> Result<Option<SweepSpec>, CliError> {
+    let spec = a.users.spec(MAX_SIM_USERS)?;
+    if spec.is_some() {
+        let clash = [
+            (
+                a.sessions.is_some(),
+                "--sessions (give the counts with --users)",
+            ),
+            (a.sweep, "--sweep"),
+            (a.matrix, "--matrix"),
+            (a.trace.is_some(), "--trace"),
+            (a.profile.is_some(), "--profile"),
+        ];
+        if let Some((_, what)) = clash.iter().find(|c| c.0) {
+            return Err(CliError::BadInput(format!(
+                "--users-sweep cannot go with {what}"
+            )));
+        }
+    }
+    Ok(spec)
+}
+
+/// The sweep of `storlab db`, checked against the options it cannot go with.
+pub fn check_db(a: &crate::cli::DbArgs) -> Result<(), CliError> {
+    if a.clients.is_some() {
+        return Err(CliError::BadInput(
+            "--users-sweep cannot go with --clients (give the counts with --users)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `storlab sim --users-sweep`.
+pub fn run_sim(a: &crate::cli::SimArgs) -> Result<(), CliError> {
+    check_outputs(&a.users)?;
+    let Some(spec) = sim_spec(a)? else {
+        return Ok(());
+    };
+    let runs = crate::sim_cmd::runs(a)?;
+    let think_ms = runs.first().map_or(0.0, analysis::sim_think_ms);
+    finish(
+        &spec,
+        runs,
+        think_ms,
+        None,
+        a.json.as_deref(),
+        a.users.users_html.as_deref(),
+    )
+}
+
+/// The think time of a real test's clients, ms.
+pub fn db_think_ms(a: &crate::cli::DbArgs) -> f64 {
+    storlab_db::suites::find(&a.suite, &a.test)
+        .ok()
+        .and_then(|t| t.first().map(|t| t.def.think_ms as f64))
+        .unwrap_or(0.0)
+}
+
+/// The CPUs of the server a real test runs on: this machine's, unless it is another server
+/// (`--dsn`).
+pub fn db_host_cpus(a: &crate::cli::DbArgs) -> Option<u32> {
+    a.dsn
+        .is_none()
+        .then(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32))
+}
+
+/// `storlab db --users-sweep`.
+pub fn run_db(a: &crate::cli::DbArgs) -> Result<(), CliError> {
+    check_outputs(&a.users)?;
+    let Some(spec) = a.users.spec(storlab_db::options::MAX_CLIENTS)? else {
+        return Ok(());
+    };
+    let runs = crate::db_cmd::runs(a)?;
+    finish(
+        &spec,
+        runs,
+        db_think_ms(a),
+        db_host_cpus(a),
+        a.json.as_deref(),
+        a.users.users_html.as_deref(),
+    )
+}

@@ -1,0 +1,261 @@
+//! From the runs of a users sweep to its points, its answer and its knee.
+//!
+//! The answer (`max_users`) is the largest user count measured whose statistic stays at or
+//! under the target while every smaller count measured does too (a count past a miss does
+//! not count even if noise brings it back under).
+//!
+//! The knee is Kleinrock's optimal number of users, N* = (D + Z) / D_max: where the
+//! throughput curve's two asymptotes meet, N / (D + Z) with no queueing and 1 / D_max with
+//! the bottleneck saturated. D is the smallest mean response time measured (at 1 user, with
+//! no queueing, unless a cold cache slowed it), Z the think time, D_max the largest service
+//! demand of a station, each measured by the utilisation law (demand = utilisation /
+//! throughput) at the point of highest throughput: the host CPUs (their busy time divided by
+//! their number) and every device. When no utilisation was measured, or the throughput
+//! curve has flattened (half again as many users gained less than 10%) more than 10% short
+//! of what the measured stations allow (an unmeasured station is the bottleneck), D_max is
+//! 1 / the highest throughput measured (named `throughput`): at least the true D_max, so
+//! N* is then a lower bound.
+
+use storlab_core::histogram::round_to;
+use storlab_core::result::{DeviceUtil, Knee, Run, UsersPoint, UsersSweep};
+
+use super::{users_of, SweepSpec};
+
+/// Devices kept per point, busiest first.
+const DEVICES_KEPT: usize = 3;
+
+/// The chosen statistic of a run's transaction response time, ms.
+pub fn statistic(run: &Run, stat: &str) -> Option<f64> {
+    let t = run.metrics.tx_latency_ms.as_ref()?;
+    Some(match stat {
+        "mean" => t.mean,
+        "p99" => t.p99,
+        _ => t.p95,
+    })
+}
+
+/// Whether a run meets the target (a run without transaction times never does).
+pub fn passes(run: &Run, spec: &SweepSpec) -> bool {
+    statistic(run, &spec.statistic).is_some_and(|v| v <= spec.max_response_ms)
+}
+
+/// Transactions per second of every type together.
+pub fn tx_per_s(run: &Run) -> f64 {
+    let m = &run.metrics;
+    if !m.transactions.is_empty() {
+        return m.transactions.iter().map(|t| t.tx_per_s).sum();
+    }
+    m.tx_per_min.map_or(0.0, |t| t / 60.0)
+}
+
+/// Host CPUs busy, percent: the simulated database's CPU time per transaction (its `CPU`
+/// wait) over its CPUs, or a real server's CPU per transaction over `host_cpus`.
+fn cpu_util_pct(run: &Run, host_cpus: Option<u32>) -> Option<f64> {
+    let x = tx_per_s(run);
+    let (cpu_ms, cpus) = match &run.db {
+        Some(db) => (db.server_cpu_ns_per_op? / 1e6, f64::from(host_cpus?)),
+        None => {
+            let cpu = run.metrics.waits.iter().find(|w| w.event == "CPU")?;
+            let cpus = run.workload.parameters.get("cpus")?.as_f64()?;
+            (cpu.avg_ms?, cpus)
+        }
+    };
+    (cpus > 0.0).then(|| round_to(100.0 * x * cpu_ms / 1e3 / cpus, 1))
+}
+
+/// The busiest devices: a simulated array's disks, or the block devices under a real server.
+fn busiest_devices(run: &Run) -> Vec<DeviceUtil> {
+    let mut all: Vec<DeviceUtil> = run
+        .devices
+        .iter()
+        .map(|d| (d.name.clone(), d.util_pct))
+        .chain(
+            run.iostat
+                .iter()
+                .map(|d| (d.device.clone(), d.avg.util_pct)),
+        )
+        .filter(|d| d.1 > 0.0)
+        .map(|(name, util_pct)| DeviceUtil { name, util_pct })
+        .collect();
+    all.sort_by(|a, b| b.util_pct.total_cmp(&a.util_pct));
+    all.truncate(DEVICES_KEPT);
+    all
+}
+
+/// One point of the sweep.
+pub fn point(users: u32, run: &Run, spec: &SweepSpec, host_cpus: Option<u32>) -> UsersPoint {
+    UsersPoint {
+        users,
+        tx_per_s: round_to(tx_per_s(run), 1),
+        rows_per_s: run.metrics.rows_per_s,
+        response_ms: run.metrics.tx_latency_ms.unwrap_or_default(),
+        passes: passes(run, spec),
+        cpu_util_pct: cpu_util_pct(run, host_cpus),
+        devices: busiest_devices(run),
+        steady: run.steady,
+        partial: run.partial,
+    }
+}
+
+/// The sweep's points, answer and knee.
+pub fn summarize(
+    spec: &SweepSpec,
+    runs: &[Run],
+    think_ms: f64,
+    host_cpus: Option<u32>,
+) -> UsersSweep {
+    let mut points: Vec<UsersPoint> = runs
+        .iter()
+        .filter_map(|r| Some(point(users_of(r)?, r, spec, host_cpus)))
+        .collect();
+    points.sort_by_key(|p| p.users);
+    let max_users = points
+        .iter()
+        .take_while(|p| p.passes)
+        .last()
+        .map(|p| p.users);
+    let knee = knee(&points, think_ms);
+    UsersSweep {
+        statistic: spec.statistic.clone(),
+        max_response_ms: spec.max_response_ms,
+        think_ms,
+        max_users,
+        knee_users: knee.as_ref().map(|k| k.n_star.round().max(1.0) as u32),
+        knee,
+        points,
+    }
+}
+
+/// Whether the largest count measured has reached the knee the points give (or no knee can
+/// be told yet).
+pub fn past_knee(
+    done: &[(u32, Run)],
+    spec: &SweepSpec,
+    think_ms: f64,
+    host_cpus: Option<u32>,
+) -> bool {
+    let runs: Vec<Run> = done.iter().map(|p| p.1.clone()).collect();
+    let s = summarize(spec, &runs, think_ms, host_cpus);
+    let largest = s.points.last().map_or(0, |p| p.users);
+    s.knee_users.is_none_or(|k| largest >= k)
+}
+
+/// The think time of a simulated database's run, ms (its parameters' `think_ns`).
+pub fn sim_think_ms(run: &Run) -> f64 {
+    run.workload
+        .parameters
+        .get("think_ns")
+        .and_then(serde_json::Value::as_f64)
+        .map_or(0.0, |ns| ns / 1e6)
+}
+
+/// Kleinrock's N* from the points (see the module's documentation).
+pub fn knee(points: &[UsersPoint], think_ms: f64) -> Option<Knee> {
+    // No transaction is faster than its demand: the fastest mean measured (a point with a
+    // cold cache would overstate it).
+    let demand_ms = points
+        .iter()
+        .filter(|p| p.tx_per_s > 0.0)
+        .map(|p| p.response_ms.mean)
+        .min_by(f64::total_cmp)?;
+    // Utilisations are most exact where the throughput is highest.
+    let top = points
+        .iter()
+        .filter(|p| p.tx_per_s > 0.0)
+        .max_by(|a, b| a.tx_per_s.total_cmp(&b.tx_per_s))?;
+    let per_tx = |util_pct: f64| util_pct / 100.0 / top.tx_per_s * 1e3;
+    let stations = top
+        .cpu_util_pct
+        .map(|u| ("cpu".to_string(), per_tx(u)))
+        .into_iter()
+        .chain(
+            top.devices
+                .iter()
+                .map(|d| (d.name.clone(), per_tx(d.util_pct))),
+        );
+    let measured = stations
+        .filter(|s| s.1 > 0.0)
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let bound = ("throughput".to_string(), 1e3 / top.tx_per_s);
+    let (bottleneck, d_max) = match measured {
+        // The throughput stopped growing short of what the measured stations allow: an
+        // unmeasured station (a log writer, a controller, a link) is the bottleneck.
+        Some(m) if saturated(points) && bound.1 > m.1 * SATURATION_GAIN => bound,
+        Some(m) => m,
+        None => bound,
+    };
+    if d_max <= 0.0 || !(demand_ms + think_ms).is_finite() {
+        return None;
+    }
+    Some(Knee {
+        n_star: round_to((demand_ms + think_ms) / d_max, 2),
+        demand_ms: round_to(demand_ms, 4),
+        bottleneck_demand_ms: round_to(d_max, 4),
+        bottleneck,
+    })
+}
+
+/// Throughput gained by half again as many users, at most, on a saturated curve.
+const SATURATION_GAIN: f64 = 1.1;
+
+/// The throughput curve has flattened: half again as many users (or more) as some point
+/// added less than 10% to its throughput.
+fn saturated(points: &[UsersPoint]) -> bool {
+    points.iter().any(|a| {
+        points.iter().any(|b| {
+            f64::from(b.users) >= 1.5 * f64::from(a.users)
+                && a.tx_per_s > 0.0
+                && b.tx_per_s < SATURATION_GAIN * a.tx_per_s
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use storlab_core::LatencySummaryMs;
+
+    fn at(users: u32, tx_per_s: f64, mean: f64, cpu: Option<f64>) -> UsersPoint {
+        UsersPoint {
+            users,
+            tx_per_s,
+            rows_per_s: None,
+            response_ms: LatencySummaryMs {
+                mean,
+                ..Default::default()
+            },
+            passes: true,
+            cpu_util_pct: cpu,
+            devices: Vec::new(),
+            steady: true,
+            partial: false,
+        }
+    }
+
+    #[test]
+    fn the_knee_is_where_the_asymptotes_meet() {
+        // D = 1 ms, Z = 9 ms, the CPU's demand 1 ms: N* = 10.
+        let points = [
+            at(1, 100.0, 1.0, Some(10.0)),
+            at(20, 1000.0, 11.0, Some(100.0)),
+        ];
+        let k = knee(&points, 9.0).expect("a knee");
+        assert_eq!((k.n_star, k.bottleneck.as_str()), (10.0, "cpu"));
+        // Without utilisations: 1 / the highest throughput, a lower bound.
+        let points = [at(1, 100.0, 1.0, None), at(8, 500.0, 6.0, None)];
+        let k = knee(&points, 9.0).expect("a knee");
+        assert_eq!((k.n_star, k.bottleneck.as_str()), (5.0, "throughput"));
+        // Flat throughput with the CPU half busy: a bottleneck nobody measured, so the
+        // throughput bound; the demand is the fastest response (a cold cache at 1 user).
+        let points = [
+            at(1, 50.0, 20.0, Some(5.0)),
+            at(8, 400.0, 1.0, Some(40.0)),
+            at(16, 500.0, 3.0, Some(50.0)),
+            at(32, 520.0, 20.0, Some(52.0)),
+        ];
+        let k = knee(&points, 9.0).expect("a knee");
+        assert_eq!(k.bottleneck, "throughput");
+        assert_eq!(k.demand_ms, 1.0);
+        assert_eq!(k.n_star, 5.2);
+    }
+}

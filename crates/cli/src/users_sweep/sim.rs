@@ -1,0 +1,76 @@
+//! The users sweep of a simulated database: one simulation per user count, run in parallel
+//! on the machine's cores.
+
+use storlab_core::result::Run;
+use storlab_sim::{FailureSpec, RunOptions, SystemSpec, WorkloadSpec};
+
+use super::{analysis, grid, mark_users, SweepSpec};
+use crate::error::CliError;
+
+/// The workload at `users` sessions (and the think time asked for).
+fn at_users(workload: &WorkloadSpec, users: u32, think_ms: Option<f64>) -> WorkloadSpec {
+    let mut w = workload.clone();
+    if let Some(db) = w.database.as_mut() {
+        db.sessions = users;
+        if let Some(z) = think_ms {
+            db.think_ns = (z * 1e6).round() as u64;
+        }
+    }
+    w
+}
+
+/// Runs the sweep: every point's run, by rising user count, each with its count in its
+/// parameters (`users`).
+pub fn sim_runs(
+    spec: &SweepSpec,
+    system: &SystemSpec,
+    workload: &WorkloadSpec,
+    failures: &[FailureSpec],
+    opts: RunOptions,
+) -> Result<Vec<Run>, CliError> {
+    if workload.database.is_none() {
+        return Err(CliError::BadInput(
+            "--users-sweep needs a simulated database (--db-test, or a --workload with a \
+             [database] section)"
+                .into(),
+        ));
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let passes = |r: &Run| super::analysis::passes(r, spec);
+    let mut measure = |counts: &[u32]| -> Result<Vec<Run>, CliError> {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = counts
+                .iter()
+                .map(|&n| {
+                    let w = at_users(workload, n, spec.think_ms);
+                    scope.spawn(move || {
+                        crate::sim_cmd::timed_with(system, &w, failures, None, opts).map(|mut r| {
+                            mark_users(&mut r, n);
+                            r
+                        })
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .map_err(|_| CliError::Failed("a simulation thread panicked".into()))?
+                })
+                .collect()
+        })
+    };
+    let far_enough = |done: &grid::Points| {
+        let think_ms = done.first().map_or(0.0, |p| analysis::sim_think_ms(&p.1));
+        analysis::past_knee(done, spec, think_ms, None)
+    };
+    let points = grid::search(
+        &spec.users,
+        spec.cap,
+        threads,
+        &passes,
+        &far_enough,
+        &mut measure,
+    )?;
+    Ok(points.into_iter().map(|p| p.1).collect())
+}

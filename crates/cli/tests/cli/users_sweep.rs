@@ -1,0 +1,262 @@
+//! `--users-sweep` of `storlab sim` and `storlab db`: the points, the answer, the knee, the
+//! result file and the HTML page; bad combinations are bad input.
+
+use predicates::prelude::*;
+
+use super::{example, scratch_dir, storlab};
+
+/// Sessions that think 9 ms, then burn 1 ms of CPU on one host CPU, both exponential, on a
+/// table the buffer cache holds: a closed network whose knee is N* = (1 + 9) / 1 = 10.
+const ANALYTIC: &str = r#"name = "analytic"
+[database]
+test = "dpaws/select-row"
+data = "datavol"
+log = "logvol"
+rows = 1000
+buffer = "64MiB"
+think = "9ms"
+client_cpu = "1ms"
+cpu_per_block = "0"
+cpu_per_row = "0"
+cpus = 1
+variability = "exponential"
+"#;
+
+fn read_json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("result file")).expect("JSON")
+}
+
+#[test]
+fn the_sweep_finds_the_knee_of_a_known_closed_network() {
+    let dir = scratch_dir();
+    let workload = dir.path().join("analytic.toml");
+    std::fs::write(&workload, ANALYTIC).expect("write workload");
+    let (json, html) = (dir.path().join("s.json"), dir.path().join("s.html"));
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("enterprise-raid5.toml"),
+            "--workload",
+        ])
+        .arg(&workload)
+        .args(["--users-sweep", "--users", "1,2,4,6,8,10,12,14,16,20"])
+        .args(["--max-response-ms", "5", "--response", "mean"])
+        .args(["--duration", "60s", "--warmup", "5s", "--json"])
+        .arg(&json)
+        .arg("--users-html")
+        .arg(&html)
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match(r"(?m)^  users\s+tx/s").unwrap())
+        .stdout(predicate::str::contains("under mean 5 ms; knee at"));
+    let v = read_json(&json);
+    let s = &v["users_sweep"];
+    let points = s["points"].as_array().expect("points");
+    let users: Vec<u64> = points
+        .iter()
+        .map(|p| p["users"].as_u64().unwrap())
+        .collect();
+    assert_eq!(users, [1, 2, 4, 6, 8, 10, 12, 14, 16, 20]);
+    assert_eq!(v["runs"].as_array().unwrap().len(), points.len());
+    // The knee of the analytic case, within one step of the grid (2 users).
+    let knee = s["knee_users"].as_u64().expect("knee_users");
+    assert!((8..=12).contains(&knee), "knee at {knee}, not about 10");
+    let n_star = s["knee"]["n_star"].as_f64().unwrap();
+    assert!((n_star - 10.0).abs() < 0.5, "N* = {n_star}, not 10");
+    assert_eq!(s["knee"]["bottleneck"], "cpu");
+    // The answer: the last count of the passing run from 1 user up, and the CPU saturated
+    // beyond the knee.
+    let passing: Vec<bool> = points
+        .iter()
+        .map(|p| p["passes"].as_bool().unwrap())
+        .collect();
+    let max = s["max_users"].as_u64().expect("max_users");
+    let last_pass = passing.iter().take_while(|&&p| p).count();
+    assert_eq!(max, users[last_pass - 1]);
+    assert!(max > knee && max < 20, "carries {max}");
+    assert!(points[9]["cpu_util_pct"].as_f64().unwrap() > 97.0);
+    assert_eq!(s["statistic"], "mean");
+    assert_eq!(s["think_ms"], 9.0);
+    let page = std::fs::read_to_string(&html).expect("HTML page");
+    assert!(page.contains("<svg") && page.contains(&format!("knee {knee}")));
+    assert!(page.contains(&format!("Carries {max} users under mean 5 ms")));
+}
+
+#[test]
+fn without_users_the_sweep_brackets_the_answer() {
+    let dir = scratch_dir();
+    let workload = dir.path().join("analytic.toml");
+    std::fs::write(&workload, ANALYTIC).expect("write workload");
+    let json = dir.path().join("s.json");
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("enterprise-raid5.toml"),
+            "--workload",
+        ])
+        .arg(&workload)
+        .args([
+            "--users-sweep",
+            "--max-response-ms",
+            "10",
+            "--duration",
+            "30s",
+        ])
+        .args(["--warmup", "2s", "--json"])
+        .arg(&json)
+        .assert()
+        .success();
+    let v = read_json(&json);
+    let s = &v["users_sweep"];
+    let max = s["max_users"].as_u64().expect("max_users");
+    let points = s["points"].as_array().unwrap();
+    // The next count measured above the answer misses the target and is at most 5% (or
+    // 1 user) above it.
+    let next = points
+        .iter()
+        .map(|p| p["users"].as_u64().unwrap())
+        .find(|&n| n > max)
+        .expect("a count above the answer");
+    assert_eq!(next, max + 1, "{points:?}");
+    assert_eq!(s["statistic"], "p95");
+    // 1, 2, 4 ... are all there up to the first miss.
+    for n in [1, 2, 4, 8] {
+        assert!(points.iter().any(|p| p["users"] == n), "{n} missing");
+    }
+}
+
+#[test]
+fn users_sweep_options_that_do_not_fit_are_bad_input() {
+    let array = example("enterprise-raid5.toml");
+    let sim = |args: &[&str]| {
+        let mut c = storlab();
+        c.args(["sim", "--array", &array]).args(args);
+        c
+    };
+    for (args, says) in [
+        (
+            &[
+                "--db-test",
+                "dpaws/select-row",
+                "--users-sweep",
+                "--users",
+                "0,4",
+            ][..],
+            "--users: each count must be 1 to 10000; got 0",
+        ),
+        (
+            &[
+                "--db-test",
+                "dpaws/select-row",
+                "--users-sweep",
+                "--sessions",
+                "4",
+            ],
+            "--users-sweep cannot go with --sessions",
+        ),
+        (
+            &["--db-test", "dpaws/select-row", "--max-response-ms", "50"],
+            "--max-response-ms needs --users-sweep",
+        ),
+        (
+            &["--profile", "randread-8k", "--users-sweep"],
+            "--users-sweep cannot go with --profile",
+        ),
+        (
+            &[
+                "--db-test",
+                "dpaws/select-row",
+                "--users-sweep",
+                "--max-response-ms=-1",
+            ],
+            "--max-response-ms must be more than 0",
+        ),
+        (
+            &[
+                "--db-test",
+                "dpaws/select-row",
+                "--users-sweep",
+                "--think-ms",
+                "1e9",
+            ],
+            "--think-ms must be 0 to",
+        ),
+    ] {
+        sim(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(says));
+    }
+    storlab()
+        .args([
+            "db",
+            "--data-dir",
+            "/nonexistent/x",
+            "--users-sweep",
+            "--clients",
+            "3",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--users-sweep cannot go with --clients",
+        ));
+}
+
+#[test]
+fn a_real_server_is_swept_one_user_count_after_the_other() {
+    let _s = super::db::serial();
+    let dir = super::db::scratch_tmp();
+    let data = dir.path().join("data");
+    let (json, html) = (dir.path().join("db.json"), dir.path().join("db.html"));
+    storlab()
+        .args([
+            "db",
+            "--suite",
+            "dpaws",
+            "--test",
+            "select-row",
+            "--data-dir",
+        ])
+        .arg(&data)
+        .args(["--scale", "500", "--users-sweep", "--users", "1,2,4"])
+        .args([
+            "--max-response-ms",
+            "500",
+            "--duration",
+            "2s",
+            "--warmup",
+            "0",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--users-html")
+        .arg(&html)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "carries at least 4 users under p95 500 ms",
+        ));
+    let v = read_json(&json);
+    let s = &v["users_sweep"];
+    let users: Vec<u64> = s["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["users"].as_u64().unwrap())
+        .collect();
+    assert_eq!(users, [1, 2, 4]);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    for (run, n) in runs.iter().zip([1, 2, 4]) {
+        assert_eq!(run["workload"]["parameters"]["users"], n);
+        assert!(run["metrics"]["tx_latency_ms"]["p95"].as_f64().unwrap() > 0.0);
+    }
+    assert_eq!(s["max_users"], 4);
+    assert!(s["knee_users"].as_u64().is_some_and(|k| k >= 1));
+    assert!(std::fs::read_to_string(&html).unwrap().contains("<svg"));
+    assert!(!super::db::postgres_running_on(&data.join("users-4")));
+    assert!(!data.exists(), "the sweep's directories are removed");
+}
