@@ -175,6 +175,13 @@ pub struct DbArgs {
     /// Write the results (storlab.results/1) to this file.
     #[arg(long, value_name = "OUT")]
     pub json: Option<PathBuf>,
+    /// With --dsn: instead of running a test, watch the server's own workload for this long
+    /// (1 s to 1 day), strictly read-only, and write its characterization to --out.
+    #[arg(long, value_name = "SPAN", value_parser = parse_span, requires_all = ["dsn", "out"])]
+    pub capture: Option<TimeSpan>,
+    /// With --capture: the characterization file, JSON (.json) or TOML (.toml).
+    #[arg(long, value_name = "FILE", requires = "capture")]
+    pub out: Option<PathBuf>,
 }
 
 /// Options of `storlab io`.
