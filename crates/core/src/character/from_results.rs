@@ -2,11 +2,12 @@
 //! of a live server (`storlab db --capture`) describe a workload in one format.
 //!
 //! One operation of the test is one transaction. The per-statement counters of
-//! pg_stat_statements that the result carries (per call) give the per-transaction figures:
-//! each per-call value times the calls, summed over the statements and divided by the
-//! operations. For a test of one statement per transaction these are the per-call averages
-//! `MeasuredProfile` (storlab-sim) reads from the same file; in general they are those
-//! averages times the statements per transaction.
+//! pg_stat_statements that the result carries (per call, for the statements with the most
+//! execution time) give the per-transaction figures: their per-call averages weighted by the
+//! calls, which are what `MeasuredProfile` (storlab-sim) reads from the same file, times the
+//! statements per transaction (the calls over the operations, at least 1: the list may leave
+//! statements out, and a transaction runs at least one). WAL bytes and blocks written are
+//! the whole server's over the window, per operation.
 
 use std::collections::BTreeSet;
 
@@ -172,7 +173,10 @@ pub fn from_results(
         .and_then(|v| pg_bytes(v, 1))
         .filter(|b| b.is_power_of_two() && (512..=65_536).contains(b))
         .unwrap_or(8192);
-    let per = |v: f64| round3(v / s.ops);
+    // The result keeps only the statements with the most execution time: a transaction runs
+    // at least one statement, whatever share of the calls the list holds.
+    let k = (s.calls / s.ops).max(1.0);
+    let per = |v: f64| round3(v / s.calls * k);
     let tps = s.ops / s.secs;
     let waits = &runs[0].metrics.waits;
     let cpu_pct = waits
@@ -193,24 +197,26 @@ pub fn from_results(
         scan_share: 0.0,
         blocks_changed: per(s.dirtied),
         rows_inserted: per(s.inserted),
-        redo_bytes: per(s.wal_bytes),
+        redo_bytes: round3(s.wal_bytes / s.ops),
         cpu_ms: round3(cpu_ms),
-        statements: per(s.calls),
+        statements: round3(k),
         think_ms: 0.0,
         physical_reads: Some(per(s.read)),
-        physical_writes: Some(per(s.written)),
+        physical_writes: Some(round3(s.written / s.ops)),
     };
     let rate = |v: f64| Some(round3(v / s.secs));
+    // Per-call figures times the statements per transaction, over the window.
+    let stmt_rate = |v: f64| rate(v / s.calls * k * s.ops);
     let active_s = s.clients * s.secs;
     let observed = Observed {
         elapsed_s: Some(round3(s.secs)),
         transactions_per_s: rate(s.ops),
-        logical_reads_per_s: rate(s.hit + s.read),
-        physical_reads_per_s: rate(s.read),
+        logical_reads_per_s: stmt_rate(s.hit + s.read),
+        physical_reads_per_s: stmt_rate(s.read),
         physical_writes_per_s: rate(s.written),
         redo_bytes_per_s: rate(s.wal_bytes),
-        block_changes_per_s: rate(s.dirtied),
-        executes_per_s: rate(s.calls),
+        block_changes_per_s: stmt_rate(s.dirtied),
+        executes_per_s: stmt_rate(s.calls),
         db_cpu_per_s: Some(round3(cpu_ms / 1e3 * tps)),
         events: waits
             .iter()
