@@ -24,7 +24,11 @@ fn oldest_and_newest() -> Vec<Binaries> {
     match std::env::var_os("STORLAB_TEST_PG_BINS") {
         Some(list) if !list.is_empty() => {
             let newest = std::env::split_paths(&list)
-                .filter_map(|d| find_binaries(Some(&d)).ok())
+                .map(|d| {
+                    find_binaries(Some(&d)).unwrap_or_else(|e| {
+                        panic!("STORLAB_TEST_PG_BINS lists {}: {e}", d.display())
+                    })
+                })
                 .max_by_key(|b| b.major);
             all.extend(newest.filter(|b| b.major != all[0].major));
         }
@@ -129,6 +133,7 @@ fn capture_matches_a_known_load_and_writes_nothing_on_15_and_the_newest() {
     let _s = serial();
     for bins in oldest_and_newest() {
         let at = format!("PostgreSQL {}", bins.version);
+        eprintln!("capture on {at}");
         let dir = scratch_tmp();
         let cluster = Cluster::start(
             &bins,
@@ -333,7 +338,7 @@ fn capture_bad_input_and_unreachable_servers_are_named() {
             "name a .json or a .toml file",
         ),
         (
-            &["--capture", "2d"],
+            &["--capture", "25h"],
             2,
             "--capture must be at least 1 s and at most 86400 s",
         ),
