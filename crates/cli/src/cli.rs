@@ -183,6 +183,13 @@ pub struct DbArgs {
     pub json: Option<PathBuf>,
     #[command(flatten)]
     pub users: crate::users_sweep::UsersSweepArgs,
+    /// With --dsn: instead of running a test, watch the server's own workload for this long
+    /// (1 s to 1 day), strictly read-only, and write its characterization to --out.
+    #[arg(long, value_name = "SPAN", value_parser = parse_span, requires_all = ["dsn", "out"])]
+    pub capture: Option<TimeSpan>,
+    /// With --capture: the characterization file, JSON (.json) or TOML (.toml).
+    #[arg(long, value_name = "FILE", requires = "capture")]
+    pub out: Option<PathBuf>,
 }
 
 /// Options of `storlab io`.

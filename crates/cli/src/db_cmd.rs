@@ -1,4 +1,7 @@
-//! `storlab db`: options from the flags, run the suite, print a compact report, write JSON.
+//! `storlab db`: options from the flags, run the suite, print a compact report, write JSON;
+//! or, with `--capture`, characterize a live server's workload (`capture`).
+
+mod capture;
 
 use storlab_core::result::Run;
 use storlab_db::options::{DsnServer, Server};
@@ -85,6 +88,9 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
 }
 
 pub fn run(a: DbArgs) -> Result<(), CliError> {
+    if a.capture.is_some() {
+        return capture::run(&a);
+    }
     crate::output::check_json(a.json.as_deref())?;
     if a.users.users_sweep {
         return crate::users_sweep::run_db(&a);

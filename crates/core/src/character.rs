@@ -40,10 +40,12 @@ use serde::{Deserialize, Serialize};
 
 mod access;
 mod check;
+mod from_results;
 pub mod keys_table;
 
 pub use access::{Access, SegmentSize, MAX_ZIPF_THETA};
 pub use check::WEIGHT_TOLERANCE;
+pub use from_results::from_results;
 
 /// A characterization that cannot be read or breaks a rule.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

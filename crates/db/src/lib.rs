@@ -14,6 +14,7 @@
 // Real database runs are measured in wall-clock time by definition.
 #![allow(clippy::disallowed_methods)]
 
+pub mod capture;
 pub mod cluster;
 pub mod conninfo;
 mod driver;
@@ -25,6 +26,7 @@ pub mod run;
 pub mod schema;
 pub mod suites;
 
+pub use capture::{capture, Capture, CaptureOptions};
 pub use error::DbError;
 pub use evidence::pg_stat_io::{io_summary, IoLine, IoSummary};
 pub use options::DbOptions;

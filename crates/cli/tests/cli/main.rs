@@ -4,6 +4,7 @@
 mod compare;
 mod compare_safety;
 mod db;
+mod db_capture;
 mod db_dsn;
 mod drives;
 mod fuzz_regressions;
