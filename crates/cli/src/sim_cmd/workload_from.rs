@@ -69,12 +69,13 @@ pub(crate) fn read_characterization(path: &Path) -> Result<Characterization, Cli
             eprint!("{report}");
             Ok(c)
         }
-        // A storlab db result becomes a characterization by
-        // `storlab_core::character::from_results`, plugged in here.
-        InputKind::DbResult => Err(CliError::BadInput(format!(
-            "{file}: a storlab result file; --workload-from reads a characterization (TOML or \
-             JSON) or an AWR or Statspack report (use --profile-from with --db-test for a result)"
-        ))),
+        // A storlab db result: its test's measured per-statement counters, per transaction.
+        // Its segments' sizes are unknown: --segment-size gives them.
+        InputKind::DbResult => {
+            let results = crate::output::read_results(path)?;
+            storlab_core::character::from_results(&results, None, &file)
+                .map_err(|e| CliError::BadInput(e.to_string()))
+        }
     }
 }
 

@@ -296,6 +296,51 @@ fn a_real_db_result_drives_the_simulated_database() {
         .unwrap();
     assert!((cpu(&schema) - (5.0 * (levels + 1.0) + 2.0) / 1000.0).abs() < 0.0011);
 
+    // The same result is a characterization for --workload-from: its segment's size is not
+    // in a result, so it must be given; then the simulated transaction writes the measured WAL.
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("enterprise-raid5.toml"),
+            "--workload-from",
+        ])
+        .arg(&real)
+        .args(["--duration", "2s", "--warmup", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--segment-size NAME=SIZE"));
+    let from = dir.path().join("from.json");
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("enterprise-raid5.toml"),
+            "--workload-from",
+        ])
+        .arg(&real)
+        .args(["--segment-size", "data=2GiB", "--sessions", "4"])
+        .args(["--duration", "5s", "--warmup", "2s", "--json"])
+        .arg(&from)
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&from).unwrap()).unwrap();
+    let run = &v["runs"][0];
+    let tx = &run["workload"]["parameters"]["character"]["workload"]["transactions"][0];
+    // The characterization's redo: all the WAL of the real window per transaction, at least
+    // what the statements themselves logged.
+    let redo = tx["redo_bytes"].as_f64().expect("redo_bytes");
+    assert!(redo >= 0.9 * wal, "{redo} bytes of redo for {wal} per call");
+    let m = &run["metrics"];
+    let tx_s = m["tx_per_min"].as_f64().unwrap() / 60.0;
+    let log_per_tx = m["wal_mb_per_s"].as_f64().unwrap() * 1e6 / tx_s;
+    // Each log write rounds up to whole log blocks: at most one block per transaction more.
+    assert!(
+        tx_s > 0.0 && log_per_tx >= 0.95 * redo && log_per_tx <= redo + 8192.0 + 100.0,
+        "{log_per_tx} bytes of log per transaction for {redo} of redo"
+    );
+
     // A file without the test is bad input naming the file and what it has.
     storlab()
         .args(["sim", "--array", &example("enterprise-raid5.toml")])
