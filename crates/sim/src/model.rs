@@ -25,6 +25,7 @@ mod core;
 mod failure;
 mod host;
 mod report;
+mod resource;
 mod warmup;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -220,7 +221,12 @@ impl Model {
         let (core, host, ctrls, arrays) = (&mut s.core, &mut s.host, &mut s.ctrls, &mut s.arrays);
         match event {
             Event::JobIssue(job) => host.on_job_issue(core, ctrls, arrays, job),
-            Event::DeviceDone(op) => ctrls.on_disk_done(core, host, arrays, op),
+            Event::DeviceDone(op) => {
+                if arrays.device_done(core, op) {
+                    ctrls.on_disk_done(core, host, arrays, op)
+                }
+            }
+            Event::BackEndDone(op) => ctrls.on_disk_done(core, host, arrays, op),
             Event::HostDone(h) => {
                 if let (Some(done), Some(db)) = (s.on_host_done(h), self.db.as_deref_mut()) {
                     db.io_done(done, s);

@@ -10,6 +10,7 @@
 //! ([`ControllerPart::prefetch_piece`]).
 
 mod build;
+mod cpu;
 mod failover;
 mod read;
 mod write;
@@ -19,6 +20,7 @@ use std::collections::VecDeque;
 use super::array::{ArrayPart, OpClass};
 use super::core::Core;
 use super::host::HostPart;
+use super::resource::Resource;
 use crate::cache::{DirtyPages, SegmentCache};
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::HostScheduler;
@@ -85,11 +87,13 @@ struct CtrlRt {
     destaging_pages: u64,
     destage_active: bool,
     waiters: VecDeque<NvsWaiter>,
-    cpu_free_at: SimTime,
-    mirror_free_at: SimTime,
+    /// The controller's processors.
+    cpu: Resource,
+    /// Its end of the internal link to the peer (write mirroring, ALUA forwarding).
+    mirror: Resource,
     /// Writes are copied to a peer's cache before they are acknowledged: mirroring is on
     /// and another controller is alive.
-    mirror: bool,
+    mirroring: bool,
     /// Took over a failed peer under `failover_write_policy = "write-through"`: new writes go
     /// to the disks, and everything dirty is destaged.
     write_through: bool,
@@ -267,20 +271,14 @@ impl ControllerPart {
             self.piece_done(core, host, arrays, pid, core.now, true);
             return;
         }
-        let t_cpu = self.controller_time(core, self.groups[g as usize].ctrl, arrive);
         if write {
+            let cost = core.spec.controllers.write_ns;
+            let t_cpu = self.controller_time(core, self.groups[g as usize].ctrl, arrive, cost);
             self.write_piece(core, host, arrays, pid, (g, glba, sectors), t_cpu);
         } else {
-            self.read_piece(core, host, arrays, pid, (g, glba, sectors), t_cpu);
+            // Its processing cost depends on whether it hits: booked once it is known.
+            self.read_piece(core, host, arrays, pid, (g, glba, sectors), arrive);
         }
-    }
-
-    #[inline]
-    fn controller_time(&mut self, core: &Core, ctrl: u32, arrive: SimTime) -> SimTime {
-        let c = &mut self.ctrls[ctrl as usize];
-        let start = arrive.max(c.cpu_free_at);
-        c.cpu_free_at = start + core.spec.controllers.overhead_ns;
-        c.cpu_free_at
     }
 
     /// A piece is ready at `ready_at` (data in cache, write accepted) or failed: its LUN

@@ -276,10 +276,12 @@ impl HostPart {
                 continue;
             }
             self.hosts.get_mut(template.host).pending += 1;
+            let arrive_at = self.forwarded(core, ctrls, template, lun, p.sectors);
             let piece = Piece {
                 lun,
                 lba: p.member_lba,
                 sectors: p.sectors,
+                arrive_at,
                 ..template
             };
             ctrls.add_piece(core, self, arrays, piece);

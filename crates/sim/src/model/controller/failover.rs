@@ -28,7 +28,7 @@ impl ControllerPart {
         };
         let groups = std::mem::take(&mut self.ctrls[c as usize].groups);
         // Its dirty pages survive if it was copying them to a peer.
-        let mirrored = self.ctrls[c as usize].mirror;
+        let mirrored = self.ctrls[c as usize].mirroring;
         let mut lost = 0;
         for &g in &groups {
             self.groups[g as usize].ctrl = to;
@@ -52,7 +52,7 @@ impl ControllerPart {
         target.waiters.extend(waiters);
         // The last controller standing has no peer to copy writes to.
         if self.ctrls.iter().filter(|k| !k.failed).count() == 1 {
-            self.ctrls[to as usize].mirror = false;
+            self.ctrls[to as usize].mirroring = false;
         }
         if core.spec.controllers.failover_write_policy == WritePolicy::WriteThrough {
             // New writes, and those waiting for cache room, go to the disks.

@@ -19,11 +19,13 @@ impl ControllerPart {
         arrays: &mut ArrayPart,
         pid: u32,
         (g, lba, sectors): (u32, u64, u64),
-        t_cpu: SimTime,
+        arrive: SimTime,
     ) {
         let grp = &mut self.groups[g as usize];
         grp.stats.host_reads += 1;
+        let (ctrl, miss_ns) = (grp.ctrl, core.spec.controllers.read_miss_ns);
         if !grp.read_cache {
+            self.controller_time(core, ctrl, arrive, miss_ns);
             self.pieces.get_mut(pid).waits = 1;
             self.start_fetch(core, host, arrays, (g, lba, sectors), Some(pid), false);
             return;
@@ -51,8 +53,13 @@ impl ControllerPart {
         }
         if n_waits == 0 && absent.is_none() {
             self.groups[g as usize].stats.read_hits += 1;
+            let hit_ns = core.spec.controllers.read_hit_ns;
+            let t_cpu = self.controller_time(core, ctrl as u32, arrive, hit_ns);
             self.piece_done(core, host, arrays, pid, t_cpu, false);
         } else {
+            // A miss's processing runs beside its disk read: it holds the processor (and
+            // delays the hits and writes behind it), not the read.
+            self.controller_time(core, ctrl as u32, arrive, miss_ns);
             self.pieces.get_mut(pid).waits = n_waits as u32 + absent.is_some() as u32;
             for &f in &waits[..n_waits] {
                 if let Some(CtrlReq::Fetch { waiters, .. }) = arrays.request_mut(f) {

@@ -79,8 +79,11 @@ impl ControllerPart {
             }
         }
         let req = CtrlReq::WriteThrough { piece: pid };
+        let updates = self.stripe_updates(core, arrays, g);
         if (arrays.write(core, g, lba, sectors, req, OpClass::Foreground)).is_none() {
             self.piece_done(core, host, arrays, pid, core.now, true);
+        } else {
+            self.charge_parity(core, arrays, g, updates);
         }
     }
 
@@ -112,10 +115,10 @@ impl ControllerPart {
         let c = &mut self.ctrls[ctrl];
         c.dirty_pages += added;
         let mut ack = ready_at;
-        if c.mirror {
-            let start = ready_at.max(c.mirror_free_at);
-            c.mirror_free_at = start + crate::divisor::scale(sectors * 512, cs.mirror_ns_per_byte);
-            ack = c.mirror_free_at + cs.mirror_latency_ns;
+        if c.mirroring {
+            let bytes = sectors * 512;
+            let ns = crate::divisor::scale(bytes, cs.mirror_ns_per_byte);
+            ack = c.mirror.book(core, ready_at, ns, bytes) + cs.mirror_latency_ns;
         }
         self.piece_done(core, host, arrays, pid, ack, false);
         self.pump_destage(core, arrays, ctrl);
@@ -212,8 +215,12 @@ impl ControllerPart {
             pages,
         };
         let (lba, sectors) = (first * PAGE_SECTORS, pages * PAGE_SECTORS);
+        let updates = self.stripe_updates(core, arrays, g);
         match arrays.write(core, g, lba, sectors, req, OpClass::Destage) {
-            Some(started) => self.destage_ops_moved(g, 0, started),
+            Some(started) => {
+                self.charge_parity(core, arrays, g, updates);
+                self.destage_ops_moved(g, 0, started)
+            }
             None => {
                 // The stripe's data can no longer be written (too many failed disks): the
                 // dirty pages are lost. Counted, and dropped so the cache does not fill.
