@@ -78,7 +78,9 @@ pub struct Model {
 /// controllers ([`ControllerPart`]: caches, LUN queues, pieces) and the arrays
 /// ([`ArrayPart`]: devices, RAID groups, array requests, disk operations, spares and
 /// rebuilds), around the [`Core`] they share (clock, options, event queue, event log).
-/// The parts call each other through a few named methods (see each module); the stack
+/// The parts call each other through a few named methods (see each module); a method that
+/// reaches other parts takes the stack (one pointer, so the hot path passes and keeps one
+/// register instead of one per part) and never touches another part's fields. The stack
 /// hands each event to its part, and orchestrates failures, which reach several. The
 /// database engine reaches it only through the narrow interface below (`now`, `measuring`,
 /// `schedule_db`, `issue_db_io`, `prefetch_io`, `add_target`, `note`).
@@ -119,8 +121,7 @@ impl Model {
         if auto_max_ns.is_some() {
             self.begin_auto_warmup();
         }
-        let s = &mut self.stack;
-        s.host.start(&mut s.core, &mut s.ctrls, &mut s.arrays);
+        HostPart::start(&mut self.stack);
         if let Some(db) = self.db.as_deref_mut() {
             db.start(&mut self.stack);
         }
@@ -215,18 +216,23 @@ impl Model {
     }
 
     /// Hands `event` to the part it belongs to; the database's events and completions go
-    /// to the database engine.
+    /// to the database engine. Called from the event loop alone: inlined there, it costs no
+    /// call per event.
+    #[inline(always)]
     fn dispatch(&mut self, event: Event) {
         let s = &mut self.stack;
-        let (core, host, ctrls, arrays) = (&mut s.core, &mut s.host, &mut s.ctrls, &mut s.arrays);
         match event {
-            Event::JobIssue(job) => host.on_job_issue(core, ctrls, arrays, job),
-            Event::DeviceDone(op) => {
-                if arrays.device_done(core, op) {
-                    ctrls.on_disk_done(core, host, arrays, op)
+            Event::JobIssue(job) => HostPart::on_job_issue(s, job),
+            Event::DeviceDone(op) | Event::BackEndDone(op) => {
+                // A drive's operation reaches the controllers once its data has crossed the
+                // back end (at once when there is none). One call site keeps the controllers'
+                // completion inlined here.
+                let crossed =
+                    matches!(event, Event::BackEndDone(_)) || s.arrays.device_done(&mut s.core, op);
+                if crossed {
+                    ControllerPart::on_disk_done(s, op)
                 }
             }
-            Event::BackEndDone(op) => ctrls.on_disk_done(core, host, arrays, op),
             Event::HostDone(h) => {
                 if let (Some(done), Some(db)) = (s.on_host_done(h), self.db.as_deref_mut()) {
                     db.io_done(done, s);
@@ -239,8 +245,8 @@ impl Model {
                 }
             }
             Event::Failure(i) => s.on_failure(i),
-            Event::RebuildTick(t) => arrays.pump_rebuild(core, t),
-            Event::TraceNext => host.on_trace_next(core, ctrls, arrays),
+            Event::RebuildTick(t) => s.arrays.pump_rebuild(&mut s.core, t),
+            Event::TraceNext => HostPart::on_trace_next(s),
             Event::Db(t) => {
                 if let Some(db) = self.db.as_deref_mut() {
                     db.on_timer(t, s);
@@ -256,8 +262,7 @@ impl Stack {
     fn on_host_done(&mut self, h: u32) -> Option<DbIoDone> {
         // Latency before, during and after a rebuild: kept only when a failure can start one.
         let phase = (!self.failures.is_empty()).then(|| self.phase());
-        let (core, ctrls, arrays) = (&mut self.core, &mut self.ctrls, &mut self.arrays);
-        self.host.on_host_done(core, ctrls, arrays, h, phase)
+        HostPart::on_host_done(self, h, phase)
     }
 
     /// Statistics restart now (end of the warm-up).
@@ -332,15 +337,13 @@ impl Stack {
         sectors: u64,
         write: bool,
     ) {
-        let (core, ctrls, arrays) = (&mut self.core, &mut self.ctrls, &mut self.arrays);
         let host_io = HostIo {
             target,
             lba,
             sectors,
             write,
         };
-        self.host
-            .issue(core, ctrls, arrays, Issuer::Db(io), host_io, core.now);
+        HostPart::issue(self, Issuer::Db(io), host_io, self.core.now);
     }
 
     /// Starts loading the cache entries an I/O of `sectors` at `lba` of `target` will look

@@ -10,7 +10,7 @@ use super::limits::{
     MAX_ARRAY_BYTES, MAX_GROUPS, MAX_GROUP_BYTES, MAX_GROUP_DISKS, MAX_IO_LATENCY_NS,
     MAX_SIM_TIME_NS, MAX_THINK_NS, MBPS_RANGE,
 };
-use storlab_core::profile::MAX_RATE_IOPS;
+use storlab_core::profile::{MAX_BLOCK_BYTES, MAX_RATE_IOPS};
 
 mod controllers;
 mod models;
@@ -298,6 +298,29 @@ pub const VOLUME_KEYS: &[Key] = &[
         Kind::Text,
         Derived("none"),
         "failure group that serves reads while healthy (asm)",
+    ),
+];
+
+/// One entry of a volume's `failure_groups`.
+pub const FAILURE_GROUP_KEYS: &[Key] = &[
+    Key::new("name", Kind::Text, Required, "failure group name"),
+    Key::new("luns", STRINGS, Required, "LUNs in the group"),
+];
+
+/// One entry of a stream's `block_sizes` mix.
+pub const BLOCK_SIZE_KEYS: &[Key] = &[
+    Key::new(
+        "size",
+        Kind::Size,
+        Required,
+        "size of the I/O, a multiple of 512 bytes",
+    )
+    .int(512, MAX_BLOCK_BYTES),
+    Key::new(
+        "weight",
+        Kind::Number,
+        Required,
+        "relative weight, more than 0 (the weights are normalised)",
     ),
 ];
 

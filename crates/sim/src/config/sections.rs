@@ -8,8 +8,9 @@
 use storlab_core::keys::{check_section, Key};
 
 use super::keys::{
-    ARRAY_KEYS, BACK_END_KEYS, CONTROLLER_KEYS, DISK_GROUP_KEYS, FAILURE_KEYS, HDD_KEYS, HOST_KEYS,
-    LUN_KEYS, PATH_KEYS, RAID_GROUP_KEYS, REBUILD_KEYS, SSD_KEYS, VIRTUAL_DISK_KEYS, VOLUME_KEYS,
+    ARRAY_KEYS, BACK_END_KEYS, CONTROLLER_KEYS, DISK_GROUP_KEYS, FAILURE_GROUP_KEYS, FAILURE_KEYS,
+    HDD_KEYS, HOST_KEYS, LUN_KEYS, PATH_KEYS, RAID_GROUP_KEYS, REBUILD_KEYS, SSD_KEYS,
+    VIRTUAL_DISK_KEYS, VOLUME_KEYS,
 };
 use super::{merge_tables, ConfigError};
 use crate::device::models::{builtin_model, BUILTIN_MODELS};
@@ -57,7 +58,7 @@ fn sub_section(
 
 /// Every table of the array under `key` (`[[raid_groups]]`), checked as a section named
 /// `path[i]`.
-fn list(
+pub(super) fn list(
     parent: &mut toml::Table,
     key: &str,
     keys: &[Key],
@@ -108,6 +109,14 @@ pub(super) fn prepare_array(table: &mut toml::Table, file: &str) -> Result<(), C
         ("failures", FAILURE_KEYS),
     ] {
         list(table, key, keys, file, key)?;
+    }
+    if let Some(toml::Value::Array(volumes)) = table.get_mut("volumes") {
+        for (i, volume) in volumes.iter_mut().enumerate() {
+            if let toml::Value::Table(v) = volume {
+                let path = format!("volumes[{i}].failure_groups");
+                list(v, "failure_groups", FAILURE_GROUP_KEYS, file, &path)?;
+            }
+        }
     }
     let Some(value) = table.get_mut("disk_models") else {
         return Ok(());

@@ -17,7 +17,7 @@ use storlab_core::IoProfile;
 
 use storlab_core::keys;
 
-use super::keys::{STREAM_KEYS, WORKLOAD_KEYS};
+use super::keys::{BLOCK_SIZE_KEYS, STREAM_KEYS, WORKLOAD_KEYS};
 use super::{limits, ConfigError, SystemSpec};
 
 /// One stream: a profile over a target (a host volume, or LUNs concatenated).
@@ -286,6 +286,8 @@ fn parse_stream(
         keys::fill_defaults(&mut t, STREAM_KEYS);
     }
     keys::check_table(&t, STREAM_KEYS).map_err(|(k, r)| bad((k.to_string(), r)))?;
+    let path = format!("{key}.block_sizes");
+    super::sections::list(&mut t, "block_sizes", BLOCK_SIZE_KEYS, file, &path)?;
     let target = t.remove("target");
     let profile = IoProfile::from_table(t).map_err(|(k, reason)| {
         let at = if k.is_empty() {

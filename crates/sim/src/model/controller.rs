@@ -3,8 +3,8 @@
 //! destage in address order, write-through, the NVS-full wait, and failover.
 //!
 //! Its interface: the host part hands it pieces ([`ControllerPart::add_piece`]) and hears
-//! of each through [`HostPart::piece_done`]; it asks the arrays to read and write
-//! ([`ArrayPart::read`], [`ArrayPart::write`]) and takes their completions in
+//! of each through [`super::host::HostPart::piece_done`]; it asks the arrays to read and write
+//! ([`super::array::ArrayPart::read`], [`super::array::ArrayPart::write`]) and takes their completions in
 //! [`ControllerPart::on_disk_done`]. The host also asks which controller owns a LUN, whether
 //! a LUN has failed, and has the cache entries of an I/O loaded early
 //! ([`ControllerPart::prefetch_piece`]).
@@ -17,10 +17,10 @@ mod write;
 
 use std::collections::VecDeque;
 
-use super::array::{ArrayPart, OpClass};
+use super::array::OpClass;
 use super::core::Core;
-use super::host::HostPart;
 use super::resource::Resource;
+use super::Stack;
 use crate::cache::{DirtyPages, SegmentCache};
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::HostScheduler;
@@ -191,25 +191,20 @@ impl ControllerPart {
     /// Takes a piece: it waits in its LUN's queue while the LUN has the queue depth
     /// outstanding, else goes to its controller at once.
     #[inline]
-    pub fn add_piece(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
-        piece: Piece,
-    ) {
-        let pid = self.pieces.insert(PieceRt {
+    pub fn add_piece(s: &mut Stack, piece: Piece) {
+        let c = &mut s.ctrls;
+        let pid = c.pieces.insert(PieceRt {
             piece,
-            queued_at: core.now,
+            queued_at: s.core.now,
             waits: 0,
             error: false,
         });
-        let limit = core.spec.host.queue_depth_per_lun;
-        let l = &mut self.luns[piece.lun as usize];
+        let limit = s.core.spec.host.queue_depth_per_lun;
+        let l = &mut c.luns[piece.lun as usize];
         if limit > 0 && l.outstanding >= limit {
             l.queue.push_back(pid);
         } else {
-            self.dispatch_piece(core, host, arrays, pid);
+            Self::dispatch_piece(s, pid);
         }
     }
 
@@ -253,56 +248,55 @@ impl ControllerPart {
 
 impl ControllerPart {
     /// Sends a piece to its group's controller.
-    fn dispatch_piece(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
-        pid: u32,
-    ) {
-        let p = &self.pieces.get(pid).piece;
+    fn dispatch_piece(s: &mut Stack, pid: u32) {
+        let c = &mut s.ctrls;
+        let now = s.core.now;
+        let p = &c.pieces.get(pid).piece;
         let (lun, lba, sectors, write, arrive) =
-            (p.lun, p.lba, p.sectors, p.write, p.arrive_at.max(core.now));
-        let l = &mut self.luns[lun as usize];
+            (p.lun, p.lba, p.sectors, p.write, p.arrive_at.max(now));
+        let l = &mut c.luns[lun as usize];
         l.outstanding += 1;
         let (g, glba) = (l.group, l.offset + lba);
-        if self.controller_dead(g) {
+        if c.controller_dead(g) {
             // No controller left to serve the LUN: the piece fails at once.
-            self.piece_done(core, host, arrays, pid, core.now, true);
+            Self::piece_done(s, pid, now, true);
             return;
         }
         if write {
-            let cost = core.spec.controllers.write_ns;
-            let t_cpu = self.controller_time(core, self.groups[g as usize].ctrl, arrive, cost);
-            self.write_piece(core, host, arrays, pid, (g, glba, sectors), t_cpu);
+            let cost = s.core.spec.controllers.write_ns;
+            let t_cpu = c.controller_time(&s.core, c.groups[g as usize].ctrl, arrive, cost);
+            Self::write_piece(s, pid, (g, glba, sectors), t_cpu);
         } else {
             // Its processing cost depends on whether it hits: booked once it is known.
-            self.read_piece(core, host, arrays, pid, (g, glba, sectors), arrive);
+            Self::read_piece(s, pid, (g, glba, sectors), arrive);
         }
     }
 
     /// A piece is ready at `ready_at` (data in cache, write accepted) or failed: its LUN
     /// sends the next queued piece down, and the host hears.
     #[inline]
-    fn piece_done(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
-        pid: u32,
-        ready_at: SimTime,
-        error: bool,
-    ) {
-        let p = self.pieces.take(pid).piece;
-        let l = &mut self.luns[p.lun as usize];
+    fn piece_done(s: &mut Stack, pid: u32, ready_at: SimTime, error: bool) {
+        let c = &mut s.ctrls;
+        let p = c.pieces.take(pid).piece;
+        let l = &mut c.luns[p.lun as usize];
         l.outstanding -= 1;
-        if let Some(next) = self.next_queued(core, p.lun) {
-            self.dispatch_piece(core, host, arrays, next);
+        if let Some(next) = c.next_queued(&s.core, p.lun) {
+            Self::dispatch_piece(s, next);
         }
-        host.piece_done(core, p.host, ready_at, error);
+        s.host.piece_done(&mut s.core, p.host, ready_at, error);
     }
 
+    /// The piece LUN `lun` sends down next, by the host scheduler; none when its queue is
+    /// empty (the common case, answered without the scheduler).
+    #[inline]
     fn next_queued(&mut self, core: &Core, lun: u32) -> Option<u32> {
+        if self.luns[lun as usize].queue.is_empty() {
+            return None;
+        }
+        self.pick_queued(core, lun)
+    }
+
+    fn pick_queued(&mut self, core: &Core, lun: u32) -> Option<u32> {
         let l = &self.luns[lun as usize];
         let q = &l.queue;
         let i = match core.spec.host.scheduler {
@@ -333,43 +327,37 @@ impl ControllerPart {
         self.ctrls[self.groups[g as usize].ctrl as usize].failed
     }
 
-    /// A disk operation ended ([`ArrayPart::disk_done`]): destage accounting, the
+    /// A disk operation ended ([`super::array::ArrayPart::disk_done`]): destage accounting, the
     /// controller's request when its plan has ended, and more destage.
     #[inline]
-    pub fn on_disk_done(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
-        op: u32,
-    ) {
-        let groups = &self.groups;
-        let done = arrays.disk_done(core, op, |g, req| {
+    pub fn on_disk_done(s: &mut Stack, op: u32) {
+        let groups = &s.ctrls.groups;
+        let done = s.arrays.disk_done(&mut s.core, op, |g, req| {
             if let CtrlReq::Destage { first_page, pages } = *req {
                 // Its pages are freed when these writes end: load their entries.
                 groups[g as usize].dirty.prefetch_run(first_page, pages);
             }
         });
         let g = done.group;
-        let ctrl = self.groups[g as usize].ctrl as usize;
+        let ctrl = s.ctrls.groups[g as usize].ctrl as usize;
         let destage = done.class == OpClass::Destage;
         if destage {
-            self.destage_ops_moved(g, 1, done.started);
+            s.ctrls.destage_ops_moved(g, 1, done.started);
         }
         if let Some((id, req)) = done.finished {
             match req {
-                req @ CtrlReq::Fetch { .. } => self.fetch_done(core, host, arrays, id, g, req),
+                req @ CtrlReq::Fetch { .. } => Self::fetch_done(s, id, g, req),
                 CtrlReq::Destage { first_page, pages } => {
-                    self.destage_done(core, host, arrays, g, (first_page, pages))
+                    Self::destage_done(s, g, (first_page, pages))
                 }
                 CtrlReq::WriteThrough { piece } => {
-                    let unreachable = self.controller_dead(g);
-                    self.piece_done(core, host, arrays, piece, core.now, unreachable)
+                    let unreachable = s.ctrls.controller_dead(g);
+                    Self::piece_done(s, piece, s.core.now, unreachable)
                 }
             }
         }
         if destage {
-            self.pump_destage(core, arrays, ctrl);
+            Self::pump_destage(s, ctrl);
         }
     }
 

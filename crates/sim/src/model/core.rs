@@ -1,6 +1,7 @@
 //! What every part of the stack shares: the clock, the run's options, the system's
-//! specification (read only), the event queue and the event log. Each part's methods take it
-//! by `&mut` beside their own state.
+//! specification (read only), the event queue and the event log. A part's method that only
+//! needs its own state takes the core beside it; one that reaches other parts takes the whole
+//! [`super::Stack`] and uses each part through its methods.
 
 use storlab_core::result::SimEvent;
 

@@ -2,6 +2,7 @@
 //! path in the host, a controller in the controllers (its paths fail with it), a failure
 //! group as its LUNs.
 
+use super::controller::ControllerPart;
 use super::Stack;
 use crate::config::FailureTarget;
 
@@ -24,10 +25,7 @@ impl Stack {
                     );
                 }
             }
-            FailureTarget::Controller(c) => {
-                let (core, host, arrays) = (&mut self.core, &mut self.host, &mut self.arrays);
-                self.ctrls.fail_controller(core, host, arrays, c)
-            }
+            FailureTarget::Controller(c) => ControllerPart::fail_controller(self, c),
             FailureTarget::FailureGroup { volume, group } => {
                 let v = &self.core.spec.volumes[volume as usize];
                 let luns = (0..v.luns.len() as u32)

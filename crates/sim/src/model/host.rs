@@ -14,10 +14,9 @@ mod trace_replay;
 
 use storlab_core::LatencyHistogram;
 
-use super::array::ArrayPart;
 use super::controller::{ControllerPart, Piece};
 use super::core::Core;
-use super::DbIoDone;
+use super::{DbIoDone, Stack};
 use crate::config::SystemSpec;
 use crate::engine::{Event, SimTime};
 use crate::metrics::HostStats;
@@ -158,31 +157,18 @@ impl HostPart {
     }
 
     /// Issues a host request; `start_at` is when it was meant to start.
-    pub fn issue(
-        &mut self,
-        core: &mut Core,
-        ctrls: &mut ControllerPart,
-        arrays: &mut ArrayPart,
-        issuer: Issuer,
-        io: HostIo,
-        start_at: SimTime,
-    ) {
-        let mut pieces = std::mem::take(&mut self.vol_pieces);
-        self.map_io(io.target, io.lba, io.sectors, &mut pieces);
-        self.vol_pieces = pieces;
-        self.issue_mapped(core, ctrls, arrays, issuer, io, start_at);
+    pub fn issue(s: &mut Stack, issuer: Issuer, io: HostIo, start_at: SimTime) {
+        let host = &mut s.host;
+        let mut pieces = std::mem::take(&mut host.vol_pieces);
+        host.map_io(io.target, io.lba, io.sectors, &mut pieces);
+        host.vol_pieces = pieces;
+        Self::issue_mapped(s, issuer, io, start_at);
     }
 
     /// [`HostPart::issue`] for a request already mapped into `self.vol_pieces`.
-    fn issue_mapped(
-        &mut self,
-        core: &mut Core,
-        ctrls: &mut ControllerPart,
-        arrays: &mut ArrayPart,
-        issuer: Issuer,
-        io: HostIo,
-        start_at: SimTime,
-    ) {
+    fn issue_mapped(s: &mut Stack, issuer: Issuer, io: HostIo, start_at: SimTime) {
+        let host = &mut s.host;
+        let now = s.core.now;
         let HostIo {
             target,
             lba,
@@ -191,35 +177,35 @@ impl HostPart {
         } = io;
         debug_assert!({
             let mut check = Vec::new();
-            self.map_io(target, lba, sectors, &mut check);
-            check == self.vol_pieces
+            host.map_io(target, lba, sectors, &mut check);
+            check == host.vol_pieces
         });
-        let h = self.hosts.insert(HostReq {
+        let h = host.hosts.insert(HostReq {
             issuer,
             write,
             bytes: sectors * 512,
             start_at,
             pending: 1,
-            ready_at: core.now,
+            ready_at: now,
             path: 0,
             error: false,
         });
-        self.issued += 1;
-        let pieces = std::mem::take(&mut self.vol_pieces);
-        let t = &self.targets[target as usize];
+        host.issued += 1;
+        let pieces = std::mem::take(&mut host.vol_pieces);
+        let t = &host.targets[target as usize];
         let first_lun = pieces.first().map_or(0, |p| t.luns[p.member as usize]);
-        let Some(path) = self.pick_path(core, ctrls, first_lun) else {
-            self.fail_host(core, h);
-            self.vol_pieces = pieces;
+        let Some(path) = host.pick_path(&s.core, &s.ctrls, first_lun) else {
+            host.fail_host(&mut s.core, h);
+            host.vol_pieces = pieces;
             return;
         };
-        self.hosts.get_mut(h).path = path;
+        host.hosts.get_mut(h).path = path;
         let arrive = if write {
-            self.path_transfer(path, core.now, sectors * 512)
+            host.path_transfer(path, now, sectors * 512)
         } else {
-            core.now
+            now
         };
-        self.hosts.get_mut(h).ready_at = arrive;
+        host.hosts.get_mut(h).ready_at = arrive;
         let template = Piece {
             host: h,
             lun: 0,
@@ -235,48 +221,43 @@ impl HostPart {
                 .iter()
                 .position(|p| p.extent != extent)
                 .map_or(pieces.len(), |n| i + n);
-            if !self.send_extent(core, ctrls, arrays, target, &pieces[i..end], template) {
-                self.hosts.get_mut(h).error = true;
+            if !Self::send_extent(s, target, &pieces[i..end], template) {
+                s.host.hosts.get_mut(h).error = true;
             }
             i = end;
         }
-        self.vol_pieces = pieces;
-        if self.hosts.get(h).pending == 1 && self.hosts.get(h).error {
-            self.hosts.get_mut(h).pending = 0;
-            self.fail_host(core, h);
+        let host = &mut s.host;
+        host.vol_pieces = pieces;
+        if host.hosts.get(h).pending == 1 && host.hosts.get(h).error {
+            host.hosts.get_mut(h).pending = 0;
+            host.fail_host(&mut s.core, h);
             return;
         }
-        self.host_part_done(core, h, core.now);
+        host.host_part_done(&mut s.core, h, now);
     }
 
     /// Hands the copies of one extent to the controllers as pieces like `template`: a write
     /// to every healthy copy, a read to one. False when no copy could take it.
     #[inline]
-    fn send_extent(
-        &mut self,
-        core: &mut Core,
-        ctrls: &mut ControllerPart,
-        arrays: &mut ArrayPart,
-        target: u32,
-        copies: &[VolPiece],
-        template: Piece,
-    ) -> bool {
+    fn send_extent(s: &mut Stack, target: u32, copies: &[VolPiece], template: Piece) -> bool {
+        let host = &mut s.host;
         let copies = if template.write {
             copies
         } else {
-            match self.choose_read_copy(ctrls, target, copies) {
+            match host.choose_read_copy(&s.ctrls, target, copies) {
                 Some(k) => &copies[k..k + 1],
                 None => &[],
             }
         };
         let mut sent = false;
         for p in copies {
-            let lun = self.targets[target as usize].luns[p.member as usize];
-            if template.write && ctrls.lun_failed(lun) {
+            let host = &mut s.host;
+            let lun = host.targets[target as usize].luns[p.member as usize];
+            if template.write && s.ctrls.lun_failed(lun) {
                 continue;
             }
-            self.hosts.get_mut(template.host).pending += 1;
-            let arrive_at = self.forwarded(core, ctrls, template, lun, p.sectors);
+            host.hosts.get_mut(template.host).pending += 1;
+            let arrive_at = Self::forwarded(s, template, lun, p.sectors);
             let piece = Piece {
                 lun,
                 lba: p.member_lba,
@@ -284,7 +265,7 @@ impl HostPart {
                 arrive_at,
                 ..template
             };
-            ctrls.add_piece(core, self, arrays, piece);
+            ControllerPart::add_piece(s, piece);
             sent = true;
         }
         sent
@@ -352,32 +333,27 @@ impl HostPart {
     /// Host request `h` completes: counted (its latency under `phase`, when failures can
     /// happen), and its issuer goes on. A database I/O is handed back for the database
     /// engine.
-    pub fn on_host_done(
-        &mut self,
-        core: &mut Core,
-        ctrls: &mut ControllerPart,
-        arrays: &mut ArrayPart,
-        h: u32,
-        phase: Option<usize>,
-    ) -> Option<DbIoDone> {
-        let req = self.hosts.take(h);
-        self.completed += 1;
+    #[inline(always)]
+    pub fn on_host_done(s: &mut Stack, h: u32, phase: Option<usize>) -> Option<DbIoDone> {
+        let (this, core) = (&mut s.host, &s.core);
+        let req = this.hosts.take(h);
+        this.completed += 1;
         let now = core.now;
         let latency = now - req.start_at;
         let mut measured = false;
         if req.error {
             if core.measuring() {
-                self.io_errors += 1;
+                this.io_errors += 1;
             }
         } else {
             if core.measuring() {
                 measured = true;
-                if !self.from_db {
-                    self.stats.record(now.ns(), req.write, req.bytes, latency);
+                if !this.from_db {
+                    this.stats.record(now.ns(), req.write, req.bytes, latency);
                 }
                 if let Issuer::Job(j) = req.issuer {
-                    let stream = self.jobs[j as usize].stream as usize;
-                    if let Some(c) = self.streams[stream].class.as_mut() {
+                    let stream = this.jobs[j as usize].stream as usize;
+                    if let Some(c) = this.streams[stream].class.as_mut() {
                         c.io.record(now.ns(), req.write, req.bytes, latency);
                     }
                 }
@@ -385,11 +361,11 @@ impl HostPart {
             // Latency before, during and after a rebuild: reported only when a failure
             // can start one.
             if let Some(phase) = phase {
-                self.phase_latency[phase].record(latency);
+                this.phase_latency[phase].record(latency);
             }
         }
         match req.issuer {
-            Issuer::Trace => self.trace_request_done(core, ctrls, arrays),
+            Issuer::Trace => Self::trace_request_done(s),
             Issuer::Db(io) => {
                 return Some(DbIoDone {
                     io,
@@ -399,7 +375,7 @@ impl HostPart {
                     measured,
                 })
             }
-            Issuer::Job(j) => self.job_io_done(core, ctrls, arrays, j),
+            Issuer::Job(j) => Self::job_io_done(s, j),
         }
         None
     }

@@ -23,6 +23,8 @@ pub(crate) struct Resource {
     bytes: u64,
     wait_ns: u64,
     service_ns: u64,
+    /// Whether its figures are kept: not when the results leave the components out.
+    counted: bool,
 }
 
 impl Resource {
@@ -37,6 +39,16 @@ impl Resource {
             bytes: 0,
             wait_ns: 0,
             service_ns: 0,
+            counted: true,
+        }
+    }
+
+    /// The same component, its figures not kept (the results will not show it): booking
+    /// only tracks when its servers are free.
+    pub fn uncounted(self) -> Resource {
+        Resource {
+            counted: false,
+            ..self
         }
     }
 
@@ -44,21 +56,41 @@ impl Resource {
     /// first; returns when it ends.
     #[inline]
     pub fn book(&mut self, core: &Core, ready: SimTime, service_ns: u64, bytes: u64) -> SimTime {
-        let (i, free) = (self.free_at.iter().copied().enumerate())
-            .min_by_key(|&(_, t)| t)
-            .unwrap_or((0, SimTime(0)));
-        let start = ready.max(free);
+        // One server (a loop, a link, the default processor) needs no search: this stays
+        // small enough to inline into the controller's hot path.
+        let i = if self.free_at.len() == 1 {
+            0
+        } else {
+            self.first_free()
+        };
+        let start = ready.max(self.free_at[i]);
         let end = start + service_ns;
         self.free_at[i] = end;
+        if self.counted {
+            self.count(core, (ready, start, end), bytes);
+        }
+        end
+    }
+
+    /// Counts a service of `bytes` ready at `ready`, from `start` to `end`.
+    #[inline]
+    fn count(&mut self, core: &Core, (ready, start, end): (SimTime, SimTime, SimTime), bytes: u64) {
         let (from, to) = (core.warmup_end(), core.warmup_end() + core.opts.duration_ns);
         self.busy_ns += end.min(to).saturating_since(start.max(from));
         if ready >= from {
             self.ops += 1;
             self.bytes += bytes;
             self.wait_ns += start - ready;
-            self.service_ns += service_ns;
+            self.service_ns += end - start;
         }
-        end
+    }
+
+    /// The server free first (the lowest index among equals).
+    #[inline(never)]
+    fn first_free(&self) -> usize {
+        (self.free_at.iter().enumerate())
+            .min_by_key(|&(_, t)| *t)
+            .map_or(0, |(i, _)| i)
     }
 
     /// The component's figures over a window of `window_ns`.

@@ -245,3 +245,66 @@ fn a_run_longer_than_a_week_is_refused() {
         other => panic!("expected an Invalid error, got {other:?}"),
     }
 }
+
+/// An ASM-like volume over two LUNs whose `failure_groups` entries are `groups`.
+fn asm_volume(groups: &str) -> String {
+    format!(
+        "{SMALL}[[luns]]\nname = \"a\"\ngroup = \"g\"\nsize = \"10GiB\"\n[[luns]]\nname = \"b\"\n\
+         group = \"g\"\nsize = \"10GiB\"\n\
+         [[volumes]]\nname = \"v\"\nkind = \"asm\"\nredundancy = \"normal\"\n\
+         failure_groups = [{groups}]\n"
+    )
+}
+
+#[test]
+fn a_bad_failure_group_entry_names_its_index_and_key() {
+    let ok = "{ name = \"fa\", luns = [\"a\"] }";
+    parse_array(
+        &asm_volume(&format!("{ok}, {{ name = \"fb\", luns = [\"b\"] }}")),
+        "x",
+    )
+    .expect("two good failure groups");
+    let (key, reason) = invalid(&asm_volume(&format!(
+        "{ok}, {{ name = 1, luns = [\"b\"] }}"
+    )));
+    assert_eq!(key, "volumes[0].failure_groups[1].name");
+    assert!(reason.contains("must be a string; got 1"), "{reason}");
+    let (key, reason) = invalid(&asm_volume(&format!(
+        "{ok}, {{ name = \"fb\", luns = \"b\" }}"
+    )));
+    assert_eq!(key, "volumes[0].failure_groups[1].luns");
+    assert!(reason.contains("must be a list of names"), "{reason}");
+    let (key, reason) = invalid(&asm_volume(&format!("{ok}, {{ name = \"fb\" }}")));
+    assert_eq!(key, "volumes[0].failure_groups[1].luns");
+    assert!(reason.contains("is required"), "{reason}");
+    let (key, reason) = invalid(&asm_volume(&format!(
+        "{ok}, {{ name = \"fb\", lun = [\"b\"] }}"
+    )));
+    assert_eq!(key, "volumes[0].failure_groups[1].lun");
+    assert!(
+        reason.contains("unknown key (allowed: name, luns)"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_bad_block_size_entry_names_its_index_and_key() {
+    let stream = |sizes: &str| format!("[[streams]]\nblock_sizes = [{sizes}]\n");
+    let ok = "{ size = \"8KiB\", weight = 1.0 }";
+    let (key, reason) = workload_error(&stream(&format!(
+        "{ok}, {{ size = \"128MiB\", weight = 1.0 }}"
+    )));
+    assert_eq!(key, "streams[0].block_sizes[1].size");
+    assert!(
+        reason.contains("at most 64m") && reason.contains("got 128m"),
+        "{reason}"
+    );
+    let (key, reason) = workload_error(&stream(&format!(
+        "{ok}, {{ size = \"4KiB\", weight = \"x\" }}"
+    )));
+    assert_eq!(key, "streams[0].block_sizes[1].weight");
+    assert!(reason.contains("must be a number"), "{reason}");
+    let (key, reason) = workload_error(&stream(&format!("{ok}, {{ size = \"4KiB\" }}")));
+    assert_eq!(key, "streams[0].block_sizes[1].weight");
+    assert!(reason.contains("is required"), "{reason}");
+}

@@ -88,6 +88,7 @@ impl Hdd {
     }
 
     /// Angular position of a sector, as time into the revolution, on either layout.
+    #[inline]
     pub(super) fn angle_of(&self, zone: usize, pos: &Position) -> u64 {
         if self.table_layout {
             self.angle_measured_ns(zone, pos)

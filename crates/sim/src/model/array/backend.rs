@@ -57,16 +57,16 @@ impl ArrayPart {
     #[inline]
     pub fn device_done(&mut self, core: &mut Core, op_id: u32) -> bool {
         let op = self.ops.get(op_id);
-        let (disk, cmd, arrived) = (op.disk, op.cmd, op.arrived_at);
-        if let Some(s) = self.devices[disk as usize].complete(core.now, &cmd, arrived) {
+        let disk = op.disk as usize;
+        if let Some(s) = self.devices[disk].complete(core.now, &op.cmd, op.arrived_at) {
             core.schedule(s.done, Event::DeviceDone(s.op));
         }
         let b = &mut self.back_ends;
-        let lp = b.of_device.get(disk as usize).copied().unwrap_or(NONE);
+        let lp = b.of_device.get(disk).copied().unwrap_or(NONE);
         if lp == NONE {
             return true;
         }
-        let bytes = u64::from(cmd.sectors) * 512;
+        let bytes = u64::from(self.ops.get(op_id).cmd.sectors) * 512;
         let ns = crate::divisor::scale(bytes, b.ns_per_byte[lp as usize]);
         let end: SimTime = b.loops[lp as usize].book(core, core.now, ns, bytes);
         core.schedule(end, Event::BackEndDone(op_id));

@@ -19,6 +19,10 @@ impl ControllerPart {
             .map(|g| g.layout.capacity_sectors().div_ceil(c.segment_sectors))
             .max()
             .unwrap_or(0);
+        // The results show the processors and links only when the array declares its
+        // internals: otherwise their figures are not kept.
+        let counted = spec.declares_internals();
+        let resource = |r: Resource| if counted { r } else { r.uncounted() };
         let mut ctrls: Vec<CtrlRt> = (0..c.count)
             .map(|i| CtrlRt {
                 cache: SegmentCache::new(c.read_cache_segments, spec.groups.len(), max_segments),
@@ -27,12 +31,16 @@ impl ControllerPart {
                 destaging_pages: 0,
                 destage_active: false,
                 waiters: VecDeque::new(),
-                cpu: Resource::new(
+                cpu: resource(Resource::new(
                     format!("controller {i} processors"),
                     "processors",
                     c.processors as usize,
-                ),
-                mirror: Resource::new(format!("internal link {i}"), "internal_link", 1),
+                )),
+                mirror: resource(Resource::new(
+                    format!("internal link {i}"),
+                    "internal_link",
+                    1,
+                )),
                 mirroring: c.mirror_writes,
                 write_through: false,
                 groups: Vec::new(),

@@ -3,95 +3,89 @@
 
 use super::ControllerPart;
 use crate::config::WritePolicy;
-use crate::model::array::ArrayPart;
-use crate::model::core::Core;
-use crate::model::host::HostPart;
+use crate::model::Stack;
 
 impl ControllerPart {
     /// Controller `c` fails: the paths to it fail, and its groups move to the next survivor.
-    pub fn fail_controller(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
-        c: u32,
-    ) {
-        let n = self.ctrls.len() as u32;
-        self.ctrls[c as usize].failed = true;
-        host.fail_paths_to(c);
+    pub fn fail_controller(s: &mut Stack, c: u32) {
+        let this = &mut s.ctrls;
+        let n = this.ctrls.len() as u32;
+        this.ctrls[c as usize].failed = true;
+        s.host.fail_paths_to(c);
         let Some(to) = (1..n)
             .map(|k| (c + k) % n)
-            .find(|&k| !self.ctrls[k as usize].failed)
+            .find(|&k| !this.ctrls[k as usize].failed)
         else {
-            self.fail_last(core, host, arrays, c);
+            Self::fail_last(s, c);
             return;
         };
-        let groups = std::mem::take(&mut self.ctrls[c as usize].groups);
+        let groups = std::mem::take(&mut this.ctrls[c as usize].groups);
         // Its dirty pages survive if it was copying them to a peer.
-        let mirrored = self.ctrls[c as usize].mirroring;
+        let mirrored = this.ctrls[c as usize].mirroring;
         let mut lost = 0;
         for &g in &groups {
-            self.groups[g as usize].ctrl = to;
+            this.groups[g as usize].ctrl = to;
             if !mirrored {
-                let dropped = self.groups[g as usize].dirty.drop_idle();
-                self.groups[g as usize].stats.lost_pages += dropped;
+                let dropped = this.groups[g as usize].dirty.drop_idle();
+                this.groups[g as usize].stats.lost_pages += dropped;
                 lost += dropped;
             }
         }
-        let from = &mut self.ctrls[c as usize];
+        let from = &mut this.ctrls[c as usize];
         let (dirty, destaging) = (from.dirty_pages - lost, from.destaging_pages);
         let waiters = std::mem::take(&mut from.waiters);
         let room = std::mem::take(&mut from.destage_room);
         from.dirty_pages = 0;
         from.destaging_pages = 0;
-        let target = &mut self.ctrls[to as usize];
+        let target = &mut this.ctrls[to as usize];
         target.groups.extend(groups);
         target.destage_room += room;
         target.dirty_pages += dirty;
         target.destaging_pages += destaging;
         target.waiters.extend(waiters);
         // The last controller standing has no peer to copy writes to.
-        if self.ctrls.iter().filter(|k| !k.failed).count() == 1 {
-            self.ctrls[to as usize].mirroring = false;
+        if this.ctrls.iter().filter(|k| !k.failed).count() == 1 {
+            this.ctrls[to as usize].mirroring = false;
         }
-        if core.spec.controllers.failover_write_policy == WritePolicy::WriteThrough {
+        if s.core.spec.controllers.failover_write_policy == WritePolicy::WriteThrough {
             // New writes, and those waiting for cache room, go to the disks.
-            self.ctrls[to as usize].write_through = true;
-            let waiting = std::mem::take(&mut self.ctrls[to as usize].waiters);
+            this.ctrls[to as usize].write_through = true;
+            let waiting = std::mem::take(&mut this.ctrls[to as usize].waiters);
             for w in waiting {
-                self.groups[w.group as usize].stats.nvs_delay_ns +=
-                    core.now.saturating_since(w.since);
-                self.write_through(core, host, arrays, w.piece, (w.group, w.lba, w.sectors));
+                s.ctrls.groups[w.group as usize].stats.nvs_delay_ns +=
+                    s.core.now.saturating_since(w.since);
+                Self::write_through(s, w.piece, (w.group, w.lba, w.sectors));
             }
         }
-        core.note(
+        s.core.note(
             "failover",
             &format!("controller:{c}"),
             format!("LUNs move to controller {to}"),
         );
         if lost > 0 {
             let detail = format!("{lost} dirty 4 KiB pages were not mirrored and are lost");
-            core.note("data_loss", &format!("controller:{c}"), detail);
+            s.core.note("data_loss", &format!("controller:{c}"), detail);
         }
-        self.pump_destage(core, arrays, to as usize);
+        Self::pump_destage(s, to as usize);
     }
 
     /// The last controller `c` failed: its LUNs are unavailable.
-    fn fail_last(&mut self, core: &mut Core, host: &mut HostPart, arrays: &mut ArrayPart, c: u32) {
-        let groups = std::mem::take(&mut self.ctrls[c as usize].groups);
-        for l in self.luns.iter_mut().filter(|l| groups.contains(&l.group)) {
+    fn fail_last(s: &mut Stack, c: u32) {
+        let this = &mut s.ctrls;
+        let groups = std::mem::take(&mut this.ctrls[c as usize].groups);
+        for l in this.luns.iter_mut().filter(|l| groups.contains(&l.group)) {
             l.failed = true;
         }
-        core.note(
+        s.core.note(
             "data_unavailable",
             &format!("controller:{c}"),
             "no controller left".into(),
         );
         // Writes waiting for write cache room will never get it: they fail. (Disk
         // operations already started still complete; their requests end as they would.)
-        let waiters = std::mem::take(&mut self.ctrls[c as usize].waiters);
+        let waiters = std::mem::take(&mut s.ctrls.ctrls[c as usize].waiters);
         for w in waiters {
-            self.piece_done(core, host, arrays, w.piece, core.now, true);
+            Self::piece_done(s, w.piece, s.core.now, true);
         }
     }
 

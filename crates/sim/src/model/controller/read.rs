@@ -5,90 +5,80 @@ use super::{ControllerPart, CtrlReq, SeqStream, Waiters, SEQ_SLOTS};
 use crate::cache::page_key;
 use crate::config::resolve::PAGE_SECTORS;
 use crate::engine::SimTime;
-use crate::model::array::ArrayPart;
-use crate::model::core::Core;
-use crate::model::host::HostPart;
+use crate::model::Stack;
 
 impl ControllerPart {
     /// A read piece of `sectors` at `lba` of group `g`: hit, wait for fetches in flight, or
     /// fetch.
     pub(super) fn read_piece(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
+        s: &mut Stack,
         pid: u32,
         (g, lba, sectors): (u32, u64, u64),
         arrive: SimTime,
     ) {
-        let grp = &mut self.groups[g as usize];
+        let this = &mut s.ctrls;
+        let grp = &mut this.groups[g as usize];
         grp.stats.host_reads += 1;
-        let (ctrl, miss_ns) = (grp.ctrl, core.spec.controllers.read_miss_ns);
+        let (ctrl, miss_ns) = (grp.ctrl, s.core.spec.controllers.read_miss_ns);
         if !grp.read_cache {
-            self.controller_time(core, ctrl, arrive, miss_ns);
-            self.pieces.get_mut(pid).waits = 1;
-            self.start_fetch(core, host, arrays, (g, lba, sectors), Some(pid), false);
+            this.controller_time(&s.core, ctrl, arrive, miss_ns);
+            this.pieces.get_mut(pid).waits = 1;
+            Self::start_fetch(s, (g, lba, sectors), Some(pid), false);
             return;
         }
-        let seg = core.spec.controllers.segment_sectors;
+        let seg = s.core.spec.controllers.segment_sectors;
         let (s0, s1) = (lba / seg, (lba + sectors - 1) / seg);
         let ctrl = grp.ctrl as usize;
         let mut waits: [u32; 4] = [u32::MAX; 4];
         let mut n_waits = 0usize;
         let mut absent: Option<(u64, u64)> = None;
-        for s in s0..=s1 {
-            let key = page_key(g, s);
-            if self.ctrls[ctrl].cache.touch(g, s) || self.dirty_covers(g, s * seg, seg) {
+        for segment in s0..=s1 {
+            let key = page_key(g, segment);
+            if this.ctrls[ctrl].cache.touch(g, segment) || this.dirty_covers(g, segment * seg, seg)
+            {
                 continue;
             }
-            match self.ctrls[ctrl].inflight.get(key).checked_sub(1) {
+            match this.ctrls[ctrl].inflight.get(key).checked_sub(1) {
                 Some(f) if n_waits < waits.len() => {
                     if !waits[..n_waits].contains(&f) {
                         waits[n_waits] = f;
                         n_waits += 1;
                     }
                 }
-                _ => absent = Some(absent.map_or((s, s), |(a, _)| (a, s))),
+                _ => absent = Some(absent.map_or((segment, segment), |(a, _)| (a, segment))),
             }
         }
         if n_waits == 0 && absent.is_none() {
-            self.groups[g as usize].stats.read_hits += 1;
-            let hit_ns = core.spec.controllers.read_hit_ns;
-            let t_cpu = self.controller_time(core, ctrl as u32, arrive, hit_ns);
-            self.piece_done(core, host, arrays, pid, t_cpu, false);
+            this.groups[g as usize].stats.read_hits += 1;
+            let hit_ns = s.core.spec.controllers.read_hit_ns;
+            let t_cpu = this.controller_time(&s.core, ctrl as u32, arrive, hit_ns);
+            Self::piece_done(s, pid, t_cpu, false);
         } else {
             // A miss's processing runs beside its disk read: it holds the processor (and
             // delays the hits and writes behind it), not the read.
-            self.controller_time(core, ctrl as u32, arrive, miss_ns);
-            self.pieces.get_mut(pid).waits = n_waits as u32 + absent.is_some() as u32;
+            this.controller_time(&s.core, ctrl as u32, arrive, miss_ns);
+            this.pieces.get_mut(pid).waits = n_waits as u32 + absent.is_some() as u32;
             for &f in &waits[..n_waits] {
-                if let Some(CtrlReq::Fetch { waiters, .. }) = arrays.request_mut(f) {
+                if let Some(CtrlReq::Fetch { waiters, .. }) = s.arrays.request_mut(f) {
                     waiters.push(pid);
                 }
             }
             if let Some((a, b)) = absent {
                 let extent = (g, a * seg, (b - a + 1) * seg);
-                self.start_fetch(core, host, arrays, extent, Some(pid), true);
+                Self::start_fetch(s, extent, Some(pid), true);
             }
         }
-        self.detect_sequential(core, host, arrays, g, lba, sectors);
+        Self::detect_sequential(s, g, lba, sectors);
     }
 
     /// One fetch a piece waited for ended.
-    fn fetch_waiter_done(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
-        pid: u32,
-        error: bool,
-    ) {
-        let p = self.pieces.get_mut(pid);
+    fn fetch_waiter_done(s: &mut Stack, pid: u32, error: bool) {
+        let p = s.ctrls.pieces.get_mut(pid);
         p.waits -= 1;
         p.error |= error;
         if p.waits == 0 {
             let error = p.error;
-            self.piece_done(core, host, arrays, pid, core.now, error);
+            Self::piece_done(s, pid, s.core.now, error);
         }
     }
 
@@ -103,17 +93,14 @@ impl ControllerPart {
     /// are marked in flight and cached on completion. A read of lost data fails its waiter
     /// at once.
     fn start_fetch(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
+        s: &mut Stack,
         (g, lba, sectors): (u32, u64, u64),
         waiter: Option<u32>,
         cache: bool,
     ) {
-        let cap = self.groups[g as usize].capacity_sectors;
-        let sectors = sectors.min(cap - lba);
-        let ctrl = self.groups[g as usize].ctrl;
+        let grp = &s.ctrls.groups[g as usize];
+        let sectors = sectors.min(grp.capacity_sectors - lba);
+        let ctrl = grp.ctrl;
         let req = CtrlReq::Fetch {
             lba,
             sectors,
@@ -121,32 +108,23 @@ impl ControllerPart {
             cache,
             ctrl,
         };
-        let Some(id) = arrays.read(core, g, lba, sectors, req) else {
+        let Some(id) = s.arrays.read(&mut s.core, g, lba, sectors, req) else {
             if let Some(pid) = waiter {
-                self.fetch_waiter_done(core, host, arrays, pid, true);
+                Self::fetch_waiter_done(s, pid, true);
             }
             return;
         };
         if cache {
-            let seg = core.spec.controllers.segment_sectors;
-            for s in lba / seg..(lba + sectors).div_ceil(seg) {
-                self.ctrls[ctrl as usize]
-                    .inflight
-                    .set(page_key(g, s), id + 1);
+            let seg = s.core.spec.controllers.segment_sectors;
+            let inflight = &mut s.ctrls.ctrls[ctrl as usize].inflight;
+            for segment in lba / seg..(lba + sectors).div_ceil(seg) {
+                inflight.set(page_key(g, segment), id + 1);
             }
         }
     }
 
     /// Fetch `id` completed: cache its segments and release the readers waiting for it.
-    pub(super) fn fetch_done(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
-        id: u32,
-        g: u32,
-        req: CtrlReq,
-    ) {
+    pub(super) fn fetch_done(s: &mut Stack, id: u32, g: u32, req: CtrlReq) {
         let CtrlReq::Fetch {
             lba,
             sectors,
@@ -158,45 +136,38 @@ impl ControllerPart {
             unreachable!("fetch_done on a non-fetch request");
         };
         if cache {
-            let seg = core.spec.controllers.segment_sectors;
-            let c = &mut self.ctrls[ctrl as usize];
-            for s in lba / seg..(lba + sectors).div_ceil(seg) {
-                let key = page_key(g, s);
+            let seg = s.core.spec.controllers.segment_sectors;
+            let c = &mut s.ctrls.ctrls[ctrl as usize];
+            for segment in lba / seg..(lba + sectors).div_ceil(seg) {
+                let key = page_key(g, segment);
                 // Forgotten only if this fetch is the one recorded: one probe.
                 let (slot, fetch, found) = c.inflight.probe(key);
                 if fetch == id + 1 {
                     c.inflight.set_at(slot, found, key, 0);
                 }
                 if !c.failed {
-                    c.cache.insert(g, s);
+                    c.cache.insert(g, segment);
                 }
             }
         }
         // Data the disks returned after the group's controller died (no survivor took its
         // LUNs) never reaches the host.
-        let unreachable = self.controller_dead(g);
+        let unreachable = s.ctrls.controller_dead(g);
         for pid in waiters.into_pieces() {
-            self.fetch_waiter_done(core, host, arrays, pid, unreachable);
+            Self::fetch_waiter_done(s, pid, unreachable);
         }
     }
 
     /// Tracks up to `SEQ_SLOTS` sequential readers per group and prefetches ahead of them.
-    fn detect_sequential(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
-        g: u32,
-        lba: u64,
-        sectors: u64,
-    ) {
-        let c = &core.spec.controllers;
+    fn detect_sequential(s: &mut Stack, g: u32, lba: u64, sectors: u64) {
+        let c = &s.core.spec.controllers;
         let (trigger, prefetch, seg) =
             (c.sequential_trigger, c.prefetch_sectors, c.segment_sectors);
         if trigger == 0 || prefetch == 0 {
             return;
         }
-        let grp = &mut self.groups[g as usize];
+        let this = &mut s.ctrls;
+        let grp = &mut this.groups[g as usize];
         let end = lba + sectors;
         let slot = match grp.seq.iter().position(|s| s.next_lba == lba && s.run > 0) {
             Some(i) => {
@@ -214,27 +185,27 @@ impl ControllerPart {
                 i
             }
         };
-        let s = &mut grp.seq[slot];
-        s.next_lba = end;
-        if s.run < trigger {
+        let stream = &mut grp.seq[slot];
+        stream.next_lba = end;
+        if stream.run < trigger {
             return;
         }
         let ahead = prefetch.max(2 * sectors);
         let cap = grp.capacity_sectors;
-        let from = s.prefetched_to.max(end) / seg * seg;
+        let from = stream.prefetched_to.max(end) / seg * seg;
         if from >= cap || from.saturating_sub(end) >= ahead / 2 {
             return;
         }
         let to = (end + ahead).div_ceil(seg) * seg;
         let to = to.min(cap);
-        s.prefetched_to = to;
+        stream.prefetched_to = to;
         let ctrl = grp.ctrl as usize;
         let mut first = from;
-        while first < to && self.segment_known(ctrl, g, first / seg) {
+        while first < to && this.segment_known(ctrl, g, first / seg) {
             first += seg;
         }
         if first < to {
-            self.start_fetch(core, host, arrays, (g, first, to - first), None, true);
+            Self::start_fetch(s, (g, first, to - first), None, true);
         }
     }
 

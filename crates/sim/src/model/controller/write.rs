@@ -6,9 +6,9 @@ use super::{ControllerPart, CtrlReq, NvsWaiter};
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::WritePolicy;
 use crate::engine::SimTime;
-use crate::model::array::{ArrayPart, OpClass};
+use crate::model::array::OpClass;
 use crate::model::core::Core;
-use crate::model::host::HostPart;
+use crate::model::Stack;
 use crate::raid::Layout;
 
 /// Longest destage run: 1 MiB, rounded down to whole stripes (at least one stripe).
@@ -26,31 +26,28 @@ impl ControllerPart {
     /// A write piece of `sectors` at `lba` of group `g`: into NVS (maybe waiting for space),
     /// or through to the disks.
     pub(super) fn write_piece(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
+        s: &mut Stack,
         pid: u32,
         (g, lba, sectors): (u32, u64, u64),
         t_cpu: SimTime,
     ) {
-        let grp = &mut self.groups[g as usize];
+        let c = &mut s.ctrls;
+        let grp = &mut c.groups[g as usize];
         grp.stats.host_writes += 1;
         let ctrl = grp.ctrl as usize;
         let write_back = grp.write_cache
-            && core.spec.controllers.write_policy == WritePolicy::WriteBack
-            && !self.ctrls[ctrl].write_through;
+            && s.core.spec.controllers.write_policy == WritePolicy::WriteBack
+            && !c.ctrls[ctrl].write_through;
         if !write_back {
-            self.write_through(core, host, arrays, pid, (g, lba, sectors));
+            Self::write_through(s, pid, (g, lba, sectors));
             return;
         }
-        if self.ctrls[ctrl].waiters.is_empty()
-            && self.try_accept(core, host, arrays, pid, (g, lba, sectors), t_cpu)
-        {
+        if c.ctrls[ctrl].waiters.is_empty() && Self::try_accept(s, pid, (g, lba, sectors), t_cpu) {
             return;
         }
-        self.groups[g as usize].stats.nvs_delayed += 1;
-        self.ctrls[ctrl].waiters.push_back(NvsWaiter {
+        let c = &mut s.ctrls;
+        c.groups[g as usize].stats.nvs_delayed += 1;
+        c.ctrls[ctrl].waiters.push_back(NvsWaiter {
             piece: pid,
             group: g,
             lba,
@@ -62,28 +59,25 @@ impl ControllerPart {
     /// Sends a write piece to the disks; the host hears when they have it. Dirty pages it
     /// covers whole (held from before a failover to write-through) hold older data: they are
     /// dropped rather than destaged over it later.
-    pub(super) fn write_through(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
-        pid: u32,
-        (g, lba, sectors): (u32, u64, u64),
-    ) {
-        let grp = &mut self.groups[g as usize];
+    pub(super) fn write_through(s: &mut Stack, pid: u32, (g, lba, sectors): (u32, u64, u64)) {
+        let c = &mut s.ctrls;
+        let grp = &mut c.groups[g as usize];
         if !grp.dirty.is_empty() {
             let (first, end) = (lba.div_ceil(PAGE_SECTORS), (lba + sectors) / PAGE_SECTORS);
             if first < end {
                 let cleaned = grp.dirty.clean_idle(first, end);
-                self.ctrls[grp.ctrl as usize].dirty_pages -= cleaned;
+                c.ctrls[grp.ctrl as usize].dirty_pages -= cleaned;
             }
         }
         let req = CtrlReq::WriteThrough { piece: pid };
-        let updates = self.stripe_updates(core, arrays, g);
-        if (arrays.write(core, g, lba, sectors, req, OpClass::Foreground)).is_none() {
-            self.piece_done(core, host, arrays, pid, core.now, true);
+        let updates = s.ctrls.stripe_updates(&s.core, &s.arrays, g);
+        let written = s
+            .arrays
+            .write(&mut s.core, g, lba, sectors, req, OpClass::Foreground);
+        if written.is_none() {
+            Self::piece_done(s, pid, s.core.now, true);
         } else {
-            self.charge_parity(core, arrays, g, updates);
+            s.ctrls.charge_parity(&s.core, &s.arrays, g, updates);
         }
     }
 
@@ -92,103 +86,102 @@ impl ControllerPart {
     /// controller that took over its failed peer's LUNs holds both caches' dirty pages, more
     /// than its own capacity: it has no room until destaging brings it back under.
     fn try_accept(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
+        s: &mut Stack,
         pid: u32,
         (g, lba, sectors): (u32, u64, u64),
         ready_at: SimTime,
     ) -> bool {
-        let ctrl = self.groups[g as usize].ctrl as usize;
-        let cs = &core.spec.controllers;
+        let this = &mut s.ctrls;
+        let ctrl = this.groups[g as usize].ctrl as usize;
+        let cs = &s.core.spec.controllers;
         let room = cs
             .write_cache_pages
-            .saturating_sub(self.ctrls[ctrl].dirty_pages);
+            .saturating_sub(this.ctrls[ctrl].dirty_pages);
         let pages = (lba / PAGE_SECTORS, (lba + sectors).div_ceil(PAGE_SECTORS));
-        let Some(added) = self.groups[g as usize]
+        let Some(added) = this.groups[g as usize]
             .dirty
             .write_within(pages.0, pages.1, room)
         else {
             return false;
         };
-        let c = &mut self.ctrls[ctrl];
+        let c = &mut this.ctrls[ctrl];
         c.dirty_pages += added;
         let mut ack = ready_at;
         if c.mirroring {
             let bytes = sectors * 512;
             let ns = crate::divisor::scale(bytes, cs.mirror_ns_per_byte);
-            ack = c.mirror.book(core, ready_at, ns, bytes) + cs.mirror_latency_ns;
+            ack = c.mirror.book(&s.core, ready_at, ns, bytes) + cs.mirror_latency_ns;
         }
-        self.piece_done(core, host, arrays, pid, ack, false);
-        self.pump_destage(core, arrays, ctrl);
+        Self::piece_done(s, pid, ack, false);
+        Self::pump_destage(s, ctrl);
         true
     }
 
     /// Admits NVS waiters in arrival order while they fit.
-    fn admit_waiters(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
-        ctrl: usize,
-    ) {
-        while let Some(w) = self.ctrls[ctrl].waiters.front() {
+    fn admit_waiters(s: &mut Stack, ctrl: usize) {
+        while let Some(w) = s.ctrls.ctrls[ctrl].waiters.front() {
+            let c = &s.ctrls;
             let (pid, group, lba, sectors, since) = (w.piece, w.group, w.lba, w.sectors, w.since);
             // The next waiter's dirty-page entry, loading while this one is admitted.
-            if let Some(n) = self.ctrls[ctrl].waiters.get(1) {
-                self.groups[n.group as usize]
+            if let Some(n) = c.ctrls[ctrl].waiters.get(1) {
+                c.groups[n.group as usize]
                     .dirty
                     .prefetch(n.lba / PAGE_SECTORS);
             }
-            let ready_at = core.now.max(since);
-            if !self.try_accept(core, host, arrays, pid, (group, lba, sectors), ready_at) {
+            let now = s.core.now;
+            if !Self::try_accept(s, pid, (group, lba, sectors), now.max(since)) {
                 break;
             }
-            self.ctrls[ctrl].waiters.pop_front();
-            self.groups[group as usize].stats.nvs_delay_ns += core.now.saturating_since(since);
+            let c = &mut s.ctrls;
+            c.ctrls[ctrl].waiters.pop_front();
+            c.groups[group as usize].stats.nvs_delay_ns += now.saturating_since(since);
         }
     }
 
     /// Starts destage at the high watermark and keeps it going down to the low watermark,
     /// sweeping each group's dirty pages in address order, one stripe-bounded run at a time.
-    pub(super) fn pump_destage(&mut self, core: &mut Core, arrays: &mut ArrayPart, ctrl: usize) {
+    pub(super) fn pump_destage(s: &mut Stack, ctrl: usize) {
+        let this = &mut s.ctrls;
         // A failed controller destages nothing: its groups moved to a survivor, or, with no
         // controller left, their data is unavailable.
-        if self.ctrls[ctrl].failed {
+        if this.ctrls[ctrl].failed {
             return;
         }
-        let (high, low) = self.destage_marks(core, ctrl);
-        let c = &mut self.ctrls[ctrl];
+        let (high, low) = this.destage_marks(&s.core, ctrl);
+        let c = &mut this.ctrls[ctrl];
         if !c.destage_active && (c.dirty_pages >= high || !c.waiters.is_empty()) {
             c.destage_active = true;
         }
         debug_assert_eq!(
-            self.ctrls[ctrl].destage_room as usize,
-            self.ctrls[ctrl]
+            this.ctrls[ctrl].destage_room as usize,
+            this.ctrls[ctrl]
                 .groups
                 .iter()
                 .filter(|&&g| {
-                    let grp = &self.groups[g as usize];
+                    let grp = &this.groups[g as usize];
                     grp.destage_ops_inflight < grp.destage_ops_limit
                 })
                 .count(),
             "destage room count out of step"
         );
         let mut idle_groups = 0;
-        while self.ctrls[ctrl].destage_active
-            && self.ctrls[ctrl].destage_room > 0
-            && (self.ctrls[ctrl].dirty_pages - self.ctrls[ctrl].destaging_pages > low
-                || !self.ctrls[ctrl].waiters.is_empty())
-            && idle_groups < self.ctrls[ctrl].groups.len()
-        {
-            let c = &mut self.ctrls[ctrl];
+        loop {
+            let this = &mut s.ctrls;
+            let c = &this.ctrls[ctrl];
+            let more = c.destage_active
+                && c.destage_room > 0
+                && (c.dirty_pages - c.destaging_pages > low || !c.waiters.is_empty())
+                && idle_groups < c.groups.len();
+            if !more {
+                break;
+            }
+            let c = &mut this.ctrls[ctrl];
             let g = c.groups[c.next_group];
             c.next_group += 1;
             if c.next_group == c.groups.len() {
                 c.next_group = 0;
             }
-            if !self.destage_one(core, arrays, g) {
+            if !Self::destage_one(s, g) {
                 idle_groups += 1;
             } else {
                 idle_groups = 0;
@@ -197,8 +190,9 @@ impl ControllerPart {
     }
 
     /// Issues one destage run for group `g` if it has dirty pages and queue room.
-    fn destage_one(&mut self, core: &mut Core, arrays: &mut ArrayPart, g: u32) -> bool {
-        let grp = &mut self.groups[g as usize];
+    fn destage_one(s: &mut Stack, g: u32) -> bool {
+        let this = &mut s.ctrls;
+        let grp = &mut this.groups[g as usize];
         if grp.destage_ops_inflight >= grp.destage_ops_limit {
             return false;
         }
@@ -209,23 +203,26 @@ impl ControllerPart {
             return false;
         };
         grp.destage_cursor = first + pages;
-        self.ctrls[grp.ctrl as usize].destaging_pages += pages;
+        this.ctrls[grp.ctrl as usize].destaging_pages += pages;
         let req = CtrlReq::Destage {
             first_page: first,
             pages,
         };
         let (lba, sectors) = (first * PAGE_SECTORS, pages * PAGE_SECTORS);
-        let updates = self.stripe_updates(core, arrays, g);
-        match arrays.write(core, g, lba, sectors, req, OpClass::Destage) {
+        let updates = this.stripe_updates(&s.core, &s.arrays, g);
+        match s
+            .arrays
+            .write(&mut s.core, g, lba, sectors, req, OpClass::Destage)
+        {
             Some(started) => {
-                self.charge_parity(core, arrays, g, updates);
-                self.destage_ops_moved(g, 0, started)
+                this.charge_parity(&s.core, &s.arrays, g, updates);
+                this.destage_ops_moved(g, 0, started)
             }
             None => {
                 // The stripe's data can no longer be written (too many failed disks): the
                 // dirty pages are lost. Counted, and dropped so the cache does not fill.
-                self.groups[g as usize].stats.lost_pages += pages;
-                self.release_destaged(core, g, first, pages);
+                this.groups[g as usize].stats.lost_pages += pages;
+                this.release_destaged(&s.core, g, first, pages);
             }
         }
         true
@@ -275,16 +272,9 @@ impl ControllerPart {
 
     /// A destage of `pages` pages from `first_page` of group `g` completed: free its pages,
     /// admit waiting writes, keep destaging.
-    pub(super) fn destage_done(
-        &mut self,
-        core: &mut Core,
-        host: &mut HostPart,
-        arrays: &mut ArrayPart,
-        g: u32,
-        (first_page, pages): (u64, u64),
-    ) {
-        let ctrl = self.release_destaged(core, g, first_page, pages);
-        self.admit_waiters(core, host, arrays, ctrl);
-        self.pump_destage(core, arrays, ctrl);
+    pub(super) fn destage_done(s: &mut Stack, g: u32, (first_page, pages): (u64, u64)) {
+        let ctrl = s.ctrls.release_destaged(&s.core, g, first_page, pages);
+        Self::admit_waiters(s, ctrl);
+        Self::pump_destage(s, ctrl);
     }
 }

@@ -9,10 +9,7 @@ use crate::config::limits::OPEN_LOOP_MAX_OUTSTANDING;
 use crate::config::{SystemSpec, WorkloadSpec};
 use crate::engine::{Event, SimTime};
 use crate::metrics::HostStats;
-use crate::model::array::ArrayPart;
-use crate::model::controller::ControllerPart;
-use crate::model::core::Core;
-use crate::model::RunOptions;
+use crate::model::{RunOptions, Stack};
 use crate::rng::{Purpose, Rng};
 use crate::slab::Slab;
 use crate::volume::VolPiece;
@@ -123,96 +120,83 @@ impl HostPart {
 
     /// Starts every job (open loop: its first arrival; closed loop: its I/Os in flight) and
     /// the trace replay.
-    pub fn start(&mut self, core: &mut Core, ctrls: &mut ControllerPart, arrays: &mut ArrayPart) {
-        for j in 0..self.jobs.len() as u32 {
-            let job = &mut self.jobs[j as usize];
+    pub fn start(s: &mut Stack) {
+        for j in 0..s.host.jobs.len() as u32 {
+            let job = &mut s.host.jobs[j as usize];
             if job.mean_interarrival_ns > 0.0 {
                 let gap = job.arrivals.exp(job.mean_interarrival_ns) as u64;
-                core.schedule(SimTime(gap), Event::JobIssue(j));
+                s.core.schedule(SimTime(gap), Event::JobIssue(j));
             } else {
-                let depth = self.streams[job.stream as usize].profile.iodepth;
+                let depth = s.host.streams[job.stream as usize].profile.iodepth;
                 for _ in 0..depth {
-                    self.issue_job_io(core, ctrls, arrays, j);
+                    Self::issue_job_io(s, j);
                 }
             }
         }
-        self.start_trace(core, ctrls, arrays);
+        Self::start_trace(s);
     }
 
     /// Job `j`'s think time is over, or an open-loop arrival is due.
-    pub fn on_job_issue(
-        &mut self,
-        core: &mut Core,
-        ctrls: &mut ControllerPart,
-        arrays: &mut ArrayPart,
-        j: u32,
-    ) {
-        let job = &mut self.jobs[j as usize];
+    pub fn on_job_issue(s: &mut Stack, j: u32) {
+        let host = &mut s.host;
+        let job = &mut host.jobs[j as usize];
         if job.mean_interarrival_ns > 0.0 {
             let gap = job.arrivals.exp(job.mean_interarrival_ns) as u64;
-            core.schedule(core.now + gap.max(1), Event::JobIssue(j));
+            s.core.schedule(s.core.now + gap.max(1), Event::JobIssue(j));
             // An overloaded array would otherwise queue arrivals without end: past the bound
             // they are dropped and counted (reported as overload).
-            let s = &mut self.streams[job.stream as usize];
-            if s.open_outstanding >= OPEN_LOOP_MAX_OUTSTANDING {
-                s.dropped += 1;
+            let stream = &mut host.streams[job.stream as usize];
+            if stream.open_outstanding >= OPEN_LOOP_MAX_OUTSTANDING {
+                stream.dropped += 1;
                 return;
             }
-            s.open_outstanding += 1;
+            stream.open_outstanding += 1;
         }
-        self.issue_job_io(core, ctrls, arrays, j);
+        Self::issue_job_io(s, j);
     }
 
     /// Sends job `j`'s next I/O down and draws the one after it (the same sequence as drawing
     /// each when issued: a job's stream has its own random numbers). The one after it is
     /// mapped onto the target now, and the cache entries it will look up (usually many events
     /// later) start loading; neither changes any state the run depends on.
-    fn issue_job_io(
-        &mut self,
-        core: &mut Core,
-        ctrls: &mut ControllerPart,
-        arrays: &mut ArrayPart,
-        j: u32,
-    ) {
-        let job = &mut self.jobs[j as usize];
+    fn issue_job_io(s: &mut Stack, j: u32) {
+        let host = &mut s.host;
+        let job = &mut host.jobs[j as usize];
         let following = job.ios.next_io();
         let io = std::mem::replace(&mut job.next_io, following);
-        let target = self.streams[job.stream as usize].target;
+        let target = host.streams[job.stream as usize].target;
         // The I/O's pieces, mapped when it was drawn, go where `issue` takes them from.
-        std::mem::swap(&mut self.vol_pieces, &mut job.next_pieces);
+        std::mem::swap(&mut host.vol_pieces, &mut job.next_pieces);
         let host_io = HostIo {
             target,
             lba: io.lba,
             sectors: io.sectors,
             write: io.write,
         };
-        self.issue_mapped(core, ctrls, arrays, Issuer::Job(j), host_io, core.now);
-        let mut pieces = std::mem::take(&mut self.jobs[j as usize].next_pieces);
-        self.map_io(target, following.lba, following.sectors, &mut pieces);
-        self.prefetch_pieces(core, ctrls, target, &pieces, following.write);
-        self.jobs[j as usize].next_pieces = pieces;
+        Self::issue_mapped(s, Issuer::Job(j), host_io, s.core.now);
+        let host = &mut s.host;
+        let mut pieces = std::mem::take(&mut host.jobs[j as usize].next_pieces);
+        host.map_io(target, following.lba, following.sectors, &mut pieces);
+        host.prefetch_pieces(&s.core, &s.ctrls, target, &pieces, following.write);
+        host.jobs[j as usize].next_pieces = pieces;
     }
 
     /// An I/O of job `j` completed: an open-loop job counts it, a closed-loop one issues its
     /// next I/O (after its think time).
-    pub(super) fn job_io_done(
-        &mut self,
-        core: &mut Core,
-        ctrls: &mut ControllerPart,
-        arrays: &mut ArrayPart,
-        j: u32,
-    ) {
-        let job = &self.jobs[j as usize];
+    pub(super) fn job_io_done(s: &mut Stack, j: u32) {
+        let host = &mut s.host;
+        let job = &host.jobs[j as usize];
         if job.mean_interarrival_ns > 0.0 {
-            let s = &mut self.streams[job.stream as usize];
-            s.open_outstanding -= 1;
-            s.completed += 1;
+            let stream = &mut host.streams[job.stream as usize];
+            stream.open_outstanding -= 1;
+            stream.completed += 1;
             return;
         }
         if job.think_ns > 0 {
-            core.schedule(core.now + job.think_ns, Event::JobIssue(j));
+            s.core
+                .schedule(s.core.now + job.think_ns, Event::JobIssue(j));
         } else {
-            self.issue_job_io(core, ctrls, arrays, j);
+            Self::issue_job_io(s, j);
         }
     }
 }

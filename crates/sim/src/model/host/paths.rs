@@ -5,6 +5,7 @@ use crate::config::{MultipathPolicy, SystemSpec};
 use crate::engine::SimTime;
 use crate::model::controller::{ControllerPart, Piece};
 use crate::model::core::Core;
+use crate::model::Stack;
 
 pub(super) struct PathRt {
     free_at: SimTime,
@@ -85,19 +86,14 @@ impl HostPart {
     /// LUN: forwarded from the controller its path reaches when that one does not own it
     /// ([`ControllerPart::forward`]).
     #[inline]
-    pub(super) fn forwarded(
-        &self,
-        core: &Core,
-        ctrls: &mut ControllerPart,
-        template: Piece,
-        lun: u32,
-        sectors: u64,
-    ) -> SimTime {
-        if core.spec.controllers.forward_ns.is_none() {
+    pub(super) fn forwarded(s: &mut Stack, template: Piece, lun: u32, sectors: u64) -> SimTime {
+        if s.core.spec.controllers.forward_ns.is_none() {
             return template.arrive_at;
         }
-        let via = self.paths[self.hosts.get(template.host).path as usize].controller;
-        ctrls.forward(core, via, lun, template.arrive_at, sectors * 512)
+        let host = &s.host;
+        let via = host.paths[host.hosts.get(template.host).path as usize].controller;
+        s.ctrls
+            .forward(&s.core, via, lun, template.arrive_at, sectors * 512)
     }
 
     /// Path `p` fails; true when no path is left.

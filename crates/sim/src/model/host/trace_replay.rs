@@ -11,9 +11,7 @@ use std::io::BufRead;
 use super::{HostIo, HostPart, Issuer};
 use crate::config::{resolve_placement, ConfigError, SystemSpec};
 use crate::engine::{Event, SimTime};
-use crate::model::array::ArrayPart;
-use crate::model::controller::ControllerPart;
-use crate::model::core::Core;
+use crate::model::Stack;
 use crate::trace::{TraceError, TraceReader, TraceRecord};
 
 /// How records are issued.
@@ -116,25 +114,22 @@ impl HostPart {
         self.trace.as_mut().and_then(|t| t.error.take())
     }
 
-    pub(super) fn start_trace(
-        &mut self,
-        core: &mut Core,
-        ctrls: &mut ControllerPart,
-        arrays: &mut ArrayPart,
-    ) {
-        let Some(t) = self.trace.as_ref() else { return };
+    pub(super) fn start_trace(s: &mut Stack) {
+        let Some(t) = s.host.trace.as_ref() else {
+            return;
+        };
         match t.mode {
             TraceMode::OpenLoop { .. } => {
-                if let Some(at) = self.fetch_record() {
-                    core.schedule(at, Event::TraceNext);
+                if let Some(at) = s.host.fetch_record() {
+                    s.core.schedule(at, Event::TraceNext);
                 }
             }
             TraceMode::ClosedLoop { outstanding } => {
                 for _ in 0..outstanding {
-                    if self.fetch_record().is_none() {
+                    if s.host.fetch_record().is_none() {
                         break;
                     }
-                    self.issue_record(core, ctrls, arrays, core.now);
+                    Self::issue_record(s, s.core.now);
                 }
             }
         }
@@ -189,49 +184,35 @@ impl HostPart {
     }
 
     /// The next record is due (open loop).
-    pub fn on_trace_next(
-        &mut self,
-        core: &mut Core,
-        ctrls: &mut ControllerPart,
-        arrays: &mut ArrayPart,
-    ) {
-        self.issue_record(core, ctrls, arrays, core.now);
-        if let Some(at) = self.fetch_record() {
-            core.schedule(at.max(core.now), Event::TraceNext);
+    pub fn on_trace_next(s: &mut Stack) {
+        Self::issue_record(s, s.core.now);
+        if let Some(at) = s.host.fetch_record() {
+            s.core.schedule(at.max(s.core.now), Event::TraceNext);
         }
     }
 
     /// A trace I/O completed: closed loop, the next record goes.
-    pub(super) fn trace_request_done(
-        &mut self,
-        core: &mut Core,
-        ctrls: &mut ControllerPart,
-        arrays: &mut ArrayPart,
-    ) {
+    pub(super) fn trace_request_done(s: &mut Stack) {
+        let host = &mut s.host;
         if matches!(
-            self.trace.as_ref().map(|t| t.mode),
+            host.trace.as_ref().map(|t| t.mode),
             Some(TraceMode::ClosedLoop { .. })
-        ) && self.fetch_record().is_some()
+        ) && host.fetch_record().is_some()
         {
-            self.issue_record(core, ctrls, arrays, core.now);
+            Self::issue_record(s, s.core.now);
         }
     }
 
     /// Issues the fetched record; `start_at` is when it was due.
-    fn issue_record(
-        &mut self,
-        core: &mut Core,
-        ctrls: &mut ControllerPart,
-        arrays: &mut ArrayPart,
-        start_at: SimTime,
-    ) {
-        let Some(r) = self.trace.as_mut().and_then(|t| t.next.take()) else {
+    fn issue_record(s: &mut Stack, start_at: SimTime) {
+        let host = &mut s.host;
+        let Some(r) = host.trace.as_mut().and_then(|t| t.next.take()) else {
             return;
         };
-        let Some(target) = self.trace_target(&core.spec, r.device) else {
+        let Some(target) = host.trace_target(&s.core.spec, r.device) else {
             return;
         };
-        let cap = self.targets[target as usize].volume.capacity_sectors();
+        let cap = host.targets[target as usize].volume.capacity_sectors();
         let sectors = (r.bytes as u64).div_ceil(512).clamp(1, cap);
         let lba = (r.offset_bytes / 512) % (cap - sectors + 1);
         let io = HostIo {
@@ -240,7 +221,7 @@ impl HostPart {
             sectors,
             write: r.write,
         };
-        self.issue(core, ctrls, arrays, Issuer::Trace, io, start_at);
+        Self::issue(s, Issuer::Trace, io, start_at);
     }
 
     /// The target of trace device `device`, resolved and cached on first use.
