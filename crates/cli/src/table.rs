@@ -4,6 +4,8 @@ use std::fmt::Write;
 
 use storlab_core::result::Run;
 
+mod components;
+
 /// Formats rows under headers: first column left-aligned, the others right-aligned.
 pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
     render_left(headers, rows, 1)
@@ -241,6 +243,7 @@ pub fn single(run: &Run) -> String {
         );
         out += &disk_summary(run);
     }
+    out += &components::table(&run.components);
     out += &host_side(run);
     if let Some(s) = &run.sim {
         out += &format!(

@@ -275,6 +275,28 @@ pub struct PathMetrics {
     pub failed: bool,
 }
 
+/// A component inside a simulated array with a capacity of its own (a back-end loop, a
+/// controller's processors, the internal link between controllers): how busy it was, what
+/// it carried and how long work queued for it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ComponentMetrics {
+    /// Name (`back-end loop0`, `controller 1 processors`, `internal link 0`).
+    pub name: String,
+    /// `back_end`, `processors` or `internal_link`.
+    pub kind: String,
+    /// Share of the measured window the component was busy, percent (for several servers,
+    /// the mean over them).
+    pub util_pct: f64,
+    /// Operations per second it served.
+    pub ops_per_s: f64,
+    /// MB/s it carried (0 for processors).
+    pub mbps: f64,
+    /// Mean time an operation waited for the component before its service began, ms.
+    pub wait_ms: f64,
+    /// Mean service time of an operation, ms.
+    pub service_ms: f64,
+}
+
 /// Something that happened during a run (failures, rebuilds, data loss).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SimEvent {
@@ -489,6 +511,10 @@ pub struct Run {
     /// Per host path figures (simulated arrays).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<PathMetrics>,
+    /// Components inside a simulated array with their own capacity (back-end loops,
+    /// controller processors, the internal link); absent when the array declares none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub components: Vec<ComponentMetrics>,
     /// Failures, failovers, rebuilds, data loss.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<SimEvent>,
@@ -541,6 +567,7 @@ impl Run {
             arrays: Vec::new(),
             series: Vec::new(),
             paths: Vec::new(),
+            components: Vec::new(),
             events: Vec::new(),
             rebuilds: Vec::new(),
             classes: Vec::new(),

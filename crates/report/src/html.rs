@@ -197,6 +197,10 @@ fn tables_section(study: &Study) -> String {
         ),
         ("Top-5 timed events", tables::timed_events(study)),
         ("Array internals", tables::arrays(study)),
+        (
+            "Array components (loops, processors, links; busiest first)",
+            tables::components(study),
+        ),
         ("Capacity and cost", Some(cost::capacity(study))),
     ];
     parts

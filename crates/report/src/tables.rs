@@ -5,9 +5,12 @@
 use storlab_core::result::{DeviceMetrics, IostatFigures, Run, TargetKind};
 
 use crate::anchor;
+
+mod components;
 use crate::model::{Spread, Study};
 use crate::svg::{config_color, esc, fmt_num};
 use crate::sweep::summary_runs;
+pub use components::components;
 
 /// A table from a header and rows of already-escaped HTML cells; cells holding a number are
 /// right-aligned.

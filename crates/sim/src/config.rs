@@ -4,6 +4,7 @@
 //! The simulator never reads files: callers pass the text and the file name, which every
 //! error message carries along with the offending key. Unknown keys are errors.
 
+pub mod back_ends;
 pub mod database;
 pub mod docs;
 mod failures;
@@ -20,6 +21,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use storlab_core::{ByteSize, TimeSpan};
 
+pub use back_ends::BackEndSpec;
 pub use database::{
     character_workload, CharacterSpec, DbSpec, DbTest, DEFAULT_MULTIBLOCK_READ_COUNT,
 };
@@ -113,6 +115,20 @@ pub struct ControllersFile {
     pub mirror_latency: TimeSpan,
     /// Controller processing time per host I/O (one I/O at a time per controller).
     pub overhead: TimeSpan,
+    /// Processors per controller.
+    pub processors: u32,
+    /// Processor time of a host read served from cache (default `overhead`).
+    pub read_hit_cost: Option<TimeSpan>,
+    /// Processor time of a host read that goes to the disks (default `overhead`).
+    pub read_miss_cost: Option<TimeSpan>,
+    /// Processor time of a host write (default `overhead`).
+    pub write_cost: Option<TimeSpan>,
+    /// Processor time of one RAID 5/6 stripe update.
+    pub parity_cost: TimeSpan,
+    /// ALUA forwarding cost from the non-owning controller (None: no ownership cost).
+    pub forward_cost: Option<TimeSpan>,
+    /// Commands kept at each drive (None: the drive's own queue depth).
+    pub disk_queue_depth: Option<u32>,
     /// Start destaging when dirty data exceeds this share of the write cache, percent.
     pub destage_high_pct: f64,
     /// Stop destaging when dirty data falls to this share, percent.
@@ -179,6 +195,8 @@ pub struct ArrayFile {
     pub luns: Vec<host::LunFile>,
     /// Host volumes over LUNs.
     pub volumes: Vec<host::VolumeFile>,
+    /// Back-end loops or buses.
+    pub back_ends: Vec<back_ends::BackEndFile>,
     /// Failure events.
     pub failures: Vec<host::FailureFile>,
     /// Rebuild policy.

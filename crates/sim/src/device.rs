@@ -167,6 +167,9 @@ pub struct Device {
     pub stats: DeviceStats,
     at_device: u32,
     last_change: SimTime,
+    /// Commands the controller keeps at the drive: the drive's queue depth, or fewer when the
+    /// array sets its own ([`Device::limit_queue`]).
+    queue_limit: u32,
 }
 
 impl Device {
@@ -180,6 +183,7 @@ impl Device {
             stats: DeviceStats::default(),
             at_device: 0,
             last_change: SimTime(0),
+            queue_limit: u32::MAX,
         }
     }
 
@@ -187,6 +191,12 @@ impl Device {
     #[inline]
     pub fn load(&self) -> u32 {
         self.at_device
+    }
+
+    /// The controller keeps at most `limit` commands at the drive (never more than the
+    /// drive's own queue depth); the rest wait in the controller's queue for the drive.
+    pub fn limit_queue(&mut self, limit: u32) {
+        self.queue_limit = limit.max(1);
     }
 
     /// The mechanism.
@@ -207,7 +217,7 @@ impl Device {
     pub fn submit(&mut self, now: SimTime, cmd: Command) -> Option<Started> {
         self.account(now);
         self.at_device += 1;
-        if self.mech.outstanding() >= self.mech.queue_depth() {
+        if self.mech.outstanding() >= self.mech.queue_depth().min(self.queue_limit) {
             self.overflow.push_back(cmd);
             return None;
         }

@@ -65,6 +65,8 @@ pub enum Event {
     JobIssue(u32),
     /// A device finished the disk operation with this id (the operation names its device).
     DeviceDone(u32),
+    /// The data of the disk operation with this id has crossed its back-end loop.
+    BackEndDone(u32),
     /// A host request's data and acknowledgement reached the host.
     HostDone(u32),
     /// End of the warm-up: statistics restart.
@@ -106,6 +108,7 @@ impl Event {
             Event::Db(DbTimer::VictimBuffered(i)) => (10, i),
             Event::Db(DbTimer::WriterBuffered) => (11, 0),
             Event::Db(DbTimer::LogTimeout) => (12, 0),
+            Event::BackEndDone(i) => (13, i),
         };
         assert!(
             index <= INDEX_MASK,
@@ -131,7 +134,8 @@ impl Event {
             9 => Event::Db(DbTimer::Checkpoint),
             10 => Event::Db(DbTimer::VictimBuffered(i)),
             11 => Event::Db(DbTimer::WriterBuffered),
-            _ => Event::Db(DbTimer::LogTimeout),
+            12 => Event::Db(DbTimer::LogTimeout),
+            _ => Event::BackEndDone(i),
         }
     }
 }
@@ -350,6 +354,7 @@ mod tests {
             Event::Db(DbTimer::VictimBuffered(0)),
             Event::Db(DbTimer::WriterBuffered),
             Event::Db(DbTimer::LogTimeout),
+            Event::BackEndDone(max),
         ];
         for e in all {
             assert_eq!(Event::unpack(e.pack()), e);

@@ -7,14 +7,15 @@
 use storlab_core::keys::{Default::Derived, Default::Required, Default::Value as D, Key, Kind};
 
 use super::limits::{
-    MAX_ARRAY_BYTES, MAX_CACHE_BYTES, MAX_GROUPS, MAX_GROUP_BYTES, MAX_GROUP_DISKS,
-    MAX_IO_LATENCY_NS, MAX_SIM_TIME_NS, MAX_THINK_NS, MBPS_RANGE,
+    MAX_ARRAY_BYTES, MAX_GROUPS, MAX_GROUP_BYTES, MAX_GROUP_DISKS, MAX_IO_LATENCY_NS,
+    MAX_SIM_TIME_NS, MAX_THINK_NS, MBPS_RANGE,
 };
-use super::resolve::MAX_DESTAGE_QUEUE;
 use storlab_core::profile::{MAX_BLOCK_BYTES, MAX_RATE_IOPS};
 
+mod controllers;
 mod models;
 
+pub use controllers::{BACK_END_KEYS, CONTROLLER_KEYS};
 pub use models::{HDD_KEYS, SSD_KEYS};
 
 /// Most controllers of an array.
@@ -23,9 +24,9 @@ pub const MAX_CONTROLLERS: u64 = 16;
 /// streams of a workload may keep outstanding in all.
 const MAX_QUEUE_DEPTH_PER_LUN: u64 = super::limits::MAX_OUTSTANDING;
 /// Farthest prefetch distance: 1 GiB.
-const MAX_PREFETCH_BYTES: u64 = 1 << 30;
+pub(crate) const MAX_PREFETCH_BYTES: u64 = 1 << 30;
 /// Most sequential reads before prefetching starts.
-const MAX_SEQUENTIAL_TRIGGER: u64 = 1 << 20;
+pub(crate) const MAX_SEQUENTIAL_TRIGGER: u64 = 1 << 20;
 /// Largest stripe of a striped volume, allocation unit of an ASM-like one: 1 GiB.
 const MAX_VOLUME_CHUNK_BYTES: u64 = 1 << 30;
 
@@ -33,7 +34,7 @@ const LIST: Kind = Kind::Tables;
 const TABLE: Kind = Kind::Table;
 const NAMES: Kind = Kind::NameOrNames;
 const STRINGS: Kind = Kind::Names;
-const WRITE_POLICY: Kind = Kind::Choice(&["write-back", "write-through"]);
+pub(crate) const WRITE_POLICY: Kind = Kind::Choice(&["write-back", "write-through"]);
 
 /// One section of a file: its TOML path and its keys.
 pub struct Section {
@@ -56,6 +57,8 @@ pub const ARRAY_KEYS: &[Key] = &[
     Key::new("virtual_disks", LIST, D("[]"), "virtual disks striped over a whole disk group"),
     Key::new("luns", LIST, D("[]"), "LUNs carved from groups (groups not named are one LUN each)"),
     Key::new("volumes", LIST, D("[]"), "host volumes over LUNs"),
+    Key::new("back_ends", LIST, D("[]"),
+        "back-end loops or buses with their bandwidth and disks (none: unlimited)"),
     Key::new("failures", LIST, D("[]"), "failure events"),
     Key::new("rebuild", TABLE, Derived("see [rebuild]"), "rebuild policy"),
     Key::new("disk_models", TABLE, D("{}"),
@@ -106,119 +109,6 @@ pub const PATH_KEYS: &[Key] = &[
         "controller whose port the path reaches (for the preferred policy)",
     )
     .int(0, MAX_CONTROLLERS - 1),
-];
-
-/// `[controllers]`.
-pub const CONTROLLER_KEYS: &[Key] = &[
-    Key::new(
-        "count",
-        Kind::Count,
-        D("2"),
-        "controllers; groups are assigned round-robin unless they name one",
-    )
-    .int(1, MAX_CONTROLLERS),
-    Key::new(
-        "cache",
-        Kind::Size,
-        D("\"4GiB\""),
-        "cache memory per controller",
-    )
-    .int(0, MAX_CACHE_BYTES),
-    Key::new(
-        "write_cache",
-        Kind::Size,
-        D("\"1GiB\""),
-        "battery-backed write cache (NVS) per controller, part of `cache`",
-    )
-    .int(0, MAX_CACHE_BYTES),
-    Key::new(
-        "write_policy",
-        WRITE_POLICY,
-        D("\"write-back\""),
-        "acknowledge writes from NVS, or after the disks",
-    ),
-    Key::new(
-        "mirror_writes",
-        Kind::Bool,
-        D("true"),
-        "copy every write to the peer controller's cache before acknowledging it",
-    ),
-    Key::new(
-        "failover_write_policy",
-        WRITE_POLICY,
-        D("\"write-back\""),
-        "write policy of a controller once it has taken over a failed peer's LUNs",
-    ),
-    Key::new(
-        "mirror_mbps",
-        Kind::Number,
-        D("800.0"),
-        "bandwidth of the inter-controller mirror link",
-    )
-    .float(MBPS_RANGE.0, MBPS_RANGE.1)
-    .unit("MB/s"),
-    Key::new(
-        "mirror_latency",
-        Kind::Time,
-        D("\"20us\""),
-        "fixed cost of one mirror copy",
-    )
-    .int(0, MAX_IO_LATENCY_NS),
-    Key::new(
-        "overhead",
-        Kind::Time,
-        D("\"10us\""),
-        "controller processing time per host I/O (one at a time per controller)",
-    )
-    .int(0, MAX_IO_LATENCY_NS),
-    Key::new(
-        "destage_high_pct",
-        Kind::Number,
-        D("80.0"),
-        "start destaging when dirty data exceeds this share of the write cache",
-    )
-    .float(0.0, 100.0)
-    .unit("%"),
-    Key::new(
-        "destage_low_pct",
-        Kind::Number,
-        D("60.0"),
-        "stop destaging when dirty data falls to this share; below `destage_high_pct`",
-    )
-    .float(0.0, 100.0)
-    .unit("%"),
-    Key::new(
-        "destage_queue_per_disk",
-        Kind::Count,
-        Derived(
-            "from the member disks: 4 per HDD; per SSD one per flash die, at most its queue depth",
-        ),
-        "destage operations kept outstanding per member disk",
-    )
-    .int(1, MAX_DESTAGE_QUEUE as u64)
-    .unit("operations"),
-    Key::new(
-        "read_segment",
-        Kind::Size,
-        D("\"8KiB\""),
-        "read cache segment (staging unit), a power of two",
-    )
-    .int(512, 1 << 20),
-    Key::new(
-        "prefetch",
-        Kind::Size,
-        D("\"1MiB\""),
-        "how far ahead of a sequential reader the controller prefetches, a multiple of 512 bytes",
-    )
-    .int(0, MAX_PREFETCH_BYTES),
-    Key::new(
-        "sequential_trigger",
-        Kind::Count,
-        D("2"),
-        "consecutive sequential reads that start prefetching",
-    )
-    .int(0, MAX_SEQUENTIAL_TRIGGER)
-    .unit("reads"),
 ];
 
 /// `[[raid_groups]]`.
@@ -608,6 +498,11 @@ pub const ARRAY_SECTIONS: &[Section] = &[
         path: "[controllers]",
         about: "Controllers (every controller gets the same settings).",
         keys: CONTROLLER_KEYS,
+    },
+    Section {
+        path: "[[back_ends]]",
+        about: "A back-end adapter and its loop or bus: a bandwidth shared by the disks on it.",
+        keys: BACK_END_KEYS,
     },
     Section {
         path: "[[raid_groups]]",

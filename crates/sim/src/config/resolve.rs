@@ -2,6 +2,7 @@
 //! the system and its host side here, the controllers in `controllers`, the RAID groups and
 //! their disk models in `groups`.
 
+use super::back_ends::{self, BackEndSpec};
 use super::host::{
     self, FailureSpec, HostScheduler, LunSpec, MultipathPolicy, PathSpec, RebuildSpec, VolumeSpec,
 };
@@ -56,6 +57,8 @@ pub struct SystemSpec {
     pub failures: Vec<FailureSpec>,
     /// Rebuild policy.
     pub rebuild: RebuildSpec,
+    /// Back-end loops or buses (none: the back end has no bandwidth limit).
+    pub back_ends: Vec<BackEndSpec>,
 }
 
 impl SystemSpec {
@@ -73,6 +76,20 @@ impl SystemSpec {
             .map(|g| g.layout.disks())
             .sum();
         own + self.disk_groups.iter().map(|d| d.disks).sum::<u32>()
+    }
+
+    /// The file declares components inside the array with a capacity of their own: back
+    /// ends, processors or their costs, ALUA forwarding, a per-disk queue depth. Their figures
+    /// are reported only then, so results of arrays without them stay as they were.
+    pub fn declares_internals(&self) -> bool {
+        let c = &self.controllers;
+        let costs = [c.read_hit_ns, c.read_miss_ns, c.write_ns];
+        !self.back_ends.is_empty()
+            || c.processors != 1
+            || costs.iter().any(|&ns| ns != c.overhead_ns)
+            || c.parity_ns > 0
+            || c.forward_ns.is_some()
+            || c.disk_queue_depth.is_some()
     }
 
     /// Index of the LUN called `name`.
@@ -145,7 +162,9 @@ pub(super) fn resolve(raw: ArrayFile, file: &str) -> Result<SystemSpec, ConfigEr
         volumes,
         failures: Vec::new(),
         rebuild: host::resolve_rebuild(&raw.rebuild, file)?,
+        back_ends: Vec::new(),
     };
+    spec.back_ends = back_ends::resolve_back_ends(&raw.back_ends, &spec, file)?;
     for (i, f) in raw.failures.iter().enumerate() {
         let failure = failures::resolve_failure_file(f, &spec, file, &format!("failures[{i}]"))?;
         spec.failures.push(failure);

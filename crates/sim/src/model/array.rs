@@ -8,6 +8,7 @@
 //! carries the controller's request back once the last disk operation of its plan has ended.
 //! Rebuild requests never leave this part.
 
+mod backend;
 mod build;
 mod rebuild;
 mod report;
@@ -35,6 +36,7 @@ pub(super) struct ArrayPart {
     reads: Vec<ReadExtent>,
     write: WritePlan,
     vec_pool: Vec<Vec<DiskIo>>,
+    back_ends: backend::BackEnds,
 }
 
 /// A RAID group or virtual disk, as the disks see it.
@@ -268,7 +270,8 @@ impl ArrayPart {
         }
     }
 
-    /// Disk operation `op_id` ended: the device starts its next one, the request's second
+    /// Disk operation `op_id` ended (its drive is done with it, [`ArrayPart::device_done`], and
+    /// its data has crossed the back end): the device has started its next one, the request's second
     /// phase starts after its first, and a rebuild chunk that ended moves its rebuild on.
     /// `on_phase2` sees the controller's request whose writes are about to start.
     #[inline]
@@ -280,9 +283,6 @@ impl ArrayPart {
     ) -> DiskDone {
         let op = self.ops.take(op_id);
         let now = core.now;
-        if let Some(s) = self.devices[op.disk as usize].complete(now, &op.cmd, op.arrived_at) {
-            core.schedule(s.done, Event::DeviceDone(s.op));
-        }
         let areq = self.areqs.get_mut(op.areq);
         let g = areq.group;
         let stats = &mut self.groups[g as usize].stats;

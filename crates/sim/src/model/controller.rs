@@ -10,6 +10,7 @@
 //! ([`ControllerPart::prefetch_piece`]).
 
 mod build;
+mod cpu;
 mod failover;
 mod read;
 mod write;
@@ -18,6 +19,7 @@ use std::collections::VecDeque;
 
 use super::array::OpClass;
 use super::core::Core;
+use super::resource::Resource;
 use super::Stack;
 use crate::cache::{DirtyPages, SegmentCache};
 use crate::config::resolve::PAGE_SECTORS;
@@ -85,11 +87,13 @@ struct CtrlRt {
     destaging_pages: u64,
     destage_active: bool,
     waiters: VecDeque<NvsWaiter>,
-    cpu_free_at: SimTime,
-    mirror_free_at: SimTime,
+    /// The controller's processors.
+    cpu: Resource,
+    /// Its end of the internal link to the peer (write mirroring, ALUA forwarding).
+    mirror: Resource,
     /// Writes are copied to a peer's cache before they are acknowledged: mirroring is on
     /// and another controller is alive.
-    mirror: bool,
+    mirroring: bool,
     /// Took over a failed peer under `failover_write_policy = "write-through"`: new writes go
     /// to the disks, and everything dirty is destaged.
     write_through: bool,
@@ -258,20 +262,14 @@ impl ControllerPart {
             Self::piece_done(s, pid, now, true);
             return;
         }
-        let t_cpu = c.controller_time(&s.core, c.groups[g as usize].ctrl, arrive);
         if write {
+            let cost = s.core.spec.controllers.write_ns;
+            let t_cpu = c.controller_time(&s.core, c.groups[g as usize].ctrl, arrive, cost);
             Self::write_piece(s, pid, (g, glba, sectors), t_cpu);
         } else {
-            Self::read_piece(s, pid, (g, glba, sectors), t_cpu);
+            // Its processing cost depends on whether it hits: booked once it is known.
+            Self::read_piece(s, pid, (g, glba, sectors), arrive);
         }
-    }
-
-    #[inline]
-    fn controller_time(&mut self, core: &Core, ctrl: u32, arrive: SimTime) -> SimTime {
-        let c = &mut self.ctrls[ctrl as usize];
-        let start = arrive.max(c.cpu_free_at);
-        c.cpu_free_at = start + core.spec.controllers.overhead_ns;
-        c.cpu_free_at
     }
 
     /// A piece is ready at `ready_at` (data in cache, write accepted) or failed: its LUN

@@ -257,10 +257,12 @@ impl HostPart {
                 continue;
             }
             host.hosts.get_mut(template.host).pending += 1;
+            let arrive_at = Self::forwarded(s, template, lun, p.sectors);
             let piece = Piece {
                 lun,
                 lba: p.member_lba,
                 sectors: p.sectors,
+                arrive_at,
                 ..template
             };
             ControllerPart::add_piece(s, piece);

@@ -2,7 +2,8 @@
 //! figures, gathered here.
 
 use storlab_core::result::{
-    ArrayMetrics, Metrics, Run, SimInfo, StripeWrites, Target, TargetKind, Workload, WorkloadKind,
+    ArrayMetrics, ComponentMetrics, Metrics, Run, SimInfo, StripeWrites, Target, TargetKind,
+    Workload, WorkloadKind,
 };
 
 use super::{Model, Stack};
@@ -84,6 +85,7 @@ impl Stack {
             arrays: self.array_metrics(secs),
             series,
             paths: self.host.path_metrics(spec, secs),
+            components: self.components(window_ns),
             rebuilds: (self.arrays).rebuild_metrics(now, self.host.phase_latency()),
             classes: self.host.classes(db, secs),
             sim: Some(SimInfo {
@@ -123,6 +125,17 @@ impl Stack {
                     }),
                 }
             })
+            .collect()
+    }
+
+    /// The array's components with a capacity of their own (back-end loops, controller
+    /// processors, internal links); none unless the array file declares any of them.
+    fn components(&self, window_ns: u64) -> Vec<ComponentMetrics> {
+        if !self.core.spec.declares_internals() {
+            return Vec::new();
+        }
+        (self.arrays.back_end_metrics(window_ns))
+            .chain(self.ctrls.components(window_ns))
             .collect()
     }
 

@@ -3,6 +3,7 @@
 //! published reference case.
 
 mod analytic;
+mod array_limits;
 mod caches;
 mod character;
 mod database;
@@ -34,6 +35,8 @@ pub const ENTERPRISE_RAID5: &str =
 pub const EVAGROUP_VRAID5: &str = include_str!("../../../../examples/arrays/evagroup-vraid5.toml");
 pub const ASM_PRFG: &str = include_str!("../../../../examples/arrays/asm-prfg.toml");
 pub const ASM_NOPRFG: &str = include_str!("../../../../examples/arrays/asm-noprfg.toml");
+pub const MIDRANGE_RAID5_LIMITS: &str =
+    include_str!("../../../../examples/arrays/midrange-raid5-limits.toml");
 
 pub fn system(text: &str) -> SystemSpec {
     parse_array(text, "test.toml").unwrap_or_else(|e| panic!("{e}"))

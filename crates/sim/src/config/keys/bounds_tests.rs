@@ -76,6 +76,10 @@ fn array_with(path: &str, name: &str, value: &str) -> Option<String> {
         ),
         "failures[0]" => section("[[failures]]", "at = \"1s\"\ndisk = \"g.d0\""),
         "rebuild" => section("[rebuild]", ""),
+        "back_ends[0]" => section(
+            "[[back_ends]]",
+            "name = \"l\"\nmbps = 100.0\ndisks = [\"g\"]",
+        ),
         "disk_models.h" => section("[disk_models.h]", "base = \"hdd-10k\""),
         "disk_models.s" => section("[disk_models.s]", "base = \"ssd-nvme\""),
         _ => return None,

@@ -39,6 +39,18 @@ pub struct ControllerSpec {
     pub mirror_latency_ns: u64,
     /// Processing per host I/O.
     pub overhead_ns: u64,
+    /// Processors per controller.
+    pub processors: u32,
+    /// Processor time of a read hit, a read miss, a write (each `overhead` unless set).
+    pub read_hit_ns: u64,
+    pub read_miss_ns: u64,
+    pub write_ns: u64,
+    /// Processor time of one RAID 5/6 stripe update.
+    pub parity_ns: u64,
+    /// ALUA: fixed cost of forwarding an I/O from the non-owning controller (None: none).
+    pub forward_ns: Option<u64>,
+    /// Commands the controller keeps at each drive (None: the drive's own queue depth).
+    pub disk_queue_depth: Option<u32>,
     /// Dirty pages that start destaging.
     pub destage_high_pages: u64,
     /// Dirty pages that stop destaging.
@@ -169,6 +181,13 @@ pub(super) fn resolve_controllers(
         mirror_ns_per_byte: 1e3 / c.mirror_mbps,
         mirror_latency_ns: c.mirror_latency.0,
         overhead_ns: c.overhead.0,
+        processors: c.processors,
+        read_hit_ns: c.read_hit_cost.map_or(c.overhead.0, |t| t.0),
+        read_miss_ns: c.read_miss_cost.map_or(c.overhead.0, |t| t.0),
+        write_ns: c.write_cost.map_or(c.overhead.0, |t| t.0),
+        parity_ns: c.parity_cost.0,
+        forward_ns: c.forward_cost.map(|t| t.0),
+        disk_queue_depth: c.disk_queue_depth,
         destage_high_pages: (write_cache_pages as f64 * c.destage_high_pct / 100.0) as u64,
         destage_low_pages: (write_cache_pages as f64 * c.destage_low_pct / 100.0) as u64,
         destage_queue_per_disk: c.destage_queue_per_disk,

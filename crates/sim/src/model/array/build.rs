@@ -87,7 +87,14 @@ impl ArrayPart {
                 stats: Default::default(),
             });
         }
+        let back_ends = super::backend::BackEnds::build(spec, devices.len());
+        if let Some(q) = spec.controllers.disk_queue_depth {
+            for d in &mut devices {
+                d.limit_queue(q);
+            }
+        }
         Ok(ArrayPart {
+            back_ends,
             devices,
             groups,
             areqs: Slab::new(),

@@ -7,7 +7,7 @@ use super::{CacheGroup, ControllerPart, CtrlRt, LunRt, SeqStream, SEQ_SLOTS};
 use crate::cache::{DirtyPages, SegmentCache};
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::SystemSpec;
-use crate::engine::SimTime;
+use crate::model::resource::Resource;
 use crate::slab::Slab;
 
 impl ControllerPart {
@@ -19,17 +19,29 @@ impl ControllerPart {
             .map(|g| g.layout.capacity_sectors().div_ceil(c.segment_sectors))
             .max()
             .unwrap_or(0);
+        // The results show the processors and links only when the array declares its
+        // internals: otherwise their figures are not kept.
+        let counted = spec.declares_internals();
+        let resource = |r: Resource| if counted { r } else { r.uncounted() };
         let mut ctrls: Vec<CtrlRt> = (0..c.count)
-            .map(|_| CtrlRt {
+            .map(|i| CtrlRt {
                 cache: SegmentCache::new(c.read_cache_segments, spec.groups.len(), max_segments),
                 inflight: Default::default(),
                 dirty_pages: 0,
                 destaging_pages: 0,
                 destage_active: false,
                 waiters: VecDeque::new(),
-                cpu_free_at: SimTime(0),
-                mirror_free_at: SimTime(0),
-                mirror: c.mirror_writes,
+                cpu: resource(Resource::new(
+                    format!("controller {i} processors"),
+                    "processors",
+                    c.processors as usize,
+                )),
+                mirror: resource(Resource::new(
+                    format!("internal link {i}"),
+                    "internal_link",
+                    1,
+                )),
+                mirroring: c.mirror_writes,
                 write_through: false,
                 groups: Vec::new(),
                 next_group: 0,

@@ -21,7 +21,7 @@ impl ControllerPart {
         };
         let groups = std::mem::take(&mut this.ctrls[c as usize].groups);
         // Its dirty pages survive if it was copying them to a peer.
-        let mirrored = this.ctrls[c as usize].mirror;
+        let mirrored = this.ctrls[c as usize].mirroring;
         let mut lost = 0;
         for &g in &groups {
             this.groups[g as usize].ctrl = to;
@@ -45,7 +45,7 @@ impl ControllerPart {
         target.waiters.extend(waiters);
         // The last controller standing has no peer to copy writes to.
         if this.ctrls.iter().filter(|k| !k.failed).count() == 1 {
-            this.ctrls[to as usize].mirror = false;
+            this.ctrls[to as usize].mirroring = false;
         }
         if s.core.spec.controllers.failover_write_policy == WritePolicy::WriteThrough {
             // New writes, and those waiting for cache room, go to the disks.

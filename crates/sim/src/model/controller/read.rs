@@ -14,12 +14,14 @@ impl ControllerPart {
         s: &mut Stack,
         pid: u32,
         (g, lba, sectors): (u32, u64, u64),
-        t_cpu: SimTime,
+        arrive: SimTime,
     ) {
         let this = &mut s.ctrls;
         let grp = &mut this.groups[g as usize];
         grp.stats.host_reads += 1;
+        let (ctrl, miss_ns) = (grp.ctrl, s.core.spec.controllers.read_miss_ns);
         if !grp.read_cache {
+            this.controller_time(&s.core, ctrl, arrive, miss_ns);
             this.pieces.get_mut(pid).waits = 1;
             Self::start_fetch(s, (g, lba, sectors), Some(pid), false);
             return;
@@ -48,8 +50,13 @@ impl ControllerPart {
         }
         if n_waits == 0 && absent.is_none() {
             this.groups[g as usize].stats.read_hits += 1;
+            let hit_ns = s.core.spec.controllers.read_hit_ns;
+            let t_cpu = this.controller_time(&s.core, ctrl as u32, arrive, hit_ns);
             Self::piece_done(s, pid, t_cpu, false);
         } else {
+            // A miss's processing runs beside its disk read: it holds the processor (and
+            // delays the hits and writes behind it), not the read.
+            this.controller_time(&s.core, ctrl as u32, arrive, miss_ns);
             this.pieces.get_mut(pid).waits = n_waits as u32 + absent.is_some() as u32;
             for &f in &waits[..n_waits] {
                 if let Some(CtrlReq::Fetch { waiters, .. }) = s.arrays.request_mut(f) {

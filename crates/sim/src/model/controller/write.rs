@@ -70,11 +70,14 @@ impl ControllerPart {
             }
         }
         let req = CtrlReq::WriteThrough { piece: pid };
+        let updates = s.ctrls.stripe_updates(&s.core, &s.arrays, g);
         let written = s
             .arrays
             .write(&mut s.core, g, lba, sectors, req, OpClass::Foreground);
         if written.is_none() {
             Self::piece_done(s, pid, s.core.now, true);
+        } else {
+            s.ctrls.charge_parity(&s.core, &s.arrays, g, updates);
         }
     }
 
@@ -104,10 +107,10 @@ impl ControllerPart {
         let c = &mut this.ctrls[ctrl];
         c.dirty_pages += added;
         let mut ack = ready_at;
-        if c.mirror {
-            let start = ready_at.max(c.mirror_free_at);
-            c.mirror_free_at = start + crate::divisor::scale(sectors * 512, cs.mirror_ns_per_byte);
-            ack = c.mirror_free_at + cs.mirror_latency_ns;
+        if c.mirroring {
+            let bytes = sectors * 512;
+            let ns = crate::divisor::scale(bytes, cs.mirror_ns_per_byte);
+            ack = c.mirror.book(&s.core, ready_at, ns, bytes) + cs.mirror_latency_ns;
         }
         Self::piece_done(s, pid, ack, false);
         Self::pump_destage(s, ctrl);
@@ -206,11 +209,15 @@ impl ControllerPart {
             pages,
         };
         let (lba, sectors) = (first * PAGE_SECTORS, pages * PAGE_SECTORS);
+        let updates = this.stripe_updates(&s.core, &s.arrays, g);
         match s
             .arrays
             .write(&mut s.core, g, lba, sectors, req, OpClass::Destage)
         {
-            Some(started) => this.destage_ops_moved(g, 0, started),
+            Some(started) => {
+                this.charge_parity(&s.core, &s.arrays, g, updates);
+                this.destage_ops_moved(g, 0, started)
+            }
             None => {
                 // The stripe's data can no longer be written (too many failed disks): the
                 // dirty pages are lost. Counted, and dropped so the cache does not fill.

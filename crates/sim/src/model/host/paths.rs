@@ -3,8 +3,9 @@
 use super::HostPart;
 use crate::config::{MultipathPolicy, SystemSpec};
 use crate::engine::SimTime;
-use crate::model::controller::ControllerPart;
+use crate::model::controller::{ControllerPart, Piece};
 use crate::model::core::Core;
+use crate::model::Stack;
 
 pub(super) struct PathRt {
     free_at: SimTime,
@@ -53,16 +54,17 @@ impl HostPart {
                 None
             }
             MultipathPolicy::Preferred => {
+                // The paths reaching the LUN's owner share its LUNs in turn (the owner's
+                // first LUN on its first path, its second on the next ...), else any path.
                 let ctrl = ctrls.lun_owner(lun);
-                let ok = |p: &PathRt| !p.failed;
-                let to_owner = (0..n)
-                    .filter(|&i| ok(&self.paths[i]) && self.paths[i].controller == Some(ctrl));
-                let candidates: Vec<usize> = to_owner.collect();
-                // The LUN's preferred path among those reaching its controller, else any.
-                let pick = if candidates.is_empty() {
-                    (0..n).find(|&i| ok(&self.paths[i]))?
+                let ok = |i: &usize| !self.paths[*i].failed;
+                let to_owner = (0..n).filter(|i| ok(i) && self.paths[*i].controller == Some(ctrl));
+                let count = to_owner.clone().count();
+                let pick = if count == 0 {
+                    (0..n).find(ok)?
                 } else {
-                    candidates[lun as usize % candidates.len()]
+                    let rank = ctrls.lun_rank_at_owner(lun) as usize;
+                    to_owner.clone().nth(rank % count)?
                 };
                 Some(pick as u32)
             }
@@ -78,6 +80,20 @@ impl HostPart {
         p.ios += 1;
         p.bytes += bytes;
         p.free_at
+    }
+
+    /// When a piece like `template` of `sectors` for `lun` reaches the controller owning the
+    /// LUN: forwarded from the controller its path reaches when that one does not own it
+    /// ([`ControllerPart::forward`]).
+    #[inline]
+    pub(super) fn forwarded(s: &mut Stack, template: Piece, lun: u32, sectors: u64) -> SimTime {
+        if s.core.spec.controllers.forward_ns.is_none() {
+            return template.arrive_at;
+        }
+        let host = &s.host;
+        let via = host.paths[host.hosts.get(template.host).path as usize].controller;
+        s.ctrls
+            .forward(&s.core, via, lun, template.arrive_at, sectors * 512)
     }
 
     /// Path `p` fails; true when no path is left.
