@@ -181,3 +181,26 @@ fn per_type_response_times_and_a_think_time_after_each_transaction() {
     assert!((tps - 100.0).abs() < 2.0, "{tps}");
     assert!((t[0].tx_per_s / tps - 0.75).abs() < 0.03, "{t:?}");
 }
+
+#[test]
+fn an_oracle_characterization_commits_and_logs_its_changes_with_their_undo() {
+    // Oracle's redo goes into the log buffer change by change: a characterization's
+    // transactions must plan their undo and spread their redo over their changes, or their
+    // commits wait for a log write that never comes. 4 changed blocks of 3,000 bytes of redo
+    // a transaction; undo adds a record of at least 120 bytes per changed block.
+    let text = one_type(
+        "oracle",
+        8,
+        "logical_reads = 20.0\nblocks_changed = 4.0\ncpu_ms = 1.0\nredo_bytes = 3000.0",
+        "size = \"1g\"",
+        "cpus = 4\nbuffer_cache = \"2g\"",
+    );
+    let r = run(&text, "", DEFAULT_MULTIBLOCK_READ_COUNT, 10, 2);
+    let tps = tx_per_s(&r);
+    assert!(tps > 100.0, "{tps} tx/s");
+    let log = r.metrics.wal_mb_per_s.unwrap() * 1e6 / tps;
+    assert!(
+        log >= 3000.0 + 4.0 * 120.0 && log <= 3000.0 + 4.0 * 120.0 + 8192.0,
+        "{log} log bytes per transaction"
+    );
+}

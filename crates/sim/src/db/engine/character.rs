@@ -55,6 +55,10 @@ impl DbEngine {
         sess.commits = op.commits;
         sess.log_bytes = op.log_bytes;
         let think = std::mem::replace(&mut sess.think_after_ns, op.think_ns);
+        // Oracle: the changed blocks' undo, and the redo spread over the changes.
+        let mut plan = plan;
+        let changes = plan.iter().filter(|e| e.1).count() as u64;
+        self.plan_undo(s, &mut plan, changes);
         self.launch(s, plan, 1, op.cpu_ns, think, stack);
     }
 
