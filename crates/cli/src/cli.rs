@@ -7,6 +7,9 @@ use storlab_core::steady::Warmup;
 use storlab_core::{ByteSize, TimeSpan};
 
 mod dispatch;
+mod sim_args;
+
+pub use sim_args::SimArgs;
 
 pub use dispatch::run;
 
@@ -286,110 +289,6 @@ pub struct IoArgs {
     pub max_p99_ms: Option<f64>,
 }
 
-/// Options of `storlab sim`.
-#[derive(Debug, Args)]
-pub struct SimArgs {
-    /// Array configuration file (TOML), e.g. examples/arrays/midrange-raid5.toml.
-    #[arg(long, value_name = "FILE")]
-    pub array: PathBuf,
-    /// Built-in I/O profile (randread-8k, randwrite-8k, seqwrite-1m, oltp-60-40, redo, ...).
-    #[arg(long, value_name = "NAME", conflicts_with_all = ["workload", "matrix"])]
-    pub profile: Option<String>,
-    /// Workload file with [[streams]] and/or a [database] (TOML).
-    #[arg(long, value_name = "FILE", conflicts_with = "matrix")]
-    pub workload: Option<PathBuf>,
-    // A simulated database test; the help lists every one (sim_db_tests_help).
-    #[arg(long, value_name = "TEST", conflicts_with_all = ["profile", "workload", "matrix", "trace"], help = sim_db_tests_help())]
-    pub db_test: Option<String>,
-    /// Where the simulated database's data lives (volume, LUN or group names, comma-separated;
-    /// default all LUNs).
-    #[arg(long, value_name = "TARGET")]
-    pub db_data: Option<String>,
-    /// Where its log lives (the same as --db-data: the log follows the data).
-    #[arg(long, value_name = "TARGET")]
-    pub db_log: Option<String>,
-    /// Run a workload characterization on the simulated database: a characterization file
-    /// (TOML or JSON) or an Oracle AWR or Statspack report (text or HTML), told apart by
-    /// their contents. Placement: --db-data and --db-log (default: the volumes datavol and
-    /// logvol when the array has them, else every LUN).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["profile", "workload", "matrix", "trace", "db_test"])]
-    pub workload_from: Option<PathBuf>,
-    /// The size of a segment of --workload-from, NAME=SIZE (repeatable), e.g. USERS=40GiB:
-    /// fills in the sizes a report leaves unknown.
-    #[arg(long, value_name = "NAME=SIZE")]
-    pub segment_size: Vec<String>,
-    /// Sessions of the simulated database (default: the test's clients in storlab db: 80 for
-    /// row tests, 32 for range tests, 50 or 100 for oltp); with --db-test, or over a
-    /// --workload file's [database] section.
-    #[arg(long, value_name = "N")]
-    pub sessions: Option<u32>,
-    /// Rows of the simulated database's test table (default 1000000); with --db-test, or over
-    /// a --workload file's [database] section.
-    #[arg(long, value_name = "N")]
-    pub rows: Option<u64>,
-    /// Any other key of the simulated database's [database] section, KEY=VALUE (repeatable),
-    /// e.g. tables=15, row_bytes=[14,805], buffer=512MiB; with --db-test, or over a
-    /// --workload file's [database] section.
-    #[arg(long, value_name = "KEY=VALUE")]
-    pub db_set: Vec<String>,
-    /// Per-operation block profile measured on a real database: a `storlab db --json` result
-    /// file with a run of the same test (pg_stat_statements blocks and WAL bytes per call).
-    #[arg(long, value_name = "RESULT.json")]
-    pub profile_from: Option<PathBuf>,
-    /// Run every profile of the IOgen matrix and print one table.
-    #[arg(long)]
-    pub matrix: bool,
-    /// Sweep the load of --profile or --workload: 1, 2, 4 ... --sweep-max outstanding I/Os
-    /// per stream, one run per point.
-    #[arg(long, conflicts_with_all = ["matrix", "db_test", "trace"])]
-    pub sweep: bool,
-    /// Highest outstanding I/Os of a sweep.
-    #[arg(long, value_name = "N", default_value_t = 64)]
-    pub sweep_max: u32,
-    /// Latency ceiling of a sweep: the knee is the most IOPS with p99 under this many ms.
-    #[arg(long, value_name = "MS")]
-    pub max_p99_ms: Option<f64>,
-    /// Measured simulated time after the warm-up (e.g. 60s, 5m).
-    #[arg(long, default_value = "60s", value_parser = parse_span)]
-    pub duration: TimeSpan,
-    /// Simulated warm-up excluded from the measurement: a span (0 for none) or auto (until
-    /// the per-second series is steady, at most --warmup-max) [default: auto for database
-    /// workloads, 10s otherwise].
-    #[arg(long, value_name = "SPAN|auto", value_parser = parse_warmup)]
-    pub warmup: Option<Warmup>,
-    /// Longest automatic warm-up (simulated time).
-    #[arg(long, value_name = "SPAN", default_value = "600s", value_parser = parse_span)]
-    pub warmup_max: TimeSpan,
-    /// Seed of every random stream.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Write the results (storlab.results/1) to this file.
-    #[arg(long, value_name = "OUT")]
-    pub json: Option<PathBuf>,
-    /// Fail a component at a simulated time (repeatable): a disk (r5-0.d3@30s), a path
-    /// (path:p0@10s), a controller (controller:1@20s), an ASM failure group
-    /// (failure_group:data.ssd@15s).
-    #[arg(long = "fail", value_name = "TARGET@TIME")]
-    pub fail: Vec<String>,
-    #[command(flatten)]
-    pub users: crate::users_sweep::UsersSweepArgs,
-    /// Replay a block trace (SPC, MSR Cambridge, blkparse text or fio iolog).
-    #[arg(long, value_name = "TRACE", conflicts_with_all = ["profile", "matrix"])]
-    pub trace: Option<PathBuf>,
-    /// Trace format; detected from the first lines when omitted.
-    #[arg(long, value_name = "FORMAT", value_parser = ["spc", "msr", "blkparse", "fio"], requires = "trace")]
-    pub trace_format: Option<String>,
-    /// Open-loop replay speed (2 = twice as fast as recorded).
-    #[arg(long, value_name = "FACTOR", default_value_t = 1.0, requires = "trace")]
-    pub trace_speed: f64,
-    /// Closed-loop replay with this many I/Os outstanding instead of the timestamps.
-    #[arg(long, value_name = "N", requires = "trace")]
-    pub trace_outstanding: Option<u32>,
-    /// Map a trace device to a volume, LUN or group (repeatable), e.g. asu0=data.
-    #[arg(long, value_name = "DEVICE=TARGET", requires = "trace")]
-    pub trace_map: Vec<String>,
-}
-
 /// Options of `storlab demo`.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
@@ -455,13 +354,4 @@ fn db_tests_help() -> String {
         .map(|(suite, tests)| format!("{suite}: {}", tests.join(", ")))
         .collect();
     format!("Test of the suite ({})", suites.join("; "))
-}
-
-/// Help of `storlab sim --db-test`: every test the simulated database runs.
-fn sim_db_tests_help() -> String {
-    format!(
-        "A simulated database test, one of {}; the other keys of a [database] section take \
-         their defaults",
-        storlab_sim::config::DbTest::NAMES.join(", ")
-    )
 }

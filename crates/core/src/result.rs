@@ -9,11 +9,15 @@ use crate::histogram::LatencySummaryMs;
 
 mod db_evidence;
 mod pg_stat_io;
+mod sim_metrics;
 mod users_sweep;
 pub use db_evidence::{
     CheckpointStats, DbEvidence, RoleIostat, StatementStats, WaitEvent, WalStats,
 };
 pub use pg_stat_io::{PgStatIo, PgStatIoRow};
+pub use sim_metrics::{
+    ArrayMetrics, ComponentMetrics, PathMetrics, RebuildMetrics, SimEvent, StripeWrites,
+};
 pub use users_sweep::{DeviceUtil, Knee, UsersPoint, UsersSweep};
 
 /// Schema identifier written into every result file.
@@ -207,41 +211,6 @@ pub struct DeviceMetrics {
     pub queue_len: Option<f64>,
 }
 
-/// Per RAID group / rank figures of a simulated array.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ArrayMetrics {
-    /// RAID group name.
-    pub name: String,
-    /// RAID level.
-    pub level: String,
-    /// Disk reads per second issued for host read misses and prefetch.
-    pub read_iops: f64,
-    /// Disk operations per second caused by destaging (reads of RAID 5/6 updates included).
-    pub destage_iops: f64,
-    /// Mean time of a disk read from issue by the controller to completion, ms ("rank read delay").
-    pub read_delay_ms: f64,
-    /// Mean time of a destage disk operation from issue to completion, ms.
-    pub destage_delay_ms: f64,
-    /// Host reads served from cache, percent.
-    pub cache_read_hit_pct: f64,
-    /// Host writes that waited for free write cache, percent.
-    pub nvs_full_delay_pct: f64,
-    /// Full-stripe, read-modify-write and reconstruct-write stripe updates per second.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stripe_writes: Option<StripeWrites>,
-}
-
-/// Stripe update methods chosen by a parity RAID group, per second.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct StripeWrites {
-    /// Full-stripe writes per second.
-    pub full_stripe: f64,
-    /// Read-modify-write updates per second.
-    pub read_modify_write: f64,
-    /// Reconstruct-write updates per second.
-    pub reconstruct_write: f64,
-}
-
 /// One interval of the time series.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SeriesPoint {
@@ -260,78 +229,6 @@ pub struct SeriesPoint {
     /// Database runs: rows processed in the interval, per second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows_per_s: Option<f64>,
-}
-
-/// Per host path figures.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PathMetrics {
-    /// Path name.
-    pub name: String,
-    /// I/Os per second carried.
-    pub iops: f64,
-    /// MB/s carried.
-    pub mbps: f64,
-    /// Failed by the end of the run.
-    pub failed: bool,
-}
-
-/// A component inside a simulated array with a capacity of its own (a back-end loop, a
-/// controller's processors, the internal link between controllers): how busy it was, what
-/// it carried and how long work queued for it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ComponentMetrics {
-    /// Name (`back-end loop0`, `controller 1 processors`, `internal link 0`).
-    pub name: String,
-    /// `back_end`, `processors` or `internal_link`.
-    pub kind: String,
-    /// Share of the measured window the component was busy, percent (for several servers,
-    /// the mean over them).
-    pub util_pct: f64,
-    /// Operations per second it served.
-    pub ops_per_s: f64,
-    /// MB/s it carried (0 for processors).
-    pub mbps: f64,
-    /// Mean time an operation waited for the component before its service began, ms.
-    pub wait_ms: f64,
-    /// Mean service time of an operation, ms.
-    pub service_ms: f64,
-}
-
-/// Something that happened during a run (failures, rebuilds, data loss).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SimEvent {
-    /// Simulated seconds since the start (warm-up included).
-    pub t_s: f64,
-    /// `failure`, `failover`, `rebuild_start`, `rebuild_done`, `data_loss`, `no_spare`.
-    pub kind: String,
-    /// What it happened to.
-    pub target: String,
-    /// Plain-words detail.
-    pub detail: String,
-}
-
-/// A rebuild onto a spare and what foreground I/O saw around it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RebuildMetrics {
-    /// Group and member rebuilt (`r5-0.d3`).
-    pub member: String,
-    /// Spare device written.
-    pub spare: String,
-    /// Start, simulated seconds.
-    pub start_s: f64,
-    /// End, simulated seconds; absent when the run ended first.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub end_s: Option<f64>,
-    /// Duration (so far, if unfinished), seconds.
-    pub duration_s: f64,
-    /// Data rebuilt, MB.
-    pub rebuilt_mb: f64,
-    /// Host latency before the first failure.
-    pub latency_ms_before: LatencySummaryMs,
-    /// Host latency while degraded or rebuilding.
-    pub latency_ms_during: LatencySummaryMs,
-    /// Host latency after every rebuild finished.
-    pub latency_ms_after: LatencySummaryMs,
 }
 
 /// iostat -x figures of one block device for one interval (or averaged).

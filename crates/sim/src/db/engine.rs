@@ -13,9 +13,11 @@ use storlab_core::LatencyHistogram;
 
 mod archive;
 mod character;
+mod launch;
 mod log;
 mod ops;
 mod oscache;
+mod profile;
 mod redo;
 mod report;
 mod tx;
@@ -166,56 +168,6 @@ pub(crate) struct DbEngine {
     /// Blocks of the page space; a characterization's next insert block of each segment.
     page_blocks: u64,
     mix_appends: Vec<u64>,
-}
-
-impl DbEngine {
-    /// With a measured profile: marks as many of the plan's blocks modified as the profile
-    /// says (heap blocks first, then leaves, then the rest of the descent), carrying the
-    /// fraction to the session's next operation.
-    fn apply_profile(&self, plan: &mut [(u64, bool)], carry: &mut u64) {
-        let Some(p) = self.spec.profile.as_ref() else {
-            return;
-        };
-        let schema_writes = plan.iter().filter(|b| b.1).count() as u64;
-        *carry += p.modified_milli(schema_writes, plan.len() as u64);
-        let mut extra = (*carry / 1000).saturating_sub(schema_writes);
-        *carry %= 1000;
-        for b in plan.iter_mut().rev() {
-            if extra == 0 {
-                break;
-            }
-            if !b.1 {
-                b.1 = true;
-                extra -= 1;
-            }
-        }
-    }
-
-    /// CPU time of an operation that visits `blocks` blocks and processes `rows` rows: the
-    /// server's CPU per operation measured on a real server when the profile has it, else
-    /// the assumed cost per block visited and row processed; and the load generator's CPU
-    /// when it shares the host.
-    fn op_cpu_ns(&self, blocks: usize, rows: u64) -> u64 {
-        let per_block = self.spec.cpu_ns_per_block;
-        let per_row = self.spec.cpu_ns_per_row * rows;
-        let server = match self.spec.profile.as_ref() {
-            Some(p) => match p.server_cpu_ns_per_op {
-                Some(cpu) => cpu.round() as u64,
-                None => (per_block as f64 * p.blocks_per_op).round() as u64 + per_row,
-            },
-            None => per_block * blocks as u64 + per_row,
-        };
-        server + self.spec.client_cpu_ns
-    }
-
-    /// Log bytes of an operation's changes (before its commit record).
-    /// Log bytes of session `s`'s operation: measured, or what its plan generates.
-    fn op_log_bytes(&self, s: usize) -> u64 {
-        match self.spec.profile.as_ref() {
-            Some(p) => p.wal_bytes_per_op.round() as u64,
-            None => self.sessions[s].log_bytes,
-        }
-    }
 }
 
 impl DbEngine {
@@ -384,72 +336,6 @@ impl DbEngine {
         let cpu = self.op_cpu_ns(plan.len(), rows);
         let think = self.spec.think_ns;
         self.launch(s, plan, rows, cpu, think, stack);
-    }
-
-    /// Starts session `s`'s operation of `plan`: its think time, then its CPU burst of
-    /// `cpu` ns on the host CPUs, then its block accesses.
-    fn launch(
-        &mut self,
-        s: u32,
-        plan: Vec<(u64, bool)>,
-        rows: u64,
-        cpu: u64,
-        think: u64,
-        stack: &mut Stack,
-    ) {
-        let now = stack.now();
-        // The blocks' buffer frames load during the CPU burst, before the accesses, and so
-        // do the array read-cache entries of blocks the buffer cache lacks (at most four:
-        // the leaf and heap blocks a miss reads).
-        let mut absent = [0u64; 4];
-        let mut n_absent = 0;
-        for &(entry, _) in &plan {
-            if !self.cache.prefetch(entry & !NEW_BLOCK)
-                && entry & NEW_BLOCK == 0
-                && n_absent < absent.len()
-            {
-                absent[n_absent] = entry;
-                n_absent += 1;
-            }
-        }
-        let target = self.data;
-        let exponential = self.spec.exponential_times;
-        let sess = &mut self.sessions[s as usize];
-        let (think, cpu) = tx::draw_times(exponential, think, cpu, &mut sess.rng);
-        sess.plan = plan;
-        sess.next = 0;
-        sess.rows = rows;
-        let ready = now + think;
-        sess.tx_start = ready;
-        if exponential && think > 0 {
-            // Drawn think times end out of the order they began: queue when it is over.
-            sess.cpu_pending = Some(cpu);
-            stack.schedule_db(ready, DbTimer::Session(s));
-        } else {
-            self.run_cpu(s, ready, cpu, stack);
-        }
-        for &block in &absent[..n_absent] {
-            stack.prefetch_io(target, block * BLOCK_SECTORS, BLOCK_SECTORS, false);
-        }
-    }
-
-    /// Session `s`'s CPU burst, asked for at `ready`: it runs on the host CPU that frees up
-    /// first, in the order sessions ask (a FIFO run queue).
-    fn run_cpu(&mut self, s: u32, ready: SimTime, cpu: u64, stack: &mut Stack) {
-        let (cpu_i, free) = self
-            .cpu_free
-            .iter()
-            .copied()
-            .enumerate()
-            .min_by_key(|&(_, f)| f)
-            .expect("at least one CPU");
-        let start = ready.max(free);
-        self.cpu_free[cpu_i] = start + cpu;
-        if stack.measuring() {
-            self.stats.cpu_ns += cpu;
-            self.stats.runqueue_ns += start - ready;
-        }
-        stack.schedule_db(start + cpu, DbTimer::Session(s));
     }
 
     /// Runs session `s`'s block accesses until one misses (a read to wait for) or the
