@@ -279,6 +279,7 @@ impl DbEngine {
         }
     }
 
+    #[inline]
     pub(crate) fn on_timer(&mut self, t: DbTimer, stack: &mut Stack) {
         match t {
             DbTimer::Session(s) => match self.sessions[s as usize].cpu_pending.take() {
@@ -331,7 +332,9 @@ impl DbEngine {
         self.sessions[s as usize].log_bytes = op.log_bytes;
         let mut carry = self.sessions[s as usize].dirty_carry;
         self.apply_profile(&mut plan, &mut carry);
-        self.plan_undo(s, &mut plan, rows);
+        if self.oracle.is_some() {
+            self.plan_undo(s, &mut plan, rows);
+        }
         self.sessions[s as usize].dirty_carry = carry;
         let cpu = self.op_cpu_ns(plan.len(), rows);
         let think = self.spec.think_ns;

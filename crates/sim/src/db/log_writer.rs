@@ -137,6 +137,7 @@ impl LogWriter {
     }
 
     /// `session` commits with `bytes` of log; it waits until `LogStep::released` names it.
+    #[inline]
     pub fn commit(&mut self, session: u32, bytes: u64) -> LogStep {
         self.lsn += bytes;
         self.commits += 1;

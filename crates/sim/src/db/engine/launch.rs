@@ -10,6 +10,7 @@ use crate::model::Stack;
 impl DbEngine {
     /// Starts session `s`'s operation of `plan`: its think time, then its CPU burst of
     /// `cpu` ns on the host CPUs, then its block accesses.
+    #[inline]
     pub(super) fn launch(
         &mut self,
         s: u32,
@@ -57,6 +58,7 @@ impl DbEngine {
 
     /// Session `s`'s CPU burst, asked for at `ready`: it runs on the host CPU that frees up
     /// first, in the order sessions ask (a FIFO run queue).
+    #[inline]
     pub(super) fn run_cpu(&mut self, s: u32, ready: SimTime, cpu: u64, stack: &mut Stack) {
         let (cpu_i, free) = self
             .cpu_free
