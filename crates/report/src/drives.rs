@@ -7,8 +7,6 @@
 use crate::plot::{line_chart, Line, LineChart};
 use crate::svg::{config_color, esc};
 
-const CSS: &str = include_str!("report.css");
-
 /// One drive's distributions and figures.
 #[derive(Clone, Debug)]
 pub struct DriveCdf {
@@ -122,19 +120,15 @@ pub fn page(title: &str, drives: &[DriveCdf]) -> String {
             )
         })
         .collect();
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{t}</title><style>{CSS}</style></head><body><header><h1>{t}</h1>\
-         <p class=\"sub\">Each trace replayed one request at a time as it was issued; the \
-         demerit is the root-mean-square horizontal distance between the measured and the \
-         simulated CDF.</p></header><section id=\"drives\"><h2>Demerits</h2>{}</section>\
-         <section id=\"cdfs\"><h2>Service-time distributions</h2>{}{charts}</section>\
-         </body></html>\n",
+    let body = format!(
+        "<section id=\"drives\"><h2>Demerits</h2>{}</section>\
+         <section id=\"cdfs\"><h2>Service-time distributions</h2>{}{charts}</section>",
         table(drives),
         legend(),
-        t = esc(title),
-    )
+    );
+    let sub = "Each trace replayed one request at a time as it was issued; the demerit is the \
+               root-mean-square horizontal distance between the measured and the simulated CDF.";
+    crate::html::document(title, Some(sub), &body)
 }
 
 #[cfg(test)]

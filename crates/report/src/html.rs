@@ -40,16 +40,26 @@ pub fn render(study: &Study) -> String {
         .filter(|s| !s.is_empty())
         .map(|s| s.replace("</section>", &format!("{footer}</section>")))
         .collect();
+    let sub = format!(
+        "storlab {} &middot; commit {} &middot; seed {}",
+        esc(&study.meta.storlab_version),
+        esc(&study.meta.git_commit),
+        study.meta.seed,
+    );
+    document(&study.title, Some(&sub), &body)
+}
+
+/// One self-contained HTML5 page (inline CSS, no scripts, no URLs): `title` (escaped here)
+/// as the title and heading, `sub` (HTML) under it, then `body` (HTML). Every page storlab
+/// writes has this frame.
+pub(crate) fn document(title: &str, sub: Option<&str>, body: &str) -> String {
+    let sub = sub.map_or(String::new(), |s| format!("<p class=\"sub\">{s}</p>"));
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>{title}</title><style>{CSS}</style></head><body>\
-         <header><h1>{title}</h1><p class=\"sub\">storlab {ver} &middot; commit {commit} \
-         &middot; seed {seed}</p></header>{body}</body></html>\n",
-        title = esc(&study.title),
-        ver = esc(&study.meta.storlab_version),
-        commit = esc(&study.meta.git_commit),
-        seed = study.meta.seed,
+         <header><h1>{title}</h1>{sub}</header>{body}</body></html>\n",
+        title = esc(title),
     )
 }
 

@@ -7,7 +7,6 @@ use storlab_core::result::{UsersPoint, UsersSweep};
 
 use crate::svg::{config_color, esc, fmt_num, Linear, Svg};
 
-const CSS: &str = include_str!("report.css");
 const W: f64 = 560.0;
 const H: f64 = 220.0;
 const LEFT: f64 = 56.0;
@@ -181,14 +180,11 @@ pub fn section(s: &UsersSweep) -> String {
 
 /// A self-contained page (inline CSS and SVG, no scripts, no URLs) of one users sweep.
 pub fn page(s: &UsersSweep, title: &str) -> String {
-    let title = format!("Users sweep: {title}");
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <title>{t}</title><style>{CSS}</style></head><body><header><h1>{t}</h1></header>\
-         <section id=\"users-sweep\"><h2>How many users</h2>{}</section></body></html>\n",
-        section(s),
-        t = esc(&title),
-    )
+    let body = format!(
+        "<section id=\"users-sweep\"><h2>How many users</h2>{}</section>",
+        section(s)
+    );
+    crate::html::document(&format!("Users sweep: {title}"), None, &body)
 }
 
 #[cfg(test)]
