@@ -38,6 +38,23 @@ pub(super) struct ControllerPart {
     groups: Vec<CacheGroup>,
     luns: Vec<LunRt>,
     pieces: Slab<PieceRt>,
+    /// A read miss's disk read waits for its processor work (the array declares its
+    /// internals); otherwise the two run side by side.
+    miss_after_processor: bool,
+    /// Read misses' fetches waiting for their processor work.
+    delayed_fetches: Slab<DelayedFetch>,
+}
+
+/// A read miss's fetch that starts when its processor work ends.
+#[derive(Clone, Copy)]
+struct DelayedFetch {
+    g: u32,
+    lba: u64,
+    sectors: u64,
+    /// The piece waiting for it.
+    pid: u32,
+    /// Its segments go into the read cache.
+    cache: bool,
 }
 
 /// Sequential-reader slot of a group's prefetch detector.
@@ -113,6 +130,8 @@ struct LunRt {
     failed: bool,
     outstanding: u32,
     queue: VecDeque<u32>,
+    /// Pieces waiting to enter the LUN's queue while it holds `nr_requests` (arrival order).
+    blocked: VecDeque<u32>,
     /// Address of the last piece sent down (deadline scheduler's sweep position).
     last_lba: u64,
 }
@@ -188,8 +207,9 @@ impl Waiters {
 
 /// What the host asks of the controllers.
 impl ControllerPart {
-    /// Takes a piece: it waits in its LUN's queue while the LUN has the queue depth
-    /// outstanding, else goes to its controller at once.
+    /// Takes a piece: it waits to enter its LUN's queue while the LUN holds `nr_requests`
+    /// requests, then in the queue while the LUN has the queue depth outstanding, else goes
+    /// to its controller at once.
     #[inline]
     pub fn add_piece(s: &mut Stack, piece: Piece) {
         let c = &mut s.ctrls;
@@ -199,8 +219,22 @@ impl ControllerPart {
             waits: 0,
             error: false,
         });
-        let limit = s.core.spec.host.queue_depth_per_lun;
+        let host = &s.core.spec.host;
         let l = &mut c.luns[piece.lun as usize];
+        if host.nr_requests > 0 && l.outstanding + l.queue.len() as u32 >= host.nr_requests {
+            // The LUN holds all the requests it may: this one waits to be let in.
+            l.blocked.push_back(pid);
+            return;
+        }
+        Self::admit_piece(s, pid, piece.lun);
+    }
+
+    /// A piece the LUN holds: it waits in the scheduler's queue while the LUN has the
+    /// queue depth outstanding, else goes to its controller at once.
+    #[inline]
+    fn admit_piece(s: &mut Stack, pid: u32, lun: u32) {
+        let limit = s.core.spec.host.queue_depth_per_lun;
+        let l = &mut s.ctrls.luns[lun as usize];
         if limit > 0 && l.outstanding >= limit {
             l.queue.push_back(pid);
         } else {
@@ -282,6 +316,10 @@ impl ControllerPart {
         l.outstanding -= 1;
         if let Some(next) = c.next_queued(&s.core, p.lun) {
             Self::dispatch_piece(s, next);
+        }
+        if let Some(next) = s.ctrls.luns[p.lun as usize].blocked.pop_front() {
+            // Room for one more request: the longest waiting is let in.
+            Self::admit_piece(s, next, p.lun);
         }
         s.host.piece_done(&mut s.core, p.host, ready_at, error);
     }

@@ -13,6 +13,7 @@ mod docs;
 mod examples_sweep;
 mod failures;
 mod file_cache;
+mod front_end;
 mod host_layer;
 mod measured_profile;
 mod mva;

@@ -80,6 +80,7 @@ impl ControllerPart {
                 failed: false,
                 outstanding: 0,
                 queue: VecDeque::new(),
+                blocked: VecDeque::new(),
                 last_lba: 0,
             })
             .collect();
@@ -88,6 +89,8 @@ impl ControllerPart {
             groups,
             luns,
             pieces: Slab::new(),
+            miss_after_processor: counted,
+            delayed_fetches: Slab::new(),
         }
     }
 }
