@@ -4,6 +4,7 @@
 
 mod analytic;
 mod array_limits;
+mod bottlenecks;
 mod caches;
 mod character;
 mod database;
