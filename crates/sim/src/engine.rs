@@ -138,8 +138,8 @@ impl Event {
             10 => Event::Db(DbTimer::VictimBuffered(i)),
             11 => Event::Db(DbTimer::WriterBuffered),
             12 => Event::Db(DbTimer::LogTimeout),
-            13 => Event::BackEndDone(i),
-            _ => Event::ReadMissStart(i),
+            14 => Event::ReadMissStart(i),
+            _ => Event::BackEndDone(i),
         }
     }
 }

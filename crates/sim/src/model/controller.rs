@@ -41,6 +41,9 @@ pub(super) struct ControllerPart {
     /// A read miss's disk read waits for its processor work (the array declares its
     /// internals); otherwise the two run side by side.
     miss_after_processor: bool,
+    /// Outstanding pieces at which a LUN may hold pieces back: the lower of
+    /// `queue_depth_per_lun` and `nr_requests` (u32::MAX when neither caps).
+    hold_from: u32,
     /// Read misses' fetches waiting for their processor work.
     delayed_fetches: Slab<DelayedFetch>,
 }
@@ -219,14 +222,27 @@ impl ControllerPart {
             waits: 0,
             error: false,
         });
-        let host = &s.core.spec.host;
-        let l = &mut c.luns[piece.lun as usize];
-        if host.nr_requests > 0 && l.outstanding + l.queue.len() as u32 >= host.nr_requests {
-            // The LUN holds all the requests it may: this one waits to be let in.
+        // Under both caps nothing waits at the LUN (a piece waits in its queue only while
+        // the queue depth is outstanding, blocked only while it holds `nr_requests`): one
+        // test sends the piece down.
+        if c.luns[piece.lun as usize].outstanding < c.hold_from {
+            Self::dispatch_piece(s, pid);
+        } else {
+            Self::hold_piece(s, pid, piece.lun);
+        }
+    }
+
+    /// A piece for LUN `lun`, which has as many outstanding as one of its caps: it waits
+    /// to be let in when the LUN holds `nr_requests`, else it is admitted.
+    #[inline(never)]
+    fn hold_piece(s: &mut Stack, pid: u32, lun: u32) {
+        let nr = s.core.spec.host.nr_requests;
+        let l = &mut s.ctrls.luns[lun as usize];
+        if nr > 0 && l.outstanding + l.queue.len() as u32 >= nr {
             l.blocked.push_back(pid);
             return;
         }
-        Self::admit_piece(s, pid, piece.lun);
+        Self::admit_piece(s, pid, lun);
     }
 
     /// A piece the LUN holds: it waits in the scheduler's queue while the LUN has the
@@ -314,24 +330,25 @@ impl ControllerPart {
         let p = c.pieces.take(pid).piece;
         let l = &mut c.luns[p.lun as usize];
         l.outstanding -= 1;
-        if let Some(next) = c.next_queued(&s.core, p.lun) {
-            Self::dispatch_piece(s, next);
-        }
-        if let Some(next) = s.ctrls.luns[p.lun as usize].blocked.pop_front() {
-            // Room for one more request: the longest waiting is let in.
-            Self::admit_piece(s, next, p.lun);
+        // Nothing waits at the LUN in the common case: one test.
+        if (l.queue.len() | l.blocked.len()) != 0 {
+            Self::release_waiting(s, p.lun);
         }
         s.host.piece_done(&mut s.core, p.host, ready_at, error);
     }
 
-    /// The piece LUN `lun` sends down next, by the host scheduler; none when its queue is
-    /// empty (the common case, answered without the scheduler).
-    #[inline]
-    fn next_queued(&mut self, core: &Core, lun: u32) -> Option<u32> {
-        if self.luns[lun as usize].queue.is_empty() {
-            return None;
+    /// A piece of LUN `lun` is done and pieces wait there: the next queued one, by the host
+    /// scheduler, goes down, and the longest blocked one, if any, is let in.
+    #[inline(never)]
+    fn release_waiting(s: &mut Stack, lun: u32) {
+        if !s.ctrls.luns[lun as usize].queue.is_empty() {
+            if let Some(next) = s.ctrls.pick_queued(&s.core, lun) {
+                Self::dispatch_piece(s, next);
+            }
         }
-        self.pick_queued(core, lun)
+        if let Some(next) = s.ctrls.luns[lun as usize].blocked.pop_front() {
+            Self::admit_piece(s, next, lun);
+        }
     }
 
     fn pick_queued(&mut self, core: &Core, lun: u32) -> Option<u32> {

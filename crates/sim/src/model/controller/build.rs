@@ -90,6 +90,11 @@ impl ControllerPart {
             luns,
             pieces: Slab::new(),
             miss_after_processor: counted,
+            hold_from: [spec.host.queue_depth_per_lun, spec.host.nr_requests]
+                .into_iter()
+                .filter(|&cap| cap > 0)
+                .min()
+                .unwrap_or(u32::MAX),
             delayed_fetches: Slab::new(),
         }
     }

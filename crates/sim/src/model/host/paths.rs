@@ -119,11 +119,20 @@ impl HostPart {
         p.ios += 1;
         p.bytes += bytes;
         if p.port != NO_PORT {
-            let i = p.port as usize;
-            let ns = crate::divisor::scale(bytes, self.ports.ns_per_byte[i]);
-            let end = self.ports.ports[i].book(core, start, ns, bytes);
-            p.free_at = p.free_at.max(end);
+            return self.port_transfer(core, path, start, bytes);
         }
+        p.free_at
+    }
+
+    /// The part of [`HostPart::path_transfer`] for a path on a host port, starting at
+    /// `start`: out of line, so a path on no port pays only the test.
+    #[inline(never)]
+    fn port_transfer(&mut self, core: &Core, path: u32, start: SimTime, bytes: u64) -> SimTime {
+        let p = &mut self.paths[path as usize];
+        let i = p.port as usize;
+        let ns = crate::divisor::scale(bytes, self.ports.ns_per_byte[i]);
+        let end = self.ports.ports[i].book(core, start, ns, bytes);
+        p.free_at = p.free_at.max(end);
         p.free_at
     }
 
