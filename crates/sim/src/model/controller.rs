@@ -234,6 +234,7 @@ impl ControllerPart {
 
     /// A piece for LUN `lun`, which has as many outstanding as one of its caps: it waits
     /// to be let in when the LUN holds `nr_requests`, else it is admitted.
+    #[cold]
     #[inline(never)]
     fn hold_piece(s: &mut Stack, pid: u32, lun: u32) {
         let nr = s.core.spec.host.nr_requests;
@@ -339,6 +340,7 @@ impl ControllerPart {
 
     /// A piece of LUN `lun` is done and pieces wait there: the next queued one, by the host
     /// scheduler, goes down, and the longest blocked one, if any, is let in.
+    #[cold]
     #[inline(never)]
     fn release_waiting(s: &mut Stack, lun: u32) {
         if !s.ctrls.luns[lun as usize].queue.is_empty() {

@@ -126,6 +126,7 @@ impl HostPart {
 
     /// The part of [`HostPart::path_transfer`] for a path on a host port, starting at
     /// `start`: out of line, so a path on no port pays only the test.
+    #[cold]
     #[inline(never)]
     fn port_transfer(&mut self, core: &Core, path: u32, start: SimTime, bytes: u64) -> SimTime {
         let p = &mut self.paths[path as usize];
