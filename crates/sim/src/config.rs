@@ -9,6 +9,7 @@ pub mod database;
 pub mod docs;
 mod failures;
 pub mod host;
+pub mod host_ports;
 pub mod keys;
 pub mod limits;
 pub mod resolve;
@@ -29,6 +30,7 @@ pub use host::{
     FailureSpec, FailureTarget, HostScheduler, LunSpec, MultipathPolicy, PathSpec, RebuildSpec,
     VolumeSpec,
 };
+pub use host_ports::HostPortSpec;
 pub use resolve::{
     parse_failure_arg, ControllerSpec, GroupSpec, HostSpec, MirrorRead, SystemSpec, WritePolicy,
 };
@@ -86,6 +88,8 @@ pub struct HostFile {
     pub queue_depth_per_lun: u32,
     /// Order of the host queue: `none` (FIFO) or `deadline` (by address, 500 ms deadline).
     pub scheduler: host::HostScheduler,
+    /// Requests held per LUN, outstanding plus queued (0 = no limit).
+    pub nr_requests: u32,
 }
 
 /// Controllers (every controller of the array gets the same settings).
@@ -195,6 +199,8 @@ pub struct ArrayFile {
     pub luns: Vec<host::LunFile>,
     /// Host volumes over LUNs.
     pub volumes: Vec<host::VolumeFile>,
+    /// The array's host ports.
+    pub host_ports: Vec<host_ports::HostPortFile>,
     /// Back-end loops or buses.
     pub back_ends: Vec<back_ends::BackEndFile>,
     /// Failure events.

@@ -79,6 +79,8 @@ pub enum Event {
     TraceNext,
     /// A timer of the simulated database.
     Db(crate::db::DbTimer),
+    /// The read miss with this delayed fetch has had its processor time: its disk read starts.
+    ReadMissStart(u32),
 }
 
 /// Bits of an event's index in its packed form; the kind takes the 4 above them.
@@ -109,6 +111,7 @@ impl Event {
             Event::Db(DbTimer::WriterBuffered) => (11, 0),
             Event::Db(DbTimer::LogTimeout) => (12, 0),
             Event::BackEndDone(i) => (13, i),
+            Event::ReadMissStart(i) => (14, i),
         };
         assert!(
             index <= INDEX_MASK,
@@ -135,6 +138,7 @@ impl Event {
             10 => Event::Db(DbTimer::VictimBuffered(i)),
             11 => Event::Db(DbTimer::WriterBuffered),
             12 => Event::Db(DbTimer::LogTimeout),
+            14 => Event::ReadMissStart(i),
             _ => Event::BackEndDone(i),
         }
     }
@@ -355,6 +359,7 @@ mod tests {
             Event::Db(DbTimer::WriterBuffered),
             Event::Db(DbTimer::LogTimeout),
             Event::BackEndDone(max),
+            Event::ReadMissStart(max),
         ];
         for e in all {
             assert_eq!(Event::unpack(e.pack()), e);

@@ -247,6 +247,7 @@ impl Model {
             Event::Failure(i) => s.on_failure(i),
             Event::RebuildTick(t) => s.arrays.pump_rebuild(&mut s.core, t),
             Event::TraceNext => HostPart::on_trace_next(s),
+            Event::ReadMissStart(id) => ControllerPart::on_read_miss_start(s, id),
             Event::Db(t) => {
                 if let Some(db) = self.db.as_deref_mut() {
                     db.on_timer(t, s);

@@ -15,7 +15,7 @@ use storlab_core::profile::{MAX_BLOCK_BYTES, MAX_RATE_IOPS};
 mod controllers;
 mod models;
 
-pub use controllers::{BACK_END_KEYS, CONTROLLER_KEYS};
+pub use controllers::{BACK_END_KEYS, CONTROLLER_KEYS, HOST_PORT_KEYS};
 pub use models::{HDD_KEYS, SSD_KEYS};
 
 /// Most controllers of an array.
@@ -57,6 +57,8 @@ pub const ARRAY_KEYS: &[Key] = &[
     Key::new("virtual_disks", LIST, D("[]"), "virtual disks striped over a whole disk group"),
     Key::new("luns", LIST, D("[]"), "LUNs carved from groups (groups not named are one LUN each)"),
     Key::new("volumes", LIST, D("[]"), "host volumes over LUNs"),
+    Key::new("host_ports", LIST, D("[]"),
+        "the array's host ports with their bandwidth and the paths on each (none: each path is its own port)"),
     Key::new("back_ends", LIST, D("[]"),
         "back-end loops or buses with their bandwidth and disks (none: unlimited)"),
     Key::new("failures", LIST, D("[]"), "failure events"),
@@ -82,6 +84,9 @@ pub const HOST_KEYS: &[Key] = &[
         .int(0, MAX_QUEUE_DEPTH_PER_LUN).unit("I/Os"),
     Key::new("scheduler", Kind::Choice(&["none", "deadline"]), D("\"none\""),
         "order of the host queue: FIFO, or by address with a 500 ms deadline"),
+    Key::new("nr_requests", Kind::Count, D("0"),
+        "requests the host holds per LUN, outstanding plus in the scheduler's queue, like Linux `nr_requests` (0: no limit); more wait, unsorted, until one completes")
+        .int(0, MAX_QUEUE_DEPTH_PER_LUN).unit("I/Os"),
 ];
 
 /// `[[host.paths]]`.
@@ -493,6 +498,11 @@ pub const ARRAY_SECTIONS: &[Section] = &[
         path: "[[host.paths]]",
         about: "One explicit path (HBA port, switch, controller port).",
         keys: PATH_KEYS,
+    },
+    Section {
+        path: "[[host_ports]]",
+        about: "A host port of the array: a bandwidth shared by the paths that reach it.",
+        keys: HOST_PORT_KEYS,
     },
     Section {
         path: "[controllers]",

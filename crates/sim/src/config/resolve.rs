@@ -6,6 +6,7 @@ use super::back_ends::{self, BackEndSpec};
 use super::host::{
     self, FailureSpec, HostScheduler, LunSpec, MultipathPolicy, PathSpec, RebuildSpec, VolumeSpec,
 };
+use super::host_ports::{self, HostPortSpec};
 use super::limits;
 use super::virtual_disks::{self, DiskGroupSpec};
 use super::{failures, ArrayFile, ConfigError};
@@ -30,6 +31,8 @@ pub struct HostSpec {
     pub queue_depth_per_lun: u32,
     /// Host queue order.
     pub scheduler: HostScheduler,
+    /// Requests held per LUN, outstanding plus queued (0 = no limit).
+    pub nr_requests: u32,
 }
 
 /// A whole storage system, validated.
@@ -59,6 +62,8 @@ pub struct SystemSpec {
     pub rebuild: RebuildSpec,
     /// Back-end loops or buses (none: the back end has no bandwidth limit).
     pub back_ends: Vec<BackEndSpec>,
+    /// The array's host ports (none: each path is its own port).
+    pub host_ports: Vec<HostPortSpec>,
 }
 
 impl SystemSpec {
@@ -85,6 +90,7 @@ impl SystemSpec {
         let c = &self.controllers;
         let costs = [c.read_hit_ns, c.read_miss_ns, c.write_ns];
         !self.back_ends.is_empty()
+            || !self.host_ports.is_empty()
             || c.processors != 1
             || costs.iter().any(|&ns| ns != c.overhead_ns)
             || c.parity_ns > 0
@@ -163,7 +169,9 @@ pub(super) fn resolve(raw: ArrayFile, file: &str) -> Result<SystemSpec, ConfigEr
         failures: Vec::new(),
         rebuild: host::resolve_rebuild(&raw.rebuild, file)?,
         back_ends: Vec::new(),
+        host_ports: Vec::new(),
     };
+    spec.host_ports = host_ports::resolve_host_ports(&raw.host_ports, &spec.host.paths, file)?;
     spec.back_ends = back_ends::resolve_back_ends(&raw.back_ends, &spec, file)?;
     for (i, f) in raw.failures.iter().enumerate() {
         let failure = failures::resolve_failure_file(f, &spec, file, &format!("failures[{i}]"))?;
@@ -191,6 +199,7 @@ fn resolve_host(raw: &ArrayFile, controllers: u32, file: &str) -> Result<HostSpe
         multipath: h.multipath,
         queue_depth_per_lun: h.queue_depth_per_lun,
         scheduler: h.scheduler,
+        nr_requests: h.nr_requests,
     })
 }
 

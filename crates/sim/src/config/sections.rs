@@ -9,8 +9,8 @@ use storlab_core::keys::{check_section, Key};
 
 use super::keys::{
     ARRAY_KEYS, BACK_END_KEYS, CONTROLLER_KEYS, DISK_GROUP_KEYS, FAILURE_GROUP_KEYS, FAILURE_KEYS,
-    HDD_KEYS, HOST_KEYS, LUN_KEYS, PATH_KEYS, RAID_GROUP_KEYS, REBUILD_KEYS, SSD_KEYS,
-    VIRTUAL_DISK_KEYS, VOLUME_KEYS,
+    HDD_KEYS, HOST_KEYS, HOST_PORT_KEYS, LUN_KEYS, PATH_KEYS, RAID_GROUP_KEYS, REBUILD_KEYS,
+    SSD_KEYS, VIRTUAL_DISK_KEYS, VOLUME_KEYS,
 };
 use super::{merge_tables, ConfigError};
 use crate::device::models::{builtin_model, BUILTIN_MODELS};
@@ -105,6 +105,7 @@ pub(super) fn prepare_array(table: &mut toml::Table, file: &str) -> Result<(), C
         ("virtual_disks", VIRTUAL_DISK_KEYS),
         ("luns", LUN_KEYS),
         ("volumes", VOLUME_KEYS),
+        ("host_ports", HOST_PORT_KEYS),
         ("back_ends", BACK_END_KEYS),
         ("failures", FAILURE_KEYS),
     ] {

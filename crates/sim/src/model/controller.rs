@@ -38,6 +38,26 @@ pub(super) struct ControllerPart {
     groups: Vec<CacheGroup>,
     luns: Vec<LunRt>,
     pieces: Slab<PieceRt>,
+    /// A read miss's disk read waits for its processor work (the array declares its
+    /// internals); otherwise the two run side by side.
+    miss_after_processor: bool,
+    /// Outstanding pieces at which a LUN may hold pieces back: the lower of
+    /// `queue_depth_per_lun` and `nr_requests` (u32::MAX when neither caps).
+    hold_from: u32,
+    /// Read misses' fetches waiting for their processor work.
+    delayed_fetches: Slab<DelayedFetch>,
+}
+
+/// A read miss's fetch that starts when its processor work ends.
+#[derive(Clone, Copy)]
+struct DelayedFetch {
+    g: u32,
+    lba: u64,
+    sectors: u64,
+    /// The piece waiting for it.
+    pid: u32,
+    /// Its segments go into the read cache.
+    cache: bool,
 }
 
 /// Sequential-reader slot of a group's prefetch detector.
@@ -113,6 +133,8 @@ struct LunRt {
     failed: bool,
     outstanding: u32,
     queue: VecDeque<u32>,
+    /// Pieces waiting to enter the LUN's queue while it holds `nr_requests` (arrival order).
+    blocked: VecDeque<u32>,
     /// Address of the last piece sent down (deadline scheduler's sweep position).
     last_lba: u64,
 }
@@ -188,8 +210,9 @@ impl Waiters {
 
 /// What the host asks of the controllers.
 impl ControllerPart {
-    /// Takes a piece: it waits in its LUN's queue while the LUN has the queue depth
-    /// outstanding, else goes to its controller at once.
+    /// Takes a piece: it waits to enter its LUN's queue while the LUN holds `nr_requests`
+    /// requests, then in the queue while the LUN has the queue depth outstanding, else goes
+    /// to its controller at once.
     #[inline]
     pub fn add_piece(s: &mut Stack, piece: Piece) {
         let c = &mut s.ctrls;
@@ -199,8 +222,36 @@ impl ControllerPart {
             waits: 0,
             error: false,
         });
+        // Under both caps nothing waits at the LUN (a piece waits in its queue only while
+        // the queue depth is outstanding, blocked only while it holds `nr_requests`): one
+        // test sends the piece down.
+        if c.luns[piece.lun as usize].outstanding < c.hold_from {
+            Self::dispatch_piece(s, pid);
+        } else {
+            Self::hold_piece(s, pid, piece.lun);
+        }
+    }
+
+    /// A piece for LUN `lun`, which has as many outstanding as one of its caps: it waits
+    /// to be let in when the LUN holds `nr_requests`, else it is admitted.
+    #[cold]
+    #[inline(never)]
+    fn hold_piece(s: &mut Stack, pid: u32, lun: u32) {
+        let nr = s.core.spec.host.nr_requests;
+        let l = &mut s.ctrls.luns[lun as usize];
+        if nr > 0 && l.outstanding + l.queue.len() as u32 >= nr {
+            l.blocked.push_back(pid);
+            return;
+        }
+        Self::admit_piece(s, pid, lun);
+    }
+
+    /// A piece the LUN holds: it waits in the scheduler's queue while the LUN has the
+    /// queue depth outstanding, else goes to its controller at once.
+    #[inline]
+    fn admit_piece(s: &mut Stack, pid: u32, lun: u32) {
         let limit = s.core.spec.host.queue_depth_per_lun;
-        let l = &mut c.luns[piece.lun as usize];
+        let l = &mut s.ctrls.luns[lun as usize];
         if limit > 0 && l.outstanding >= limit {
             l.queue.push_back(pid);
         } else {
@@ -280,20 +331,26 @@ impl ControllerPart {
         let p = c.pieces.take(pid).piece;
         let l = &mut c.luns[p.lun as usize];
         l.outstanding -= 1;
-        if let Some(next) = c.next_queued(&s.core, p.lun) {
-            Self::dispatch_piece(s, next);
+        // Nothing waits at the LUN in the common case: one test.
+        if (l.queue.len() | l.blocked.len()) != 0 {
+            Self::release_waiting(s, p.lun);
         }
         s.host.piece_done(&mut s.core, p.host, ready_at, error);
     }
 
-    /// The piece LUN `lun` sends down next, by the host scheduler; none when its queue is
-    /// empty (the common case, answered without the scheduler).
-    #[inline]
-    fn next_queued(&mut self, core: &Core, lun: u32) -> Option<u32> {
-        if self.luns[lun as usize].queue.is_empty() {
-            return None;
+    /// A piece of LUN `lun` is done and pieces wait there: the next queued one, by the host
+    /// scheduler, goes down, and the longest blocked one, if any, is let in.
+    #[cold]
+    #[inline(never)]
+    fn release_waiting(s: &mut Stack, lun: u32) {
+        if !s.ctrls.luns[lun as usize].queue.is_empty() {
+            if let Some(next) = s.ctrls.pick_queued(&s.core, lun) {
+                Self::dispatch_piece(s, next);
+            }
         }
-        self.pick_queued(core, lun)
+        if let Some(next) = s.ctrls.luns[lun as usize].blocked.pop_front() {
+            Self::admit_piece(s, next, lun);
+        }
     }
 
     fn pick_queued(&mut self, core: &Core, lun: u32) -> Option<u32> {

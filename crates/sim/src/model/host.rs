@@ -35,6 +35,7 @@ const IO_ERROR_NS: u64 = 1_000_000_000;
 /// figures.
 pub(super) struct HostPart {
     paths: Vec<PathRt>,
+    ports: paths::HostPorts,
     next_path: usize,
     targets: Vec<TargetRt>,
     streams: Vec<StreamRt>,
@@ -201,7 +202,7 @@ impl HostPart {
         };
         host.hosts.get_mut(h).path = path;
         let arrive = if write {
-            host.path_transfer(path, now, sectors * 512)
+            host.path_transfer(&s.core, path, now, sectors * 512)
         } else {
             now
         };
@@ -318,7 +319,7 @@ impl HostPart {
         let delivered = if write {
             ready
         } else {
-            self.path_transfer(path, ready, bytes)
+            self.path_transfer(core, path, ready, bytes)
         };
         let done = delivered.max(core.now) + self.paths[path as usize].latency_ns;
         core.schedule(done, Event::HostDone(h));
@@ -378,6 +379,14 @@ impl HostPart {
             Issuer::Job(j) => Self::job_io_done(s, j),
         }
         None
+    }
+
+    /// The host ports' figures over a window of `window_ns`.
+    pub fn port_metrics(
+        &self,
+        window_ns: u64,
+    ) -> impl Iterator<Item = storlab_core::result::ComponentMetrics> + '_ {
+        self.ports.metrics(window_ns)
     }
 
     /// Every issued request either completed once or is still in flight.

@@ -128,13 +128,14 @@ impl Stack {
             .collect()
     }
 
-    /// The array's components with a capacity of their own (back-end loops, controller
+    /// The array's components with a capacity of their own (host ports, back-end loops, controller
     /// processors, internal links); none unless the array file declares any of them.
     fn components(&self, window_ns: u64) -> Vec<ComponentMetrics> {
         if !self.core.spec.declares_internals() {
             return Vec::new();
         }
-        (self.arrays.back_end_metrics(window_ns))
+        (self.host.port_metrics(window_ns))
+            .chain(self.arrays.back_end_metrics(window_ns))
             .chain(self.ctrls.components(window_ns))
             .collect()
     }

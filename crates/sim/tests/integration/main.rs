@@ -4,6 +4,7 @@
 
 mod analytic;
 mod array_limits;
+mod bottlenecks;
 mod caches;
 mod character;
 mod database;
@@ -13,6 +14,7 @@ mod docs;
 mod examples_sweep;
 mod failures;
 mod file_cache;
+mod front_end;
 mod host_layer;
 mod measured_profile;
 mod mva;

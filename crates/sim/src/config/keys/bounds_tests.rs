@@ -80,6 +80,10 @@ fn array_with(path: &str, name: &str, value: &str) -> Option<String> {
             "[[back_ends]]",
             "name = \"l\"\nmbps = 100.0\ndisks = [\"g\"]",
         ),
+        "host_ports[0]" => section(
+            "[[host_ports]]",
+            "name = \"fa\"\nmbps = 100.0\npaths = [\"p0\"]",
+        ),
         "disk_models.h" => section("[disk_models.h]", "base = \"hdd-10k\""),
         "disk_models.s" => section("[disk_models.s]", "base = \"ssd-nvme\""),
         _ => return None,

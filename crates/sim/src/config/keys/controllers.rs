@@ -94,7 +94,7 @@ pub const CONTROLLER_KEYS: &[Key] = &[
         "read_miss_cost",
         Kind::Time,
         Derived("`overhead`"),
-        "processor time of a host read that goes to the disks",
+        "processor time of a host read that goes to the disks; when the array declares its internals (any cost, processor count, back end, host port, forwarding or disk queue depth) the disk read starts after it, else the two run side by side",
     )
     .int(0, MAX_IO_LATENCY_NS),
     Key::new(
@@ -197,5 +197,29 @@ pub const BACK_END_KEYS: &[Key] = &[
         Kind::Names,
         Required,
         "disks on it: RAID group or disk group names (all their disks and spares), `group.dN`, `group.spareN`, `group.dA-dB`",
+    ),
+];
+
+/// `[[host_ports]]`.
+pub const HOST_PORT_KEYS: &[Key] = &[
+    Key::new(
+        "name",
+        Kind::Text,
+        Required,
+        "name used in results (`fa1`)",
+    ),
+    Key::new(
+        "mbps",
+        Kind::Number,
+        Required,
+        "bandwidth of the port, shared by every transfer on the paths that reach it (2 Gb FC ~ 200, 4 Gb ~ 400, 8 Gb ~ 800)",
+    )
+    .float(MBPS_RANGE.0, MBPS_RANGE.1)
+    .unit("MB/s"),
+    Key::new(
+        "paths",
+        Kind::Names,
+        Required,
+        "names of the paths (`[[host.paths]]`, or `p0`, `p1`, ... for `links`) that reach it; a path reaches one port at most",
     ),
 ];

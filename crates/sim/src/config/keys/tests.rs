@@ -7,6 +7,7 @@ use storlab_core::keys::{check_section, fill_defaults, serde_fields, Default, Ke
 
 use super::*;
 use crate::config::host::{FailureFile, LunFile, PathFile, RebuildFile, VolumeFile};
+use crate::config::host_ports::HostPortFile;
 use crate::config::virtual_disks::{DiskGroupFile, VirtualDiskFile};
 use crate::config::{ArrayFile, ControllersFile, HostFile, RaidGroupFile};
 use crate::device::hdd::HddParams;
@@ -56,6 +57,7 @@ fn every_section_declares_exactly_the_keys_its_parser_accepts() {
     assert_eq!(serde_fields::<ArrayFile>(), names(ARRAY_KEYS));
     assert_eq!(serde_fields::<HostFile>(), names(HOST_KEYS));
     assert_eq!(serde_fields::<PathFile>(), names(PATH_KEYS));
+    assert_eq!(serde_fields::<HostPortFile>(), names(HOST_PORT_KEYS));
     assert_eq!(serde_fields::<ControllersFile>(), names(CONTROLLER_KEYS));
     assert_eq!(serde_fields::<RaidGroupFile>(), names(RAID_GROUP_KEYS));
     assert_eq!(serde_fields::<DiskGroupFile>(), names(DISK_GROUP_KEYS));
@@ -80,6 +82,7 @@ fn declared_defaults_are_the_parsers_only_defaults() {
         ARRAY_KEYS,
         "name = \"a\"\n[host]\nlinks = 2\nlink_mbps = 400.0\nlink_latency = \"20us\"\n\
          paths = []\nmultipath = \"round-robin\"\nqueue_depth_per_lun = 0\nscheduler = \"none\"\n\
+         nr_requests = 0\n\
          [controllers]\ncount = 2\ncache = \"4GiB\"\nwrite_cache = \"1GiB\"\n\
          write_policy = \"write-back\"\nmirror_writes = true\n\
          failover_write_policy = \"write-back\"\nmirror_mbps = 800.0\nmirror_latency = \"20us\"\n\

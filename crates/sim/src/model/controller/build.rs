@@ -80,6 +80,7 @@ impl ControllerPart {
                 failed: false,
                 outstanding: 0,
                 queue: VecDeque::new(),
+                blocked: VecDeque::new(),
                 last_lba: 0,
             })
             .collect();
@@ -88,6 +89,13 @@ impl ControllerPart {
             groups,
             luns,
             pieces: Slab::new(),
+            miss_after_processor: counted,
+            hold_from: [spec.host.queue_depth_per_lun, spec.host.nr_requests]
+                .into_iter()
+                .filter(|&cap| cap > 0)
+                .min()
+                .unwrap_or(u32::MAX),
+            delayed_fetches: Slab::new(),
         }
     }
 }

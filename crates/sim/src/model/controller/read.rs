@@ -1,10 +1,10 @@
 //! Reads: cache hits, waits for fetches in flight, fetches from the arrays, and sequential
 //! detection with prefetch.
 
-use super::{ControllerPart, CtrlReq, SeqStream, Waiters, SEQ_SLOTS};
+use super::{ControllerPart, CtrlReq, DelayedFetch, SeqStream, Waiters, SEQ_SLOTS};
 use crate::cache::page_key;
 use crate::config::resolve::PAGE_SECTORS;
-use crate::engine::SimTime;
+use crate::engine::{Event, SimTime};
 use crate::model::Stack;
 
 impl ControllerPart {
@@ -21,9 +21,9 @@ impl ControllerPart {
         grp.stats.host_reads += 1;
         let (ctrl, miss_ns) = (grp.ctrl, s.core.spec.controllers.read_miss_ns);
         if !grp.read_cache {
-            this.controller_time(&s.core, ctrl, arrive, miss_ns);
+            let t_cpu = this.controller_time(&s.core, ctrl, arrive, miss_ns);
             this.pieces.get_mut(pid).waits = 1;
-            Self::start_fetch(s, (g, lba, sectors), Some(pid), false);
+            Self::fetch_after(s, (g, lba, sectors), pid, false, t_cpu);
             return;
         }
         let seg = s.core.spec.controllers.segment_sectors;
@@ -54,9 +54,9 @@ impl ControllerPart {
             let t_cpu = this.controller_time(&s.core, ctrl as u32, arrive, hit_ns);
             Self::piece_done(s, pid, t_cpu, false);
         } else {
-            // A miss's processing runs beside its disk read: it holds the processor (and
-            // delays the hits and writes behind it), not the read.
-            this.controller_time(&s.core, ctrl as u32, arrive, miss_ns);
+            // A miss's processing holds the processor (and delays the hits and writes behind
+            // it); when the array declares its internals, its disk read starts after it.
+            let t_cpu = this.controller_time(&s.core, ctrl as u32, arrive, miss_ns);
             this.pieces.get_mut(pid).waits = n_waits as u32 + absent.is_some() as u32;
             for &f in &waits[..n_waits] {
                 if let Some(CtrlReq::Fetch { waiters, .. }) = s.arrays.request_mut(f) {
@@ -65,10 +65,39 @@ impl ControllerPart {
             }
             if let Some((a, b)) = absent {
                 let extent = (g, a * seg, (b - a + 1) * seg);
-                Self::start_fetch(s, extent, Some(pid), true);
+                Self::fetch_after(s, extent, pid, true, t_cpu);
             }
         }
         Self::detect_sequential(s, g, lba, sectors);
+    }
+
+    /// Starts the fetch of a read miss, piece `pid`, once its processor work ends at
+    /// `t_cpu`: at once when the array leaves its internals undeclared (the processor time
+    /// then runs beside the disk read, as the model always did), else at `t_cpu`
+    /// ([`ControllerPart::on_read_miss_start`]).
+    #[inline]
+    fn fetch_after(s: &mut Stack, extent: (u32, u64, u64), pid: u32, cache: bool, t_cpu: SimTime) {
+        if !s.ctrls.miss_after_processor || t_cpu <= s.core.now {
+            Self::start_fetch(s, extent, Some(pid), cache);
+            return;
+        }
+        let (g, lba, sectors) = extent;
+        let id = s.ctrls.delayed_fetches.insert(DelayedFetch {
+            g,
+            lba,
+            sectors,
+            pid,
+            cache,
+        });
+        s.core.schedule(t_cpu, Event::ReadMissStart(id));
+    }
+
+    /// A read miss's processor work has ended ([`ControllerPart::fetch_after`]): its disk
+    /// read starts. Another read of the same data in the meantime started a fetch of its
+    /// own: the processor had not yet recorded this one.
+    pub fn on_read_miss_start(s: &mut Stack, id: u32) {
+        let f = s.ctrls.delayed_fetches.take(id);
+        Self::start_fetch(s, (f.g, f.lba, f.sectors), Some(f.pid), f.cache);
     }
 
     /// One fetch a piece waited for ended.

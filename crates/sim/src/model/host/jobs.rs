@@ -55,8 +55,10 @@ impl HostPart {
         workload: &WorkloadSpec,
         opts: &RunOptions,
     ) -> Result<HostPart, String> {
+        let (paths, ports) = super::paths::build(spec);
         let mut host = HostPart {
-            paths: super::paths::build(spec),
+            paths,
+            ports,
             next_path: 0,
             targets: Vec::new(),
             streams: Vec::new(),

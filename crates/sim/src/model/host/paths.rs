@@ -5,31 +5,63 @@ use crate::config::{MultipathPolicy, SystemSpec};
 use crate::engine::SimTime;
 use crate::model::controller::{ControllerPart, Piece};
 use crate::model::core::Core;
+use crate::model::resource::Resource;
 use crate::model::Stack;
+use storlab_core::result::ComponentMetrics;
+
+/// A path on no host port.
+const NO_PORT: u32 = u32::MAX;
 
 pub(super) struct PathRt {
     free_at: SimTime,
     ns_per_byte: f64,
     pub latency_ns: u64,
     controller: Option<u32>,
+    /// The host port it reaches ([`NO_PORT`]: none declared).
+    port: u32,
     pub failed: bool,
     pub ios: u64,
     pub bytes: u64,
 }
 
-/// Each configured path, idle.
-pub(super) fn build(spec: &SystemSpec) -> Vec<PathRt> {
-    (spec.host.paths.iter())
+/// The array's host ports: each a bandwidth shared by the paths reaching it.
+#[derive(Default)]
+pub(super) struct HostPorts {
+    ports: Vec<Resource>,
+    ns_per_byte: Vec<f64>,
+}
+
+impl HostPorts {
+    /// Each port's figures over a window of `window_ns`.
+    pub fn metrics(&self, window_ns: u64) -> impl Iterator<Item = ComponentMetrics> + '_ {
+        self.ports.iter().map(move |p| p.metrics(window_ns))
+    }
+}
+
+/// Each configured path, idle, and the host ports.
+pub(super) fn build(spec: &SystemSpec) -> (Vec<PathRt>, HostPorts) {
+    let mut paths: Vec<PathRt> = (spec.host.paths.iter())
         .map(|p| PathRt {
             free_at: SimTime(0),
             ns_per_byte: p.ns_per_byte,
             latency_ns: p.latency_ns,
             controller: p.controller,
+            port: NO_PORT,
             failed: false,
             ios: 0,
             bytes: 0,
         })
-        .collect()
+        .collect();
+    let mut ports = HostPorts::default();
+    for (i, port) in spec.host_ports.iter().enumerate() {
+        for &p in &port.paths {
+            paths[p as usize].port = i as u32;
+        }
+        let name = format!("host port {}", port.name);
+        ports.ports.push(Resource::new(name, "host_port", 1));
+        ports.ns_per_byte.push(port.ns_per_byte);
+    }
+    (paths, ports)
 }
 
 impl HostPart {
@@ -71,14 +103,37 @@ impl HostPart {
         }
     }
 
-    /// Reserves `path` for `bytes` from `ready_at`; returns when the transfer ends.
+    /// Reserves `path` for `bytes` from `ready_at`, and its host port when it reaches one
+    /// (the transfer holds both: it ends when the slower is done); returns when it ends.
     #[inline]
-    pub(super) fn path_transfer(&mut self, path: u32, ready_at: SimTime, bytes: u64) -> SimTime {
+    pub(super) fn path_transfer(
+        &mut self,
+        core: &Core,
+        path: u32,
+        ready_at: SimTime,
+        bytes: u64,
+    ) -> SimTime {
         let p = &mut self.paths[path as usize];
         let start = ready_at.max(p.free_at);
         p.free_at = start + crate::divisor::scale(bytes, p.ns_per_byte);
         p.ios += 1;
         p.bytes += bytes;
+        if p.port != NO_PORT {
+            return self.port_transfer(core, path, start, bytes);
+        }
+        p.free_at
+    }
+
+    /// The part of [`HostPart::path_transfer`] for a path on a host port, starting at
+    /// `start`: out of line, so a path on no port pays only the test.
+    #[cold]
+    #[inline(never)]
+    fn port_transfer(&mut self, core: &Core, path: u32, start: SimTime, bytes: u64) -> SimTime {
+        let p = &mut self.paths[path as usize];
+        let i = p.port as usize;
+        let ns = crate::divisor::scale(bytes, self.ports.ns_per_byte[i]);
+        let end = self.ports.ports[i].book(core, start, ns, bytes);
+        p.free_at = p.free_at.max(end);
         p.free_at
     }
 
