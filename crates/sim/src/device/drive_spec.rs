@@ -19,7 +19,7 @@
 //!   transfer time of the buses in `NAME.parv` when one lies beside the file, as the
 //!   interface rate; buffer segments, maximum read-ahead, whether the read's own data
 //!   stays buffered, where read-ahead stops (`Buffer continuous read`: track, cylinder,
-//!   segment, or track and the next one for a stream), the read water mark as a share of
+//!   segment, or a track ahead of a stream and none after an isolated read), the read water mark as a share of
 //!   the request, fast writes (any level) as write caching; the queue length. A miss
 //!   disconnects from the bus while the drive positions: the reselect overhead and the
 //!   disconnect overhead of its kind are added to the miss overheads.

@@ -281,3 +281,54 @@ fn the_datasheet_form_keeps_the_summary_and_drops_the_measured_tables() {
     assert!(a.capacity_sectors().abs_diff(b.capacity_sectors()) < a.capacity_sectors() / 100);
     assert_ne!(a.seek_ns(12), b.seek_ns(12));
 }
+
+#[test]
+fn the_head_is_where_read_ahead_left_it() {
+    let p = import(&drives().join("barracuda.diskspecs"))
+        .expect("imports")
+        .params;
+    let mut disk = Hdd::new(&p, 0).expect("builds");
+    // The first block of a track: read-ahead of 281 blocks after a read just before it
+    // (186 a track) reads on past it.
+    let start = 1_000_000;
+    let track = |lba: u64| (disk.locate(lba).cyl, disk.locate(lba).head);
+    let boundary = (start..start + 400)
+        .find(|&b| track(b) != track(start))
+        .expect("a track boundary");
+    let run = |disk: &mut Hdd, now_ns: u64, lba: u64| {
+        disk.enqueue(now_ns, 0, lba, 4, false);
+        let (_, access) = disk.start_next(now_ns).expect("starts");
+        disk.finish(now_ns + access.total_ns());
+        access
+    };
+    run(&mut disk, 0, boundary - 20);
+    // 50 ms later read-ahead is done; a block behind the first read, on its track, is not
+    // buffered and the head must come back to that track.
+    let back = run(&mut disk, 50_000_000, boundary - 40);
+    assert!(back.seek_ns > 0, "{back:?}");
+}
+
+#[test]
+fn a_stream_is_read_ahead_and_an_isolated_read_is_not() {
+    use crate::device::hdd::ReadaheadLimit;
+    let p = import(&drives().join("atlas_III.diskspecs"))
+        .expect("imports")
+        .params;
+    assert_eq!(p.readahead_limit, ReadaheadLimit::TrackOrStream);
+    let first = 5_000_000;
+    let trace = parse_trace(&format!(
+        "R x {first} 4 0 50000\nR x {} 4 0 50000\nR x {} 4 0 50000\n",
+        first + 4,
+        first + 8
+    ))
+    .expect("parses");
+    let r = replay(&p, &trace).expect("replays");
+    // The read after an isolated one finds nothing read ahead; the third read continues a
+    // stream of two and finds its blocks buffered.
+    assert_eq!(r.read_hits, 1, "{:?}", r.service_ms);
+    assert!(
+        r.service_ms[2] < 1.0 && r.service_ms[1] > 1.0,
+        "{:?}",
+        r.service_ms
+    );
+}

@@ -8,8 +8,10 @@
 //! on the media, then seeks, waits for its first sector, and sends its data as it comes
 //! off the media (the interface finishes one sector after the media, or later when it is
 //! the slower). After a read the drive reads ahead into the same segment, while idle, up
-//! to `readahead_kib`; the segments it filled before stay readable until reused, least
-//! recently used first. With `write_cache` a write completes once its data crossed the
+//! to `readahead_kib` (or where `readahead_limit` stops it); the head follows the
+//! read-ahead, so the next command seeks from the last block read ahead, not from the end
+//! of the read. The segments it filled before stay readable until reused, least recently
+//! used first. With `write_cache` a write completes once its data crossed the
 //! interface, and the drive writes it to the media afterwards; otherwise it positions and
 //! writes before it completes. A write ends read-ahead and drops any buffered data it
 //! overlaps. Completion overheads are added at the end.
@@ -31,6 +33,8 @@ pub(super) struct Measured {
     /// When the media is free of writes taken into the buffer.
     media_free_ns: u64,
     last_write: bool,
+    /// End of the last read (its last block plus one), for stream detection.
+    last_read_end: Option<u64>,
 }
 
 impl Measured {
@@ -57,6 +61,7 @@ impl Measured {
                 segments: Vec::new(),
                 media_free_ns: 0,
                 last_write: false,
+                last_read_end: None,
             })
         })
     }
@@ -77,7 +82,9 @@ impl Hdd {
         let a = if p.write {
             self.write_measured(&mut m, now_ns, p, after_write)
         } else {
-            self.read_measured(&mut m, now_ns, p, after_write)
+            let a = self.read_measured(&mut m, now_ns, p, after_write);
+            m.last_read_end = Some(p.lba + u64::from(p.sectors));
+            a
         };
         self.measured = Some(m);
         a
@@ -87,10 +94,15 @@ impl Hdd {
         (sectors as f64 * self.iface_ns_per_sector) as u64
     }
 
-    /// Ends read-ahead at `now_ns`, keeping what it filled as a segment.
+    /// Ends read-ahead at `now_ns`, keeping what it filled as a segment. The head is where
+    /// read-ahead left it: on the track of the last block it read, which may be past the
+    /// track (or the cylinder) of the read that started it.
     fn retire_readahead(&mut self, m: &mut Measured, now_ns: u64) {
         if let Some(ra) = self.readahead.take() {
             let end = self.ra_available_end(&ra, now_ns);
+            if end > ra.fill_lba {
+                self.move_head_to(end - 1);
+            }
             if end > ra.from && m.segments_max > 0 {
                 m.segments.insert(0, (ra.from, end));
                 m.segments.truncate(m.segments_max);
@@ -111,11 +123,11 @@ impl Hdd {
         // A hit on the segment being read ahead into (its data may still be coming in);
         // a read running past where read-ahead stops reads the rest from the media.
         let ra_limit = self.readahead.as_ref().map_or(0, |ra| ra.limit);
+        let stream = self.continues_stream(m, lba);
         if let Some(avail) = self.ra_hit(p, now_ns) {
             if end > ra_limit {
                 let from = avail.clamp(lba, end - 1);
-                let seg_from = self.readahead.as_ref().map_or(lba, |ra| ra.from);
-                return self.read_media(m, now_ns, lba, n, from, seg_from, after_write);
+                return self.read_media(m, now_ns, lba, n, from, stream, after_write);
             }
             let overhead = ms_ns(m.overheads.of(false, true, after_write));
             let media_wait =
@@ -125,8 +137,7 @@ impl Hdd {
                 transfer_ns: self.iface_ns(n).max(media_wait),
                 ..Access::default()
             };
-            let seg_from = self.readahead.as_ref().map_or(lba, |ra| ra.from);
-            let limit = self.readahead_end(m, seg_from, lba, end);
+            let limit = self.readahead_end(m, stream, lba, end);
             if let Some(ra) = self.readahead.as_mut() {
                 // The segment slides on: read-ahead continues past this read.
                 ra.fill_lba = avail.max(end);
@@ -147,7 +158,19 @@ impl Hdd {
                 ..Access::default()
             };
         }
-        self.read_media(m, now_ns, lba, n, lba, lba, after_write)
+        self.read_media(m, now_ns, lba, n, lba, stream, after_write)
+    }
+
+    /// True when the previous read ended at or before `lba`, on its track or the track
+    /// before: the read continues a sequential stream.
+    fn continues_stream(&self, m: &Measured, lba: u64) -> bool {
+        let Some(prev_end) = m.last_read_end else {
+            return false;
+        };
+        let last = self.capacity_sectors.saturating_sub(1);
+        let spt = self.zones.of(lba.min(last)).data_spt.get();
+        let track_start = self.track_and_cylinder_end(lba).0.saturating_sub(spt);
+        prev_end <= lba && prev_end + spt > track_start
     }
 
     /// First block of the track after the one holding `lba`, and of the cylinder after.
@@ -163,9 +186,9 @@ impl Hdd {
         (lba + track_left, lba + cyl_left)
     }
 
-    /// Where read-ahead after a read of [lba, end) stops, for a segment that began at
-    /// `seg_from`.
-    fn readahead_end(&self, m: &Measured, seg_from: u64, lba: u64, end: u64) -> u64 {
+    /// Where read-ahead after a read of [lba, end) stops; `stream` when the read continues
+    /// a sequential stream.
+    fn readahead_end(&self, m: &Measured, stream: bool, lba: u64, end: u64) -> u64 {
         let from = if m.keep_read { lba } else { end };
         let most = from + self.readahead_sectors;
         let last = end.saturating_sub(1);
@@ -173,20 +196,12 @@ impl Hdd {
             ReadaheadLimit::Segment => most,
             ReadaheadLimit::Track => self.track_and_cylinder_end(last).0.min(most),
             ReadaheadLimit::Cylinder => self.track_and_cylinder_end(last).1.min(most),
-            ReadaheadLimit::TrackOrStream => {
+            // Only a stream is read ahead, one track beyond the read's.
+            ReadaheadLimit::TrackOrStream if stream => {
                 let track_end = self.track_and_cylinder_end(end).0;
-                let track_start = track_end
-                    - self
-                        .zones
-                        .of(end.min(self.capacity_sectors.saturating_sub(1)))
-                        .data_spt
-                        .get();
-                if seg_from < track_start {
-                    self.track_and_cylinder_end(track_end).0
-                } else {
-                    track_end
-                }
+                self.track_and_cylinder_end(track_end).0
             }
+            ReadaheadLimit::TrackOrStream => end,
         };
         limit.max(end).min(self.capacity_sectors)
     }
@@ -200,7 +215,7 @@ impl Hdd {
         lba: u64,
         n: u64,
         from: u64,
-        seg_from: u64,
+        stream: bool,
         after_write: bool,
     ) -> Access {
         let end = lba + n;
@@ -227,7 +242,7 @@ impl Hdd {
             transfer_ns,
         };
         let done_media = now_ns + lead + rotate_ns + media;
-        let limit = self.readahead_end(m, seg_from, lba, end);
+        let limit = self.readahead_end(m, stream, lba, end);
         self.readahead = (self.readahead_sectors > 0).then(|| ReadAhead {
             from: if m.keep_read { lba } else { end },
             limit,

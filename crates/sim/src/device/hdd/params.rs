@@ -107,8 +107,10 @@ pub enum ReadaheadLimit {
     Track,
     /// The end of its cylinder (at most `readahead_kib`).
     Cylinder,
-    /// The end of the track after the read, and the next track too when the segment began
-    /// on an earlier track (a sequential stream).
+    /// For a read that continues a sequential stream (the previous read ended at or before
+    /// its first block, on its track or the one before), the end of the track after the
+    /// read's; after an isolated read, none (DiskSim's `Buffer continuous read = 4`: stay a
+    /// track ahead of a stream once one is seen).
     TrackOrStream,
 }
 
