@@ -446,14 +446,16 @@ impl DbEngine {
         let step = if self.oracle.is_some() {
             let step = self.log.append(bytes);
             self.log_step(step, stack);
-            self.log.commit(s, per_commit)
+            self.log.commit_step(s, per_commit)
         } else {
             // PostgreSQL's log buffer starts no write of its own (its size is 0): the
             // operation's bytes and the commit record go in together.
-            self.log.commit(s, bytes + per_commit)
+            self.log.commit_step(s, bytes + per_commit)
         };
         self.sessions[s as usize].wait_start = stack.now();
-        self.log_step(step, stack);
+        if let Some(step) = step {
+            self.log_step(step, stack);
+        }
     }
 
     fn finish_op(&mut self, s: u32, stack: &mut Stack) {
