@@ -129,7 +129,7 @@ impl BufferCache {
     /// Panics when `page` is outside the page space.
     ///
     /// The hit, nearly every access, inlines into the caller; the load is out of line.
-    #[inline]
+    #[inline(always)]
     pub fn access(&mut self, page: u64, write: bool) -> Access {
         assert!(
             page < self.pages,
