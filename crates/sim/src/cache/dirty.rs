@@ -164,7 +164,7 @@ impl DirtyPages {
     }
 
     /// [`DirtyPages::write_word`] for a word already probed.
-    #[inline]
+    #[inline(always)]
     fn write_probed(&mut self, w: u64, mask: u64, slot: usize, word: u64, found: bool) -> u64 {
         if word == 0 {
             Self::mark_summary(&mut self.level1, &mut self.level2, w);

@@ -125,7 +125,7 @@ impl<K: MapKey, V: MapValue> WordMap<K, V> {
     }
 
     /// Stores `bits` for `key` at the slot [`WordMap::probe`] returned (no change in between).
-    #[inline]
+    #[inline(always)]
     pub fn set_at(&mut self, slot: usize, found: bool, key: K, bits: V) {
         if found {
             if bits == V::ZERO {
@@ -173,6 +173,8 @@ impl<K: MapKey, V: MapValue> WordMap<K, V> {
         });
     }
 
+    #[cold]
+    #[inline(never)]
     fn grow(&mut self) {
         let old = std::mem::take(&mut self.slots);
         self.slots = huge_table(old.len() * 2, Slot::FREE);

@@ -127,6 +127,9 @@ impl BufferCache {
 
     /// Reads (`write = false`) or modifies (`write = true`) `page`, loading it on a miss.
     /// Panics when `page` is outside the page space.
+    ///
+    /// The hit, nearly every access, inlines into the caller; the load is out of line.
+    #[inline(always)]
     pub fn access(&mut self, page: u64, write: bool) -> Access {
         assert!(
             page < self.pages,
@@ -145,6 +148,12 @@ impl BufferCache {
                 evicted_dirty: None,
             };
         }
+        self.load(page, write)
+    }
+
+    /// A miss of `page`: the clock's victim frame takes it.
+    #[inline(never)]
+    fn load(&mut self, page: u64, write: bool) -> Access {
         let f = self.victim();
         let old = self.frames[f];
         let old_dirty = self.is_dirty(f);

@@ -21,6 +21,7 @@ mod profile;
 mod redo;
 mod report;
 mod tx;
+mod walk;
 mod writer;
 
 use crate::config::DbSpec;
@@ -339,67 +340,6 @@ impl DbEngine {
         let cpu = self.op_cpu_ns(plan.len(), rows);
         let think = self.spec.think_ns;
         self.launch(s, plan, rows, cpu, think, stack);
-    }
-
-    /// Runs session `s`'s block accesses until one misses (a read to wait for) or the
-    /// operation is done (commit, or the next operation).
-    fn advance(&mut self, s: u32, stack: &mut Stack) {
-        let measuring = stack.measuring();
-        loop {
-            let sess = &mut self.sessions[s as usize];
-            if sess.next >= sess.plan.len() {
-                break;
-            }
-            let (entry, write, at) = (sess.plan[sess.next].0, sess.plan[sess.next].1, sess.next);
-            if write && self.oracle.is_some() {
-                self.redo_of_change(s, at, stack);
-            }
-            let sess = &mut self.sessions[s as usize];
-            let (block, new) = (entry & !NEW_BLOCK, entry & NEW_BLOCK != 0);
-            if (sess.scan.0..sess.scan.1).contains(&sess.next) {
-                if let character::ScanStep::Wait = self.scan_visit(s, stack) {
-                    return;
-                }
-            }
-            let sess = &mut self.sessions[s as usize];
-            let a = self.cache.access(block, write);
-            if measuring {
-                self.stats.accesses += 1;
-                self.stats.hits += u64::from(a.hit);
-            }
-            // A block the operation creates needs a buffer, not a read.
-            if a.hit || (new && a.evicted_dirty.is_none()) {
-                self.allocs += u64::from(!a.hit);
-                sess.next += 1;
-                continue;
-            }
-            self.allocs += 1;
-            sess.wait_start = stack.now();
-            ops::prefetch_ahead(&self.cache, &sess.ahead);
-            if let Some(victim) = a.evicted_dirty {
-                sess.pending_read = (!new).then_some(block);
-                self.os_cache_keep(victim, 1);
-                if !self.os_cache_write(victim, 1, DbTimer::VictimBuffered(s), stack) {
-                    self.issue_block(DbIo::VictimWrite(s), victim, true, stack);
-                }
-            } else {
-                self.read_block(s, block, stack);
-            }
-            return;
-        }
-        if self.sessions[s as usize].commits {
-            ops::prefetch_ahead(&self.cache, &self.sessions[s as usize].ahead);
-            let bytes = self.commit_log_bytes(s);
-            let step = self.log.append(bytes);
-            if self.oracle.is_some() {
-                self.log_step(step, stack);
-            }
-            let step = self.log.commit(s, self.spec.log_bytes_per_commit);
-            self.sessions[s as usize].wait_start = stack.now();
-            self.log_step(step, stack);
-        } else {
-            self.finish_op(s, stack);
-        }
     }
 
     fn finish_op(&mut self, s: u32, stack: &mut Stack) {

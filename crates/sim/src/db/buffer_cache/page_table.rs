@@ -154,6 +154,7 @@ impl Hashed {
         self.len += 1;
     }
 
+    #[inline]
     fn remove(&mut self, page: u32) {
         let (hole, found) = self.find(page);
         assert!(found, "page {page} is not cached");

@@ -10,7 +10,7 @@ use crate::model::Stack;
 impl DbEngine {
     /// Starts session `s`'s operation of `plan`: its think time, then its CPU burst of
     /// `cpu` ns on the host CPUs, then its block accesses.
-    #[inline]
+    #[inline(always)]
     pub(super) fn launch(
         &mut self,
         s: u32,
