@@ -15,6 +15,7 @@ mod archive;
 mod character;
 mod launch;
 mod log;
+mod log_space;
 mod ops;
 mod oscache;
 mod profile;
@@ -351,8 +352,9 @@ impl DbEngine {
                 break;
             }
             let (entry, write, at) = (sess.plan[sess.next].0, sess.plan[sess.next].1, sess.next);
-            if write && self.oracle.is_some() {
-                self.redo_of_change(s, at, stack);
+            // Oracle: the change's redo into the log buffer, or a wait for space in it.
+            if write && self.oracle.is_some() && !self.redo_of_change(s, at, stack) {
+                return;
             }
             let sess = &mut self.sessions[s as usize];
             let (block, new) = (entry & !NEW_BLOCK, entry & NEW_BLOCK != 0);

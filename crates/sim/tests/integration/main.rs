@@ -17,6 +17,7 @@ mod host_layer;
 mod measured_profile;
 mod mva;
 mod oracle_engine;
+mod oracle_mechanics;
 mod raid_ops;
 mod reference_case1;
 mod transactions;

@@ -220,7 +220,9 @@ pub const DATABASE_KEYS: &[Key] = &[
         Kind::Size,
         D("\"8MiB\""),
         "Oracle's log buffer (`log_buffer`; Oracle sizes it from the SGA, a few MB to 32 MB): \
-         a third of it unwritten starts a log write; unused with `engine = \"postgresql\"`",
+         a third of it unwritten starts a log write, and when it is full of redo not yet \
+         written sessions wait for space (`log buffer space`); unused with \
+         `engine = \"postgresql\"`",
     )
     .int(3 * 512, 1 << 30),
     Key::new(
