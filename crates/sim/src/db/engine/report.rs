@@ -152,11 +152,12 @@ impl DbEngine {
         };
         let oracle = db.spec.engine == Engine::Oracle;
         let name = |pg: &'static str, ora: &'static str| if oracle { ora } else { pg };
+        let (read_wait_ns, read_waits) = db.single_read_waits();
         let mut waits = vec![
             wait(
                 name("IO:DataFileRead", "db file sequential read"),
-                st.read_wait_ns,
-                st.read_waits,
+                read_wait_ns,
+                read_waits,
             ),
             // A commit held for archiving waits on the archiver, not the log device: the
             // two events split the commit time.
@@ -194,6 +195,7 @@ impl DbEngine {
             if let Some(o) = db.oracle.as_ref() {
                 waits.push(wait("log buffer space", o.space.wait_ns, o.space.waits));
             }
+            waits.extend(db.scan_wait_events(total));
         }
         waits.retain(|w| w.time_pct > 0.0 || w.avg_ms.is_some_and(|a| a > 0.0));
         waits.sort_by(|a, b| b.time_pct.total_cmp(&a.time_pct));
