@@ -142,7 +142,7 @@ pub struct DbSpec {
     pub data: Placement,
     pub log: Placement,
     /// The test's tables (DPAWS: 15 of equal row count), sized for what they hold at the
-    /// end: growing tables (`DbTest::appends`) have room for `rows` more.
+    /// end: tables that receive inserts have room for `rows` more, the others none.
     pub tables: Vec<Table>,
     /// Rows each table starts with.
     pub rows: u64,
@@ -354,9 +354,12 @@ pub fn parse_database(
     let buffer_blocks = raw.buffer.0 / 8192;
     let data = placement(raw.data, system, file, "data")?;
     let log = placement(raw.log, system, file, "log")?;
-    // Growing tables get room for as many rows again (the inserts then wrap to the middle).
-    let capacity = if test.appends() {
-        2 * raw.rows
+    // A table that grows gets room for as many rows again (the inserts then wrap to the
+    // middle); one that never grows reserves nothing: the load's tables grow, the OLTP mix's
+    // item tables do not (its inserts go to the history table).
+    let grown = 2 * raw.rows;
+    let capacity = if test.def().access == Access::Insert {
+        grown
     } else {
         raw.rows
     };
@@ -370,7 +373,7 @@ pub fn parse_database(
         .collect();
     if test.oltp() {
         tables.push(Table {
-            rows: capacity,
+            rows: grown,
             row_bytes: HISTORY_ROW_BYTES,
             fillfactor: 100,
             key_bytes: 8,

@@ -20,6 +20,7 @@ mod oracle_engine;
 mod oracle_mechanics;
 mod raid_ops;
 mod reference_case1;
+mod table_sizing;
 mod transactions;
 mod warmup;
 mod workloads;
