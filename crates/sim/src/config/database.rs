@@ -203,6 +203,9 @@ pub struct DbSpec {
     /// Further members of every log group, each on its own target (none: one member).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub log_members: Vec<Placement>,
+    /// Blocks of a characterization's multiblock reads, when `[database]` sets them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multiblock_read_count: Option<u64>,
     /// A workload characterization the sessions run instead of the test's operations.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub character: Option<Box<CharacterSpec>>,
@@ -247,6 +250,8 @@ struct Raw {
     log_buffer: ByteSize,
     #[serde(default)]
     log_members: Vec<String>,
+    #[serde(default)]
+    db_file_multiblock_read_count: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -486,6 +491,7 @@ pub fn parse_database(
         profile: None,
         log_buffer_bytes: raw.log_buffer.0,
         log_members,
+        multiblock_read_count: raw.db_file_multiblock_read_count,
         character: None,
     })
 }

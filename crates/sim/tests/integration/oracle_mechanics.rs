@@ -72,6 +72,11 @@ fn a_full_log_buffer_makes_sessions_wait_and_caps_them_at_the_log_bandwidth() {
 /// of a table of `table`) with a buffer cache of `buffer`, run with Oracle's default
 /// multiblock read count.
 fn scans(scan_blocks: u32, table: &str, buffer: &str) -> Run {
+    scans_with(scan_blocks, table, buffer, "").unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`scans`] with the `[database]` keys in `db`.
+fn scans_with(scan_blocks: u32, table: &str, buffer: &str, db: &str) -> Result<Run, String> {
     let text = format!(
         "name = \"scan\"\nengine = \"oracle\"\nsessions = 4\n\
          [[transactions]]\nname = \"scan\"\nweight = 1.0\nlogical_reads = {scan_blocks}\n\
@@ -82,9 +87,9 @@ fn scans(scan_blocks: u32, table: &str, buffer: &str) -> Run {
     let s = system(ENTERPRISE_RAID5);
     let c = Characterization::from_toml(&text, "c.toml").unwrap_or_else(|e| panic!("{e}"));
     let mbrc = multiblock_read_count(Engine::Oracle, 8192);
-    let w = character_workload(&c, toml::Table::new(), "c.toml", &s, mbrc)
-        .unwrap_or_else(|e| panic!("{e}"));
-    simulate(&s, &w, opts(10, 5, 3)).unwrap_or_else(|e| panic!("{e}"))
+    let db: toml::Table = toml::from_str(db).map_err(|e| e.to_string())?;
+    let w = character_workload(&c, db, "c.toml", &s, mbrc).map_err(|e| e.to_string())?;
+    simulate(&s, &w, opts(10, 5, 3)).map_err(|e| e.to_string())
 }
 
 fn param(r: &Run, key: &str) -> f64 {
@@ -145,4 +150,24 @@ fn scans_over_a_tenth_of_the_buffer_cache_read_direct_and_bypass_it() {
         per_read > 100.0 && per_read <= 128.0,
         "{per_read} blocks a read"
     );
+}
+
+/// `db_file_multiblock_read_count` in `[database]` sets the reads' size, within its bounds.
+#[test]
+fn the_multiblock_read_count_is_a_database_key() {
+    let r = scans_with(1024, "4g", "1g", "db_file_multiblock_read_count = 32")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let per_read = param(&r, "blocks_per_multiblock_read");
+    assert!(
+        per_read > 28.0 && per_read <= 32.0,
+        "{per_read} blocks a read"
+    );
+    for bad in ["0", "1025"] {
+        let key = format!("db_file_multiblock_read_count = {bad}");
+        let e = scans_with(1024, "4g", "1g", &key).expect_err("out of bounds");
+        assert!(
+            e.contains("db_file_multiblock_read_count") && e.contains("1024"),
+            "{e}"
+        );
+    }
 }

@@ -132,6 +132,10 @@ pub fn character_workload(
     spec.tables.clear();
     spec.rows = 0;
     spec.engine = c.engine;
+    let mut mix = mix;
+    if let Some(n) = spec.multiblock_read_count {
+        mix.multiblock_read_count = n;
+    }
     spec.character = Some(Box::new(CharacterSpec {
         workload: c.clone(),
         mix,

@@ -15,6 +15,8 @@ pub const MAX_OS_CACHE_BYTES: u64 = 256 << 30;
 pub const MAX_CPUS: u64 = 4096;
 /// Most log bytes per row or per commit record.
 pub const MAX_LOG_BYTES: u64 = 1 << 20;
+/// Most blocks of a multiblock read (8 MiB of 8 KiB blocks).
+pub const MAX_MULTIBLOCK_READ_COUNT: u64 = 1024;
 
 const NAMES: Kind = Kind::NameOrNames;
 const ROW_BYTES: Kind = Kind::Other("integer or [smallest, largest]");
@@ -232,4 +234,13 @@ pub const DATABASE_KEYS: &[Key] = &[
         "further members of every log group, one per target (Oracle's multiplexed redo \
          logs; LUNs of their own): each log write goes to `log` and to every one of them",
     ),
+    Key::new(
+        "db_file_multiblock_read_count",
+        Kind::Count,
+        Default::Derived("1 MiB over the block size (oracle: 128), else 16 (128 KiB read-ahead)"),
+        "blocks a characterization's scan reads at most in one multiblock or direct path read \
+         (Oracle's `db_file_multiblock_read_count`); the built-in tests do not scan",
+    )
+    .int(1, MAX_MULTIBLOCK_READ_COUNT)
+    .unit("blocks"),
 ];
