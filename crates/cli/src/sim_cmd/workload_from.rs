@@ -7,7 +7,8 @@ use std::path::Path;
 
 use storlab_core::character::{Characterization, SegmentSize};
 use storlab_core::ByteSize;
-use storlab_sim::config::{character_workload, DEFAULT_MULTIBLOCK_READ_COUNT};
+use storlab_sim::config::character_workload;
+use storlab_sim::db::scan_path::multiblock_read_count;
 use storlab_sim::{SystemSpec, WorkloadSpec};
 
 use super::DatabaseKeys;
@@ -142,7 +143,7 @@ pub(crate) fn workload(
         db,
         &file,
         system,
-        DEFAULT_MULTIBLOCK_READ_COUNT,
+        multiblock_read_count(c.engine, u64::from(c.block_bytes)),
     )?)
 }
 

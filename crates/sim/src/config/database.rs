@@ -142,7 +142,7 @@ pub struct DbSpec {
     pub data: Placement,
     pub log: Placement,
     /// The test's tables (DPAWS: 15 of equal row count), sized for what they hold at the
-    /// end: growing tables (`DbTest::appends`) have room for `rows` more.
+    /// end: tables that receive inserts have room for `rows` more, the others none.
     pub tables: Vec<Table>,
     /// Rows each table starts with.
     pub rows: u64,
@@ -203,6 +203,9 @@ pub struct DbSpec {
     /// Further members of every log group, each on its own target (none: one member).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub log_members: Vec<Placement>,
+    /// Blocks of a characterization's multiblock reads, when `[database]` sets them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multiblock_read_count: Option<u64>,
     /// A workload characterization the sessions run instead of the test's operations.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub character: Option<Box<CharacterSpec>>,
@@ -247,6 +250,8 @@ struct Raw {
     log_buffer: ByteSize,
     #[serde(default)]
     log_members: Vec<String>,
+    #[serde(default)]
+    db_file_multiblock_read_count: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -354,9 +359,12 @@ pub fn parse_database(
     let buffer_blocks = raw.buffer.0 / 8192;
     let data = placement(raw.data, system, file, "data")?;
     let log = placement(raw.log, system, file, "log")?;
-    // Growing tables get room for as many rows again (the inserts then wrap to the middle).
-    let capacity = if test.appends() {
-        2 * raw.rows
+    // A table that grows gets room for as many rows again (the inserts then wrap to the
+    // middle); one that never grows reserves nothing: the load's tables grow, the OLTP mix's
+    // item tables do not (its inserts go to the history table).
+    let grown = 2 * raw.rows;
+    let capacity = if test.def().access == Access::Insert {
+        grown
     } else {
         raw.rows
     };
@@ -370,7 +378,7 @@ pub fn parse_database(
         .collect();
     if test.oltp() {
         tables.push(Table {
-            rows: capacity,
+            rows: grown,
             row_bytes: HISTORY_ROW_BYTES,
             fillfactor: 100,
             key_bytes: 8,
@@ -483,6 +491,7 @@ pub fn parse_database(
         profile: None,
         log_buffer_bytes: raw.log_buffer.0,
         log_members,
+        multiblock_read_count: raw.db_file_multiblock_read_count,
         character: None,
     })
 }

@@ -126,6 +126,17 @@ impl LogWriter {
         self.cfg.buffer_bytes > 0 && 3 * (self.lsn - self.flushed) >= self.cfg.buffer_bytes
     }
 
+    /// Whether `bytes` more redo fit in the log buffer: the redo not yet on disk (the write
+    /// in flight's included, as Oracle frees buffer space only once LGWR has written it)
+    /// plus them at most `buffer_bytes`. An empty buffer takes a record of any size; without
+    /// a buffer (PostgreSQL) everything fits.
+    pub fn fits(&self, bytes: u64) -> bool {
+        let unwritten = self.lsn - self.flushed;
+        self.cfg.buffer_bytes == 0
+            || unwritten == 0
+            || unwritten.saturating_add(bytes) <= self.cfg.buffer_bytes
+    }
+
     /// The log group (file of the ring) the log is written into now.
     pub fn group(&self) -> u32 {
         ((self.next_switch / self.cfg.file_bytes - 1) % u64::from(self.cfg.groups)) as u32
@@ -456,6 +467,28 @@ mod tests {
         assert_eq!((t.offset, t.bytes), (1 << 20, 512 << 10));
         assert!(l.member_done().completed);
         assert_eq!(l.timeout().write, None, "nothing left to write");
+    }
+
+    #[test]
+    fn the_buffer_takes_redo_until_it_is_full_and_frees_it_when_written() {
+        let mut l = LogWriter::new(LogConfig {
+            buffer_bytes: 64 << 10,
+            ..oracle()
+        });
+        assert!(l.fits(1 << 30), "an empty buffer takes any record");
+        let w = l.append(30 << 10).write.expect("a third full");
+        assert_eq!(w.bytes, 30 << 10);
+        assert!(l.fits(34 << 10) && !l.fits((34 << 10) + 1));
+        l.append(34 << 10);
+        assert!(!l.fits(1), "full while the write is in flight");
+        assert!(
+            l.member_done().write.is_some(),
+            "the rest is a third: written"
+        );
+        assert!(l.fits(30 << 10) && !l.fits((30 << 10) + 1));
+        l.member_done();
+        assert!(l.fits(64 << 10));
+        assert!(LogWriter::new(cfg()).fits(u64::MAX), "no buffer, no limit");
     }
 
     #[test]

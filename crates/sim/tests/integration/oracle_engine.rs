@@ -40,7 +40,7 @@ luns = [\"log\"]
     )
 }
 
-fn run_split(extra: &str, duration_s: u64, warmup_s: u64) -> Run {
+pub(super) fn run_split(extra: &str, duration_s: u64, warmup_s: u64) -> Run {
     let s = system(&split_array());
     let text = format!(
         "name = \"db\"\n[database]\ndata = \"tables\"\nlog = \"loga\"\nengine = \"oracle\"\n{extra}\n"
@@ -49,7 +49,7 @@ fn run_split(extra: &str, duration_s: u64, warmup_s: u64) -> Run {
     simulate(&s, &w, opts(duration_s, warmup_s, 3)).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn class<'a>(r: &'a Run, name: &str) -> &'a ClassMetrics {
+pub(super) fn class<'a>(r: &'a Run, name: &str) -> &'a ClassMetrics {
     r.classes
         .iter()
         .find(|c| c.name == name)

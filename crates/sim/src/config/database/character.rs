@@ -13,8 +13,9 @@ use super::super::{ConfigError, SystemSpec, WorkloadSpec};
 use super::parse_database;
 use crate::db::workload_mix::{WorkloadMix, BLOCK_BYTES};
 
-/// Blocks of a scan's multiblock read: Oracle's `db_file_multiblock_read_count` default for
-/// 8 KiB blocks (128 KiB), and the host's default read-ahead under PostgreSQL (128 KiB).
+/// Blocks of a scan's multiblock read under PostgreSQL: the host's default read-ahead
+/// (128 KiB) over 8 KiB blocks. Oracle's default is 1 MiB over the block size:
+/// [`crate::db::scan_path::multiblock_read_count`] gives either.
 pub const DEFAULT_MULTIBLOCK_READ_COUNT: u64 = 16;
 
 /// The built-in test whose settings carry a characterization's run (its operations are not
@@ -131,6 +132,10 @@ pub fn character_workload(
     spec.tables.clear();
     spec.rows = 0;
     spec.engine = c.engine;
+    let mut mix = mix;
+    if let Some(n) = spec.multiblock_read_count {
+        mix.multiblock_read_count = n;
+    }
     spec.character = Some(Box::new(CharacterSpec {
         workload: c.clone(),
         mix,

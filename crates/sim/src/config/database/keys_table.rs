@@ -15,6 +15,8 @@ pub const MAX_OS_CACHE_BYTES: u64 = 256 << 30;
 pub const MAX_CPUS: u64 = 4096;
 /// Most log bytes per row or per commit record.
 pub const MAX_LOG_BYTES: u64 = 1 << 20;
+/// Most blocks of a multiblock read (8 MiB of 8 KiB blocks).
+pub const MAX_MULTIBLOCK_READ_COUNT: u64 = 1024;
 
 const NAMES: Kind = Kind::NameOrNames;
 const ROW_BYTES: Kind = Kind::Other("integer or [smallest, largest]");
@@ -220,7 +222,9 @@ pub const DATABASE_KEYS: &[Key] = &[
         Kind::Size,
         D("\"8MiB\""),
         "Oracle's log buffer (`log_buffer`; Oracle sizes it from the SGA, a few MB to 32 MB): \
-         a third of it unwritten starts a log write; unused with `engine = \"postgresql\"`",
+         a third of it unwritten starts a log write, and when it is full of redo not yet \
+         written sessions wait for space (`log buffer space`); unused with \
+         `engine = \"postgresql\"`",
     )
     .int(3 * 512, 1 << 30),
     Key::new(
@@ -230,4 +234,13 @@ pub const DATABASE_KEYS: &[Key] = &[
         "further members of every log group, one per target (Oracle's multiplexed redo \
          logs; LUNs of their own): each log write goes to `log` and to every one of them",
     ),
+    Key::new(
+        "db_file_multiblock_read_count",
+        Kind::Count,
+        Default::Derived("1 MiB over the block size (oracle: 128), else 16 (128 KiB read-ahead)"),
+        "blocks a characterization's scan reads at most in one multiblock or direct path read \
+         (Oracle's `db_file_multiblock_read_count`); the built-in tests do not scan",
+    )
+    .int(1, MAX_MULTIBLOCK_READ_COUNT)
+    .unit("blocks"),
 ];

@@ -75,6 +75,9 @@ impl DbEngine {
             return ScanStep::Buffer;
         }
         let (block, write) = sess.plan[i];
+        if !write && self.scan_reads_direct(s) {
+            return self.direct_read(s, max, stack);
+        }
         if write
             || self.cache.contains(block)
             || (self.spec.os_cache_blocks > 0 && self.os_cache.contains(block))
@@ -113,6 +116,7 @@ impl DbEngine {
         }
         let sess = &mut self.sessions[s as usize];
         sess.read_span = n;
+        sess.read_kind = super::direct_path::ReadKind::Scattered;
         sess.wait_start = stack.now();
         stack.issue_db_io(
             DbIo::Read(s),
@@ -140,6 +144,10 @@ impl DbEngine {
             storlab_core::histogram::round_to(st.scan_blocks as f64 / st.scan_reads as f64, 2)
         };
         o.insert("blocks_per_multiblock_read".into(), avg.into());
+        let direct = st.scan_waits.direct_blocks;
+        if direct > 0 {
+            o.insert("direct_read_blocks_per_s".into(), per_s(direct).into());
+        }
         // Redo generated (the log's writes round each up to whole log blocks).
         o.insert("redo_bytes_per_s".into(), per_s(st.redo_bytes).into());
         o.insert("database_bytes".into(), (self.page_blocks * 8192).into());

@@ -68,6 +68,9 @@ impl DbEngine {
             stack.note("checkpoint", "database", format!("{blocks} blocks"));
             self.pump_writer(stack);
         }
+        if step.completed {
+            self.wake_log_space(stack);
+        }
     }
 
     /// Issues log write `w` to every member of the log group: the log target, then each

@@ -33,6 +33,8 @@ pub(super) struct Oracle {
     queue: CheckpointQueue,
     /// Blocks the incremental checkpoint handed to the writer (measured window).
     pub checkpoint_blocks: u64,
+    /// Sessions waiting for log buffer space.
+    pub space: super::log_space::LogSpace,
 }
 
 impl Oracle {
@@ -44,6 +46,7 @@ impl Oracle {
             pending: vec![Pending::default(); spec.sessions as usize],
             queue: CheckpointQueue::new(page_space(spec, blocks)),
             checkpoint_blocks: 0,
+            space: super::log_space::LogSpace::new(spec.sessions),
         })
     }
 }
@@ -79,23 +82,32 @@ impl DbEngine {
     }
 
     /// Oracle: session `s` changes the block of its plan's entry `at`: its share of the
-    /// transaction's redo goes into the log buffer (once per entry).
-    pub(super) fn redo_of_change(&mut self, s: u32, at: usize, stack: &mut Stack) {
+    /// transaction's redo goes into the log buffer (once per entry). False when it does not
+    /// fit: the session waits for log buffer space and visits the entry again.
+    pub(super) fn redo_of_change(&mut self, s: u32, at: usize, stack: &mut Stack) -> bool {
+        let Some(o) = self.oracle.as_ref() else {
+            return true;
+        };
+        let p = o.pending[s as usize];
+        if at < p.next || p.changes == 0 {
+            return true;
+        }
+        let share = p.bytes / p.changes;
+        if !self.log_space_for(s, share, stack) {
+            return false;
+        }
         let Some(o) = self.oracle.as_mut() else {
-            return;
+            return true;
         };
         let p = &mut o.pending[s as usize];
-        if at < p.next || p.changes == 0 {
-            return;
-        }
         p.next = at + 1;
-        let share = p.bytes / p.changes;
         p.bytes -= share;
         p.changes -= 1;
         let block = self.sessions[s as usize].plan[at].0 & !NEW_BLOCK;
         o.queue.changed(block, self.log.lsn());
         let step = self.log.append(share);
         self.log_step(step, stack);
+        true
     }
 
     /// The log bytes session `s`'s commit adds before its commit record: all of the

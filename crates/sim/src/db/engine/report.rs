@@ -5,7 +5,8 @@
 //!
 //! Wait events carry PostgreSQL's names, or Oracle's with `engine = "oracle"`: `db file
 //! sequential read`, `log file sync` (sessions waiting for their commit's redo), `free buffer
-//! waits` (a session writing a dirty victim), `log file switch (archiving needed)`, and the
+//! waits` (a session writing a dirty victim), `log file switch (archiving needed)`, `log
+//! buffer space` (a session whose redo does not fit in the log buffer), and the
 //! log writer's own `log file parallel write` (its time as a share of the window, its mean
 //! the time of one write to every member).
 
@@ -103,6 +104,7 @@ impl DbEngine {
         self.archive_io = HostStats::new(now_ns);
         if let Some(o) = self.oracle.as_mut() {
             o.checkpoint_blocks = 0;
+            o.space.reset();
         }
         for m in &mut self.member_io {
             *m = HostStats::new(now_ns);
@@ -150,11 +152,12 @@ impl DbEngine {
         };
         let oracle = db.spec.engine == Engine::Oracle;
         let name = |pg: &'static str, ora: &'static str| if oracle { ora } else { pg };
+        let (read_wait_ns, read_waits) = db.single_read_waits();
         let mut waits = vec![
             wait(
                 name("IO:DataFileRead", "db file sequential read"),
-                st.read_wait_ns,
-                st.read_waits,
+                read_wait_ns,
+                read_waits,
             ),
             // A commit held for archiving waits on the archiver, not the log device: the
             // two events split the commit time.
@@ -189,6 +192,10 @@ impl DbEngine {
                 time_pct: round_to(100.0 * st.log_write_ns as f64 / (secs * 1e9), 1),
                 ..wait("log file parallel write", st.log_write_ns, st.log_writes)
             });
+            if let Some(o) = db.oracle.as_ref() {
+                waits.push(wait("log buffer space", o.space.wait_ns, o.space.waits));
+            }
+            waits.extend(db.scan_wait_events(total));
         }
         waits.retain(|w| w.time_pct > 0.0 || w.avg_ms.is_some_and(|a| a > 0.0));
         waits.sort_by(|a, b| b.time_pct.total_cmp(&a.time_pct));

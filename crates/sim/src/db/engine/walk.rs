@@ -52,8 +52,9 @@ impl DbEngine {
                 return Walk::Done;
             };
             if CHECKS {
-                if write && self.oracle.is_some() {
-                    self.redo_of_change(s, at, stack);
+                // Oracle: the change's redo into the log buffer, or a wait for space in it.
+                if write && self.oracle.is_some() && !self.redo_of_change(s, at, stack) {
+                    return Walk::Waiting;
                 }
                 let scan = self.sessions[s as usize].scan;
                 if (scan.0..scan.1).contains(&at) {
