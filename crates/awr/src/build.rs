@@ -399,6 +399,7 @@ fn instance(cx: &mut Ctx) -> Instance {
         buffer_cache: ByteSize(buffer_cache.max(0.0) as u64),
         log_buffer: ByteSize(log_buffer.max(0.0) as u64),
         db_time_per_s,
+        settings: Default::default(),
     }
 }
 

@@ -274,6 +274,7 @@ pub fn run_plan(
                 configurations: q.targets.clone(),
             })
             .collect(),
+        users_sweeps: Vec::new(),
     };
     Ok((study, complete))
 }

@@ -74,15 +74,11 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
         seed: a.seed,
         schema: a.schema.clone(),
         tablespace,
+        think: None,
     };
     if let Some(spec) = a.users.spec(storlab_db::options::MAX_CLIENTS)? {
         crate::users_sweep::check_db(a)?;
-        return crate::users_sweep::db_runs(
-            &spec,
-            &opts,
-            crate::users_sweep::db_think_ms(a),
-            crate::users_sweep::db_host_cpus(a),
-        );
+        return crate::users_sweep::db_runs(&spec, &opts, &crate::users_sweep::db_setting(a));
     }
     Ok(run_db(&opts)?)
 }

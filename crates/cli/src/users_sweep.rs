@@ -21,6 +21,7 @@ pub mod analysis;
 mod db;
 pub mod grid;
 mod sim;
+mod stations;
 mod text;
 
 pub use db::db_runs;
@@ -54,10 +55,15 @@ pub struct UsersSweepArgs {
     /// The statistic of the transaction response time held to the target [default: p95].
     #[arg(long, value_name = "STAT", value_parser = ["mean", "p95", "p99"])]
     pub response: Option<String>,
-    /// Think time of each user between transactions, ms (simulated database; default: the
-    /// test's, e.g. 10 for oltp, 0 for DPAWS).
+    /// Think time of each user between transactions, ms (default: the test's, e.g. 10 for
+    /// oltp, 0 for DPAWS).
     #[arg(long, value_name = "MS")]
     pub think_ms: Option<f64>,
+    /// How a real database's clients draw --think-ms: the same pause every time, or from an
+    /// exponential distribution of that mean (a simulated database follows its
+    /// `variability` key) [default: fixed].
+    #[arg(long, value_name = "HOW", value_parser = ["fixed", "exponential"], requires = "think_ms")]
+    pub think_variability: Option<String>,
     /// Also write the users sweep's curve (response time and throughput against users, the
     /// target and the knee) as a self-contained HTML page.
     #[arg(long, value_name = "FILE")]
@@ -75,6 +81,8 @@ pub struct SweepSpec {
     pub statistic: String,
     /// Think time override, ms.
     pub think_ms: Option<f64>,
+    /// Real clients draw the think time from an exponential distribution.
+    pub think_exponential: bool,
     /// Most users of a point.
     pub cap: u32,
 }
@@ -90,6 +98,7 @@ impl UsersSweepArgs {
                 (self.max_response_ms.is_some(), "--max-response-ms"),
                 (self.response.is_some(), "--response"),
                 (self.think_ms.is_some(), "--think-ms"),
+                (self.think_variability.is_some(), "--think-variability"),
                 (self.users_html.is_some(), "--users-html"),
             ];
             if let Some((_, flag)) = given.iter().find(|g| g.0) {
@@ -125,6 +134,7 @@ impl UsersSweepArgs {
             max_response_ms: target,
             statistic: self.response.clone().unwrap_or_else(|| "p95".into()),
             think_ms: self.think_ms,
+            think_exponential: self.think_variability.as_deref() == Some("exponential"),
             cap,
         }))
     }
@@ -162,12 +172,11 @@ fn mark_users(run: &mut Run, users: u32) {
 pub fn finish(
     spec: &SweepSpec,
     runs: Vec<Run>,
-    think_ms: f64,
-    host_cpus: Option<u32>,
+    setting: &analysis::Setting,
     json: Option<&std::path::Path>,
     html: Option<&std::path::Path>,
 ) -> Result<(), CliError> {
-    let sweep = analysis::summarize(spec, &runs, think_ms, host_cpus);
+    let sweep = analysis::summarize(spec, &runs, setting);
     print!("{}", text::table(&sweep));
     println!("{}", text::answer(&sweep));
     for r in runs.iter().filter(|r| !r.steady) {
@@ -222,6 +231,11 @@ pub fn sim_spec(a: &crate::cli::SimArgs) -> Result<Option<SweepSpec>, CliError> 
             (a.matrix, "--matrix"),
             (a.trace.is_some(), "--trace"),
             (a.profile.is_some(), "--profile"),
+            (
+                a.users.think_variability.is_some(),
+                "--think-variability (a simulated database follows its `variability` key: \
+                 --db-set variability=exponential)",
+            ),
         ];
         if let Some((_, what)) = clash.iter().find(|c| c.0) {
             return Err(CliError::BadInput(format!(
@@ -249,23 +263,37 @@ pub fn run_sim(a: &crate::cli::SimArgs) -> Result<(), CliError> {
         return Ok(());
     };
     let runs = crate::sim_cmd::runs(a)?;
-    let think_ms = runs.first().map_or(0.0, analysis::sim_think_ms);
+    let setting = analysis::Setting {
+        think_ms: runs.first().map_or(0.0, analysis::sim_think_ms),
+        host_cpus: None,
+        destage_slots: sim::destage_slots(&crate::sim_cmd::load_array(&a.array)?),
+    };
     finish(
         &spec,
         runs,
-        think_ms,
-        None,
+        &setting,
         a.json.as_deref(),
         a.users.users_html.as_deref(),
     )
 }
 
-/// The think time of a real test's clients, ms.
+/// The think time of a real test's clients, ms: --think-ms, else the test's.
 pub fn db_think_ms(a: &crate::cli::DbArgs) -> f64 {
-    storlab_db::suites::find(&a.suite, &a.test)
-        .ok()
-        .and_then(|t| t.first().map(|t| t.def.think_ms as f64))
-        .unwrap_or(0.0)
+    a.users.think_ms.unwrap_or_else(|| {
+        storlab_db::suites::find(&a.suite, &a.test)
+            .ok()
+            .and_then(|t| t.first().map(|t| t.def.think_ms as f64))
+            .unwrap_or(0.0)
+    })
+}
+
+/// What the knee of a real sweep knows besides its runs.
+pub fn db_setting(a: &crate::cli::DbArgs) -> analysis::Setting {
+    analysis::Setting {
+        think_ms: db_think_ms(a),
+        host_cpus: db_host_cpus(a),
+        destage_slots: Vec::new(),
+    }
 }
 
 /// The CPUs of the server a real test runs on: this machine's, unless it is another server
@@ -286,8 +314,7 @@ pub fn run_db(a: &crate::cli::DbArgs) -> Result<(), CliError> {
     finish(
         &spec,
         runs,
-        db_think_ms(a),
-        db_host_cpus(a),
+        &db_setting(a),
         a.json.as_deref(),
         a.users.users_html.as_deref(),
     )

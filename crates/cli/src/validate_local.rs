@@ -165,6 +165,7 @@ fn real_db(dir: &Path, test: &str, duration_ns: u64) -> Result<Run, CliError> {
         seed: SEED,
         schema: "storlab".into(),
         tablespace: None,
+        think: None,
     };
     let mut runs = run_db(&opts)?;
     match runs.pop() {

@@ -42,6 +42,7 @@ mod access;
 mod check;
 mod from_results;
 pub mod keys_table;
+pub mod settings;
 
 pub use access::{Access, SegmentSize, MAX_ZIPF_THETA};
 pub use check::WEIGHT_TOLERANCE;
@@ -157,6 +158,10 @@ pub struct Instance {
     /// Average active sessions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_time_per_s: Option<f64>,
+    /// The server's settings as it reported them (`[instance.settings]`, keys declared in
+    /// [`settings::SETTINGS_KEYS`]); empty when not captured.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub settings: std::collections::BTreeMap<String, String>,
 }
 
 /// What the real server did over the observed interval; rates are per second.

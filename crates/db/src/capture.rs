@@ -25,9 +25,9 @@ use tokio_postgres::{Client, Config};
 
 use crate::conninfo::{self, Lookup};
 use crate::error::DbError;
-use crate::evidence::settings::storage_settings;
 use build::{RelWindow, ServerInfo, SessionTally, Window};
 use snapshot::{Snapshot, TAG};
+use storlab_core::character::settings::SETTINGS_KEYS;
 
 /// Time between two samples of pg_stat_activity.
 pub const SAMPLE: Duration = Duration::from_millis(200);
@@ -45,6 +45,8 @@ pub struct CaptureOptions {
     pub dsn: String,
     /// Capture interval.
     pub interval_ns: u64,
+    /// The server's CPUs, when the user gives them (else counted where possible).
+    pub cpus: Option<u32>,
 }
 
 /// A characterization of the interval, what the reader should know, and the server's
@@ -55,16 +57,6 @@ pub struct Capture {
     pub warnings: Vec<String>,
     pub settings: Vec<(String, String)>,
 }
-
-/// Settings read besides [`crate::evidence::settings::STORAGE_SETTINGS`].
-const MORE_SETTINGS: [&str; 6] = [
-    "server_version",
-    "max_connections",
-    "random_page_cost",
-    "work_mem",
-    "effective_cache_size",
-    "stats_fetch_consistency",
-];
 
 /// Connects, captures the interval and returns its characterization. Bad input (the DSN,
 /// the interval, a refused login, a server older than 15) is [`DbError::BadInput`].
@@ -118,9 +110,14 @@ async fn run(opts: &CaptureOptions, config: &Config, target: &str) -> Result<Cap
             server.version
         )));
     }
-    let mut settings = storage_settings(&c).await?;
-    settings.extend(more_settings(&c).await?);
-    settings.sort();
+    let settings = read_settings(&c).await?;
+    server.settings = settings.clone();
+    // The user's count, else this machine's for a local server, else the server's own.
+    if opts.cpus.is_some() {
+        server.cpus = opts.cpus;
+    } else if server.cpus.is_none() {
+        server.cpus = server_cpus(&c).await;
+    }
     let mut warnings = Vec::new();
     let statements = statements_schema(&c).await?;
     let schema = match statements {
@@ -330,19 +327,38 @@ async fn server_info(c: &Client, config: &Config, target: &str) -> Result<Server
         database: r.get(5),
         target: target.to_string(),
         cpus,
+        settings: Vec::new(),
     })
 }
 
-async fn more_settings(c: &Client) -> Result<Vec<(String, String)>, DbError> {
-    let names: Vec<&str> = MORE_SETTINGS.to_vec();
+/// The settings of `[instance.settings]` as the server has them, with units (`32MB`,
+/// `5min`); those this version lacks are left out.
+async fn read_settings(c: &Client) -> Result<Vec<(String, String)>, DbError> {
+    let names: Vec<&str> = SETTINGS_KEYS.iter().map(|k| k.name).collect();
     let rows = c
         .query(
             "SELECT /* storlab capture */ name, current_setting(name) FROM unnest($1::text[]) \
-             AS name WHERE current_setting(name, true) IS NOT NULL",
+             AS name WHERE current_setting(name, true) IS NOT NULL ORDER BY name",
             &[&names],
         )
         .await?;
     Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// The server's CPUs from its own /proc/cpuinfo (Linux), read with pg_read_file: a read of a
+/// file, allowed to superusers and members of pg_read_server_files; None when not allowed
+/// or not Linux.
+async fn server_cpus(c: &Client) -> Option<u32> {
+    let row = c
+        .query_one(
+            "SELECT /* storlab capture */ count(*)::int8 FROM regexp_matches(\
+             pg_read_file('/proc/cpuinfo'), '^processor\\s*:', 'gn')",
+            &[],
+        )
+        .await
+        .ok()?;
+    let n: i64 = row.get(0);
+    u32::try_from(n).ok().filter(|n| (1..=4096).contains(n))
 }
 
 /// The schema of pg_stat_statements in the connected database, or why it cannot be read

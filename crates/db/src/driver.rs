@@ -182,6 +182,8 @@ pub(crate) struct ClientSpec {
     pub scale: u64,
     pub seed: u64,
     pub window: Window,
+    /// Think time over the test's own.
+    pub think: Option<crate::options::Think>,
 }
 
 /// A test's clients, spread over a few OS threads that each run a single-threaded runtime
@@ -305,6 +307,17 @@ async fn client_loop(spec: ClientSpec, index: u32, cancels: Cancels) -> ClientRe
     r
 }
 
+/// One pause of a client between transactions.
+fn think_time(t: crate::options::Think, rng: &mut Rng) -> Duration {
+    let ns = if t.exponential {
+        rng.exp(t.mean_ns as f64)
+            .min(crate::options::MAX_THINK_NS as f64 * 10.0)
+    } else {
+        t.mean_ns as f64
+    };
+    Duration::from_nanos(ns as u64)
+}
+
 async fn client_body(
     spec: &ClientSpec,
     index: u32,
@@ -318,6 +331,8 @@ async fn client_body(
     }
     let st = prepare(&c, test.op, schema).await?;
     let mut rng = Rng::derive(spec.seed, Purpose::Job, index as u64);
+    // Think times from a stream of their own: the operations stay those of the same seed.
+    let mut think_rng = Rng::derive(spec.seed, Purpose::Arrival, index as u64);
     while !w.stopping() {
         let t0 = Instant::now();
         let out = one_op(&c, test.op, &st, schema, &mut rng, scale).await?;
@@ -351,8 +366,12 @@ async fn client_body(
         if out.exhausted {
             break;
         }
-        if !out.think.is_zero() {
-            tokio::time::sleep(out.think).await;
+        let think = match spec.think {
+            Some(t) => think_time(t, &mut think_rng),
+            None => out.think,
+        };
+        if !think.is_zero() {
+            tokio::time::sleep(think).await;
         }
     }
     Ok(())

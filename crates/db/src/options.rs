@@ -70,7 +70,24 @@ pub struct DbOptions {
     pub schema: String,
     /// Tablespace for the tables (one of the ephemeral tablespaces), if any.
     pub tablespace: Option<String>,
+    /// Think time of every client between transactions, over the test's own (None: the
+    /// test's: oltp 10 ms, the others none).
+    pub think: Option<Think>,
 }
+
+/// What each client does between two transactions: sleeps `mean_ns`, or a time drawn from
+/// an exponential distribution of that mean (as the simulated database's sessions do with
+/// `variability = "exponential"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Think {
+    /// Mean think time, ns.
+    pub mean_ns: u64,
+    /// Drawn from an exponential distribution; fixed otherwise.
+    pub exponential: bool,
+}
+
+/// Longest think time: an hour.
+pub const MAX_THINK_NS: u64 = 3600 * 1_000_000_000;
 
 /// Most concurrent clients: each is a server connection and a backend process.
 pub const MAX_CLIENTS: u32 = 1_000;
@@ -117,6 +134,13 @@ impl DbOptions {
                 "{flag} must be at most {} s (1 day); got {} s",
                 secs(MAX_WARMUP_NS),
                 secs(self.warmup_ns)
+            ));
+        }
+        if let Some(t) = self.think.filter(|t| t.mean_ns > MAX_THINK_NS) {
+            return Err(format!(
+                "--think-ms must be at most {} (an hour); got {}",
+                MAX_THINK_NS / 1_000_000,
+                t.mean_ns as f64 / 1e6
             ));
         }
         check_schema_name(&self.schema)

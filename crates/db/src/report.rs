@@ -200,6 +200,8 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
             parameters: serde_json::json!({
                 "suite": m.test.suite, "clients": m.clients, "scale": m.opts.scale,
                 "schema": m.opts.schema, "seed": m.opts.seed, "once": m.test.once,
+                "think_ms": m.opts.think.map_or(m.test.def.think_ms as f64, |t| t.mean_ns as f64 / 1e6),
+                "think_variability": if m.opts.think.is_some_and(|t| t.exponential) { "exponential" } else { "fixed" },
                 "latency_by_statement_ms": r.latency.iter().map(|(k, h)| (k.to_string(), h.summary_ms())).collect::<BTreeMap<_, _>>(),
             }),
         },

@@ -5,6 +5,9 @@ second of the same cells one after another; Ray's overhead per cell under 50 ms;
 called from Python within 5% of the command line's simulator speed; `to_arrow` of a
 10,000-interval series in under 10 ms.
 
+Ratios are measured in one run with A and B alternating (serial and Ray sweeps, Python and
+the binary), and reported as medians of the rounds.
+
 Usage: python python_bench.py STORLAB_BIN OUT.json
 """
 
@@ -31,19 +34,35 @@ def timed(f):
     return time.perf_counter() - t, value
 
 
-def sweep_case(duration, ray):
-    """The 64 cells one after another, then on Ray (2 CPUs); walls and ratio."""
+def sweep_case(duration, ray, rounds=2):
+    """The 64 cells one after another and on Ray (2 CPUs), in alternating rounds (serial,
+    Ray, serial, Ray ...: both see the same machine load over the run), each round in a
+    fresh directory so no cell is read back; the medians of the walls and their ratio."""
     base = {"array": ARRAY, "profile": "randread-8k", "duration": duration, "warmup": "0",
             "seed": 1}
+    serial, on_ray = [], []
+    first = None
     with tempfile.TemporaryDirectory() as tmp:
-        serial_s, a = timed(lambda: storlab.sweep(base, CELLS, out=os.path.join(tmp, "a")))
-        ray_s, b = timed(lambda: storlab.sweep(base, CELLS, engine="ray",
-                                               out=os.path.join(tmp, "b")))
-    assert a.equals(b), "the Ray sweep differs from the serial one"
-    n = a.height
-    return {"cells": n, "simulated_per_cell": duration, "serial_s": round(serial_s, 3),
-            "ray_s": round(ray_s, 3), "serial_cells_per_s": round(n / serial_s, 2),
-            "ray_cells_per_s": round(n / ray_s, 2), "speedup": round(serial_s / ray_s, 3),
+        for i in range(rounds):
+            t, a = timed(lambda: storlab.sweep(base, CELLS, out=os.path.join(tmp, f"s{i}")))
+            serial.append(t)
+            t, b = timed(lambda: storlab.sweep(base, CELLS, engine="ray",
+                                               out=os.path.join(tmp, f"r{i}")))
+            on_ray.append(t)
+            assert a.equals(b), "the Ray sweep differs from the serial one"
+            first = a if first is None else first
+            assert a.equals(first), "a serial round differs from the first"
+    n = first.height
+    m = statistics.median
+    serial_s, ray_s = m(serial), m(on_ray)
+    return {"cells": n, "simulated_per_cell": duration, "rounds": rounds,
+            "serial_s": round(serial_s, 3), "ray_s": round(ray_s, 3),
+            "serial_s_rounds": [round(t, 3) for t in serial],
+            "ray_s_rounds": [round(t, 3) for t in on_ray],
+            "serial_cells_per_s": round(n / serial_s, 2),
+            "ray_cells_per_s": round(n / ray_s, 2),
+            # The median of the rounds' own ratios: each pair ran back to back.
+            "speedup": round(m([s / r for s, r in zip(serial, on_ray)]), 3),
             # What Ray adds per cell: 2 CPUs' time on Ray beyond the cells' own time.
             "overhead_ms_per_cell": round((2 * ray_s - serial_s) / n * 1e3, 2)}
 

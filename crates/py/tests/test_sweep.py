@@ -34,7 +34,12 @@ def test_cells_equal_serial_runs_and_resume(root, tmp_path):
             r = storlab.sim(array=a, profile="randwrite-8k", duration="2s", warmup="1s",
                             seed=row["seed"])
         except storlab.BadInput as e:
-            assert row["error"] == str(e) and row["iops"] is None
+            # The same message, naming the file the base gave with the cell's changes.
+            path = str(root / "examples/arrays/midrange-raid5.toml")
+            changed = ", ".join(f"{k} = {v!r}" for k, v in params.items())
+            named = str(e).replace("array (dict)", f"{path} with {changed}", 1)
+            assert str(e).startswith("array (dict): ")
+            assert row["error"] == named and row["iops"] is None
             continue
         assert row["error"] is None
         assert row["iops"] == r.runs[0]["metrics"]["iops"]
@@ -55,6 +60,10 @@ def test_failing_cell_is_recorded(root, tmp_path):
     ok, bad = df.row(0, named=True), df.row(1, named=True)
     assert ok["error"] is None and ok["iops"] > 0
     assert "disks" in bad["error"]
+    # The message names the file the base gave and the cell's change, not "array (dict)".
+    path = str(root / "examples/arrays/midrange-raid5.toml")
+    assert bad["error"].startswith(f"{path} with raid_groups[0].disks = 0"), bad["error"]
+    assert "(dict)" not in bad["error"]
     failed = [p for p in os.listdir(tmp_path / "s" / "cells") if p.endswith(".failed.json")]
     assert failed == [bad["cell"] + ".failed.json"]
 

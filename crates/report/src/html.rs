@@ -28,6 +28,7 @@ pub fn render(study: &Study) -> String {
                          reports more.</p>";
             section("sim-vs-real", "Simulated vs real", &format!("{intro}{t}"))
         }),
+        users_section(study),
         section("failures", "Failed cells", &tables::failed(study)),
         section(
             "commands",
@@ -68,6 +69,26 @@ fn section(id: &str, title: &str, body: &str) -> String {
         r#"<section id="{id}"><h2>{}</h2>{body}</section>"#,
         esc(title)
     )
+}
+
+/// "How many users": each users sweep's curve, knee and table, as on the users-sweep page.
+fn users_section(study: &Study) -> String {
+    if study.users_sweeps.is_empty() {
+        return String::new();
+    }
+    let body: String = study
+        .users_sweeps
+        .iter()
+        .map(|u| {
+            format!(
+                "<h3>{} on {}</h3>{}",
+                esc(&human_name(&u.workload)),
+                esc(&u.configuration),
+                crate::users_sweep::section(&u.sweep)
+            )
+        })
+        .collect();
+    section("users", "How many users", &body)
 }
 
 fn footer(study: &Study) -> String {

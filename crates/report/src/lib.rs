@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 pub use answers::Answer;
 pub use cost::total_cost;
 pub use findings::Finding;
-pub use model::{Cell, Configuration, Meta, Question, Study};
+pub use model::{Cell, Configuration, Meta, Question, Study, UsersSweepCell};
 
 /// The whole report as one HTML5 document.
 pub fn render_html(study: &Study) -> String {

@@ -21,6 +21,21 @@ pub struct Study {
     /// are derived ([`Study::questions`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub questions: Vec<Question>,
+    /// Users sweeps of the study, each of one workload on one configuration: the report
+    /// draws each one's curve and knee.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub users_sweeps: Vec<UsersSweepCell>,
+}
+
+/// A users sweep of one workload on one configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UsersSweepCell {
+    /// Name of the [`Configuration`].
+    pub configuration: String,
+    /// Workload name.
+    pub workload: String,
+    /// The sweep: its points, answer and knee.
+    pub sweep: storlab_core::result::UsersSweep,
 }
 
 /// A question of the study: configurations compared with the first (its baseline), or one

@@ -128,6 +128,13 @@ pub fn answer(s: &UsersSweep) -> String {
     format!("{carries}{knee}.")
 }
 
+/// "data-0.d3 48%", or "-" when none was measured.
+fn busiest(all: &[storlab_core::result::DeviceUtil]) -> String {
+    all.first().map_or("-".into(), |d| {
+        format!("{} {}%", esc(&d.name), fmt_num(d.util_pct))
+    })
+}
+
 /// The charts and the table of a users sweep, as an HTML fragment.
 pub fn section(s: &UsersSweep) -> String {
     let response = Panel {
@@ -149,18 +156,15 @@ pub fn section(s: &UsersSweep) -> String {
         .map(|p| {
             format!(
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
-                 <td>{}</td><td>{}</td><td>{}</td></tr>",
+                 <td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 p.users,
                 fmt_num(p.tx_per_s),
                 fmt_num(p.response_ms.mean),
                 fmt_num(p.response_ms.p95),
                 fmt_num(p.response_ms.p99),
                 p.cpu_util_pct.map_or("-".into(), fmt_num),
-                p.devices.first().map_or("-".into(), |d| format!(
-                    "{} {}%",
-                    esc(&d.name),
-                    fmt_num(d.util_pct)
-                )),
+                busiest(&p.devices),
+                busiest(&p.stations),
                 if p.passes { "yes" } else { "no" },
                 if p.steady { "yes" } else { "no" },
             )
@@ -170,7 +174,8 @@ pub fn section(s: &UsersSweep) -> String {
         "<p class=\"answer\">{}</p><p>Filled points meet the target; the dotted lines are \
          the throughput's asymptotes N / (D + Z) and 1 / D_max, which meet at the knee.</p>\
          {}{}<table><thead><tr><th>users</th><th>tx/s</th><th>mean ms</th><th>p95 ms</th>\
-         <th>p99 ms</th><th>CPU %</th><th>busiest device</th><th>meets target</th>\
+         <th>p99 ms</th><th>CPU %</th><th>busiest device</th><th>busiest station</th>\
+         <th>meets target</th>\
          <th>steady</th></tr></thead><tbody>{rows}</tbody></table>",
         esc(&answer(s)),
         panel(s, &response),
@@ -206,6 +211,7 @@ mod tests {
             passes: p95 <= 100.0,
             cpu_util_pct: Some(50.0),
             devices: Vec::new(),
+            stations: Vec::new(),
             steady: true,
             partial: false,
         };

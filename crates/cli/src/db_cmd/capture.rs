@@ -49,6 +49,7 @@ pub(super) fn run(a: &DbArgs) -> Result<(), CliError> {
     let got = capture(&CaptureOptions {
         dsn: dsn.clone(),
         interval_ns: span.0,
+        cpus: a.cpus,
     })?;
     for w in &got.warnings {
         eprintln!("storlab: warning: {w}");
@@ -68,14 +69,10 @@ pub(super) fn run(a: &DbArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// TOML with the server's settings as comments above (the characterization has no key for
-/// them).
+/// TOML under a line saying where it came from (the server's settings are in
+/// `[instance.settings]`).
 fn toml_text(got: &Capture) -> String {
-    let mut text = String::from("# Captured by storlab db --capture. Server settings:\n");
-    for (name, value) in &got.settings {
-        text += &format!("#   {name} = {value}\n");
-    }
-    text + "\n" + &got.characterization.to_toml()
+    String::from("# Captured by storlab db --capture.\n\n") + &got.characterization.to_toml()
 }
 
 /// Writes `text` to a temporary file beside `out` and renames it over `out`.

@@ -21,6 +21,17 @@ use storlab_core::result::{DeviceUtil, Knee, Run, UsersPoint, UsersSweep};
 
 use super::{users_of, SweepSpec};
 
+/// What the knee needs besides the runs.
+#[derive(Clone, Debug, Default)]
+pub struct Setting {
+    /// Each user's think time, ms.
+    pub think_ms: f64,
+    /// The CPUs of a real server (None: a simulated run's own, or unknown).
+    pub host_cpus: Option<u32>,
+    /// A simulated array's destage operations outstanding at most, per RAID group.
+    pub destage_slots: Vec<(String, u32)>,
+}
+
 /// Devices kept per point, busiest first.
 const DEVICES_KEPT: usize = 3;
 
@@ -83,30 +94,27 @@ fn busiest_devices(run: &Run) -> Vec<DeviceUtil> {
 }
 
 /// One point of the sweep.
-pub fn point(users: u32, run: &Run, spec: &SweepSpec, host_cpus: Option<u32>) -> UsersPoint {
+pub fn point(users: u32, run: &Run, spec: &SweepSpec, setting: &Setting) -> UsersPoint {
     UsersPoint {
         users,
         tx_per_s: round_to(tx_per_s(run), 1),
         rows_per_s: run.metrics.rows_per_s,
         response_ms: run.metrics.tx_latency_ms.unwrap_or_default(),
         passes: passes(run, spec),
-        cpu_util_pct: cpu_util_pct(run, host_cpus),
+        cpu_util_pct: cpu_util_pct(run, setting.host_cpus),
         devices: busiest_devices(run),
+        stations: super::stations::stations(run, &setting.destage_slots),
         steady: run.steady,
         partial: run.partial,
     }
 }
 
 /// The sweep's points, answer and knee.
-pub fn summarize(
-    spec: &SweepSpec,
-    runs: &[Run],
-    think_ms: f64,
-    host_cpus: Option<u32>,
-) -> UsersSweep {
+pub fn summarize(spec: &SweepSpec, runs: &[Run], setting: &Setting) -> UsersSweep {
+    let think_ms = setting.think_ms;
     let mut points: Vec<UsersPoint> = runs
         .iter()
-        .filter_map(|r| Some(point(users_of(r)?, r, spec, host_cpus)))
+        .filter_map(|r| Some(point(users_of(r)?, r, spec, setting)))
         .collect();
     points.sort_by_key(|p| p.users);
     let max_users = points
@@ -128,14 +136,9 @@ pub fn summarize(
 
 /// Whether the largest count measured has reached the knee the points give (or no knee can
 /// be told yet).
-pub fn past_knee(
-    done: &[(u32, Run)],
-    spec: &SweepSpec,
-    think_ms: f64,
-    host_cpus: Option<u32>,
-) -> bool {
+pub fn past_knee(done: &[(u32, Run)], spec: &SweepSpec, setting: &Setting) -> bool {
     let runs: Vec<Run> = done.iter().map(|p| p.1.clone()).collect();
-    let s = summarize(spec, &runs, think_ms, host_cpus);
+    let s = summarize(spec, &runs, setting);
     let largest = s.points.last().map_or(0, |p| p.users);
     s.knee_users.is_none_or(|k| largest >= k)
 }
@@ -163,23 +166,11 @@ pub fn knee(points: &[UsersPoint], think_ms: f64) -> Option<Knee> {
         .iter()
         .filter(|p| p.tx_per_s > 0.0)
         .max_by(|a, b| a.tx_per_s.total_cmp(&b.tx_per_s))?;
-    let per_tx = |util_pct: f64| util_pct / 100.0 / top.tx_per_s * 1e3;
-    let stations = top
-        .cpu_util_pct
-        .map(|u| ("cpu".to_string(), per_tx(u)))
-        .into_iter()
-        .chain(
-            top.devices
-                .iter()
-                .map(|d| (d.name.clone(), per_tx(d.util_pct))),
-        );
-    let measured = stations
-        .filter(|s| s.1 > 0.0)
-        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let measured = bottleneck(top);
     let bound = ("throughput".to_string(), 1e3 / top.tx_per_s);
     let (bottleneck, d_max) = match measured {
         // The throughput stopped growing short of what the measured stations allow: an
-        // unmeasured station (a log writer, a controller, a link) is the bottleneck.
+        // unmeasured station (a host port, a link the run does not report) is the bottleneck.
         Some(m) if saturated(points) && bound.1 > m.1 * SATURATION_GAIN => bound,
         Some(m) => m,
         None => bound,
@@ -194,6 +185,41 @@ pub fn knee(points: &[UsersPoint], think_ms: f64) -> Option<Knee> {
         bottleneck,
     })
 }
+
+/// The measured station with the largest service demand per transaction at `top` (name,
+/// ms), the deepest in the stack among those tied with it; None when nothing was measured.
+fn bottleneck(top: &UsersPoint) -> Option<(String, f64)> {
+    let per_tx = |util_pct: f64| util_pct / 100.0 / top.tx_per_s * 1e3;
+    // (name, demand ms, depth: the deeper in the stack, the larger)
+    let stations: Vec<(String, f64, u8)> = top
+        .cpu_util_pct
+        .map(|u| ("cpu".to_string(), per_tx(u), 0))
+        .into_iter()
+        .chain(top.stations.iter().map(|s| {
+            let depth = match s.name.as_str() {
+                "log writer" => 1,
+                n if n.starts_with("destage ") => 3,
+                _ => 2,
+            };
+            (s.name.clone(), per_tx(s.util_pct), depth)
+        }))
+        .chain(
+            top.devices
+                .iter()
+                .map(|d| (d.name.clone(), per_tx(d.util_pct), 4)),
+        )
+        .filter(|s| s.1 > 0.0)
+        .collect();
+    let largest = stations.iter().map(|s| s.1).fold(0.0, f64::max);
+    stations
+        .into_iter()
+        .filter(|s| s.1 >= TIED * largest)
+        .max_by(|a, b| a.2.cmp(&b.2).then(a.1.total_cmp(&b.1)))
+        .map(|s| (s.0, s.1))
+}
+
+/// Stations whose demands are within this share of the largest are saturated together.
+const TIED: f64 = 0.98;
 
 /// Throughput gained by half again as many users, at most, on a saturated curve.
 const SATURATION_GAIN: f64 = 1.1;
@@ -227,6 +253,7 @@ mod tests {
             passes: true,
             cpu_util_pct: cpu,
             devices: Vec::new(),
+            stations: Vec::new(),
             steady: true,
             partial: false,
         }
@@ -257,5 +284,49 @@ mod tests {
         assert_eq!(k.bottleneck, "throughput");
         assert_eq!(k.demand_ms, 1.0);
         assert_eq!(k.n_star, 5.2);
+    }
+
+    fn with_stations(mut p: UsersPoint, stations: &[(&str, f64)]) -> UsersPoint {
+        p.stations = stations
+            .iter()
+            .map(|&(name, util_pct)| DeviceUtil {
+                name: name.into(),
+                util_pct,
+            })
+            .collect();
+        p.devices = vec![DeviceUtil {
+            name: "data-0.d6".into(),
+            util_pct: 34.0,
+        }];
+        p
+    }
+
+    #[test]
+    fn a_station_that_is_not_a_disk_can_be_the_bottleneck() {
+        // The log writer busy 100% at 2,000 tx/s: D_max = 0.5 ms; D = 4 ms, Z = 50 ms:
+        // N* = 108, though the disks are 34% busy and the throughput has not flattened.
+        let points = [
+            with_stations(at(1, 18.0, 4.0, Some(1.0)), &[("log writer", 2.0)]),
+            with_stations(at(60, 1000.0, 6.0, Some(8.0)), &[("log writer", 50.0)]),
+            with_stations(at(100, 2000.0, 40.0, Some(16.0)), &[("log writer", 100.0)]),
+        ];
+        let k = knee(&points, 50.0).expect("a knee");
+        assert_eq!((k.n_star, k.bottleneck.as_str()), (108.0, "log writer"));
+        assert_eq!(k.bottleneck_demand_ms, 0.5);
+        // The log writer saturated because its writes wait for a full write cache: the
+        // destage, tied with it and deeper in the stack, is named.
+        let points = [with_stations(
+            at(100, 2000.0, 40.0, Some(16.0)),
+            &[("destage data-0", 100.0), ("log writer", 99.5)],
+        )];
+        let k = knee(&points, 50.0).expect("a knee");
+        assert_eq!(k.bottleneck, "destage data-0");
+        // A controller's processors, well ahead of the log writer.
+        let points = [with_stations(
+            at(100, 2000.0, 40.0, Some(16.0)),
+            &[("controller 0 processors", 90.0), ("log writer", 60.0)],
+        )];
+        let k = knee(&points, 50.0).expect("a knee");
+        assert_eq!(k.bottleneck, "controller 0 processors");
     }
 }

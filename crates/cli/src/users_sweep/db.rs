@@ -42,16 +42,14 @@ fn at_users(opts: &DbOptions, users: u32) -> DbOptions {
 pub fn db_runs(
     spec: &SweepSpec,
     opts: &DbOptions,
-    think_ms: f64,
-    host_cpus: Option<u32>,
+    setting: &super::analysis::Setting,
 ) -> Result<Vec<Run>, CliError> {
-    if spec.think_ms.is_some() {
-        return Err(CliError::BadInput(
-            "--think-ms applies to simulated databases; a real test's clients think as the \
-             test does (oltp: 10 ms, the others: 0)"
-                .into(),
-        ));
-    }
+    let mut opts = opts.clone();
+    opts.think = spec.think_ms.map(|ms| storlab_db::options::Think {
+        mean_ns: (ms * 1e6).round() as u64,
+        exponential: spec.think_exponential,
+    });
+    let opts = &opts;
     let tests = storlab_db::suites::find(&opts.suite, &opts.test).map_err(CliError::BadInput)?;
     let [_] = tests.as_slice() else {
         return Err(CliError::BadInput(format!(
@@ -99,8 +97,7 @@ pub fn db_runs(
             .collect(),
         Server::Dsn(_) => Vec::new(),
     };
-    let far_enough =
-        |done: &grid::Points| super::analysis::past_knee(done, spec, think_ms, host_cpus);
+    let far_enough = |done: &grid::Points| super::analysis::past_knee(done, spec, setting);
     let points = grid::search(&spec.users, spec.cap, 1, &passes, &far_enough, &mut measure);
     for dir in parents {
         // Only when empty: whatever a failed point left stays for the user to see.

@@ -60,9 +60,14 @@ pub fn sim_runs(
                 .collect()
         })
     };
+    let slots = destage_slots(system);
     let far_enough = |done: &grid::Points| {
-        let think_ms = done.first().map_or(0.0, |p| analysis::sim_think_ms(&p.1));
-        analysis::past_knee(done, spec, think_ms, None)
+        let setting = analysis::Setting {
+            think_ms: done.first().map_or(0.0, |p| analysis::sim_think_ms(&p.1)),
+            host_cpus: None,
+            destage_slots: slots.clone(),
+        };
+        analysis::past_knee(done, spec, &setting)
     };
     let points = grid::search(
         &spec.users,
@@ -73,4 +78,17 @@ pub fn sim_runs(
         &mut measure,
     )?;
     Ok(points.into_iter().map(|p| p.1).collect())
+}
+
+/// Each RAID group's destage operations outstanding at most: its destage queue per disk
+/// times its disks.
+pub fn destage_slots(system: &SystemSpec) -> Vec<(String, u32)> {
+    system
+        .groups
+        .iter()
+        .map(|g| {
+            let per_disk = system.controllers.destage_queue_for(&g.model);
+            (g.name.clone(), per_disk.saturating_mul(g.layout.disks()))
+        })
+        .collect()
 }

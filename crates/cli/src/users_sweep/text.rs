@@ -11,9 +11,12 @@ pub fn table(s: &UsersSweep) -> String {
         .points
         .iter()
         .map(|p| {
-            let device = p.devices.first().map_or("-".into(), |d| {
-                format!("{} {}%", d.name, num(d.util_pct, 0))
-            });
+            let busiest = |all: &[storlab_core::result::DeviceUtil]| {
+                all.first().map_or("-".into(), |d| {
+                    format!("{} {}%", d.name, num(d.util_pct, 0))
+                })
+            };
+            let device = busiest(&p.devices);
             vec![
                 p.users.to_string(),
                 num(p.tx_per_s, 1),
@@ -23,6 +26,7 @@ pub fn table(s: &UsersSweep) -> String {
                 num(p.response_ms.p99, 2),
                 p.cpu_util_pct.map_or("-".into(), |u| num(u, 0)),
                 device,
+                busiest(&p.stations),
                 if p.passes { "yes" } else { "no" }.into(),
                 if p.partial {
                     "partial".into()
@@ -45,6 +49,7 @@ pub fn table(s: &UsersSweep) -> String {
             "p99 ms",
             "CPU %",
             "busiest device",
+            "busiest station",
             &under,
             "steady",
         ],

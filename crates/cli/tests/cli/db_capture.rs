@@ -269,6 +269,8 @@ fn capture_without_pg_stat_statements_warns_and_stops_on_sigint() {
             &reader_dsn(&cluster),
             "--capture",
             "4s",
+            "--cpus",
+            "3",
             "--out",
         ])
         .arg(&out)
@@ -296,7 +298,26 @@ fn capture_without_pg_stat_statements_warns_and_stops_on_sigint() {
         "0"
     );
     let text = std::fs::read_to_string(&out).unwrap();
-    assert!(text.contains("#   shared_buffers = "), "{text}");
+    // The server's settings are keys of [instance.settings], read back as the server shows
+    // them; the CPUs are the ones given.
+    assert!(text.contains("[instance.settings]"), "{text}");
+    for name in [
+        "shared_buffers",
+        "max_connections",
+        "wal_buffers",
+        "checkpoint_timeout",
+        "max_wal_size",
+    ] {
+        let shown = psql(&admin, &format!("SHOW {name}"));
+        assert_eq!(
+            c.instance.settings.get(name),
+            Some(&shown),
+            "{name}: {text}"
+        );
+    }
+    assert!(!text.contains("#   shared_buffers"), "{text}");
+    assert_eq!(c.instance.cpus, 3);
+    assert!(!stderr.contains("instance.cpus"), "{stderr}");
 
     // Ctrl-C during the interval: out within a second, exit 1, nothing written.
     let cut = dir.path().join("cut.json");

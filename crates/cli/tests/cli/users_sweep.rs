@@ -83,6 +83,95 @@ fn the_sweep_finds_the_knee_of_a_known_closed_network() {
     assert!(page.contains(&format!("Carries {max} users under mean 5 ms")));
 }
 
+/// One controller whose one processor spends 2 ms on every host I/O: the array's
+/// processors, not its disks, are the bottleneck.
+const ONE_PROCESSOR: &str = r#"name = "one-processor"
+[controllers]
+count = 1
+cache = "1g"
+write_cache = "256m"
+mirror_writes = false
+processors = 1
+read_hit_cost = "2ms"
+read_miss_cost = "2ms"
+write_cost = "2ms"
+[[raid_groups]]
+name = "data"
+level = "raid10"
+disks = 8
+disk_model = "hdd-15k"
+stripe_unit = "256k"
+[[raid_groups]]
+name = "log"
+level = "raid1"
+disks = 2
+disk_model = "hdd-15k"
+stripe_unit = "256k"
+"#;
+
+/// Sessions that think 20 ms and read rows the buffer cache mostly misses.
+const PROCESSOR_BOUND: &str = r#"name = "processor-bound"
+[database]
+test = "dpaws/select-row"
+data = "data"
+log = "log"
+rows = 100000
+buffer = "1MiB"
+think = "20ms"
+client_cpu = "0"
+cpu_per_block = "0"
+cpu_per_row = "0"
+cpus = 64
+variability = "exponential"
+"#;
+
+#[test]
+fn the_knee_of_a_bottleneck_that_is_not_a_disk_names_it() {
+    let dir = scratch_dir();
+    let (array, workload) = (dir.path().join("a.toml"), dir.path().join("w.toml"));
+    std::fs::write(&array, ONE_PROCESSOR).expect("write array");
+    std::fs::write(&workload, PROCESSOR_BOUND).expect("write workload");
+    let json = dir.path().join("s.json");
+    storlab()
+        .args(["sim", "--array"])
+        .arg(&array)
+        .arg("--workload")
+        .arg(&workload)
+        .args(["--users-sweep", "--users", "1,2,3,4,5,6,7,8"])
+        .args(["--max-response-ms", "50", "--response", "mean"])
+        .args(["--duration", "30s", "--warmup", "5s", "--json"])
+        .arg(&json)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("of controller 0 processors)"))
+        .stdout(predicate::str::contains("busiest station"));
+    let v = read_json(&json);
+    let s = &v["users_sweep"];
+    assert_eq!(s["knee"]["bottleneck"], "controller 0 processors");
+    // The analytic knee: D_max = the host I/Os of a transaction x 2 ms on one processor, D
+    // the response time of a lone user, Z = 20 ms.
+    let one = &v["runs"][0]["metrics"];
+    let tx_per_s = one["transactions"][0]["tx_per_s"].as_f64().expect("tx/s");
+    let d_max_ms = one["iops"].as_f64().expect("iops") / tx_per_s * 2.0;
+    let d_ms = one["tx_latency_ms"]["mean"].as_f64().expect("mean");
+    let analytic = (d_ms + 20.0) / d_max_ms;
+    let knee = s["knee_users"].as_u64().expect("knee_users") as f64;
+    assert!(
+        (knee - analytic).abs() <= 1.0,
+        "knee at {knee}, analytic {analytic:.2} (one grid step: 1 user)"
+    );
+    // The disks were nearly idle: without the processors the knee was far off.
+    let top = &s["points"][7];
+    assert!(
+        top["devices"][0]["util_pct"].as_f64().unwrap() < 10.0,
+        "{top}"
+    );
+    assert!(
+        top["stations"][0]["util_pct"].as_f64().unwrap() > 85.0,
+        "{top}"
+    );
+}
+
 #[test]
 fn without_users_the_sweep_brackets_the_answer() {
     let dir = scratch_dir();
@@ -183,6 +272,18 @@ fn users_sweep_options_that_do_not_fit_are_bad_input() {
             ],
             "--think-ms must be 0 to",
         ),
+        (
+            &[
+                "--db-test",
+                "dpaws/select-row",
+                "--users-sweep",
+                "--think-ms",
+                "5",
+                "--think-variability",
+                "exponential",
+            ],
+            "--users-sweep cannot go with --think-variability",
+        ),
     ] {
         sim(args)
             .assert()
@@ -259,4 +360,56 @@ fn a_real_server_is_swept_one_user_count_after_the_other() {
     assert!(std::fs::read_to_string(&html).unwrap().contains("<svg"));
     assert!(!super::db::postgres_running_on(&data.join("users-4")));
     assert!(!data.exists(), "the sweep's directories are removed");
+}
+
+#[test]
+fn real_clients_think_between_transactions() {
+    let _s = super::db::serial();
+    let dir = super::db::scratch_tmp();
+    for variability in ["fixed", "exponential"] {
+        let data = dir.path().join(format!("data-{variability}"));
+        let json = dir.path().join(format!("{variability}.json"));
+        storlab()
+            .args([
+                "db",
+                "--suite",
+                "dpaws",
+                "--test",
+                "select-row",
+                "--data-dir",
+            ])
+            .arg(&data)
+            .args(["--scale", "500", "--users-sweep", "--users", "1,4"])
+            .args(["--think-ms", "100", "--think-variability", variability])
+            .args([
+                "--max-response-ms",
+                "500",
+                "--duration",
+                "4s",
+                "--warmup",
+                "1s",
+            ])
+            .arg("--json")
+            .arg(&json)
+            .assert()
+            .success();
+        let v = read_json(&json);
+        assert_eq!(v["users_sweep"]["think_ms"], 100.0);
+        for run in v["runs"].as_array().expect("runs") {
+            let p = &run["workload"]["parameters"];
+            assert_eq!(p["think_ms"], 100.0);
+            assert_eq!(p["think_variability"], variability);
+            // The response time law of a closed system: N = X (R + Z). Without the think
+            // time a lone client runs hundreds of transactions a second.
+            let m = &run["metrics"];
+            let x_per_ms = m["tx_per_min"].as_f64().expect("tx/min") / 60e3;
+            let r_ms = m["tx_latency_ms"]["mean"].as_f64().expect("mean");
+            let n = p["users"].as_f64().expect("users");
+            let law = x_per_ms * (r_ms + 100.0);
+            assert!(
+                (law / n - 1.0).abs() < 0.2,
+                "{variability}, {n} users: X (R + Z) = {law:.2}"
+            );
+        }
+    }
 }

@@ -151,7 +151,12 @@ fn read(value: toml::Value) -> Result<Characterization, Failure> {
     let segments = entries(&mut top, "segments", SEGMENT_KEYS, "", segment_fill)?;
     let mut instance = take_table(&mut top, "instance", "")?;
     prepare(&mut instance, INSTANCE_KEYS, "instance")?;
-    let instance: Instance = typed(instance, INSTANCE_KEYS, "instance")?;
+    let settings = match instance.contains_key("settings") {
+        false => toml::Table::new(),
+        true => take_table(&mut instance, "settings", "instance")?,
+    };
+    let mut instance: Instance = typed(instance, INSTANCE_KEYS, "instance")?;
+    instance.settings = instance_settings(settings)?;
     let observed = match top.contains_key("observed") {
         false => None,
         true => Some(observed(take_table(&mut top, "observed", "")?)?),
@@ -170,6 +175,15 @@ fn read(value: toml::Value) -> Result<Characterization, Failure> {
     };
     rules(&c)?;
     Ok(c)
+}
+
+/// `[instance.settings]`: declared keys, each a text.
+fn instance_settings(
+    mut t: toml::Table,
+) -> Result<std::collections::BTreeMap<String, String>, Failure> {
+    let at = "instance.settings";
+    prepare(&mut t, super::settings::SETTINGS_KEYS, at)?;
+    typed(t, super::settings::SETTINGS_KEYS, at)
 }
 
 fn observed(mut t: toml::Table) -> Result<Observed, Failure> {

@@ -264,6 +264,7 @@ pub fn from_results(
                     .unwrap_or(16 << 20),
             ),
             db_time_per_s: Some(round3(s.clients)),
+            settings: Default::default(),
         },
         observed: Some(observed),
     };

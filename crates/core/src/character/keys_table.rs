@@ -280,6 +280,12 @@ pub const INSTANCE_KEYS: &[Key] = &[
     )
     .float(0.0, MAX_SESSIONS as f64)
     .unit("sessions"),
+    Key::new(
+        "settings",
+        TABLE,
+        Default::Derived("none: not captured"),
+        "the server's settings as it reported them (`[instance.settings]`)",
+    ),
 ];
 
 /// Keys of `[observed]`: what the real server did, per second of the observed interval.
@@ -449,6 +455,7 @@ pub const SECTIONS: &[(&str, &[Key])] = &[
     ("[[transactions]]", TRANSACTION_KEYS),
     ("[[segments]]", SEGMENT_KEYS),
     ("[instance]", INSTANCE_KEYS),
+    ("[instance.settings]", super::settings::SETTINGS_KEYS),
     ("[observed]", OBSERVED_KEYS),
     ("[[observed.events]]", EVENT_KEYS),
     ("[[observed.tablespaces]] and [[observed.files]]", IO_KEYS),

@@ -329,6 +329,7 @@ mod round_trip {
                             buffer_cache: ByteSize(cache),
                             log_buffer: ByteSize(16 << 20),
                             db_time_per_s: Some(1.5),
+                            settings: Default::default(),
                         },
                         observed: None,
                     })
@@ -345,4 +346,31 @@ mod round_trip {
             prop_assert!(back.is_ok(), "{:?}", back);
         }
     }
+}
+
+#[test]
+fn instance_settings_are_declared_keys_written_and_read_back() {
+    let with = EXAMPLE.replace(
+        "db_time_per_s = 12.5\n",
+        "db_time_per_s = 12.5\n[instance.settings]\nshared_buffers = \"128MB\"\n\
+         checkpoint_timeout = \"5min\"\n",
+    );
+    let c = Characterization::from_toml(&with, "w.toml").expect("settings parse");
+    assert_eq!(c.instance.settings["shared_buffers"], "128MB");
+    assert_eq!(
+        settings::checkpoint_timeout_ns(&c.instance.settings),
+        Some(300_000_000_000)
+    );
+    let again = Characterization::from_toml(&c.to_toml(), "again.toml").expect("round trip");
+    assert_eq!(again, c);
+    let json = Characterization::from_text(&c.to_json(), "again.json").expect("JSON");
+    assert_eq!(json, c);
+    // Without the table: none, and nothing written.
+    assert!(example().instance.settings.is_empty());
+    assert!(!example().to_toml().contains("settings"));
+    // An undeclared key, or a value that is not text, is named.
+    let (key, _) = invalid(&with.replace("shared_buffers =", "shared_bufers ="));
+    assert_eq!(key, "instance.settings.shared_bufers");
+    let (key, _) = invalid(&with.replace("\"128MB\"", "128"));
+    assert_eq!(key, "instance.settings.shared_buffers");
 }

@@ -44,7 +44,8 @@ pub struct Knee {
     /// D_max: the bottleneck's service demand per transaction, ms (its utilisation divided
     /// by the throughput, for a station of several servers divided by their number).
     pub bottleneck_demand_ms: f64,
-    /// The bottleneck: `cpu`, a device's name, or `throughput` when no utilisation was
+    /// The bottleneck: `cpu`, a device's name, another station's (`log writer`, `destage
+    /// data-0`, `back-end loop0`, `controller 0 processors`), or `throughput` when no utilisation was
     /// measured or the throughput flattened short of what the measured stations allow (then
     /// D_max is 1 / the highest throughput measured, and N* a lower bound).
     pub bottleneck: String,
@@ -70,6 +71,11 @@ pub struct UsersPoint {
     /// The busiest devices, busiest first (at most three).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<DeviceUtil>,
+    /// The other stations a transaction queues at, busiest first: a simulated database's log
+    /// writer (one write at a time), each RAID group's destage (the way out of the write
+    /// cache) and the array's components (back-end loops, controller processors, links).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stations: Vec<DeviceUtil>,
     /// The run was at steady state.
     pub steady: bool,
     /// The run was interrupted.
@@ -77,7 +83,7 @@ pub struct UsersPoint {
     pub partial: bool,
 }
 
-/// A device's busy time at one point of a users sweep.
+/// A device's (or another station's) busy time at one point of a users sweep.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeviceUtil {
     /// Device name.

@@ -179,6 +179,7 @@ pub(crate) fn db_options(conninfo: &str, duration_s: u64, warmup_s: u64, seed: u
         seed,
         schema: SCHEMA.into(),
         tablespace: None,
+        think: None,
     }
 }
 

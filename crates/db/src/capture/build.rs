@@ -62,6 +62,9 @@ pub(crate) struct ServerInfo {
     pub max_wal_size_bytes: u64,
     /// Host CPUs, and whether they were counted on this machine (a local server).
     pub cpus: Option<u32>,
+    /// The settings of [`storlab_core::character::settings::SETTINGS_KEYS`] as the server
+    /// reports them.
+    pub settings: Vec<(String, String)>,
 }
 
 /// The differences over the window and what was sampled in it.
@@ -136,8 +139,9 @@ pub(crate) fn characterize(w: &Window) -> Result<(Characterization, Vec<String>)
     };
     let cpus = w.server.cpus.unwrap_or_else(|| {
         warnings.push(
-            "instance.cpus: the server's CPUs cannot be counted over SQL and the server is not \
-             on this machine; 1 is written: set it before simulating"
+            "instance.cpus: the server's CPUs cannot be counted over SQL (pg_read_file of \
+             /proc/cpuinfo is not permitted) and the server is not on this machine; 1 is \
+             written: give --cpus N, or set it before simulating"
                 .into(),
         );
         1
@@ -171,6 +175,7 @@ pub(crate) fn characterize(w: &Window) -> Result<(Characterization, Vec<String>)
             buffer_cache: ByteSize(w.server.shared_buffers_bytes),
             log_buffer: ByteSize(w.server.wal_buffers_bytes),
             db_time_per_s: Some(round3(active)),
+            settings: w.server.settings.iter().cloned().collect(),
         },
         observed: Some(observed),
     };
@@ -356,6 +361,7 @@ mod tests {
                 wal_buffers_bytes: 4 << 20,
                 max_wal_size_bytes: 1 << 30,
                 cpus: Some(4),
+                settings: vec![("checkpoint_timeout".into(), "5min".into())],
             },
         }
     }

@@ -63,6 +63,7 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
             scale: opts.scale,
             seed: opts.seed,
             window: w.clone(),
+            think: opts.think,
         },
     )?;
     let warmed = if opts.warmup_auto {

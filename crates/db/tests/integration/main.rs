@@ -39,6 +39,7 @@ fn options(server: Server, suite: &str, test: &str, scale: u64) -> DbOptions {
         seed: 1,
         schema: "storlab".into(),
         tablespace: None,
+        think: None,
     }
 }
 

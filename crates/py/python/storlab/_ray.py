@@ -45,10 +45,11 @@ def start_env() -> None:
 
 def _cell_task(array: Dict[str, Any], workload: Optional[Dict[str, Any]],
                options: Dict[str, Any], params: Dict[str, Any],
-               seed: int) -> Tuple[Optional[str], Optional[str]]:
+               seed: int, sources: Dict[str, Optional[str]]
+               ) -> Tuple[Optional[str], Optional[str]]:
     from .sweep import try_cell
 
-    return try_cell(array, workload, options, params, seed)
+    return try_cell(array, workload, options, params, seed, sources)
 
 
 def run(plan: Any, address: Optional[str], bar: Any) -> List[Dict[str, Any]]:
@@ -67,7 +68,7 @@ def run(plan: Any, address: Optional[str], bar: Any) -> List[Dict[str, Any]]:
         task = ray.remote(num_cpus=1, max_retries=0)(_cell_task)
         array, workload = ray.put(plan.array), ray.put(plan.workload)
         pending = {task.remote(array, workload, plan.options, plan.cells[i].params,
-                               plan.cells[i].seed): i for i in todo}
+                               plan.cells[i].seed, plan.sources): i for i in todo}
         try:
             while pending:
                 ready, _ = ray.wait(list(pending), num_returns=1, timeout=_POLL_S)

@@ -79,7 +79,8 @@ def _trial(config: Dict[str, Any], plan: Plan, keys: List[str], prices: Dict[str
 
     params = {k: config[f"p{i}"] for i, k in enumerate(keys)}
     seed = cell_seed(plan.base_seed, params, 0)
-    text, error = try_cell(plan.array, plan.workload, plan.options, params, seed)
+    text, error = try_cell(plan.array, plan.workload, plan.options, params, seed,
+                           plan.sources)
     row: Dict[str, Any] = {"seed": seed, "error": error}
     if text is not None:
         row.update(_headline(text))

@@ -36,6 +36,29 @@ def _load(source: Any, role: str) -> Dict[str, Any]:
         raise _native.BadInput(f"{role}: {text!r} is neither a readable file nor TOML: {e}")
 
 
+def _source_name(source: Any) -> Optional[str]:
+    """The path a file was given as, or None when it was given as TOML text or a dict."""
+    if isinstance(source, Mapping):
+        return None
+    text = os.fspath(source)
+    return text if "\n" not in text and os.path.exists(text) else None
+
+
+def _name_sources(error: str, sources: Mapping[str, Optional[str]],
+                  params: Mapping[str, Any]) -> str:
+    """``error`` with the files the cell ran from ("array (dict)") named as the paths the
+    base gave, with the grid's values the cell set in them."""
+    for role, path in sources.items():
+        if path is None:
+            continue
+        changed = [f"{k} = {v!r}" for k, v in params.items()
+                   if (k.startswith("workload.") if role == "workload"
+                       else not k.startswith(("workload.", "sim.")))]
+        name = path + (f" with {', '.join(changed)}" if changed else "")
+        error = error.replace(f"{role} (dict)", name)
+    return error
+
+
 def _set(doc: Dict[str, Any], key: str, value: Any, where: str) -> None:
     """Sets ``raid_groups[0].level``-style ``key`` in ``doc``; the path must exist up to its
     last step (a sweep changes a key, it does not invent sections)."""
@@ -127,6 +150,9 @@ class Plan:
         self.array = _load(base["array"], "array")
         self.workload = (_load(base["workload"], "workload")
                          if base.get("workload") is not None else None)
+        #: The paths the base gave its files as (None: TOML text or a dict), for messages.
+        self.sources = {role: _source_name(base[role]) for role in ("array", "workload")
+                        if base.get(role) is not None}
         self.base_seed = int(options.pop("seed", 1))
         self.options = options
         self.cell_dir = os.path.join(os.fspath(out), "cells")
@@ -174,13 +200,15 @@ class Cell:
 
 def try_cell(array: Dict[str, Any], workload: Optional[Dict[str, Any]],
              options: Dict[str, Any], params: Mapping[str, Any],
-             seed: int) -> Tuple[Optional[str], Optional[str]]:
+             seed: int, sources: Optional[Mapping[str, Optional[str]]] = None
+             ) -> Tuple[Optional[str], Optional[str]]:
     """One cell as (result text, None), or (None, reason) when its input cannot be used
-    or its run failed."""
+    or its run failed; the reason names the files by the paths in ``sources`` (role ->
+    path the base gave, or None)."""
     try:
         return run_cell(array, workload, options, params, seed), None
     except (_native.BadInput, _native.RunFailed) as e:
-        return None, str(e)
+        return None, _name_sources(str(e), sources or {}, params)
 
 
 def sweep(base: Mapping[str, Any], grid: Mapping[str, Sequence[Any]], repeats: int = 1,
@@ -257,7 +285,7 @@ def _run_local(plan: Plan, bar: "Progress") -> List[Dict[str, Any]]:
         text, error = plan.done_text(cell), None
         if text is None:
             text, error = try_cell(plan.array, plan.workload, plan.options, cell.params,
-                                   cell.seed)
+                                   cell.seed, plan.sources)
             plan.record(cell, text, error)
         rows.append(cell.row(text, error))
         bar.update(error)

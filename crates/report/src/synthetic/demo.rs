@@ -192,5 +192,6 @@ pub fn demo_study() -> Study {
                 configurations: vec!["local-disk".into()],
             },
         ],
+        users_sweeps: Vec::new(),
     }
 }

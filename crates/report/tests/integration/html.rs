@@ -278,3 +278,81 @@ fn the_findings_tables_show_transaction_figures_of_database_workloads() {
     }
     assert!(!raid10.contains("-</td>"), "every figure present: {raid10}");
 }
+
+#[test]
+fn a_users_sweep_gets_its_curve_and_knee_in_the_report() {
+    let mut study = raid_study(["raid5", "raid10"]);
+    assert!(!storlab_report::render_html(&study).contains("id=\"users\""));
+    let sweep: storlab_core::result::UsersSweep = serde_json::from_value(serde_json::json!({
+        "statistic": "p95", "max_response_ms": 100.0, "think_ms": 50.0,
+        "max_users": 40, "knee_users": 36,
+        "knee": {"n_star": 36.2, "demand_ms": 4.0, "bottleneck_demand_ms": 1.5,
+                 "bottleneck": "log writer"},
+        "points": [
+            {"users": 10, "tx_per_s": 180.0, "response_ms": {"mean": 4.0, "p50": 4.0,
+             "p95": 8.0, "p99": 9.0, "p999": 9.5, "max": 10.0}, "passes": true,
+             "steady": true},
+            {"users": 40, "tx_per_s": 640.0, "response_ms": {"mean": 30.0, "p50": 25.0,
+             "p95": 90.0, "p99": 120.0, "p999": 130.0, "max": 140.0}, "passes": true,
+             "steady": true,
+             "stations": [{"name": "log writer", "util_pct": 96.0}]},
+            {"users": 80, "tx_per_s": 660.0, "response_ms": {"mean": 70.0, "p50": 60.0,
+             "p95": 150.0, "p99": 200.0, "p999": 210.0, "max": 220.0}, "passes": false,
+             "steady": true}
+        ]
+    }))
+    .expect("a users sweep");
+    study.users_sweeps.push(storlab_report::UsersSweepCell {
+        configuration: "raid5".into(),
+        workload: "dpaws/update-row".into(),
+        sweep: sweep.clone(),
+    });
+    let page = storlab_report::render_html(&study);
+    let at = page
+        .find("<section id=\"users\">")
+        .expect("the users section");
+    let users = &page[at..at + page[at..].find("</section>").expect("its end")];
+    // The same fragment as the users-sweep page: the answer, both charts and the table.
+    assert!(users.contains(&storlab_report::users_sweep::section(&sweep)));
+    assert!(users.contains("on raid5</h3>"), "{users}");
+    assert!(
+        users.contains("Carries 40 users under p95 100 ms"),
+        "{users}"
+    );
+    assert!(users.contains("knee 36"), "{users}");
+    assert_eq!(users.matches("<svg").count(), 2, "{users}");
+    assert!(users.contains("log writer"), "{users}");
+    // In a real browser (Debian's chromium, which `make test` installs), as the compare
+    // report's own browser test: the section is in the DOM and both charts draw.
+    let browser = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .expect("a headless browser: apt-get install chromium (make test installs it)");
+    let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("users-report-{}.html", std::process::id()));
+    std::fs::write(&file, &page).expect("write the page");
+    let dom = std::process::Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .expect("the browser runs");
+    let _ = std::fs::remove_file(&file);
+    let dom = String::from_utf8_lossy(&dom.stdout).into_owned();
+    let at = dom
+        .find("<section id=\"users\">")
+        .expect("the section in the DOM");
+    let rendered = &dom[at..at + dom[at..].find("</section>").expect("its end")];
+    let charts: Vec<&str> = rendered.split("<svg").skip(1).collect();
+    assert_eq!(charts.len(), 2, "{rendered}");
+    for chart in charts {
+        assert!(
+            chart.contains("<circle") || chart.contains("<polyline"),
+            "{chart}"
+        );
+    }
+}

@@ -37,6 +37,7 @@ pub fn raid_study(order: [&str; 2]) -> Study {
         cells,
         meta: meta(),
         questions: Vec::new(),
+        users_sweeps: Vec::new(),
     }
 }
 

@@ -81,6 +81,14 @@ pub fn character_workload(
     let buffer = i64::try_from(c.instance.buffer_cache.0).unwrap_or(i64::MAX);
     put("buffer", toml::Value::Integer(buffer));
     put("cpus", toml::Value::Integer(i64::from(c.instance.cpus)));
+    // A captured server's checkpoint interval (`[instance.settings] checkpoint_timeout`).
+    if let Some(ns) = storlab_core::character::settings::checkpoint_timeout_ns(&c.instance.settings)
+    {
+        put(
+            "checkpoint_interval",
+            toml::Value::String(format!("{ns}ns")),
+        );
+    }
     put("log_bytes_per_commit", toml::Value::Integer(0));
     // The carrier test's own settings, which a characterization replaces.
     for (k, v) in [
