@@ -181,7 +181,19 @@ fn figure(all: &[f64], window: usize, measured: bool, bound: f64, c: &Criteria) 
 
 /// The reason for a finding about the figure `name` (`rows/s`, `mean latency`).
 fn reason(f: Finding, name: &str, over: &str, window_s: usize, bound: f64) -> String {
+    let short = over.contains("measured") && window_s < CRITERIA.window_s;
     match f {
+        // A short measured window: the slope over a minute is an extrapolation; say what
+        // the window itself saw, and that it is too short to tell a trend from fluctuations.
+        Finding::Trend(t) if short => format!(
+            "{name} still {} {:.0}%/min {over} (bound {bound}%/min): {:+.0}% from its start to \
+             its end; a window shorter than {} s cannot tell a trend from the machine's \
+             fluctuations (raise --duration)",
+            direction(t),
+            t.abs(),
+            t * window_s as f64 / 60.0,
+            CRITERIA.window_s
+        ),
         Finding::Trend(t) => format!(
             "{name} still {} {:.0}%/min {over} (bound {bound}%/min)",
             direction(t),
@@ -488,6 +500,25 @@ mod tests {
             panic!("a ramp judged steady")
         };
         assert!(reason.contains("over the measured 200 s"), "{reason}");
+        assert!(!reason.contains("shorter than"), "{reason}");
+        // Five seconds of a busy machine: the reason says what the window saw, and that it
+        // is too short to tell.
+        let five: Vec<Sample> = [1000.0, 1100.0, 1250.0, 1300.0, 1450.0]
+            .iter()
+            .map(|&throughput| Sample {
+                throughput,
+                latency_ms: 5.0,
+                hit_ratio_pct: None,
+            })
+            .collect();
+        let Verdict::Unsteady(reason) = check_measured(&[], &five, "IOPS", &CRITERIA) else {
+            panic!("a steep 5 s judged steady")
+        };
+        assert!(reason.starts_with("IOPS still rising"), "{reason}");
+        assert!(
+            reason.contains("from its start to its end; a window shorter than 60 s"),
+            "{reason}"
+        );
         let flat = samples(|i| (1000.0 + white(i, 100.0), 5.0, None), 200);
         assert_eq!(
             check_measured(&[], &flat, "IOPS", &CRITERIA),
