@@ -164,7 +164,12 @@ enum Finding {
 /// `measured` when that window is a result's measured window (which must cover a cycle).
 fn figure(all: &[f64], window: usize, measured: bool, bound: f64, c: &Criteria) -> Option<Finding> {
     let tail = cycle::settled(all);
-    let found = cycle::find(tail, c.cycle_min_s).filter(|cy| cy.swing_pct >= c.cycle_swing_pct);
+    // Cycles are looked for in two windows' worth of settled samples at least: in less, the
+    // end of a start-up transient can pass for a cycle or two.
+    let found = (tail.len() >= 2 * c.window_s)
+        .then(|| cycle::find(tail, c.cycle_min_s))
+        .flatten()
+        .filter(|cy| cy.swing_pct >= c.cycle_swing_pct);
     if let Some(cy) = found {
         if measured && window < cy.period_s {
             return Some(Finding::ShortOfCycle(cy));
