@@ -192,7 +192,7 @@ fn reason(f: Finding, name: &str, over: &str, window_s: usize, bound: f64) -> St
         // the window itself saw, and that it is too short to tell a trend from fluctuations.
         Finding::Trend(t) if short => format!(
             "{name} still {} {:.0}%/min {over} (bound {bound}%/min): {:+.0}% from its start to \
-             its end; a window shorter than {} s cannot tell a trend from the machine's \
+             its end; a window shorter than {} s cannot tell a trend from passing \
              fluctuations (raise --duration)",
             direction(t),
             t.abs(),
