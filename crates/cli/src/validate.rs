@@ -69,7 +69,7 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
             checks.len()
         )));
     }
-    let outside = scorecard.overall.outside_tolerance;
+    let outside = scorecard.outside_tolerance();
     if outside > 0 {
         return Err(CliError::Failed(format!(
             "{outside} of {} reference figures outside tolerance",
@@ -83,6 +83,8 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
 /// figures use it.
 struct CaseRun<'a> {
     file: &'a str,
+    /// The case file's directory (None for a built-in case).
+    dir: Option<&'a std::path::Path>,
     case: &'a Case,
     opts: RunOptions,
     arrays: BTreeMap<String, SystemSpec>,
@@ -97,6 +99,10 @@ impl<'a> CaseRun<'a> {
         }
         Ok(CaseRun {
             file: &file.file,
+            dir: file
+                .root
+                .as_ref()
+                .and_then(|_| std::path::Path::new(&file.file).parent()),
             case,
             opts: RunOptions {
                 duration_ns: case.run.duration.0,
@@ -121,7 +127,7 @@ impl<'a> CaseRun<'a> {
                 ))
             })?;
             let (workload, run_opts) = match self.case.workloads.get(profile) {
-                Some(table) => case_workload(table, profile, file, sys, self.opts)?,
+                Some(table) => case_workload(table, profile, (file, self.dir), sys, self.opts)?,
                 None => (profile_workload(profile, sys)?, self.opts),
             };
             let run = timed(sys, &workload, run_opts)?;
@@ -144,6 +150,7 @@ impl<'a> CaseRun<'a> {
             let sim = metric(run, &f.metric, file)?;
             checks.push(
                 Check::absolute(&case.name, &f.name, f.published, sim, f.tolerance_pct)
+                    .calibration(f.calibration)
                     .with_note(f.note.as_deref()),
             );
         }
@@ -160,6 +167,7 @@ impl<'a> CaseRun<'a> {
             let d = metric(den_run, &r.metric, file)?;
             checks.push(
                 Check::ratio(&case.name, &r.name, r.published, (n, d), (r.min, r.max))
+                    .calibration(r.calibration)
                     .with_note(r.note.as_deref()),
             );
         }

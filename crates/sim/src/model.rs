@@ -143,7 +143,7 @@ impl Model {
             if w.stopped {
                 return Ok(self.into_partial_run());
             }
-            warmup = Some(w.verdict);
+            warmup = Some((w.verdict, w.samples));
         }
         let end = SimTime(self.stack.core.opts.warmup_ns + self.stack.core.opts.duration_ns);
         let stopped = self.run_until(end)?;

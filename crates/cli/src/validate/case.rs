@@ -86,6 +86,10 @@ pub struct Figure {
     pub metric: String,
     pub published: f64,
     pub tolerance_pct: f64,
+    /// The figure went into the workload's characterization (calibrate-then-predict): it is
+    /// printed among the figures used for calibration and not counted as a prediction.
+    #[serde(default)]
+    pub calibration: bool,
     /// Why the model stands where it does against this figure (printed with `--explain`;
     /// it never changes pass or fail).
     #[serde(default)]
@@ -106,6 +110,9 @@ pub struct Ratio {
     pub min: Option<f64>,
     #[serde(default)]
     pub max: Option<f64>,
+    /// As [`Figure::calibration`].
+    #[serde(default)]
+    pub calibration: bool,
     #[serde(default)]
     pub note: Option<String>,
 }
@@ -224,12 +231,15 @@ pub fn load_cases(dir: &Path) -> Result<Vec<CaseFile>, CliError> {
 /// tests, never by `storlab validate`).
 pub const FLOOR_FILE: &str = "floor.toml";
 
-/// A workload of a case's `[workloads]`: a workload file's keys, plus optional `duration` and
-/// `warmup` that override the case's `[run]` for it (databases need longer warm-ups).
+/// A workload of a case's `[workloads]`: a workload file's keys, or `workload_from`, a
+/// characterization (or an AWR/Statspack report, or a `storlab db` result) relative to the
+/// case file's directory `dir`, with an optional `[database]` table of placement and engine
+/// keys; plus optional `duration` and `warmup` that override the case's `[run]` for it
+/// (databases need longer warm-ups).
 pub fn case_workload(
     table: &toml::Table,
     name: &str,
-    file: &str,
+    (file, dir): (&str, Option<&Path>),
     sys: &SystemSpec,
     opts: RunOptions,
 ) -> Result<(WorkloadSpec, RunOptions), CliError> {
@@ -252,11 +262,65 @@ pub fn case_workload(
         warmup_auto: opts.warmup_auto,
         stop: opts.stop,
     };
+    let where_ = format!("{file}: workloads.{name}");
+    if let Some(from) = table.remove("workload_from") {
+        return Ok((characterized(table, from, &where_, dir, sys)?, run));
+    }
     table
         .entry("name")
         .or_insert_with(|| toml::Value::String(name.to_string()));
-    let where_ = format!("{file}: workloads.{name}");
     Ok((parse_workload(&table.to_string(), &where_, sys)?, run))
+}
+
+/// The workload of `workload_from = "FILE"` (`from`), with the `[database]` keys of the rest
+/// of `table`.
+fn characterized(
+    mut table: toml::Table,
+    from: toml::Value,
+    where_: &str,
+    dir: Option<&Path>,
+    sys: &SystemSpec,
+) -> Result<WorkloadSpec, CliError> {
+    let bad = |reason: String| CliError::BadInput(format!("{where_}.workload_from: {reason}"));
+    let toml::Value::String(from) = from else {
+        return Err(bad(format!(
+            "give a file name relative to the case file; got {from}"
+        )));
+    };
+    let dir = dir.ok_or_else(|| {
+        bad("a built-in case cannot read files; run from a checkout (--references DIR)".into())
+    })?;
+    let path = dir.join(&from);
+    let mut c = crate::sim_cmd::workload_from::read_characterization(&path)?;
+    let source = path.display().to_string();
+    if let Some(toml::Value::Integer(n)) = table
+        .get_mut("database")
+        .and_then(|d| d.as_table_mut())
+        .and_then(|d| d.remove("sessions"))
+    {
+        c.sessions = u32::try_from(n)
+            .map_err(|_| bad(format!("database.sessions must be at least 1; got {n}")))?;
+    }
+    c.validate(&source)
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
+    let database = match table.remove("database") {
+        None => toml::Table::new(),
+        Some(toml::Value::Table(t)) => t,
+        Some(other) => return Err(bad(format!("database must be a table; got {other}"))),
+    };
+    if let Some(key) = table.keys().next() {
+        return Err(CliError::BadInput(format!(
+            "{where_}.{key}: unknown beside workload_from (give duration, warmup and a \
+             [database] table of placement and engine keys)"
+        )));
+    }
+    Ok(storlab_sim::config::character_workload(
+        &c,
+        database,
+        &source,
+        sys,
+        storlab_sim::config::DEFAULT_MULTIBLOCK_READ_COUNT,
+    )?)
 }
 
 /// An array a case names: relative to the checkout root, or a built-in copy.

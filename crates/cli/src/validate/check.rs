@@ -34,6 +34,9 @@ pub struct Check {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max: Option<f64>,
     pub pass: bool,
+    /// The figure went into the workload's characterization: a check of the calibration,
+    /// not a prediction (the scorecard counts predictions only).
+    pub calibration: bool,
     /// The case's analysis of the figure (`--explain`); it never changes `pass`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -60,6 +63,7 @@ impl Check {
             min: None,
             max: None,
             pass: error_pct.is_some_and(|e| e.abs() <= tolerance_pct),
+            calibration: false,
             note: None,
         }
     }
@@ -87,8 +91,15 @@ impl Check {
             max,
             pass: simulated
                 .is_some_and(|r| min.is_none_or(|lo| r >= lo) && max.is_none_or(|hi| r <= hi)),
+            calibration: false,
             note: None,
         }
+    }
+
+    /// Marks a figure used for calibration.
+    pub fn calibration(mut self, calibration: bool) -> Check {
+        self.calibration = calibration;
+        self
     }
 
     pub fn with_note(mut self, note: Option<&str>) -> Check {

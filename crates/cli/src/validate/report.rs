@@ -15,9 +15,19 @@ use crate::error::CliError;
 use crate::output::{write_atomic, GIT_COMMIT};
 use crate::table::{num, render_left};
 
-/// Prints the figures, the notes when `explain`, the scorecard and the headline.
+/// Prints the predicted figures, those used for calibration (when any) in their own group,
+/// the notes when `explain`, the scorecard and the headline.
 pub fn print(checks: &[Check], scorecard: &Scorecard, cases: &[Case], explain: bool) {
-    print!("{}", figures_table(checks));
+    let (calibration, predictions): (Vec<&Check>, Vec<&Check>) =
+        checks.iter().partition(|c| c.calibration);
+    print!("{}", figures_table(&predictions));
+    if !calibration.is_empty() {
+        println!(
+            "used for calibration (these figures went into the workload's characterization; \
+             not counted as predictions):"
+        );
+        print!("{}", figures_table(&calibration));
+    }
     let noted =
         checks.iter().any(|c| c.note.is_some()) || cases.iter().any(|c| !c.notes.is_empty());
     if explain {
@@ -30,7 +40,7 @@ pub fn print(checks: &[Check], scorecard: &Scorecard, cases: &[Case], explain: b
     }
 }
 
-fn figures_table(checks: &[Check]) -> String {
+fn figures_table(checks: &[&Check]) -> String {
     let rows: Vec<Vec<String>> = checks
         .iter()
         .map(|c| {

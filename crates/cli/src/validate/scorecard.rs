@@ -1,7 +1,8 @@
 //! The scorecard: per case and overall, how many figures are within tolerance and how far
 //! the model is from the published figures (median and worst error, absolute figures and
 //! ratios apart), as a text table, as `scorecard` in `--json` and as the Markdown of the
-//! README's validation section (`--markdown`).
+//! README's validation section (`--markdown`). It counts predictions: figures that went into
+//! a workload's characterization (`calibration = true`) are scored apart, in `calibration`.
 
 use std::fmt::Write;
 
@@ -18,8 +19,10 @@ pub const REGENERATE: &str = "scripts/gen-scorecard.sh";
 pub struct Scorecard {
     /// One score per case, in the order the cases ran.
     pub cases: Vec<Score>,
-    /// Every figure of every case.
+    /// Every predicted figure of every case.
     pub overall: Score,
+    /// The figures used for calibration, of every case (not predictions).
+    pub calibration: Score,
 }
 
 /// The score of one case, or of all of them (`case` = "all").
@@ -53,9 +56,12 @@ pub struct Errors {
 }
 
 impl Scorecard {
-    pub fn new(checks: &[Check]) -> Scorecard {
+    pub fn new(all: &[Check]) -> Scorecard {
+        let (calibration, predictions): (Vec<&Check>, Vec<&Check>) =
+            all.iter().partition(|c| c.calibration);
+        let checks = predictions;
         let mut names: Vec<&str> = Vec::new();
-        for c in checks {
+        for c in &checks {
             if !names.contains(&c.case.as_str()) {
                 names.push(&c.case);
             }
@@ -63,23 +69,46 @@ impl Scorecard {
         let cases = names
             .iter()
             .map(|n| {
-                let of_case: Vec<&Check> = checks.iter().filter(|c| c.case == *n).collect();
+                let of_case: Vec<&Check> =
+                    checks.iter().copied().filter(|c| c.case == *n).collect();
                 Score::new(n, &of_case)
             })
             .collect();
         Scorecard {
             cases,
-            overall: Score::new("all", &checks.iter().collect::<Vec<_>>()),
+            overall: Score::new("all", &checks),
+            calibration: Score::new("calibration", &calibration),
         }
     }
 
-    /// The one-line summary: "88 figures: 25 within tolerance, 63 outside".
+    /// The one-line summary: "88 figures: 25 within tolerance, 63 outside", and the figures
+    /// used for calibration when there are any.
     pub fn headline(&self) -> String {
         let o = &self.overall;
-        format!(
+        let mut line = format!(
             "{} figures: {} within tolerance, {} outside",
             o.figures, o.within_tolerance, o.outside_tolerance
-        )
+        );
+        if let Some(c) = self.calibration_line() {
+            line = format!("{line}; {c}");
+        }
+        line
+    }
+
+    /// "2 more used for calibration (not predictions): 2 within tolerance", when any.
+    fn calibration_line(&self) -> Option<String> {
+        let c = &self.calibration;
+        (c.figures > 0).then(|| {
+            format!(
+                "{} more used for calibration (not predictions): {} within tolerance",
+                c.figures, c.within_tolerance
+            )
+        })
+    }
+
+    /// Figures outside their tolerance, predictions and calibration alike (the exit status).
+    pub fn outside_tolerance(&self) -> usize {
+        self.overall.outside_tolerance + self.calibration.outside_tolerance
     }
 
     fn rows(&self) -> Vec<Vec<String>> {
@@ -124,6 +153,13 @@ impl Scorecard {
              analysis behind each case.\n\n",
             self.overall.figures, self.overall.within_tolerance, self.overall.outside_tolerance
         );
+        if let Some(c) = self.calibration_line() {
+            let _ = writeln!(
+                out,
+                "Figures that went into a workload's characterization are not predictions: \
+                 {c}.\n"
+            );
+        }
         let _ = writeln!(out, "| {} |", HEADERS.join(" | "));
         let _ = writeln!(out, "|---|{}", "---:|".repeat(HEADERS.len() - 1));
         for row in self.rows() {

@@ -4,7 +4,10 @@
 //! `make test` stays green while figures are outside their tolerance, without hiding them:
 //! `references/floor.toml` lists every figure within tolerance today, and this test fails
 //! when one of them leaves its tolerance, when the count drops, or when a figure not listed
-//! comes within tolerance (the floor is raised in the same commit).
+//! comes within tolerance (the floor is raised in the same commit). The floor counts
+//! predictions: a figure used for calibration (`calibration = true`, it went into the
+//! workload's characterization) is no prediction, so marking a listed figure so drops it
+//! from the floor and fails this test until the floor is lowered on purpose.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -80,7 +83,11 @@ fn validate_keeps_every_figure_of_the_floor_within_tolerance() {
     );
     let v = validation();
     let figures = v.json["figures"].as_array().expect("figures");
-    let passing: BTreeSet<(String, String)> = figures
+    let predictions: Vec<&Value> = figures
+        .iter()
+        .filter(|f| f["calibration"] != true)
+        .collect();
+    let passing: BTreeSet<(String, String)> = predictions
         .iter()
         .filter(|f| f["pass"] == true)
         .map(|f| {
@@ -117,8 +124,9 @@ fn validate_keeps_every_figure_of_the_floor_within_tolerance() {
          the same commit (add these under [within] and set within_tolerance = {}): {gained:#?}",
         passing.len()
     );
-    // The exit status tells the same: 0 only when every figure is within tolerance.
-    let all_pass = passing.len() == figures.len();
+    // The exit status tells the same: 0 only when every figure (predicted or used for
+    // calibration) is within tolerance.
+    let all_pass = figures.iter().all(|f| f["pass"] == true);
     assert_eq!(v.exit_code, Some(if all_pass { 0 } else { 1 }));
     assert_eq!(
         v.json["scorecard"]["overall"]["within_tolerance"],

@@ -21,6 +21,9 @@ use crate::metrics::INTERVAL_NS;
 pub(super) struct WarmupEnd {
     /// The steady-state test's last verdict (unsteady when the limit was reached).
     pub verdict: Verdict,
+    /// The warm-up's per-second samples (the measured window's verdict looks for cycles
+    /// longer than itself in them).
+    pub samples: Vec<Sample>,
     /// The run was stopped during the warm-up.
     pub stopped: bool,
 }
@@ -40,12 +43,14 @@ impl Model {
     pub(super) fn warm_until_steady(&mut self, max_ns: u64) -> Result<WarmupEnd, ConfigError> {
         let mut hit_counts = Vec::new();
         let mut verdict = Verdict::Unsteady("the warm-up limit is 0 s".into());
+        let mut samples = Vec::new();
         let mut t = 0;
         while t < max_ns {
             let next = (t + INTERVAL_NS).min(max_ns);
             if self.run_until(SimTime(next))? {
                 return Ok(WarmupEnd {
                     verdict,
+                    samples,
                     stopped: true,
                 });
             }
@@ -58,7 +63,9 @@ impl Model {
             if !whole && t < max_ns {
                 continue;
             }
-            verdict = self.warmup_verdict(seconds, &hit_counts);
+            let name;
+            (samples, name) = self.warmup_samples(seconds, &hit_counts);
+            verdict = steady::check(&samples, name, &CRITERIA);
             if verdict.is_steady() {
                 break;
             }
@@ -70,13 +77,19 @@ impl Model {
         }
         Ok(WarmupEnd {
             verdict,
+            samples,
             stopped: false,
         })
     }
 
-    /// The steady-state test over the first `seconds` seconds; `hit_counts` holds the
-    /// buffer cache's cumulative (hits, accesses) at the end of each second.
-    fn warmup_verdict(&self, seconds: usize, hit_counts: &[(u64, u64)]) -> Verdict {
+    /// The samples of the first `seconds` seconds and the name of their throughput;
+    /// `hit_counts` holds the buffer cache's cumulative (hits, accesses) at the end of each
+    /// second.
+    fn warmup_samples(
+        &self,
+        seconds: usize,
+        hit_counts: &[(u64, u64)],
+    ) -> (Vec<Sample>, &'static str) {
         let db = self.db.as_deref();
         let host = match db.filter(|_| self.stack.host.all_db_io()) {
             Some(db) => db.host_stats(),
@@ -95,15 +108,17 @@ impl Model {
                 before = (hits, accesses);
             }
         }
-        steady::check(&samples, steady::throughput_name(&series), &CRITERIA)
+        (samples, steady::throughput_name(&series))
     }
 }
 
 /// The finished run with its steady-state verdict: an automatic warm-up that reached its
-/// limit says so; otherwise the measured window's own series decides.
-pub(super) fn finish(mut run: Run, warmup: Option<Verdict>) -> Run {
+/// limit says so; otherwise the measured window's own series decides (with the warm-up's
+/// samples to find cycles longer than the window in).
+pub(super) fn finish(mut run: Run, warmup: Option<(Verdict, Vec<Sample>)>) -> Run {
     run.workload.warmup_auto = warmup.is_some();
-    if let Some(Verdict::Unsteady(reason)) = warmup {
+    let (verdict, before) = warmup.map_or((None, Vec::new()), |(v, s)| (Some(v), s));
+    if let Some(Verdict::Unsteady(reason)) = verdict {
         let limit_s = run.workload.warmup_s;
         steady::set(
             &mut run,
@@ -112,6 +127,6 @@ pub(super) fn finish(mut run: Run, warmup: Option<Verdict>) -> Run {
             )),
         );
     }
-    steady::mark(&mut run);
+    steady::mark_after(&mut run, &before);
     run
 }
