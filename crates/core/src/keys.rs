@@ -76,8 +76,47 @@ pub enum Bounds {
     Any,
     /// Whole values from `min` to `max` (bytes for sizes, ns for durations).
     Int(u64, u64),
-    /// Numbers from `min` to `max`.
-    Float(f64, f64),
+    /// Numbers from `min` to `max`, each end included or not. An upper end of `f64::MAX`
+    /// means no bound but a finite value.
+    Float(End, End),
+}
+
+/// One end of a number's bounds: the value, and whether the value itself is refused
+/// (`above 0`, `below 1000`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct End {
+    /// The bound.
+    pub value: f64,
+    /// The bound itself is refused.
+    pub exclusive: bool,
+}
+
+impl End {
+    /// A bound the value may equal.
+    pub const fn inclusive(value: f64) -> End {
+        End {
+            value,
+            exclusive: false,
+        }
+    }
+
+    /// A bound the value must not reach.
+    pub const fn exclusive(value: f64) -> End {
+        End {
+            value,
+            exclusive: true,
+        }
+    }
+
+    /// Whether `x` is on the allowed side of this end (`upper`: the upper end).
+    fn admits(self, x: f64, upper: bool) -> bool {
+        match (upper, self.exclusive) {
+            (false, false) => x >= self.value,
+            (false, true) => x > self.value,
+            (true, false) => x <= self.value,
+            (true, true) => x < self.value,
+        }
+    }
 }
 
 /// One key of a section.
@@ -145,7 +184,26 @@ impl Key {
 
     /// The same key accepting numbers from `min` to `max` only.
     pub const fn float(mut self, min: f64, max: f64) -> Key {
-        self.bounds = Bounds::Float(min, max);
+        self.bounds = Bounds::Float(End::inclusive(min), End::inclusive(max));
+        self
+    }
+
+    /// The same key accepting numbers from `min` up to but not including `max` only.
+    pub const fn float_below(mut self, min: f64, max: f64) -> Key {
+        self.bounds = Bounds::Float(End::inclusive(min), End::exclusive(max));
+        self
+    }
+
+    /// The same key accepting numbers above `min` (not `min` itself) up to `max` only;
+    /// `max = f64::MAX` for any finite number above `min`.
+    pub const fn float_above(mut self, min: f64, max: f64) -> Key {
+        self.bounds = Bounds::Float(End::exclusive(min), End::inclusive(max));
+        self
+    }
+
+    /// The same key accepting numbers strictly between `min` and `max` only.
+    pub const fn float_between(mut self, min: f64, max: f64) -> Key {
+        self.bounds = Bounds::Float(End::exclusive(min), End::exclusive(max));
         self
     }
 
@@ -177,7 +235,38 @@ impl Key {
             Bounds::Int(0, max) => format!("at most {}", self.show(max)),
             Bounds::Int(min, u64::MAX) => format!("at least {}", self.show(min)),
             Bounds::Int(min, max) => format!("{} to {}", self.show(min), self.show(max)),
-            Bounds::Float(min, max) => format!("{min} to {max}"),
+            Bounds::Float(min, max) => {
+                let (low, high) = (min.value, max.value);
+                match (min.exclusive, max.exclusive, high == f64::MAX) {
+                    (false, _, true) => format!("at least {low}"),
+                    (true, _, true) => format!("above {low}"),
+                    (false, false, false) => format!("{low} to {high}"),
+                    (false, true, false) => format!("{low} to below {high}"),
+                    (true, false, false) => format!("above {low}, at most {high}"),
+                    (true, true, false) => format!("above {low}, below {high}"),
+                }
+            }
+        }
+    }
+
+    /// The bounds as a message says them (`at least 0 and below 1000`).
+    fn bound_message(&self) -> String {
+        match self.bounds {
+            Bounds::Int(min, max) if min > 0 && max < u64::MAX => {
+                format!("at least {} and at most {}", self.show(min), self.show(max))
+            }
+            Bounds::Float(min, max) => {
+                let low = match min.exclusive {
+                    true => format!("above {}", number(min.value)),
+                    false => format!("at least {}", number(min.value)),
+                };
+                match (max.value == f64::MAX, max.exclusive) {
+                    (true, _) => format!("finite and {low}"),
+                    (false, false) => format!("{low} and at most {}", number(max.value)),
+                    (false, true) => format!("{low} and below {}", number(max.value)),
+                }
+            }
+            _ => self.describe_bounds(),
         }
     }
 
@@ -259,7 +348,7 @@ impl Key {
         let fits = match self.bounds {
             Bounds::Any => true,
             Bounds::Int(min, max) => x >= min as f64 && x <= max as f64,
-            Bounds::Float(min, max) => x >= min && x <= max,
+            Bounds::Float(min, max) => min.admits(x, false) && max.admits(x, true),
         };
         if fits {
             return Ok(());
@@ -273,16 +362,46 @@ impl Key {
             "" => String::new(),
             u => format!(" {u}"),
         };
-        let bound = match self.bounds {
-            Bounds::Int(min, max) if min > 0 && max < u64::MAX => {
-                format!("at least {} and at most {}", self.show(min), self.show(max))
+        Err(format!("must be {}{unit}; got {got}", self.bound_message()))
+    }
+
+    /// Values just outside the bounds, as TOML, each with the bound as messages show it
+    /// (an exclusive end is outside itself; beyond an upper end of `f64::MAX` lies infinity,
+    /// refused as not finite). For tests that every declared bound is enforced.
+    pub fn values_outside(&self) -> Vec<(String, String)> {
+        let int = |n: u64| match self.kind {
+            Kind::Time => format!("\"{n}ns\""),
+            _ => n.to_string(),
+        };
+        let step = |x: f64| if x == 0.0 { 1e-3 } else { x.abs() * 1e-3 };
+        match self.bounds {
+            Bounds::Any => Vec::new(),
+            Bounds::Int(min, max) => {
+                let mut out = Vec::new();
+                if min > 0 {
+                    out.push((int(min - 1), self.show(min)));
+                }
+                if max < i64::MAX as u64 {
+                    out.push((int(max + 1), self.show(max)));
+                }
+                out
             }
             Bounds::Float(min, max) => {
-                format!("at least {} and at most {}", number(min), number(max))
+                let low = match min.exclusive {
+                    true => min.value,
+                    false => min.value - step(min.value),
+                };
+                let (high, high_bound) = match (max.exclusive, max.value == f64::MAX) {
+                    (_, true) => (f64::INFINITY, "finite".to_string()),
+                    (true, false) => (max.value, number(max.value)),
+                    (false, false) => (max.value + step(max.value), number(max.value)),
+                };
+                vec![
+                    (format!("{low:?}"), number(min.value)),
+                    (format!("{high:?}"), high_bound),
+                ]
             }
-            _ => self.describe_bounds(),
-        };
-        Err(format!("must be {bound}{unit}; got {got}"))
+        }
     }
 
     /// The default as the docs show it.
@@ -494,6 +613,50 @@ mod tests {
             rate.unit("MB/s").check(&toml::Value::Float(1e-300)),
             Err("must be at least 0.01 and at most 10000000 MB/s; got 1e-300".to_string())
         );
+    }
+
+    #[test]
+    fn exclusive_bounds_refuse_the_bound_itself_and_say_so() {
+        let step = Key::new("head_switch_ms", Kind::Number, Default::Required, "")
+            .float_below(0.0, 1000.0)
+            .unit("ms");
+        assert_eq!(step.check(&toml::Value::Float(999.9)), Ok(()));
+        assert_eq!(step.check(&toml::Value::Float(0.0)), Ok(()));
+        assert_eq!(
+            step.check(&toml::Value::Float(1000.0)),
+            Err("must be at least 0 and below 1000 ms; got 1000".to_string())
+        );
+        assert_eq!(step.describe_bounds(), "0 to below 1000");
+        let rate = Key::new("rate_iops", Kind::Number, Default::Required, "")
+            .float_above(0.0, 1e7)
+            .unit("IO/s");
+        assert_eq!(
+            rate.check(&toml::Value::Integer(0)),
+            Err("must be above 0 and at most 10000000 IO/s; got 0".to_string())
+        );
+        assert_eq!(rate.check(&toml::Value::Float(1e7)), Ok(()));
+        assert_eq!(rate.describe_bounds(), "above 0, at most 10000000");
+        let weight =
+            Key::new("weight", Kind::Number, Default::Required, "").float_above(0.0, f64::MAX);
+        assert_eq!(weight.check(&toml::Value::Float(1e300)), Ok(()));
+        assert_eq!(
+            weight.check(&toml::Value::Float(f64::INFINITY)),
+            Err("must be finite and above 0; got inf".to_string())
+        );
+        assert_eq!(weight.describe_bounds(), "above 0");
+        let open = Key::new("share", Kind::Number, Default::Required, "").float_between(0.0, 1.0);
+        assert_eq!(
+            open.check(&toml::Value::Float(f64::NAN)),
+            Err("must be above 0 and below 1; got NaN".to_string())
+        );
+        assert_eq!(open.describe_bounds(), "above 0, below 1");
+        for key in [step, rate, weight, open] {
+            for (value, bound) in key.values_outside() {
+                let v: toml::Table = toml::from_str(&format!("v = {value}")).unwrap();
+                let reason = key.check(&v["v"]).unwrap_err();
+                assert!(reason.contains(&bound), "{value}: {reason}");
+            }
+        }
     }
 
     #[test]
