@@ -255,7 +255,7 @@ pub fn run_sim(a: &crate::cli::SimArgs) -> Result<(), CliError> {
         runs,
         think_ms,
         None,
-        a.json.as_deref(),
+        a.run.json.as_deref(),
         a.users.users_html.as_deref(),
     )
 }
@@ -288,7 +288,7 @@ pub fn run_db(a: &crate::cli::DbArgs) -> Result<(), CliError> {
         runs,
         db_think_ms(a),
         db_host_cpus(a),
-        a.json.as_deref(),
+        a.run.json.as_deref(),
         a.users.users_html.as_deref(),
     )
 }
