@@ -7,8 +7,10 @@ use storlab_core::steady::Warmup;
 use storlab_core::{ByteSize, TimeSpan};
 
 mod dispatch;
+mod run_args;
 mod sim_args;
 
+pub use run_args::RunArgs;
 pub use sim_args::SimArgs;
 
 pub use dispatch::run;
@@ -122,6 +124,7 @@ pub struct ValidateArgs {
 
 /// Options of `storlab db`.
 #[derive(Debug, Args)]
+#[command(mut_args(run_args::for_db))]
 pub struct DbArgs {
     /// Suite: dpaws, orabench, oltp.
     #[arg(long, default_value = "dpaws")]
@@ -161,29 +164,14 @@ pub struct DbArgs {
     /// written).
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub scale: u64,
-    /// Measured time per test (at most 7 days).
-    #[arg(long, default_value = "60s", value_parser = parse_span)]
-    pub duration: TimeSpan,
-    /// Warm-up per test, excluded: a span (0 for none; at most 1 day) or auto (until the
-    /// clients' rows/s, latency and the buffer-cache hit ratio are steady, at most
-    /// --warmup-max) [default: auto].
-    #[arg(long, value_name = "SPAN|auto", value_parser = parse_warmup)]
-    pub warmup: Option<Warmup>,
-    /// Longest automatic warm-up (at most 1 day).
-    #[arg(long, value_name = "SPAN", default_value = "600s", value_parser = parse_span)]
-    pub warmup_max: TimeSpan,
-    /// Seed of the clients' random streams.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    #[command(flatten)]
+    pub run: RunArgs,
     /// Server binaries directory (default: found on PATH, pg_config, /usr/lib/postgresql).
     #[arg(long, value_name = "DIR")]
     pub pg_bin: Option<PathBuf>,
     /// Extra server setting NAME=VALUE (repeatable), e.g. shared_buffers=1GB.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub settings: Vec<String>,
-    /// Write the results (storlab.results/1) to this file.
-    #[arg(long, value_name = "OUT")]
-    pub json: Option<PathBuf>,
     #[command(flatten)]
     pub users: crate::users_sweep::UsersSweepArgs,
     /// With --dsn: instead of running a test, watch the server's own workload for this long
@@ -201,6 +189,7 @@ pub struct DbArgs {
 
 /// Options of `storlab io`.
 #[derive(Debug, Args)]
+#[command(mut_args(run_args::for_io))]
 pub struct IoArgs {
     /// File (created if missing), directory (one file per job) or block device.
     #[arg(long, value_name = "PATH")]
@@ -230,16 +219,8 @@ pub struct IoArgs {
     /// Open loop: total arrival rate; latency counts from each I/O's intended start.
     #[arg(long, value_name = "IOPS")]
     pub rate_iops: Option<f64>,
-    /// Measured time after the warm-up.
-    #[arg(long, default_value = "30s", value_parser = parse_span)]
-    pub duration: TimeSpan,
-    /// Warm-up excluded from the measurement: a span (0 for none) or auto (until the
-    /// one-second IOPS and mean latency are steady, at most --warmup-max) [default: 5s].
-    #[arg(long, value_name = "SPAN|auto", value_parser = parse_warmup)]
-    pub warmup: Option<Warmup>,
-    /// Longest automatic warm-up (at most 1 day).
-    #[arg(long, value_name = "SPAN", default_value = "600s", value_parser = parse_span)]
-    pub warmup_max: TimeSpan,
+    #[command(flatten)]
+    pub run: RunArgs,
     /// Use the page cache instead of O_DIRECT.
     #[arg(long)]
     pub buffered: bool,
@@ -256,12 +237,6 @@ pub struct IoArgs {
     /// Write this block device even though it holds a file system or partition table.
     #[arg(long, value_name = "DEVICE")]
     pub force_destroy: Option<PathBuf>,
-    /// Seed of the address streams.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Write the results (storlab.results/1) to this file.
-    #[arg(long, value_name = "OUT")]
-    pub json: Option<PathBuf>,
     /// Several concurrent I/O classes from a file ([[streams]]: profile, overrides, target,
     /// name, group_commit), instead of --profile.
     #[arg(long, value_name = "FILE", conflicts_with = "profile")]

@@ -61,17 +61,17 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
         Server::Dsn(_) => None,
     };
     // Database tests warm up until steady unless told otherwise.
-    let warmup = crate::cli::resolve_warmup(a.warmup, a.warmup_max, true, TimeSpan(0));
+    let warmup = crate::cli::resolve_warmup(a.run.warmup, a.run.warmup_max, true, TimeSpan(0));
     let opts = DbOptions {
         server,
         suite: a.suite.clone(),
         test: a.test.clone(),
         clients: a.clients,
         scale: a.scale,
-        duration_ns: a.duration.0,
+        duration_ns: a.run.duration.0,
         warmup_ns: warmup.max().0,
         warmup_auto: warmup.is_auto(),
-        seed: a.seed,
+        seed: a.run.seed,
         schema: a.schema.clone(),
         tablespace,
         think: None,
@@ -87,7 +87,7 @@ pub fn run(a: DbArgs) -> Result<(), CliError> {
     if a.capture.is_some() {
         return capture::run(&a);
     }
-    crate::output::check_json(a.json.as_deref())?;
+    crate::output::check_json(a.run.json.as_deref())?;
     if a.users.users_sweep {
         return crate::users_sweep::run_db(&a);
     }
@@ -97,12 +97,12 @@ pub fn run(a: DbArgs) -> Result<(), CliError> {
     }
     // A stop between two tests leaves every run whole but the set short.
     let partial = runs.iter().any(|r| r.partial) || storlab_io::signal::stop_requested();
-    if let Some(path) = &a.json {
+    if let Some(path) = &a.run.json {
         write_results(path, runs)?;
         println!("results: {}", path.display());
     }
     if partial {
-        let kept = match &a.json {
+        let kept = match &a.run.json {
             Some(path) => format!("the results so far are in {}", path.display()),
             None => "the results so far are above".to_string(),
         };

@@ -137,7 +137,7 @@ fn options(a: &IoArgs) -> Result<IoOptions, CliError> {
             EngineKind::Psync
         },
         size_bytes: a.size.map(|s| s.0),
-        duration_ns: a.duration.0,
+        duration_ns: a.run.duration.0,
         warmup_ns: warmup.max().0,
         warmup_auto: warmup.is_auto(),
         direct: !a.buffered,
@@ -149,7 +149,7 @@ fn options(a: &IoArgs) -> Result<IoOptions, CliError> {
         keep: a.keep,
         overwrite: a.overwrite.clone(),
         force_destroy: a.force_destroy.clone(),
-        seed: a.seed,
+        seed: a.run.seed,
         steady: a.steady.as_deref().map(steady).transpose()?,
         precondition: a.precondition,
         verify: a.verify,
@@ -162,7 +162,12 @@ const MAX_WARMUP: TimeSpan = TimeSpan(86_400_000_000_000);
 /// The warm-up asked for (5 s unless given), its length or limit checked against the flag
 /// that set it.
 fn warmup(a: &IoArgs) -> Result<Warmup, CliError> {
-    let w = resolve_warmup(a.warmup, a.warmup_max, false, TimeSpan::from_secs(5));
+    let w = resolve_warmup(
+        a.run.warmup,
+        a.run.warmup_max,
+        false,
+        TimeSpan::from_secs(5),
+    );
     let flag = if w.is_auto() {
         "--warmup-max"
     } else {
@@ -218,7 +223,7 @@ pub fn run_with_latency(a: &IoArgs) -> Result<(Run, storlab_core::LatencyHistogr
 }
 
 pub fn run(a: IoArgs) -> Result<(), CliError> {
-    crate::output::check_json(a.json.as_deref())?;
+    crate::output::check_json(a.run.json.as_deref())?;
     let opts = options(&a)?;
     let runs = if let Some(sweep) = sweep(&a, &opts)? {
         print!("{}", sweep_table(&sweep.points, &sweep.runs, sweep.knee));
@@ -245,7 +250,7 @@ pub fn run(a: IoArgs) -> Result<(), CliError> {
             .as_ref()
             .is_some_and(|v| v.corrupt + v.misplaced + v.lost + v.unwritten > 0)
     });
-    if let Some(path) = &a.json {
+    if let Some(path) = &a.run.json {
         write_results(path, runs)?;
         println!("results: {}", path.display());
     }

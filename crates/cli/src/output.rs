@@ -26,7 +26,27 @@ pub fn read_input(path: &Path) -> Result<String, CliError> {
 /// Reads a `storlab.results/1` file; anything else is bad input naming the file.
 pub fn read_results(path: &Path) -> Result<Results, CliError> {
     let text = read_input(path)?;
-    let results: Results = serde_json::from_str(&text).map_err(|e| {
+    checked_results(serde_json::from_str(&text), path)
+}
+
+/// The `storlab.results/1` file `path` from its JSON, already parsed; `text` (the file's
+/// bytes) is parsed again only when the JSON is not a result, for a message naming the line
+/// and column of the mistake.
+pub fn results_from_json(
+    json: serde_json::Value,
+    text: &[u8],
+    path: &Path,
+) -> Result<Results, CliError> {
+    let results = serde_json::from_value(json).or_else(|_| serde_json::from_slice(text));
+    checked_results(results, path)
+}
+
+/// A result file's contents, or bad input naming the file: not one, or another schema.
+fn checked_results(
+    results: Result<Results, serde_json::Error>,
+    path: &Path,
+) -> Result<Results, CliError> {
+    let results = results.map_err(|e| {
         CliError::BadInput(format!(
             "{}: not a storlab result file: {e}",
             path.display()

@@ -221,11 +221,12 @@ pub fn runs_with(a: &SimArgs, set: &DatabaseKeys) -> Result<Vec<Run>, CliError> 
     // marked partial.
     storlab_io::signal::install();
     let opts = |database: bool| {
-        let warmup = crate::cli::resolve_warmup(a.warmup, a.warmup_max, database, DEFAULT_WARMUP);
+        let warmup =
+            crate::cli::resolve_warmup(a.run.warmup, a.run.warmup_max, database, DEFAULT_WARMUP);
         RunOptions {
-            duration_ns: a.duration.0,
+            duration_ns: a.run.duration.0,
             warmup_ns: warmup.max().0,
-            seed: a.seed,
+            seed: a.run.seed,
             warmup_auto: warmup.is_auto(),
             stop: Some(storlab_io::signal::flag()),
         }
@@ -335,7 +336,7 @@ fn sweep(
 }
 
 pub fn run(a: SimArgs) -> Result<(), CliError> {
-    crate::output::check_json(a.json.as_deref())?;
+    crate::output::check_json(a.run.json.as_deref())?;
     if a.users.users_sweep {
         return crate::users_sweep::run_sim(&a);
     }
@@ -353,7 +354,7 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
     } else {
         print!("{}", table::single(&runs[0]));
     }
-    if let Some(path) = &a.json {
+    if let Some(path) = &a.run.json {
         write_results(path, runs)?;
         println!("results: {}", path.display());
     }
@@ -369,16 +370,16 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
 /// of the files are checked with the files).
 fn check_load_options(a: &SimArgs) -> Result<(), CliError> {
     use storlab_sim::config::limits::{MAX_OUTSTANDING, MAX_SIM_TIME_NS};
-    let (warmup, flag) = match a.warmup {
+    let (warmup, flag) = match a.run.warmup {
         Some(storlab_core::steady::Warmup::Fixed(t)) => (t, "--warmup"),
-        _ => (a.warmup_max, "--warmup-max"),
+        _ => (a.run.warmup_max, "--warmup-max"),
     };
-    let total = a.duration.0.checked_add(warmup.0);
+    let total = a.run.duration.0.checked_add(warmup.0);
     if total.is_none_or(|t| t > MAX_SIM_TIME_NS) {
         return Err(CliError::BadInput(format!(
             "--duration plus {flag} must be at most {} s (7 days of simulated time); got {} + {}",
             MAX_SIM_TIME_NS / 1_000_000_000,
-            a.duration,
+            a.run.duration,
             warmup
         )));
     }

@@ -272,7 +272,7 @@ pub fn run_sim(a: &crate::cli::SimArgs) -> Result<(), CliError> {
         &spec,
         runs,
         &setting,
-        a.json.as_deref(),
+        a.run.json.as_deref(),
         a.users.users_html.as_deref(),
     )
 }
@@ -315,7 +315,7 @@ pub fn run_db(a: &crate::cli::DbArgs) -> Result<(), CliError> {
         &spec,
         runs,
         &db_setting(a),
-        a.json.as_deref(),
+        a.run.json.as_deref(),
         a.users.users_html.as_deref(),
     )
 }

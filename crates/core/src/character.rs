@@ -262,6 +262,14 @@ impl Characterization {
                 file: file.into(),
                 message: e.to_string(),
             })?;
+        Self::from_json_value(json, file)
+    }
+
+    /// A characterization from JSON already parsed; checked like [`Self::from_json`].
+    pub fn from_json_value(
+        json: serde_json::Value,
+        file: &str,
+    ) -> Result<Characterization, CharacterError> {
         let value =
             check::json_to_toml(json, "").map_err(|(key, reason)| CharacterError::Invalid {
                 file: file.into(),

@@ -20,30 +20,14 @@ use ssd::{Ssd, SsdParams};
 /// Largest disk capacity of a model: 1,000,000 GB (1 PB).
 pub const MAX_CAPACITY_GB: f64 = 1e6;
 
-/// Bounds shared by every disk model: the capacity, its bandwidths (`(key, MB/s)`, within
-/// [`crate::config::limits::MBPS_RANGE`]) and its per-command times (`(key, value, bound)`,
-/// in the key's own unit, `_ms` or `_us`).
-pub(crate) fn check_model_bounds(
-    capacity_gb: f64,
-    rates: &[(&str, f64)],
-    times: &[(&str, f64, f64)],
+/// Checks every parameter of `params` against its declaration in `keys` (type and bounds);
+/// the message names the key, the bound and the value found.
+pub(crate) fn check_declared<T: Serialize>(
+    params: &T,
+    keys: &[storlab_core::keys::Key],
 ) -> Result<(), String> {
-    if capacity_gb > MAX_CAPACITY_GB {
-        return Err(format!(
-            "capacity_gb must be at most {MAX_CAPACITY_GB} (1 PB); got {capacity_gb}"
-        ));
-    }
-    let (lo, hi) = crate::config::limits::MBPS_RANGE;
-    if let Some((key, v)) = rates.iter().find(|(_, v)| !(lo..=hi).contains(v)) {
-        return Err(format!(
-            "{key} must be from {lo} to {hi} MB/s; got {}",
-            crate::config::limits::number(*v)
-        ));
-    }
-    if let Some((key, v, max)) = times.iter().find(|(_, v, max)| v > max) {
-        return Err(format!("{key} must be at most {max}; got {v}"));
-    }
-    Ok(())
+    let table = toml::Table::try_from(params).map_err(|e| e.to_string())?;
+    storlab_core::keys::check_table(&table, keys).map_err(|(key, reason)| format!("{key} {reason}"))
 }
 
 /// A disk model as configured: `kind = "hdd"` or `kind = "ssd"` plus its parameters.

@@ -3,13 +3,12 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use storlab_core::steady::Warmup;
-use storlab_core::TimeSpan;
 
-use super::{parse_span, parse_warmup};
+use super::RunArgs;
 
 /// Options of `storlab sim`.
 #[derive(Debug, Args)]
+#[command(mut_args(super::run_args::for_sim))]
 pub struct SimArgs {
     /// Array configuration file (TOML), e.g. examples/arrays/midrange-raid5.toml.
     #[arg(long, value_name = "FILE")]
@@ -71,23 +70,8 @@ pub struct SimArgs {
     /// Latency ceiling of a sweep: the knee is the most IOPS with p99 under this many ms.
     #[arg(long, value_name = "MS")]
     pub max_p99_ms: Option<f64>,
-    /// Measured simulated time after the warm-up (e.g. 60s, 5m).
-    #[arg(long, default_value = "60s", value_parser = parse_span)]
-    pub duration: TimeSpan,
-    /// Simulated warm-up excluded from the measurement: a span (0 for none) or auto (until
-    /// the per-second series is steady, at most --warmup-max) [default: auto for database
-    /// workloads, 10s otherwise].
-    #[arg(long, value_name = "SPAN|auto", value_parser = parse_warmup)]
-    pub warmup: Option<Warmup>,
-    /// Longest automatic warm-up (simulated time).
-    #[arg(long, value_name = "SPAN", default_value = "600s", value_parser = parse_span)]
-    pub warmup_max: TimeSpan,
-    /// Seed of every random stream.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Write the results (storlab.results/1) to this file.
-    #[arg(long, value_name = "OUT")]
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub run: RunArgs,
     /// Fail a component at a simulated time (repeatable): a disk (r5-0.d3@30s), a path
     /// (path:p0@10s), a controller (controller:1@20s), an ASM failure group
     /// (failure_group:data.ssd@15s).

@@ -7,9 +7,8 @@ use std::ffi::OsString;
 use clap::Parser;
 use storlab_cli::command::{Invocation, IoWork, SimWork, Subcommand};
 use storlab_core::steady::Warmup;
-use storlab_core::TimeSpan;
 
-use crate::cli::{Cli, Command, DbArgs, IoArgs, SimArgs};
+use crate::cli::{Cli, Command, DbArgs, IoArgs, RunArgs, SimArgs};
 use crate::error::CliError;
 use crate::sim_cmd::DatabaseKeys;
 
@@ -98,18 +97,19 @@ fn sim(inv: &Invocation, array: &std::path::Path) -> Result<Options, CliError> {
         }
     }
     a.fail.clone_from(fail);
-    a.duration = inv.duration;
-    (a.warmup, a.warmup_max) = warmup(inv.warmup, a.warmup_max);
-    a.seed = inv.seed;
+    set_run(&mut a.run, inv);
     Ok(Options::Sim(Box::new(a), database))
 }
 
-/// A cell's warm-up as `--warmup` and `--warmup-max` (an automatic one carries its limit).
-fn warmup(w: Warmup, default_max: TimeSpan) -> (Option<Warmup>, TimeSpan) {
-    match w {
-        Warmup::Auto { max } => (Some(w), max),
-        Warmup::Fixed(_) => (Some(w), default_max),
+/// A cell's measured window, warm-up and seed on its run options (an automatic warm-up
+/// carries its limit as `--warmup-max`).
+fn set_run(run: &mut RunArgs, inv: &Invocation) {
+    run.duration = inv.duration;
+    run.warmup = Some(inv.warmup);
+    if let Warmup::Auto { max } = inv.warmup {
+        run.warmup_max = max;
     }
+    run.seed = inv.seed;
 }
 
 /// The options of `inv`'s subcommand.
@@ -133,9 +133,7 @@ pub(super) fn options(inv: &Invocation) -> Result<Options, CliError> {
             a.size = Some(*size);
             a.engine.clone_from(engine);
             set_io(&mut a, work);
-            a.duration = inv.duration;
-            (a.warmup, a.warmup_max) = warmup(inv.warmup, a.warmup_max);
-            a.seed = inv.seed;
+            set_run(&mut a.run, inv);
             Ok(Options::Io(Box::new(a)))
         }
         Subcommand::Db {
@@ -161,9 +159,7 @@ pub(super) fn options(inv: &Invocation) -> Result<Options, CliError> {
             if let Some(s) = scale {
                 a.scale = *s;
             }
-            a.duration = inv.duration;
-            (a.warmup, a.warmup_max) = warmup(inv.warmup, a.warmup_max);
-            a.seed = inv.seed;
+            set_run(&mut a.run, inv);
             Ok(Options::Db(Box::new(a)))
         }
     }

@@ -15,37 +15,37 @@ use super::DatabaseKeys;
 use crate::cli::SimArgs;
 use crate::error::CliError;
 
-/// The kinds of input `--workload-from` reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum InputKind {
-    /// A characterization, TOML or JSON.
-    Characterization,
+/// The kinds of input `--workload-from` reads, with the JSON already parsed when it is JSON
+/// (a file is parsed once).
+#[derive(Clone, Debug, PartialEq)]
+enum Input {
+    /// A characterization, TOML or JSON (parsed, when it is JSON).
+    Characterization(Option<serde_json::Value>),
     /// An Oracle AWR report (text or HTML) or a Statspack report.
     Report,
     /// A `storlab db` result file (`storlab.results/1`).
-    DbResult,
+    DbResult(serde_json::Value),
 }
 
 /// Tells the kinds apart by their contents: JSON with a results `schema` is a result file,
 /// other JSON a characterization; a text naming the workload repository or Statspack, or an
 /// HTML page, is a report; anything else is read as a TOML characterization.
-fn kind_of(text: &[u8]) -> InputKind {
+fn kind_of(text: &[u8]) -> Input {
     let head = String::from_utf8_lossy(&text[..text.len().min(64 * 1024)]).to_ascii_lowercase();
     let trimmed = head.trim_start();
     if trimmed.starts_with('{') {
-        if serde_json::from_slice::<serde_json::Value>(text)
-            .ok()
-            .is_some_and(|v| v.get("schema").is_some() && v.get("runs").is_some())
-        {
-            return InputKind::DbResult;
-        }
-        return InputKind::Characterization;
+        return match serde_json::from_slice::<serde_json::Value>(text) {
+            Ok(v) if v.get("schema").is_some() && v.get("runs").is_some() => Input::DbResult(v),
+            Ok(v) => Input::Characterization(Some(v)),
+            // Read as a characterization, whose parser names the mistake.
+            Err(_) => Input::Characterization(None),
+        };
     }
     if head.contains("workload repository") || head.contains("statspack") || head.contains("<html")
     {
-        return InputKind::Report;
+        return Input::Report;
     }
-    InputKind::Characterization
+    Input::Characterization(None)
 }
 
 /// Reads the characterization in `path`, whatever kind of input it is. Each report's notes
@@ -54,17 +54,22 @@ pub(crate) fn read_characterization(path: &Path) -> Result<Characterization, Cli
     let file = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| CliError::BadInput(format!("{file}: cannot read it: {e}")))?;
+    let bad = |e: storlab_core::character::CharacterError| CliError::BadInput(e.to_string());
     match kind_of(&bytes) {
-        InputKind::Characterization => {
+        // JSON is read as JSON when the file is named so (as Characterization::from_text does).
+        Input::Characterization(Some(json)) if file.to_ascii_lowercase().ends_with(".json") => {
+            Characterization::from_json_value(json, &file).map_err(bad)
+        }
+        Input::Characterization(_) => {
             let text = String::from_utf8(bytes).map_err(|_| {
                 CliError::BadInput(format!(
                     "{file}: not UTF-8 text; give a characterization (TOML or JSON) or an AWR or \
                      Statspack report"
                 ))
             })?;
-            Characterization::from_text(&text, &file).map_err(|e| CliError::BadInput(e.to_string()))
+            Characterization::from_text(&text, &file).map_err(bad)
         }
-        InputKind::Report => {
+        Input::Report => {
             let (c, report) = storlab_awr::parse_report(&bytes, &file)
                 .map_err(|e| CliError::BadInput(e.to_string()))?;
             eprint!("{report}");
@@ -72,10 +77,9 @@ pub(crate) fn read_characterization(path: &Path) -> Result<Characterization, Cli
         }
         // A storlab db result: its test's measured per-statement counters, per transaction.
         // Its segments' sizes are unknown: --segment-size gives them.
-        InputKind::DbResult => {
-            let results = crate::output::read_results(path)?;
-            storlab_core::character::from_results(&results, None, &file)
-                .map_err(|e| CliError::BadInput(e.to_string()))
+        Input::DbResult(json) => {
+            let results = crate::output::results_from_json(json, &bytes, path)?;
+            storlab_core::character::from_results(&results, None, &file).map_err(bad)
         }
     }
 }
@@ -155,18 +159,36 @@ mod tests {
     fn inputs_are_told_apart_by_their_contents() {
         assert_eq!(
             kind_of(b"name = \"x\"\n[[transactions]]\n"),
-            InputKind::Characterization
+            Input::Characterization(None)
         );
-        assert_eq!(kind_of(b" {\"name\": \"x\"}"), InputKind::Characterization);
+        assert_eq!(
+            kind_of(b" {\"name\": \"x\"}"),
+            Input::Characterization(Some(serde_json::json!({"name": "x"})))
+        );
+        assert_eq!(kind_of(b"{\"name\": "), Input::Characterization(None));
         assert_eq!(
             kind_of(b"{\"schema\": \"storlab.results/1\", \"runs\": []}"),
-            InputKind::DbResult
+            Input::DbResult(serde_json::json!({"schema": "storlab.results/1", "runs": []}))
         );
         assert_eq!(
             kind_of(b"\nWORKLOAD REPOSITORY report for\n"),
-            InputKind::Report
+            Input::Report
         );
-        assert_eq!(kind_of(b"STATSPACK report for"), InputKind::Report);
-        assert_eq!(kind_of(b"<HTML><body>"), InputKind::Report);
+        assert_eq!(kind_of(b"STATSPACK report for"), Input::Report);
+        assert_eq!(kind_of(b"<HTML><body>"), Input::Report);
+    }
+
+    /// A result file is parsed once into JSON; a mistake in it is still named with its line
+    /// and column.
+    #[test]
+    fn a_result_file_read_from_its_json_names_the_place_of_a_mistake() {
+        let text = b"{\"schema\": \"storlab.results/1\",\n \"runs\": 7}";
+        let Input::DbResult(json) = kind_of(text) else {
+            panic!("a result file")
+        };
+        let e = crate::output::results_from_json(json, text, Path::new("r.json")).unwrap_err();
+        let e = e.to_string();
+        assert!(e.starts_with("r.json: not a storlab result file: "), "{e}");
+        assert!(e.contains("line 2 column"), "{e}");
     }
 }

@@ -64,7 +64,11 @@ fn an_arrival_rate_beyond_the_device_still_ends_on_time() {
 fn messages_name_the_flag_and_the_value_given() {
     io_refuses(
         &["--bs", "3"],
-        "--bs: size must be a positive multiple of 512 bytes",
+        "--bs: size must be at least 512 and at most 64m; got 3",
+    );
+    io_refuses(
+        &["--bs", "1000"],
+        "--bs: size must be a multiple of 512 bytes; got 1000",
     );
     let dir = scratch_dir();
     storlab()

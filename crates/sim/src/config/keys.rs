@@ -7,10 +7,9 @@
 use storlab_core::keys::{Default::Derived, Default::Required, Default::Value as D, Key, Kind};
 
 use super::limits::{
-    MAX_ARRAY_BYTES, MAX_GROUPS, MAX_GROUP_BYTES, MAX_GROUP_DISKS, MAX_IO_LATENCY_NS,
-    MAX_SIM_TIME_NS, MAX_THINK_NS, MBPS_RANGE,
+    MAX_GROUPS, MAX_GROUP_BYTES, MAX_GROUP_DISKS, MAX_IO_LATENCY_NS, MAX_SIM_TIME_NS, MBPS_RANGE,
 };
-use storlab_core::profile::{MAX_BLOCK_BYTES, MAX_RATE_IOPS};
+use storlab_core::profile::PROFILE_KEYS;
 
 mod controllers;
 mod models;
@@ -312,22 +311,8 @@ pub const FAILURE_GROUP_KEYS: &[Key] = &[
     Key::new("luns", STRINGS, Required, "LUNs in the group"),
 ];
 
-/// One entry of a stream's `block_sizes` mix.
-pub const BLOCK_SIZE_KEYS: &[Key] = &[
-    Key::new(
-        "size",
-        Kind::Size,
-        Required,
-        "size of the I/O, a multiple of 512 bytes",
-    )
-    .int(512, MAX_BLOCK_BYTES),
-    Key::new(
-        "weight",
-        Kind::Number,
-        Required,
-        "relative weight, more than 0 (the weights are normalised)",
-    ),
-];
+/// One entry of a stream's `block_sizes` mix (a profile's, declared with it).
+pub use storlab_core::profile::BLOCK_SIZE_KEYS;
 
 /// `[[failures]]`: exactly one of the target keys.
 pub const FAILURE_KEYS: &[Key] = &[
@@ -401,86 +386,25 @@ pub const WORKLOAD_KEYS: &[Key] = &[
     ),
 ];
 
-/// `[[streams]]`: a target plus an I/O profile (a built-in as the base, any key overriding it).
-pub const STREAM_KEYS: &[Key] = &[
-    Key::new(
-        "target",
-        NAMES,
-        D("\"all\""),
-        "a volume, or LUN and group names concatenated, or `all`",
-    ),
-    Key::new(
-        "profile",
-        Kind::Text,
-        Derived("none"),
-        "a built-in profile as the base (`randread-8k`, `oltp-60-40`, ...)",
-    ),
-    Key::new("name", Kind::Text, D("\"custom\""), "name used in results"),
-    Key::new(
-        "pattern",
-        Kind::Choice(&["random", "sequential"]),
-        D("\"random\""),
-        "access pattern",
-    ),
-    Key::new("read_pct", Kind::Number, D("100.0"), "share of reads")
-        .float(0.0, 100.0)
-        .unit("%"),
-    Key::new(
-        "block_sizes",
-        LIST,
-        D("[{ size = \"8KiB\", weight = 1.0 }]"),
-        "block-size mix: tables of `size` and `weight`; one entry for a fixed size",
-    ),
-    Key::new(
-        "jobs",
-        Kind::Count,
-        D("1"),
-        "independent streams (fio's numjobs)",
-    )
-    .int(1, 4096),
-    Key::new(
-        "iodepth",
-        Kind::Count,
-        D("1"),
-        "outstanding I/Os per job in closed loop (fio's iodepth)",
-    )
-    .int(1, 65536),
-    Key::new(
-        "rate_iops",
-        Kind::Number,
-        Derived("none: closed loop"),
-        "open loop: total arrival rate over all jobs (Poisson arrivals), more than 0",
-    )
-    .float(0.0, MAX_RATE_IOPS)
-    .unit("IO/s"),
-    Key::new(
-        "think_time",
-        Kind::Time,
-        D("0"),
-        "closed loop: pause between an I/O's completion and the slot's next issue",
-    )
-    .int(0, MAX_THINK_NS),
-    Key::new(
-        "sync_writes",
-        Kind::Bool,
-        D("false"),
-        "writes are synchronous (acknowledged from stable storage)",
-    ),
-    Key::new(
-        "region_offset",
-        Kind::Size,
-        D("0"),
-        "start of the region inside the target, a multiple of 512 bytes",
-    )
-    .int(0, MAX_ARRAY_BYTES),
-    Key::new(
-        "region_size",
-        Kind::Size,
-        Derived("to the end of the target"),
-        "size of the region, at least one block",
-    )
-    .int(512, MAX_ARRAY_BYTES),
-];
+/// `[[streams]]`: a target plus an I/O profile (a built-in as the base, any key overriding it;
+/// the profile's keys are declared with it, in [`PROFILE_KEYS`]).
+pub const STREAM_KEYS: &[Key] = &{
+    let mut keys = [TARGET_KEY; 1 + PROFILE_KEYS.len()];
+    let mut i = 0;
+    while i < PROFILE_KEYS.len() {
+        keys[i + 1] = PROFILE_KEYS[i];
+        i += 1;
+    }
+    keys
+};
+
+/// The target of a stream.
+const TARGET_KEY: Key = Key::new(
+    "target",
+    NAMES,
+    D("\"all\""),
+    "a volume, or LUN and group names concatenated, or `all`",
+);
 
 /// The sections of an array file, in the order docs/config.md lists them.
 pub const ARRAY_SECTIONS: &[Section] = &[
@@ -562,6 +486,11 @@ pub const WORKLOAD_SECTIONS: &[Section] = &[
         path: "[[streams]]",
         about: "One stream: a profile over a target.",
         keys: STREAM_KEYS,
+    },
+    Section {
+        path: "[[streams.block_sizes]]",
+        about: "One entry of a stream's block-size mix (or inline: `block_sizes = [{ size = \"8k\", weight = 1.0 }]`).",
+        keys: BLOCK_SIZE_KEYS,
     },
 ];
 

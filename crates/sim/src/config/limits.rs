@@ -40,8 +40,6 @@ pub const MAX_OUTSTANDING: u64 = 1 << 20;
 /// Host I/Os an open-loop stream keeps outstanding; arrivals beyond are dropped (counted and
 /// reported as overload).
 pub const OPEN_LOOP_MAX_OUTSTANDING: u32 = 65_536;
-/// Think time between a closed-loop job's I/Os: 1 hour.
-pub const MAX_THINK_NS: u64 = 3_600 * 1_000_000_000;
 
 /// A duration at most `max_ns`.
 pub(crate) fn check_time(
@@ -60,8 +58,6 @@ pub(crate) fn check_time(
     ))
 }
 
-/// A float for messages: exponent notation when plain digits would run long (`1e-300`).
-pub(crate) use storlab_core::keys::number;
 use storlab_core::keys::seconds;
 
 /// A count at most `max`, with what it counts for the message.

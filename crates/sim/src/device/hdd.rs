@@ -35,8 +35,10 @@ mod params;
 mod schedule;
 
 use crate::divisor::Divisor;
+pub(crate) use geometry::MAX_STEP_MS;
 use geometry::{SeekCurve, Zones};
 use measured::Measured;
+pub(crate) use params::MAX_QUEUE_DEPTH;
 pub use params::{HddParams, Overheads, ReadaheadLimit, Scheduler, Sparing, ZoneSpec};
 use std::sync::Arc;
 

@@ -1,10 +1,11 @@
 //! Every bound declared in the tables is the one the parsers enforce: for each key declared
 //! with `Bounds::Int` or `Bounds::Float`, in every section of an array file, a workload file,
 //! a disk model and `[database]`, a value just outside is refused as bad input naming the key
-//! (`raid_groups[0].disks`) and the bound. The cases come from the tables, so a bound added
-//! to a declaration is tested with no test written.
+//! (`raid_groups[0].disks`) and the bound; an exclusive bound is tested with the bound itself.
+//! The cases come from the tables, so a bound added to a declaration is tested with no test
+//! written.
 
-use storlab_core::keys::{number, Bounds, Key, Kind};
+use storlab_core::keys::{Bounds, Key, Kind};
 
 use super::*;
 use crate::config::database::DATABASE_KEYS;
@@ -12,32 +13,6 @@ use crate::config::{parse_array, parse_workload, ConfigError, SystemSpec};
 
 const GROUP: &str =
     "[[raid_groups]]\nname = \"g\"\nlevel = \"raid5\"\ndisks = 5\ndisk_model = \"hdd-10k\"\n";
-
-/// Values just outside `key`'s bounds, as TOML, each with the bound as messages show it.
-fn outside(key: &Key) -> Vec<(String, String)> {
-    let int = |n: u64| match key.kind {
-        Kind::Time => format!("\"{n}ns\""),
-        _ => n.to_string(),
-    };
-    let step = |x: f64| if x == 0.0 { 1e-3 } else { x.abs() * 1e-3 };
-    match key.bounds {
-        Bounds::Any => Vec::new(),
-        Bounds::Int(min, max) => {
-            let mut out = Vec::new();
-            if min > 0 {
-                out.push((int(min - 1), key.show(min)));
-            }
-            if max < i64::MAX as u64 {
-                out.push((int(max + 1), key.show(max)));
-            }
-            out
-        }
-        Bounds::Float(min, max) => vec![
-            (format!("{:?}", min - step(min)), number(min)),
-            (format!("{:?}", max + step(max)), number(max)),
-        ],
-    }
-}
 
 /// The lines of `required` except the one setting `name`, then `name = value`.
 fn with(required: &str, name: &str, value: &str) -> String {
@@ -114,7 +89,7 @@ fn refused_outside_bounds(
 ) -> Vec<String> {
     let mut wrong = Vec::new();
     for key in keys {
-        for (value, bound) in outside(key) {
+        for (value, bound) in key.values_outside() {
             let want = format!("{path}.{}", key.name);
             let Some(result) = parse(key.name, &value) else {
                 wrong.push(format!("{want}: no file to test it in"));
@@ -176,6 +151,18 @@ fn every_declared_bound_is_enforced_naming_the_key_and_the_bound() {
         "streams[0]",
         STREAM_KEYS,
         &stream,
+        &mut checked,
+    ));
+    let block_size = |name: &str, value: &str| {
+        let entry = with("size = \"8k\"\nweight = 1.0", name, value);
+        let text =
+            format!("[[streams]]\nprofile = \"randread-8k\"\n[[streams.block_sizes]]\n{entry}");
+        Some(parse_workload(&text, "w.toml", &system).map(|_| ()))
+    };
+    wrong.extend(refused_outside_bounds(
+        "streams[0].block_sizes[0]",
+        BLOCK_SIZE_KEYS,
+        &block_size,
         &mut checked,
     ));
     let db = workload("[database]\ntest = \"dpaws/update-row\"\ndata = \"g\"\nlog = \"g\"");

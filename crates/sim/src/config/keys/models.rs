@@ -5,12 +5,11 @@
 use storlab_core::keys::{Default::Required, Key, Kind};
 
 use crate::config::limits::MBPS_RANGE;
+use crate::device::hdd::{MAX_QUEUE_DEPTH, MAX_STEP_MS};
 use crate::device::MAX_CAPACITY_GB;
 
 /// Smallest disk capacity: 1 MB (tests rebuild small disks in a simulated second).
 const MIN_CAPACITY_GB: f64 = 0.001;
-/// Longest single step of a disk's mechanism (a seek, a head switch, the settling): a second.
-const MAX_STEP_MS: f64 = 1000.0;
 /// Longest flash operation or controller time per command: a second.
 const MAX_FLASH_US: f64 = 1e6;
 /// Largest read-ahead buffer of an HDD: 1 GiB.
@@ -61,7 +60,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "seek to the adjacent cylinder; track-to-track < average < full stroke, below a second",
     )
-    .float(0.0, MAX_STEP_MS)
+    .float_below(0.0, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "seek_avg_ms",
@@ -69,7 +68,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "data-sheet average seek (over random start and end cylinders)",
     )
-    .float(0.0, MAX_STEP_MS)
+    .float_below(0.0, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "seek_full_stroke_ms",
@@ -77,7 +76,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "seek across the whole stroke",
     )
-    .float(0.0, MAX_STEP_MS)
+    .float_below(0.0, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "head_switch_ms",
@@ -85,7 +84,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "change of surface on the same cylinder",
     )
-    .float(0.0, MAX_STEP_MS)
+    .float_below(0.0, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "write_settle_ms",
@@ -93,7 +92,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "extra settling before a write after any head movement",
     )
-    .float(0.0, MAX_STEP_MS)
+    .float_below(0.0, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "command_overhead_ms",
@@ -101,7 +100,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "controller overhead per command not overlapped by queueing",
     )
-    .float(0.0, MAX_STEP_MS)
+    .float_below(0.0, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "interface_mbps",
@@ -117,7 +116,7 @@ pub const HDD_KEYS: &[Key] = &[
         Required,
         "commands the drive accepts at once",
     )
-    .int(1, 256)
+    .int(1, MAX_QUEUE_DEPTH as u64)
     .unit("commands"),
     Key::new(
         "scheduler",
@@ -226,22 +225,12 @@ pub const SSD_KEYS: &[Key] = &[
         "dies per channel; channels x dies at most 4096",
     )
     .int(1, 4096),
-    Key::new(
-        "read_us",
-        Kind::Number,
-        Required,
-        "page read time, more than 0",
-    )
-    .float(0.0, MAX_FLASH_US)
-    .unit("us"),
-    Key::new(
-        "program_us",
-        Kind::Number,
-        Required,
-        "page program time, more than 0",
-    )
-    .float(0.0, MAX_FLASH_US)
-    .unit("us"),
+    Key::new("read_us", Kind::Number, Required, "page read time")
+        .float_above(0.0, MAX_FLASH_US)
+        .unit("us"),
+    Key::new("program_us", Kind::Number, Required, "page program time")
+        .float_above(0.0, MAX_FLASH_US)
+        .unit("us"),
     Key::new(
         "write_amplification",
         Kind::Number,

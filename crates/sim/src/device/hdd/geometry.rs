@@ -152,7 +152,7 @@ const SHORT_SEEKS: u32 = 2048;
 /// Longest time of one step of a command accepted, ms: a full-stroke seek (drives take 3
 /// to 30; a second keeps every tabulated time in 32 bits), a head switch, a write settle, a
 /// command overhead (well under one). Every sum of a drive's times stays far from overflow.
-pub(super) const MAX_STEP_MS: f64 = 1000.0;
+pub(crate) const MAX_STEP_MS: f64 = 1000.0;
 
 impl SeekCurve {
     /// Solves the three coefficients from the data-sheet times (ms) and the stroke in cylinders.
@@ -160,11 +160,6 @@ impl SeekCurve {
         if !(0.0 < t1 && t1 < tavg && tavg < tfull) {
             return Err(format!(
                 "seek times must satisfy 0 < seek_track_to_track_ms < seek_avg_ms < seek_full_stroke_ms; got {t1}, {tavg}, {tfull}"
-            ));
-        }
-        if tfull >= MAX_STEP_MS {
-            return Err(format!(
-                "seek_full_stroke_ms must be below {MAX_STEP_MS} ms (a second); got {tfull}"
             ));
         }
         let s = max_dist.sqrt();

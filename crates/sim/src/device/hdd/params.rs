@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::geometry::MAX_STEP_MS;
 
 /// Most commands a drive's tagged queue holds.
-pub(super) const MAX_QUEUE_DEPTH: usize = 256;
+pub(crate) const MAX_QUEUE_DEPTH: usize = 256;
 
 /// Order in which the drive serves its queued commands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -247,74 +247,18 @@ impl Overheads {
     }
 }
 
+/// Checks a drive's parameters: each against its declaration in
+/// [`crate::config::keys::HDD_KEYS`] (a model built in code gets the same checks as one read
+/// from a file), then the rules between them.
 pub(super) fn check_params(p: &HddParams) -> Result<(), String> {
-    let positive = [
-        ("capacity_gb", p.capacity_gb),
-        ("media_rate_outer_mbps", p.media_rate_outer_mbps),
-        ("media_rate_inner_mbps", p.media_rate_inner_mbps),
-        ("interface_mbps", p.interface_mbps),
-    ];
-    for (key, v) in positive {
-        if !(v > 0.0 && v.is_finite()) {
-            return Err(format!("{key} must be a positive number; got {v}"));
-        }
-    }
-    let non_negative = [
-        ("head_switch_ms", p.head_switch_ms),
-        ("write_settle_ms", p.write_settle_ms),
-        ("command_overhead_ms", p.command_overhead_ms),
-        ("max_queue_age_ms", p.max_queue_age_ms),
-    ];
-    for (key, v) in non_negative {
-        if !(v >= 0.0 && v.is_finite()) {
-            return Err(format!("{key} must be zero or more; got {v}"));
-        }
-    }
-    crate::device::check_model_bounds(
-        p.capacity_gb,
-        &[
-            ("media_rate_outer_mbps", p.media_rate_outer_mbps),
-            ("media_rate_inner_mbps", p.media_rate_inner_mbps),
-            ("interface_mbps", p.interface_mbps),
-        ],
-        // The age limit is a threshold, not a time the model waits: any finite value goes.
-        &[],
-    )?;
-    // Like the full-stroke seek (checked where the seek curve is fitted).
-    for (key, v) in [
-        ("head_switch_ms", p.head_switch_ms),
-        ("write_settle_ms", p.write_settle_ms),
-        ("command_overhead_ms", p.command_overhead_ms),
-    ] {
-        if v >= MAX_STEP_MS {
-            return Err(format!(
-                "{key} must be below {MAX_STEP_MS} ms (a second); got {v}"
-            ));
-        }
-    }
-    if !(1000..=30000).contains(&p.rpm) {
-        return Err(format!("rpm must be between 1000 and 30000; got {}", p.rpm));
-    }
+    crate::device::check_declared(p, crate::config::keys::HDD_KEYS)?;
     if p.media_rate_inner_mbps > p.media_rate_outer_mbps {
         return Err(format!(
             "media_rate_inner_mbps ({}) must not exceed media_rate_outer_mbps ({})",
             p.media_rate_inner_mbps, p.media_rate_outer_mbps
         ));
     }
-    if !(1..=64).contains(&p.heads) {
-        return Err(format!("heads must be 1..=64; got {}", p.heads));
-    }
-    if !(1..=256).contains(&p.zones) {
-        return Err(format!("zones must be 1..=256; got {}", p.zones));
-    }
-    check_detail(p)?;
-    if !(1..=MAX_QUEUE_DEPTH as u32).contains(&p.queue_depth) {
-        return Err(format!(
-            "queue_depth must be 1..={MAX_QUEUE_DEPTH}; got {}",
-            p.queue_depth
-        ));
-    }
-    Ok(())
+    check_detail(p)
 }
 
 /// Checks of the measured-drive keys.
@@ -327,18 +271,6 @@ fn check_detail(p: &HddParams) -> Result<(), String> {
                 ));
             }
         }
-    }
-    if !(0.0..=1.0).contains(&p.read_watermark) {
-        return Err(format!(
-            "read_watermark must be 0 to 1; got {}",
-            p.read_watermark
-        ));
-    }
-    if p.cache_segments > 64 {
-        return Err(format!(
-            "cache_segments must be at most 64; got {}",
-            p.cache_segments
-        ));
     }
     let mut last = 0.0;
     for (i, [d, ms]) in p.seek_curve.iter().copied().enumerate() {

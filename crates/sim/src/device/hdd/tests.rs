@@ -353,28 +353,35 @@ fn bad_parameters_name_the_key() {
                 seek_full_stroke_ms: 1500.0,
                 ..base.clone()
             },
-            "seek_full_stroke_ms must be below 1000",
+            "seek_full_stroke_ms must be at least 0 and below 1000 ms; got 1500",
         ),
         (
             HddParams {
                 head_switch_ms: 1000.0,
                 ..base.clone()
             },
-            "head_switch_ms must be below 1000",
+            "head_switch_ms must be at least 0 and below 1000 ms; got 1000",
         ),
         (
             HddParams {
                 write_settle_ms: 5e3,
                 ..base.clone()
             },
-            "write_settle_ms must be below 1000",
+            "write_settle_ms must be at least 0 and below 1000 ms; got 5000",
         ),
         (
             HddParams {
                 command_overhead_ms: 1e300,
                 ..base.clone()
             },
-            "command_overhead_ms must be below 1000",
+            "command_overhead_ms must be at least 0 and below 1000 ms; got 1e300",
+        ),
+        (
+            HddParams {
+                head_switch_ms: f64::NAN,
+                ..base.clone()
+            },
+            "head_switch_ms must be at least 0 and below 1000 ms; got NaN",
         ),
         (
             HddParams {
