@@ -69,7 +69,7 @@ fn sim(
     let Command::Sim(args) = parse(full, &inputs)?.command else {
         return Err(RunFailed::new_err("not a sim command line"));
     };
-    storlab_cli::output::check_json(args.json.as_deref()).map_err(|e| py_err(&e, &inputs))?;
+    storlab_cli::output::check_json(args.run.json.as_deref()).map_err(|e| py_err(&e, &inputs))?;
     let saved = signals::Saved::new();
     let runs = py.detach(|| storlab_cli::sim_cmd::runs(&args));
     let stopped = saved.stopped();
@@ -81,7 +81,7 @@ fn sim(
             run.target.config = Some(label.to_string());
         }
     }
-    if let Some(path) = &args.json {
+    if let Some(path) = &args.run.json {
         storlab_cli::output::write_results(path, runs.clone()).map_err(|e| py_err(&e, &inputs))?;
     }
     Ok((result::Result::new(runs), stopped))
