@@ -21,6 +21,7 @@ mod sim_interrupt;
 mod trace;
 mod users_sweep;
 mod validate;
+mod validate_calibration;
 mod validate_floor;
 mod validate_local;
 

@@ -1,0 +1,214 @@
+use super::*;
+
+/// A deterministic noise of about +-`amp` (a fixed pseudo-random sequence).
+fn noise(i: usize, amp: f64) -> f64 {
+    let x = (i as u64)
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    ((x >> 33) as f64 / (1u64 << 31) as f64 - 0.5) * 2.0 * amp
+}
+
+fn samples(f: impl Fn(usize) -> (f64, f64, Option<f64>), n: usize) -> Vec<Sample> {
+    (0..n)
+        .map(|i| {
+            let (throughput, latency_ms, hit_ratio_pct) = f(i);
+            Sample {
+                throughput,
+                latency_ms,
+                hit_ratio_pct,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_ramping_series_is_not_steady_and_says_why() {
+    // Rows/s climbing 1% of its start per second, as while a buffer cache fills.
+    let s = samples(|i| (1000.0 + 10.0 * i as f64, 5.0, None), 90);
+    let v = check(&s, "rows/s", &CRITERIA);
+    let Verdict::Unsteady(reason) = v else {
+        panic!("a ramp judged steady")
+    };
+    assert!(reason.starts_with("rows/s still rising"), "{reason}");
+    assert!(reason.contains("over the last 60 s"), "{reason}");
+}
+
+#[test]
+fn a_flat_noisy_series_is_steady() {
+    // +-10% noise around a flat mean, in throughput and latency.
+    let s = samples(
+        |i| (1000.0 + noise(i, 100.0), 4.0 + noise(i + 7, 0.4), None),
+        120,
+    );
+    assert_eq!(check(&s, "IOPS", &CRITERIA), Verdict::Steady);
+}
+
+#[test]
+fn falling_latency_and_a_filling_cache_are_not_steady() {
+    let lat = samples(
+        |i| (1000.0 + noise(i, 20.0), 10.0 - 0.05 * i as f64, None),
+        30,
+    );
+    let Verdict::Unsteady(reason) = check(&lat, "rows/s", &CRITERIA) else {
+        panic!("falling latency judged steady")
+    };
+    assert!(reason.starts_with("mean latency still falling"), "{reason}");
+    // Throughput flat, the hit ratio still climbing 0.05 points a second (3 a minute).
+    let hits = samples(|i| (1000.0, 5.0, Some(90.0 + 0.05 * i as f64)), 30);
+    let Verdict::Unsteady(reason) = check(&hits, "rows/s", &CRITERIA) else {
+        panic!("a filling cache judged steady")
+    };
+    assert!(
+        reason.starts_with("buffer-cache hit ratio still rising 3.0"),
+        "{reason}"
+    );
+    let settled = samples(|i| (1000.0, 5.0, Some(97.0 + noise(i, 0.2))), 30);
+    assert_eq!(check(&settled, "rows/s", &CRITERIA), Verdict::Steady);
+}
+
+#[test]
+fn only_the_last_window_counts() {
+    // A ramp that ended 70 s ago.
+    let s = samples(|i| (1000.0 + 20.0 * i.min(20) as f64, 5.0, None), 90);
+    assert_eq!(check(&s, "IOPS", &CRITERIA), Verdict::Steady);
+    assert!(!check(&s[..25], "IOPS", &CRITERIA).is_steady());
+}
+
+#[test]
+fn too_few_samples_or_no_throughput_are_not_steady() {
+    let s = samples(|_| (1000.0, 5.0, None), 3);
+    let Verdict::Unsteady(reason) = check(&s, "IOPS", &CRITERIA) else {
+        panic!("3 samples judged steady")
+    };
+    assert!(reason.contains("only 3 one-second samples"), "{reason}");
+    let idle = samples(|_| (0.0, 0.0, None), 10);
+    assert!(!check(&idle, "IOPS", &CRITERIA).is_steady());
+}
+
+/// A noise of about +-`amp` without structure (splitmix64 of the index; [`noise`] repeats
+/// itself with short periods, which is a cycle).
+fn white(i: usize, amp: f64) -> f64 {
+    let mut z = (i as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    ((z >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 2.0 * amp
+}
+
+/// A destage sawtooth: `period_s` long, swinging +-`swing` around 2600 IOPS (rising for
+/// four fifths of the cycle, falling back in the last fifth), with +-2% noise.
+fn sawtooth(i: usize, period_s: usize, swing: f64) -> f64 {
+    let phase = (i % period_s) as f64 / period_s as f64;
+    let shape = if phase < 0.8 {
+        phase / 0.8
+    } else {
+        (1.0 - phase) / 0.2
+    };
+    2600.0 * (1.0 + swing * (2.0 * shape - 1.0)) + white(i, 52.0)
+}
+
+#[test]
+fn a_sawtooth_is_steady_over_whole_cycles_whatever_its_phase() {
+    // An 85 s cycle of +-3.5%: a minute of it is never flat, whatever its phase.
+    let tput = |i| sawtooth(i, 85, 0.035);
+    let s = samples(|i| (tput(i), 5.0, None), 400);
+    assert!(
+        !check(&s[..60], "IOPS", &CRITERIA).is_steady(),
+        "a minute of the rising edge judged steady"
+    );
+    // With two cycles to see it, the warm-up's test knows the cycle, at every phase.
+    for end in 170..400 {
+        assert_eq!(
+            check(&s[..end], "IOPS", &CRITERIA),
+            Verdict::Steady,
+            "at {end} s"
+        );
+    }
+    // A measured window of one whole cycle or more is steady, at every phase...
+    for start in (170..300).step_by(7) {
+        let (before, window) = s[..start + 90].split_at(start);
+        let v = check_measured(before, window, "IOPS", &CRITERIA);
+        assert_eq!(v, Verdict::Steady, "90 s measured from {start} s");
+    }
+    // ...and a shorter one is not, at every phase either, and says what to do.
+    for start in (170..300).step_by(7) {
+        let (before, window) = s[..start + 40].split_at(start);
+        let Verdict::Unsteady(reason) = check_measured(before, window, "IOPS", &CRITERIA) else {
+            panic!("40 s of an 85 s cycle judged steady (from {start} s)")
+        };
+        assert!(reason.starts_with("IOPS swings +-3."), "{reason}");
+        assert!(reason.contains("cycles of about 8"), "{reason}");
+        assert!(reason.contains("longer than the 40 s measured"), "{reason}");
+    }
+}
+
+#[test]
+fn a_sawtooth_on_a_ramp_is_not_steady() {
+    // The same cycle on a cache still filling: rows/s +6%/min from cycle to cycle.
+    let s = samples(
+        |i| (sawtooth(i, 85, 0.035) * (1.0 + 0.001 * i as f64), 5.0, None),
+        400,
+    );
+    let Verdict::Unsteady(reason) = check(&s, "rows/s", &CRITERIA) else {
+        panic!("a rising sawtooth judged steady")
+    };
+    assert!(reason.starts_with("rows/s still rising"), "{reason}");
+    let (before, window) = s.split_at(200);
+    assert!(!check_measured(before, window, "rows/s", &CRITERIA).is_steady());
+}
+
+#[test]
+fn a_measured_window_is_judged_whole() {
+    // Rising 2%/min for 200 s: every minute of it is within the bound's noise allowance
+    // at most, the whole window is not.
+    let s = samples(
+        |i| (1000.0 + 0.6 * i as f64 + white(i, 5.0), 5.0, None),
+        200,
+    );
+    let Verdict::Unsteady(reason) = check_measured(&[], &s, "IOPS", &CRITERIA) else {
+        panic!("a ramp judged steady")
+    };
+    assert!(reason.contains("over the measured 200 s"), "{reason}");
+    assert!(!reason.contains("shorter than"), "{reason}");
+    // Five seconds of a busy machine: the reason says what the window saw, and that it
+    // is too short to tell.
+    let five: Vec<Sample> = [1000.0, 1100.0, 1250.0, 1300.0, 1450.0]
+        .iter()
+        .map(|&throughput| Sample {
+            throughput,
+            latency_ms: 5.0,
+            hit_ratio_pct: None,
+        })
+        .collect();
+    let Verdict::Unsteady(reason) = check_measured(&[], &five, "IOPS", &CRITERIA) else {
+        panic!("a steep 5 s judged steady")
+    };
+    assert!(reason.starts_with("IOPS still rising"), "{reason}");
+    assert!(
+        reason.contains("from its start to its end; a window shorter than 60 s"),
+        "{reason}"
+    );
+    let flat = samples(|i| (1000.0 + white(i, 100.0), 5.0, None), 200);
+    assert_eq!(
+        check_measured(&[], &flat, "IOPS", &CRITERIA),
+        Verdict::Steady
+    );
+}
+
+#[test]
+fn noise_and_ramps_have_no_cycle() {
+    for n in [60, 120, 300, 600] {
+        let flat: Vec<f64> = (0..n).map(|i| 1000.0 + white(i, 150.0)).collect();
+        assert_eq!(cycle::find(&flat, 10), None, "{n} s of noise");
+        let ramp: Vec<f64> = (0..n).map(|i| 1000.0 + i as f64 + white(i, 20.0)).collect();
+        assert_eq!(
+            cycle::find(cycle::settled(&ramp), 10),
+            None,
+            "{n} s of ramp"
+        );
+    }
+    let saw: Vec<f64> = (0..300).map(|i| sawtooth(i, 85, 0.035)).collect();
+    let cy = cycle::find(&saw, 10).expect("the sawtooth's cycle");
+    assert!((80..=90).contains(&cy.period_s), "{cy:?}");
+    assert!((2.5..4.0).contains(&cy.swing_pct), "{cy:?}");
+}
