@@ -193,7 +193,7 @@ fn reason(f: Finding, name: &str, over: &str, window_s: usize, bound: f64) -> St
         Finding::Trend(t) if short => format!(
             "{name} still {} {:.0}%/min {over} (bound {bound}%/min): {:+.0}% from its start to \
              its end; a window shorter than {} s cannot tell a trend from passing \
-             fluctuations (raise --duration)",
+             fluctuations",
             direction(t),
             t.abs(),
             t * window_s as f64 / 60.0,
