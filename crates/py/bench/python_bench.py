@@ -14,6 +14,7 @@ Usage: python python_bench.py STORLAB_BIN OUT.json
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -67,28 +68,52 @@ def sweep_case(duration, ray, rounds=2):
             "overhead_ms_per_cell": round((2 * ray_s - serial_s) / n * 1e3, 2)}
 
 
-def sim_speed(storlab_bin, rounds=3):
+def sim_speed(storlab_bin, rounds=6):
     """The same simulation from Python and by the binary: the simulator's own wall time
-    (sim.wall_s of the result) and the call's wall time, medians of alternating rounds."""
+    (sim.wall_s of the result), the call's wall time and its CPU time, medians of rounds.
+
+    Both run the same simulator code (the extension module and the binary are linked from
+    the same compiled crates and execute the same instructions: checked with cachegrind), so
+    a wall-time ratio away from 1 is the machine's load while each ran. This runs before
+    Ray starts (Ray's processes keep the CPUs busy for a while after ray.shutdown(), and
+    Python, always first, met more of that: 1.14 in the first round, about 1.0 after), and
+    the rounds alternate which goes first. CPU times (the calling thread's for Python, the
+    child's for the binary) depend far less on other processes than wall times do."""
     args = dict(profile="randread-8k", duration="600s", warmup="0", seed=1)
-    py, cli, py_call, cli_call = [], [], [], []
+    py, cli, py_call, cli_call, py_cpu, cli_cpu = [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.json")
-        for _ in range(rounds):
+
+        def run_python():
+            cpu = time.thread_time()
             t, r = timed(lambda: storlab.sim(array=ARRAY, **args))
+            py_cpu.append(time.thread_time() - cpu)
             py.append(r.runs[0]["sim"]["wall_s"])
             py_call.append(t)
+
+        def run_binary():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t, _ = timed(lambda: subprocess.run(
                 [storlab_bin, "sim", "--array", ARRAY, "--profile", "randread-8k",
                  "--duration", "600s", "--warmup", "0", "--seed", "1", "--json", out],
                 check=True, capture_output=True))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cli_cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             with open(out) as f:
                 cli.append(json.load(f)["runs"][0]["sim"]["wall_s"])
             cli_call.append(t)
+
+        for i in range(rounds):
+            pair = (run_python, run_binary) if i % 2 == 0 else (run_binary, run_python)
+            for run in pair:
+                run()
     m = statistics.median
     return {"python_sim_wall_s": m(py), "cli_sim_wall_s": m(cli),
             "python_call_s": round(m(py_call), 4), "cli_process_s": round(m(cli_call), 4),
-            "python_over_cli": round(m(py) / m(cli), 4), "rounds": rounds}
+            "python_over_cli": round(m(py) / m(cli), 4),
+            "python_over_cli_rounds": [round(p / c, 4) for p, c in zip(py, cli)],
+            "python_cpu_s": round(m(py_cpu), 4), "cli_cpu_s": round(m(cli_cpu), 4),
+            "python_over_cli_cpu": round(m(py_cpu) / m(cli_cpu), 4), "rounds": rounds}
 
 
 def to_arrow_speed(rounds=20):
@@ -103,6 +128,8 @@ def to_arrow_speed(rounds=20):
 
 def main():
     storlab_bin, out = sys.argv[1], sys.argv[2]
+    # Before Ray starts: its processes keep the CPUs busy for a while after ray.shutdown().
+    sim = sim_speed(storlab_bin)
     import ray
     from storlab._ray import start_env
 
@@ -114,7 +141,6 @@ def main():
         short_cells = sweep_case("10s", ray)
     finally:
         ray.shutdown()
-    sim = sim_speed(storlab_bin)
     arrow = to_arrow_speed()
     report = {
         "machine": {"nproc": os.cpu_count(), "python": platform.python_version(),

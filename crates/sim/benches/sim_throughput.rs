@@ -45,12 +45,13 @@ const CASE2_UPDATE_ROW: &str =
 /// `make build` made (`STORLAB_BIN`: the plain release build, or the profile-guided one when
 /// `make build-pgo` wrote it), the one users run, else in this process.
 fn database_hour(label: &str, workload: &str) -> serde_json::Value {
-    let (wall, host_ios, events, rows_per_s, binary) = match std::env::var("STORLAB_BIN") {
+    let (wall, cpu, host_ios, events, rows_per_s, binary) = match std::env::var("STORLAB_BIN") {
         Ok(bin) if !bin.is_empty() => {
-            let (wall, run) = hour_by_binary(&bin, workload);
+            let (wall, cpu, run) = hour_by_binary(&bin, workload);
             let sim = &run["sim"];
             (
                 wall,
+                cpu,
                 sim["host_ios"]
                     .as_u64()
                     .expect("sim.host_ios in the result"),
@@ -69,26 +70,52 @@ fn database_hour(label: &str, workload: &str) -> serde_json::Value {
                 warmup_auto: false,
                 stop: None,
             };
-            let t = Instant::now();
+            let (t, cpu) = (Instant::now(), cpu_s(libc::RUSAGE_SELF));
             let run = simulate(&system, &w, opts).expect("simulate");
             let wall = t.elapsed().as_secs_f64();
+            let cpu = cpu_s(libc::RUSAGE_SELF) - cpu;
             let sim = run.sim.expect("sim info");
-            (wall, sim.host_ios, sim.events, run.metrics.rows_per_s, None)
+            (
+                wall,
+                cpu,
+                sim.host_ios,
+                sim.events,
+                run.metrics.rows_per_s,
+                None,
+            )
         }
     };
     println!(
-        "   dpaws/update-row, 80 sessions, {label}: one simulated hour in {wall:.1} s ({host_ios} host I/Os, {:.0} rows/s simulated; goal under 60 s; {})",
+        "   dpaws/update-row, 80 sessions, {label}: one simulated hour in {wall:.1} s, {cpu:.1} s of CPU ({host_ios} host I/Os, {:.0} rows/s simulated; goal under 60 s; {})",
         rows_per_s.unwrap_or(0.0),
         binary.as_deref().unwrap_or("in the bench process")
     );
     json!({"test": "dpaws/update-row", "workload": label, "sessions": 80, "array": "enterprise-raid5.toml",
-           "simulated_s": 3600, "wall_s": wall, "host_ios": host_ios, "events": events,
+           "simulated_s": 3600, "wall_s": wall, "cpu_s": cpu, "host_ios": host_ios, "events": events,
            "rows_per_s": rows_per_s, "goal_wall_s": 60, "binary": binary})
 }
 
+/// CPU seconds (user and system) used so far by this process (`libc::RUSAGE_SELF`) or by its
+/// finished children (`libc::RUSAGE_CHILDREN`). On a machine shared with other work the wall
+/// time of a run grows with their load; its CPU time much less.
+fn cpu_s(who: libc::c_int) -> f64 {
+    // SAFETY: rusage is plain data (all zeros is a valid value), and getrusage only writes
+    // the struct it is given.
+    let (usage, rc) = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        let rc = libc::getrusage(who, &mut usage);
+        (usage, rc)
+    };
+    if rc != 0 {
+        return f64::NAN;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
 /// Runs one simulated hour of `workload` on the enterprise array with the binary `bin`;
-/// returns the wall time and the run of its result file.
-fn hour_by_binary(bin: &str, workload: &str) -> (f64, serde_json::Value) {
+/// returns the wall time, the CPU time and the run of its result file.
+fn hour_by_binary(bin: &str, workload: &str) -> (f64, f64, serde_json::Value) {
     let dir = std::env::temp_dir().join(format!("storlab-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temporary directory");
     let (wl, out) = (dir.join("workload.toml"), dir.join("run.json"));
@@ -97,7 +124,7 @@ fn hour_by_binary(bin: &str, workload: &str) -> (f64, serde_json::Value) {
         env!("CARGO_MANIFEST_DIR"),
         "/../../examples/arrays/enterprise-raid5.toml"
     );
-    let t = Instant::now();
+    let (t, cpu) = (Instant::now(), cpu_s(libc::RUSAGE_CHILDREN));
     let status = std::process::Command::new(bin)
         .args(["sim", "--array", array, "--workload"])
         .arg(&wl)
@@ -107,11 +134,12 @@ fn hour_by_binary(bin: &str, workload: &str) -> (f64, serde_json::Value) {
         .status()
         .unwrap_or_else(|e| panic!("{bin}: {e}"));
     let wall = t.elapsed().as_secs_f64();
+    let cpu = cpu_s(libc::RUSAGE_CHILDREN) - cpu;
     assert!(status.success(), "{bin} sim failed: {status}");
     let text = std::fs::read_to_string(&out).expect("result file");
     let _ = std::fs::remove_dir_all(&dir);
     let doc: serde_json::Value = serde_json::from_str(&text).expect("result JSON");
-    (wall, doc["runs"][0].clone())
+    (wall, cpu, doc["runs"][0].clone())
 }
 
 /// The enterprise array with one host volume striped over all seven arrays.

@@ -45,6 +45,44 @@ pub struct MixSegment {
     access: Access,
     #[serde(skip)]
     zipf: Option<Zipf>,
+    /// The hot set's blocks of a `hot` access skew (0 for the others), worked out once.
+    #[serde(skip)]
+    hot_blocks: u64,
+}
+
+/// Segment indexes with their shares, and the shares' total (summed once, in list order, so
+/// a pick draws exactly as summing them at every pick did).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Shares {
+    list: Vec<(usize, f64)>,
+    total: f64,
+}
+
+impl Shares {
+    fn new(list: Vec<(usize, f64)>) -> Shares {
+        let total = list.iter().map(|p| p.1).sum();
+        Shares { list, total }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// A segment drawn by share (uniformly when the shares are all 0).
+    fn pick(&self, rng: &mut Rng) -> usize {
+        let list = &self.list;
+        if self.total <= 0.0 {
+            return list[rng.below(list.len() as u64) as usize].0;
+        }
+        let mut u = rng.unit_f64() * self.total;
+        for &(i, share) in list {
+            if u < share {
+                return i;
+            }
+            u -= share;
+        }
+        list[list.len() - 1].0
+    }
 }
 
 /// The characterization laid out and ready to plan transactions.
@@ -62,11 +100,11 @@ pub struct WorkloadMix {
     cumulative: Vec<f64>,
     /// Segment indexes (with their shares) of index, table-like and growing segments.
     #[serde(skip)]
-    index: Vec<(usize, f64)>,
+    index: Shares,
     #[serde(skip)]
-    table: Vec<(usize, f64)>,
+    table: Shares,
     #[serde(skip)]
-    growing: Vec<(usize, f64)>,
+    growing: Shares,
 }
 
 /// What one planned execution does besides its block visits.
@@ -127,6 +165,12 @@ impl WorkloadMix {
                     Access::Zipf { theta } if blocks > 1 => Some(Zipf::new(blocks, theta)),
                     _ => None,
                 },
+                hot_blocks: match s.access {
+                    Access::Hot { data, .. } => {
+                        ((data * blocks as f64).round() as u64).clamp(1, blocks.max(1))
+                    }
+                    _ => 0,
+                },
             });
             next += blocks + reserve;
         }
@@ -159,14 +203,16 @@ impl WorkloadMix {
             multiblock_read_count: multiblock_read_count.max(1),
             types: c.transactions.clone(),
             cumulative,
-            index: or_all(of_kind(&|k| k == SegmentKind::Index)),
-            table: or_all(of_kind(&|k| {
+            index: Shares::new(or_all(of_kind(&|k| k == SegmentKind::Index))),
+            table: Shares::new(or_all(of_kind(&|k| {
                 k != SegmentKind::Index && k != SegmentKind::Log
-            })),
-            growing: of_kind(&|k| k == SegmentKind::Table)
-                .into_iter()
-                .filter(|&(i, _)| segments[i].reserve_blocks > 0)
-                .collect(),
+            }))),
+            growing: Shares::new(
+                of_kind(&|k| k == SegmentKind::Table)
+                    .into_iter()
+                    .filter(|&(i, _)| segments[i].reserve_blocks > 0)
+                    .collect(),
+            ),
             segments,
         })
     }
@@ -190,28 +236,13 @@ impl WorkloadMix {
             .unwrap_or(self.types.len() - 1)
     }
 
-    fn pick_segment(list: &[(usize, f64)], rng: &mut Rng) -> usize {
-        let total: f64 = list.iter().map(|p| p.1).sum();
-        if total <= 0.0 {
-            return list[rng.below(list.len() as u64) as usize].0;
-        }
-        let mut u = rng.unit_f64() * total;
-        for &(i, share) in list {
-            if u < share {
-                return i;
-            }
-            u -= share;
-        }
-        list[list.len() - 1].0
-    }
-
     /// A block of segment `i`, drawn by its access skew.
     fn pick_block(&self, i: usize, rng: &mut Rng) -> u64 {
         let s = &self.segments[i];
         let n = s.blocks;
         let offset = match (s.access, &s.zipf) {
-            (Access::Hot { data, accesses }, _) => {
-                let hot = ((data * n as f64).round() as u64).clamp(1, n);
+            (Access::Hot { accesses, .. }, _) => {
+                let hot = s.hot_blocks;
                 if rng.unit_f64() < accesses || hot == n {
                     rng.below(hot)
                 } else {
@@ -247,12 +278,12 @@ impl WorkloadMix {
         let log_bytes = take(t.redo_bytes, &mut c[5]);
         for k in 0..visits - scan {
             let list = if k < index { &self.index } else { &self.table };
-            let seg = Self::pick_segment(list, rng);
+            let seg = list.pick(rng);
             out.push((self.pick_block(seg, rng), false));
         }
         let scan_start = out.len();
         if scan > 0 {
-            let seg = Self::pick_segment(&self.table, rng);
+            let seg = self.table.pick(rng);
             let s = &self.segments[seg];
             let mut off = rng.below(s.blocks);
             for _ in 0..scan {
@@ -265,7 +296,7 @@ impl WorkloadMix {
             e.1 = true;
         }
         if new_blocks > 0 && !self.growing.is_empty() {
-            let seg = Self::pick_segment(&self.growing, rng);
+            let seg = self.growing.pick(rng);
             let s = &self.segments[seg];
             for _ in 0..new_blocks {
                 let at = appends[seg] % s.reserve_blocks;
