@@ -173,6 +173,10 @@ pub struct DbSpec {
     pub client_cpu_ns: u64,
     /// Host CPUs the sessions share.
     pub cpus: u32,
+    /// CPU time the log writer needs before each log write, on the same host CPUs, ns (0:
+    /// none, the write is issued at once).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub log_writer_cpu_ns: u64,
     /// Think times and CPU bursts are drawn from exponential distributions with their
     /// means (`variability = "exponential"`); fixed otherwise.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -212,6 +216,10 @@ pub struct DbSpec {
     pub character: Option<Box<CharacterSpec>>,
 }
 
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
 /// A `[database]` table checked and with the declared defaults filled in ([`DATABASE_KEYS`]).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -237,6 +245,7 @@ struct Raw {
     cpu_per_row: TimeSpan,
     client_cpu: TimeSpan,
     cpus: u32,
+    log_writer_cpu: TimeSpan,
     variability: String,
     log_bytes_per_row: u64,
     log_bytes_per_commit: u64,
@@ -475,6 +484,7 @@ pub fn parse_database(
         cpu_ns_per_row: raw.cpu_per_row.0,
         client_cpu_ns: raw.client_cpu.0,
         cpus: raw.cpus,
+        log_writer_cpu_ns: raw.log_writer_cpu.0,
         exponential_times: raw.variability == "exponential",
         log_bytes_per_row: raw.log_bytes_per_row,
         log_bytes_per_commit: raw.log_bytes_per_commit,
