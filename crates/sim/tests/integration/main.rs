@@ -20,6 +20,7 @@ mod log_writer_cpu;
 mod measured_profile;
 mod mva;
 mod oracle_engine;
+mod oracle_layout;
 mod oracle_mechanics;
 mod raid_ops;
 mod reference_case1;
