@@ -46,4 +46,6 @@ pub enum DbTimer {
     WriterBuffered,
     /// The log writer's timeout (Oracle's LGWR wakes every 3 s).
     LogTimeout,
+    /// The log writer's CPU burst before a write is over: it issues the write.
+    LogWriterCpu,
 }

@@ -110,6 +110,8 @@ impl Event {
             Event::Db(DbTimer::VictimBuffered(i)) => (10, i),
             Event::Db(DbTimer::WriterBuffered) => (11, 0),
             Event::Db(DbTimer::LogTimeout) => (12, 0),
+            // Kind 12 with index 1: the 4 bits of kinds are all in use.
+            Event::Db(DbTimer::LogWriterCpu) => (12, 1),
             Event::BackEndDone(i) => (13, i),
             Event::ReadMissStart(i) => (14, i),
         };
@@ -137,7 +139,8 @@ impl Event {
             9 => Event::Db(DbTimer::Checkpoint),
             10 => Event::Db(DbTimer::VictimBuffered(i)),
             11 => Event::Db(DbTimer::WriterBuffered),
-            12 => Event::Db(DbTimer::LogTimeout),
+            12 if i == 0 => Event::Db(DbTimer::LogTimeout),
+            12 => Event::Db(DbTimer::LogWriterCpu),
             14 => Event::ReadMissStart(i),
             _ => Event::BackEndDone(i),
         }

@@ -37,6 +37,7 @@ pub use character::{character_workload, CharacterSpec, DEFAULT_MULTIBLOCK_READ_C
 pub use keys_table::DATABASE_KEYS;
 
 use crate::db::layout::Layout;
+use crate::db::schema::{oracle, BlockFormat};
 use crate::db::{undo, MeasuredProfile, Table};
 
 /// The tests the model runs (the names of `storlab db`'s suites).
@@ -172,6 +173,10 @@ pub struct DbSpec {
     pub client_cpu_ns: u64,
     /// Host CPUs the sessions share.
     pub cpus: u32,
+    /// CPU time the log writer needs before each log write, on the same host CPUs, ns (0:
+    /// none, the write is issued at once).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub log_writer_cpu_ns: u64,
     /// Think times and CPU bursts are drawn from exponential distributions with their
     /// means (`variability = "exponential"`); fixed otherwise.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -211,6 +216,10 @@ pub struct DbSpec {
     pub character: Option<Box<CharacterSpec>>,
 }
 
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
 /// A `[database]` table checked and with the declared defaults filled in ([`DATABASE_KEYS`]).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -236,6 +245,7 @@ struct Raw {
     cpu_per_row: TimeSpan,
     client_cpu: TimeSpan,
     cpus: u32,
+    log_writer_cpu: TimeSpan,
     variability: String,
     log_bytes_per_row: u64,
     log_bytes_per_commit: u64,
@@ -369,20 +379,16 @@ pub fn parse_database(
         raw.rows
     };
     let mut tables: Vec<Table> = (0..u64::from(raw.tables))
-        .map(|k| Table {
-            rows: capacity,
-            row_bytes: raw.row_bytes.of_table(k, u64::from(raw.tables)),
-            fillfactor: 100,
-            key_bytes: 8,
+        .map(|k| {
+            engine_table(
+                raw.engine,
+                capacity,
+                raw.row_bytes.of_table(k, u64::from(raw.tables)),
+            )
         })
         .collect();
     if test.oltp() {
-        tables.push(Table {
-            rows: grown,
-            row_bytes: HISTORY_ROW_BYTES,
-            fillfactor: 100,
-            key_bytes: 8,
-        });
+        tables.push(engine_table(raw.engine, grown, HISTORY_ROW_BYTES));
     }
     let blocks = Layout::new(&tables).blocks() + undo::region_blocks(raw.engine, sessions);
     if blocks >= u64::from(u32::MAX) {
@@ -478,6 +484,7 @@ pub fn parse_database(
         cpu_ns_per_row: raw.cpu_per_row.0,
         client_cpu_ns: raw.client_cpu.0,
         cpus: raw.cpus,
+        log_writer_cpu_ns: raw.log_writer_cpu.0,
         exponential_times: raw.variability == "exponential",
         log_bytes_per_row: raw.log_bytes_per_row,
         log_bytes_per_commit: raw.log_bytes_per_commit,
@@ -495,6 +502,32 @@ pub fn parse_database(
         character: None,
     })
 }
+
+/// A table of `rows` rows of `row_bytes` in `engine`'s block format: PostgreSQL's pages
+/// filled to 100% with a bigint key, or Oracle's blocks with the default PCTFREE of 10 and a
+/// NUMBER key as wide as the largest key.
+fn engine_table(engine: Engine, rows: u64, row_bytes: u64) -> Table {
+    match engine {
+        Engine::Postgresql => Table {
+            rows,
+            row_bytes,
+            fillfactor: 100,
+            key_bytes: 8,
+            format: BlockFormat::Postgresql,
+        },
+        Engine::Oracle => Table {
+            rows,
+            row_bytes,
+            fillfactor: 100 - ORACLE_PCTFREE,
+            key_bytes: oracle::number_bytes(rows),
+            format: BlockFormat::Oracle,
+        },
+    }
+}
+
+/// Oracle's default PCTFREE (Concepts, "Data Blocks": 10 percent of each block left free for
+/// updates).
+const ORACLE_PCTFREE: u32 = 10;
 
 /// The further log members: each a target of its own, with no LUN of the data, of the log
 /// or of another member, and room for the log files.

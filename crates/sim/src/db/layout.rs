@@ -131,6 +131,7 @@ mod tests {
             row_bytes,
             fillfactor: 100,
             key_bytes: 8,
+            format: crate::db::schema::BlockFormat::Postgresql,
         }
     }
 

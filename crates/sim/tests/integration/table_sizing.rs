@@ -3,6 +3,7 @@
 //! database fits the LUNs that held it.
 
 use storlab_sim::db::layout::Layout;
+use storlab_sim::db::schema::BlockFormat;
 use storlab_sim::db::Table;
 use storlab_sim::parse_workload;
 
@@ -15,6 +16,7 @@ fn table(rows: u64, row_bytes: u64) -> Table {
         row_bytes,
         fillfactor: 100,
         key_bytes: 8,
+        format: BlockFormat::Postgresql,
     }
 }
 

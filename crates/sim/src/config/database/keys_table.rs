@@ -149,6 +149,16 @@ pub const DATABASE_KEYS: &[Key] = &[
         .int(1, MAX_CPUS)
         .unit("CPUs"),
     Key::new(
+        "log_writer_cpu",
+        Kind::Time,
+        D("0"),
+        "CPU time the log writer needs before each log write (waking, gathering the redo, \
+         issuing the write, posting the commits), taken in turn with the sessions' CPU bursts \
+         on the host CPUs: on a busy host it waits in the run queue, its writes come later and \
+         carry more commits (0: the write is issued at once)",
+    )
+    .int(0, MAX_IO_LATENCY_NS),
+    Key::new(
         "variability",
         Kind::Choice(&["fixed", "exponential"]),
         D("\"fixed\""),

@@ -60,6 +60,21 @@ impl DbEngine {
     /// first, in the order sessions ask (a FIFO run queue).
     #[inline]
     pub(super) fn run_cpu(&mut self, s: u32, ready: SimTime, cpu: u64, stack: &mut Stack) {
+        let start = self.reserve_cpu(ready, cpu);
+        if stack.measuring() {
+            self.stats.cpu_ns += cpu;
+            self.stats.runqueue_ns += start - ready;
+        }
+        stack.schedule_db(start + cpu, DbTimer::Session(s));
+    }
+}
+
+impl DbEngine {
+    /// Reserves `cpu` ns of the host CPU that frees up first for a burst asked for at
+    /// `ready` (a FIFO run queue shared by the sessions and the log writer); returns when
+    /// the burst starts.
+    #[inline]
+    pub(super) fn reserve_cpu(&mut self, ready: SimTime, cpu: u64) -> SimTime {
         let (cpu_i, free) = self
             .cpu_free
             .iter()
@@ -69,10 +84,6 @@ impl DbEngine {
             .expect("at least one CPU");
         let start = ready.max(free);
         self.cpu_free[cpu_i] = start + cpu;
-        if stack.measuring() {
-            self.stats.cpu_ns += cpu;
-            self.stats.runqueue_ns += start - ready;
-        }
-        stack.schedule_db(start + cpu, DbTimer::Session(s));
+        start
     }
 }

@@ -57,7 +57,7 @@ impl DbEngine {
         // queued for archiving after it is checked against the files still to be copied.
         if let Some(w) = step.write {
             if !self.hold_for_archive(w, stack.now()) {
-                self.issue_log_write(w, stack);
+                self.log_writer_run(w, stack);
             }
         }
         self.archive_files(&step.archive, stack);

@@ -195,6 +195,14 @@ impl DbEngine {
             if let Some(o) = db.oracle.as_ref() {
                 waits.push(wait("log buffer space", o.space.wait_ns, o.space.waits));
             }
+            if st.log_writer_cpu_ns > 0 {
+                // The log writer's CPU and run-queue time, as a share of the window.
+                let ns = st.log_writer_cpu_ns + st.log_writer_runqueue_ns;
+                waits.push(WaitEvent {
+                    time_pct: round_to(100.0 * ns as f64 / (secs * 1e9), 1),
+                    ..wait("log writer CPU and run queue", ns, st.log_writes)
+                });
+            }
             waits.extend(db.scan_wait_events(total));
         }
         waits.retain(|w| w.time_pct > 0.0 || w.avg_ms.is_some_and(|a| a > 0.0));
