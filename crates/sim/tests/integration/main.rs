@@ -21,6 +21,7 @@ mod mva;
 mod oracle_engine;
 mod oracle_mechanics;
 mod raid_ops;
+mod redundancy_sets;
 mod reference_case1;
 mod table_sizing;
 mod transactions;

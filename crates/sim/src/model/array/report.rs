@@ -52,7 +52,7 @@ impl ArrayPart {
                 let end = r.finished_at.unwrap_or(now);
                 RebuildMetrics {
                     member: r.label.clone(),
-                    spare: self.devices[r.spare as usize].name.clone(),
+                    spare: r.onto.clone(),
                     start_s: r.started_at.secs_f64(),
                     end_s: r.finished_at.map(SimTime::secs_f64),
                     duration_s: round3(end.saturating_since(r.started_at) as f64 / 1e9),
