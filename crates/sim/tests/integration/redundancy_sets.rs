@@ -39,3 +39,26 @@ fn a_failed_disk_is_rebuilt_onto_its_set_s_survivors_only() {
     let (set, others) = ((mean(0..3) + mean(4..9)) / 2.0, mean(9..84));
     assert!(set > 1.5 * others, "set {set} vs others {others}");
 }
+
+#[test]
+fn each_redundancy_set_reports_as_a_component() {
+    let s = system(EVAGROUP_RSS);
+    let run = run_profile(&s, "randread-8k", opts(3, 1, 1));
+    let sets: Vec<_> = (run.components.iter())
+        .filter(|c| c.kind == "redundancy_set")
+        .collect();
+    assert_eq!(sets.len(), 10);
+    assert_eq!(sets[0].name, "redundancy set dg.d0-d8");
+    assert_eq!(sets[9].name, "redundancy set dg.d76-d83");
+    // The sets carry every disk read between them, each its share by its disks.
+    let disks: f64 = run.devices.iter().map(|d| d.iops).sum();
+    let total: f64 = sets.iter().map(|c| c.ops_per_s).sum();
+    assert!(
+        (total - disks).abs() < 1e-6 * disks.max(1.0),
+        "{total} vs {disks}"
+    );
+    for c in &sets {
+        assert!(c.util_pct > 0.0 && c.util_pct <= 100.0, "{c:?}");
+        assert!(c.service_ms > 0.0, "{c:?}");
+    }
+}
