@@ -80,6 +80,9 @@ mod degraded_props;
 mod degraded_tests;
 mod failed;
 mod plan;
+pub mod sets;
+#[cfg(test)]
+mod sets_tests;
 #[cfg(test)]
 mod test_util;
 #[cfg(test)]
@@ -286,9 +289,34 @@ pub struct Layout {
     k_div: Divisor,
     usable: u64,
     capacity: u64,
+    /// A virtual disk over redundancy sets: the planners go through it.
+    sets: Option<sets::SharedSets>,
 }
 
 impl Layout {
+    /// A virtual disk over the redundancy sets of its disk group: `disks` are the group's,
+    /// the capacity and stripe are the set layout's.
+    pub fn over_sets(v: sets::SetLayout) -> Layout {
+        let unit = v.stripe_unit_sectors();
+        let k = u64::from(v.data_units());
+        Layout {
+            level: v.level(),
+            disks: v.group_disks(),
+            unit,
+            unit_shift: unit.trailing_zeros(),
+            n_div: Divisor::new(u64::from(v.group_disks())),
+            k_div: Divisor::new(k),
+            usable: v.data_sectors_per_disk(),
+            capacity: v.capacity_sectors(),
+            sets: Some(std::sync::Arc::new(v)),
+        }
+    }
+
+    /// The redundancy-set layout of a virtual disk laid out over sets.
+    pub fn sets(&self) -> Option<&sets::SetLayout> {
+        self.sets.as_deref()
+    }
+
     /// Validates and builds a layout. `disks` counts member disks (spares
     /// are not members); `disk_sectors` is the capacity of the smallest
     /// member, rounded down to a whole number of stripe units (for JBOD too).
@@ -339,6 +367,7 @@ impl Layout {
             k_div: Divisor::new(u64::from(data_disks)),
             usable,
             capacity,
+            sets: None,
         })
     }
 
@@ -358,6 +387,9 @@ impl Layout {
     /// Members' worth of data capacity: JBOD/RAID 0 `n`, RAID 1 1, RAID 10
     /// `n/2`, RAID 5 `n-1`, RAID 6 `n-2`.
     pub fn data_disks(&self) -> u32 {
+        if let Some(v) = &self.sets {
+            return v.data_units();
+        }
         data_disks(self.level, self.disks)
     }
 

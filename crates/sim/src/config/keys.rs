@@ -9,6 +9,7 @@ use storlab_core::keys::{Default::Derived, Default::Required, Default::Value as 
 use super::limits::{
     MAX_GROUPS, MAX_GROUP_BYTES, MAX_GROUP_DISKS, MAX_IO_LATENCY_NS, MAX_SIM_TIME_NS, MBPS_RANGE,
 };
+use crate::raid::sets::SET_DISKS_RANGE;
 use storlab_core::profile::PROFILE_KEYS;
 
 mod controllers;
@@ -201,7 +202,33 @@ pub const DISK_GROUP_KEYS: &[Key] = &[
     Key::new("spares", Kind::Count, D("0"), "spare disks of the group")
         .int(0, MAX_GROUP_DISKS as u64)
         .unit("disks"),
+    Key::new(
+        "sparing",
+        Kind::Choice(&["none", "single", "double"]),
+        Derived("no redundancy sets"),
+        "lay the group out as redundancy sets with distributed sparing: reserved capacity on \
+         every disk for rebuilding one (single) or two (double) failed disks of each set, or none; \
+         without it, virtual disks stripe over the whole group",
+    ),
+    Key::new(
+        "set_disks",
+        Kind::Count,
+        D("8"),
+        "disks per redundancy set the split aims at (sets hold 6 to 11); with `sparing` only",
+    )
+    .int(SET_DISKS_RANGE.0 as u64, SET_DISKS_RANGE.1 as u64)
+    .unit("disks"),
+    Key::new(
+        "segment_size",
+        Kind::Size,
+        D("\"2MiB\""),
+        "allocation segment: each goes to the next redundancy set in turn; with `sparing` only",
+    )
+    .int(1 << 20, MAX_SEGMENT_BYTES),
 ];
+
+/// Largest allocation segment of a disk group with redundancy sets: 64 MiB.
+pub(crate) const MAX_SEGMENT_BYTES: u64 = 64 << 20;
 
 /// `[[virtual_disks]]`.
 pub const VIRTUAL_DISK_KEYS: &[Key] = &[

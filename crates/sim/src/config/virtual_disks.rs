@@ -9,6 +9,7 @@ use super::limits;
 use super::resolve::{GroupSpec, MirrorRead};
 use super::ConfigError;
 use crate::device::DiskModel;
+use crate::raid::sets::{reserve_sectors, split_sets, SetLayout, SetParams, Sparing};
 use crate::raid::{Layout, RaidLevel};
 
 /// A disk group.
@@ -23,6 +24,13 @@ pub struct DiskGroupFile {
     pub disk_model: String,
     /// Spare disks of the group.
     pub spares: u32,
+    /// Redundancy sets with distributed sparing: `none`, `single` or `double`.
+    #[serde(default)]
+    pub sparing: Option<String>,
+    /// Target disks per redundancy set.
+    pub set_disks: u32,
+    /// Allocation segment.
+    pub segment_size: ByteSize,
 }
 
 /// One virtual disk entry (`count` identical ones).
@@ -63,6 +71,159 @@ pub struct DiskGroupSpec {
     pub model_name: String,
     /// Model.
     pub model: DiskModel,
+    /// Redundancy sets with distributed sparing (None: virtual disks stripe over all disks).
+    pub sets: Option<RedundancySets>,
+}
+
+/// A disk group laid out as redundancy sets.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedundancySets {
+    pub sparing: Sparing,
+    /// `(first disk, disks)` of each set.
+    pub sets: Vec<(u32, u32)>,
+    pub segment_sectors: u64,
+    /// Reserved sectors at the end of every disk.
+    pub reserve_sectors: u64,
+}
+
+/// Virtual disk `v`'s `n`th group at `offset` sectors of each disk of disk group `dg`; its
+/// owner is given or round-robin by its `index` among the array's groups.
+#[allow(clippy::too_many_arguments)]
+fn group_spec(
+    v: &VirtualDiskFile,
+    n: u32,
+    spec: &DiskGroupSpec,
+    dg: usize,
+    layout: Layout,
+    (index, controllers): (usize, u32),
+    offset: u64,
+    (key, file): (&dyn Fn(&str) -> String, &str),
+) -> Result<GroupSpec, ConfigError> {
+    let controller = v.controller.unwrap_or(index as u32 % controllers);
+    if controller >= controllers {
+        return Err(ConfigError::invalid(
+            file,
+            key("controller"),
+            format!("no controller {controller}; the array has {controllers}"),
+        ));
+    }
+    Ok(GroupSpec {
+        name: if v.count > 1 {
+            format!("{}-{n}", v.name)
+        } else {
+            v.name.clone()
+        },
+        layout,
+        spares: 0,
+        model_name: spec.model_name.clone(),
+        model: spec.model.clone(),
+        controller,
+        read_cache: v.read_cache,
+        write_cache: v.write_cache,
+        mirror_read: MirrorRead::ShortestQueue,
+        disk_group: Some(dg as u32),
+        disk_offset_sectors: offset,
+    })
+}
+
+/// Disk group `d` (entry `i`)'s redundancy sets, when it declares `sparing`.
+fn redundancy_sets(
+    d: &DiskGroupFile,
+    i: usize,
+    disk_sectors: u64,
+    file: &str,
+) -> Result<Option<RedundancySets>, ConfigError> {
+    let Some(name) = &d.sparing else {
+        return Ok(None);
+    };
+    let key = |k: &str| format!("disk_groups[{i}].{k}");
+    let bad = |k: &str, why: String| Err(ConfigError::invalid(file, key(k), why));
+    let Some(sparing) = Sparing::parse(name) else {
+        return bad(
+            "sparing",
+            format!("unknown {name:?}; use none, single or double"),
+        );
+    };
+    let (lo, _) = crate::raid::sets::SET_DISKS_RANGE;
+    if d.disks < lo {
+        return bad(
+            "disks",
+            format!(
+                "must be at least {lo} with `sparing` (one redundancy set); got {}",
+                d.disks
+            ),
+        );
+    }
+    if d.spares > 0 {
+        return bad(
+            "spares",
+            format!(
+                "must be 0 with `sparing`: reserved capacity replaces spare disks; got {}",
+                d.spares
+            ),
+        );
+    }
+    if !d.segment_size.0.is_power_of_two() {
+        return bad(
+            "segment_size",
+            format!(
+                "must be a power of two between 1m and 64m; got {}",
+                d.segment_size
+            ),
+        );
+    }
+    let sets = split_sets(d.disks, d.set_disks);
+    let smallest = sets.iter().map(|s| s.1).min().unwrap_or(lo);
+    Ok(Some(RedundancySets {
+        sparing,
+        sets,
+        segment_sectors: d.segment_size.0 / 512,
+        reserve_sectors: reserve_sectors(disk_sectors, smallest, sparing),
+    }))
+}
+
+/// Virtual disk `v`'s layout over redundancy sets `rs`, with `room` sectors per disk between
+/// its start and the reserve.
+fn set_layout(
+    v: &VirtualDiskFile,
+    rs: &RedundancySets,
+    room: u64,
+    key: &dyn Fn(&str) -> String,
+    file: &str,
+) -> Result<SetLayout, ConfigError> {
+    let level = match v.level.as_str() {
+        "vraid0" => RaidLevel::Raid0,
+        "vraid1" => RaidLevel::Raid1,
+        "vraid5" => RaidLevel::Raid5,
+        other => {
+            return Err(ConfigError::invalid(
+                file,
+                key("level"),
+                format!("unknown level {other:?}; use vraid0, vraid1 or vraid5"),
+            ))
+        }
+    };
+    let su = v.stripe_unit.0;
+    if !su.is_power_of_two() {
+        return Err(ConfigError::invalid(
+            file,
+            key("stripe_unit"),
+            format!(
+                "must be a power of two between 4k and 1m; got {}",
+                v.stripe_unit
+            ),
+        ));
+    }
+    SetLayout::new(SetParams {
+        level,
+        unit_sectors: su / 512,
+        segment_sectors: rs.segment_sectors,
+        sets: rs.sets.clone(),
+        size_sectors: v.size.0 / 512,
+        reserve_at: room,
+        reserve_sectors: rs.reserve_sectors,
+    })
+    .map_err(|e| ConfigError::invalid(file, key("stripe_unit"), e))
 }
 
 /// Resolves virtual disks into groups sharing their disk group's disks.
@@ -79,12 +240,14 @@ pub(super) fn resolve_virtual_disks(
     let mut dg_specs = Vec::new();
     for (i, d) in dgs.iter().enumerate() {
         let model = model_of(&d.disk_model, &format!("disk_groups[{i}].disk_model"))?;
+        let sets = redundancy_sets(d, i, model.capacity_sectors(), file)?;
         dg_specs.push(DiskGroupSpec {
             name: d.name.clone(),
             disks: d.disks,
             spares: d.spares,
             model_name: d.disk_model.clone(),
             model,
+            sets,
         });
     }
     let mut used = vec![0u64; dgs.len()];
@@ -101,6 +264,46 @@ pub(super) fn resolve_virtual_disks(
                 )
             })?;
         let spec = &dg_specs[dg];
+        if let Some(rs) = &spec.sets {
+            limits::check_count(
+                file,
+                key("count"),
+                (first_index + groups_out.len()) as u64 + u64::from(v.count),
+                limits::MAX_GROUPS,
+                "RAID groups and virtual disks in all",
+            )?;
+            for n in 0..v.count {
+                let cap = spec.model.capacity_sectors() - rs.reserve_sectors;
+                let layout = set_layout(v, rs, cap.saturating_sub(used[dg]), &key, file)?;
+                let per_disk = layout.data_sectors_per_disk();
+                if used[dg] + per_disk > cap {
+                    return Err(ConfigError::invalid(
+                        file,
+                        key("size"),
+                        format!(
+                            "virtual disks need more than the {} bytes per disk that disk group {} \
+                             keeps outside its reserved capacity ({} bytes per disk for sparing)",
+                            cap * 512,
+                            spec.name,
+                            rs.reserve_sectors * 512
+                        ),
+                    ));
+                }
+                let index = first_index + groups_out.len();
+                groups_out.push(group_spec(
+                    v,
+                    n,
+                    spec,
+                    dg,
+                    Layout::over_sets(layout),
+                    (index, controllers),
+                    used[dg],
+                    (&key, file),
+                )?);
+                used[dg] += per_disk;
+            }
+            continue;
+        }
         let (level, disks) = match v.level.as_str() {
             "vraid0" => (RaidLevel::Raid0, spec.disks),
             // Mirrored pairs over the group; an odd disk out carries no VRAID 1 data.
@@ -156,33 +359,21 @@ pub(super) fn resolve_virtual_disks(
                 ));
             }
             let index = first_index + groups_out.len();
-            let controller = v.controller.unwrap_or(index as u32 % controllers);
-            if controller >= controllers {
-                return Err(ConfigError::invalid(
-                    file,
-                    key("controller"),
-                    format!("no controller {controller}; the array has {controllers}"),
-                ));
-            }
-            groups_out.push(GroupSpec {
-                name: if v.count > 1 {
-                    format!("{}-{n}", v.name)
-                } else {
-                    v.name.clone()
-                },
+            groups_out.push(group_spec(
+                v,
+                n,
+                spec,
+                dg,
                 layout,
-                spares: 0,
-                model_name: spec.model_name.clone(),
-                model: spec.model.clone(),
-                controller,
-                read_cache: v.read_cache,
-                write_cache: v.write_cache,
-                mirror_read: MirrorRead::ShortestQueue,
-                disk_group: Some(dg as u32),
-                disk_offset_sectors: used[dg],
-            });
+                (index, controllers),
+                used[dg],
+                (&key, file),
+            )?);
             used[dg] += per_disk;
         }
     }
     Ok((dg_specs, groups_out))
 }
+
+#[cfg(test)]
+mod tests;

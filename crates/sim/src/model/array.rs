@@ -19,6 +19,7 @@ use crate::config::MirrorRead;
 use crate::device::{Command, Device};
 use crate::engine::{Event, SimTime};
 use crate::metrics::GroupStats;
+use crate::raid::sets::SetHealth;
 use crate::raid::{DiskIo, FailedDisks, Layout, ReadExtent, WritePlan};
 use crate::slab::Slab;
 use rebuild::RebuildTask;
@@ -47,6 +48,9 @@ struct ArrayGroup {
     /// Where the group's space starts on each member.
     disk_offset: u64,
     failed: FailedDisks,
+    /// A virtual disk over redundancy sets: its sets' failed and rebuilt disks, once one of
+    /// them failed (None while all are healthy, and for other groups).
+    health: Option<SetHealth>,
     /// Index into `ArrayPart::spare_pools`.
     spare_pool: u32,
     mirror_read: MirrorRead,
@@ -110,7 +114,9 @@ impl ArrayPart {
         let mut extents = std::mem::take(&mut self.reads);
         extents.clear();
         let grp = &self.groups[g as usize];
-        let planned = if grp.failed.is_empty() {
+        let planned = if let (Some(h), Some(v)) = (&grp.health, grp.layout.sets()) {
+            v.plan_read(lba, sectors, Some(h), &mut extents).is_ok()
+        } else if grp.failed.is_empty() {
             grp.layout.plan_read(lba, sectors, &mut extents);
             true
         } else {
@@ -149,7 +155,9 @@ impl ArrayPart {
     ) -> Option<u32> {
         let mut plan = std::mem::take(&mut self.write);
         let grp = &self.groups[g as usize];
-        let planned = if grp.failed.is_empty() {
+        let planned = if let (Some(h), Some(v)) = (&grp.health, grp.layout.sets()) {
+            v.plan_write(lba, sectors, Some(h), &mut plan).is_ok()
+        } else if grp.failed.is_empty() {
             grp.layout.plan_write(lba, sectors, &mut plan);
             true
         } else {
@@ -323,7 +331,7 @@ impl ArrayPart {
         let mut writes = std::mem::take(&mut areq.phase2);
         areq.pending = writes.len() as u32;
         let spare = match &areq.kind {
-            AreqKind::Rebuild { task } => Some(self.rebuilds[*task as usize].spare),
+            AreqKind::Rebuild { task } => self.rebuilds[*task as usize].spare,
             AreqKind::Ctrl(req) => {
                 on_phase2(g, req);
                 None
@@ -349,6 +357,9 @@ impl ArrayPart {
 
     /// A member of some group is failed or rebuilding.
     pub fn any_failed(&self) -> bool {
-        self.groups.iter().any(|g| !g.failed.is_empty())
+        let sets_failed = |g: &ArrayGroup| {
+            (g.health.as_ref()).is_some_and(|h| h.failed.iter().any(|f| !f.is_empty()))
+        };
+        (self.groups.iter()).any(|g| !g.failed.is_empty() || sets_failed(g))
     }
 }

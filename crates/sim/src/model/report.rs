@@ -130,13 +130,16 @@ impl Stack {
 
     /// The array's components with a capacity of their own (host ports, back-end loops, controller
     /// processors, internal links); none unless the array file declares any of them.
+    /// Disk groups laid out as redundancy sets report each set too.
     fn components(&self, window_ns: u64) -> Vec<ComponentMetrics> {
+        let sets = self.arrays.set_metrics(&self.core.spec, window_ns);
         if !self.core.spec.declares_internals() {
-            return Vec::new();
+            return sets;
         }
         (self.host.port_metrics(window_ns))
             .chain(self.arrays.back_end_metrics(window_ns))
             .chain(self.ctrls.components(window_ns))
+            .chain(sets)
             .collect()
     }
 

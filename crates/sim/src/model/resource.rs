@@ -3,9 +3,12 @@
 //! controller's processors run one I/O's code each). Work is booked when it is known, from
 //! the time it is ready: it starts on the server free first, no earlier than that.
 //!
-//! Its figures count only what falls inside the measured window: the busy time is the part
-//! of each service inside the window, so a service booked in the warm-up that runs into the
-//! window counts for its share, and one that runs past the end is cut there.
+//! Its figures count only what is served inside the measured window: the busy time and the
+//! bytes are the part of each service inside the window (a service booked in the warm-up that
+//! runs into the window counts for its share, one that runs past the end is cut there), and
+//! the operations, with their waits and service times, are those whose service starts inside
+//! the window. Work queued past the end of the window counts for nothing, so a saturated
+//! component reports at most its capacity (a 300 MB/s port, 300 MB/s).
 
 use storlab_core::result::ComponentMetrics;
 
@@ -76,12 +79,24 @@ impl Resource {
     #[inline]
     fn count(&mut self, core: &Core, (ready, start, end): (SimTime, SimTime, SimTime), bytes: u64) {
         let (from, to) = (core.warmup_end(), core.warmup_end() + core.opts.duration_ns);
-        self.busy_ns += end.min(to).saturating_since(start.max(from));
-        if ready >= from {
+        let inside_ns = end.min(to).saturating_since(start.max(from));
+        self.busy_ns += inside_ns;
+        let service_ns = end - start;
+        let starts_inside = start >= from && start < to;
+        self.bytes += if service_ns == 0 {
+            if starts_inside {
+                bytes
+            } else {
+                0
+            }
+        } else {
+            // The share of the bytes served inside the window.
+            (u128::from(bytes) * u128::from(inside_ns) / u128::from(service_ns)) as u64
+        };
+        if starts_inside {
             self.ops += 1;
-            self.bytes += bytes;
             self.wait_ns += start - ready;
-            self.service_ns += end - start;
+            self.service_ns += service_ns;
         }
     }
 
@@ -149,6 +164,28 @@ mod tests {
         let m = r.metrics(1_000);
         assert_eq!(m.util_pct, 15.0);
         assert_eq!(m.wait_ms, round3(90.0 / 3.0 / 1e6));
+    }
+
+    #[test]
+    fn work_queued_past_the_window_is_not_counted() {
+        let core = core(1_000);
+        let mut r = Resource::new("port".into(), "host_port", 1);
+        // Three transfers of 100 bytes, 500 ns each, all ready at once: the third is served
+        // after the window, the second ends with it.
+        for _ in 0..3 {
+            r.book(&core, SimTime(0), 500, 100);
+        }
+        let m = r.metrics(1_000);
+        assert_eq!(m.util_pct, 100.0);
+        // 200 bytes in 1 us: 200 MB/s, the component's capacity, not 300.
+        assert_eq!(m.mbps, 200.0);
+        assert_eq!(m.ops_per_s, 2e6);
+        // The two served waited 0 and 500 ns.
+        assert_eq!(m.wait_ms, round3(250.0 / 1e6));
+        // One running over the end counts for its part inside.
+        let mut r = Resource::new("port".into(), "host_port", 1);
+        r.book(&core, SimTime(800), 400, 100);
+        assert_eq!(r.metrics(1_000).mbps, 50.0);
     }
 
     #[test]

@@ -8,6 +8,11 @@ impl Layout {
     /// are merged). Mirrored levels fill in `mirror`, the other copy of the
     /// same data. Existing contents of `out` are kept and never merged into.
     pub fn plan_read(&self, lba: u64, sectors: u64, out: &mut Vec<ReadExtent>) {
+        if let Some(v) = &self.sets {
+            // Nothing failed: no data loss to report.
+            let _ = v.plan_read(lba, sectors, None, out);
+            return;
+        }
         let from = out.len();
         for (_, loc, len) in self.pieces(lba, sectors) {
             let [a, b] = loc.copies;
@@ -29,6 +34,11 @@ impl Layout {
     /// phase-1 reads, phase-2 writes and, for RAID 5/6, the per-stripe
     /// method counters.
     pub fn plan_write(&self, lba: u64, sectors: u64, plan: &mut WritePlan) {
+        if let Some(v) = &self.sets {
+            // Nothing failed: no data loss to report.
+            let _ = v.plan_write(lba, sectors, None, plan);
+            return;
+        }
         plan.clear();
         match self.level {
             RaidLevel::Raid5 | RaidLevel::Raid6 => {

@@ -23,6 +23,7 @@ mod oracle_engine;
 mod oracle_layout;
 mod oracle_mechanics;
 mod raid_ops;
+mod redundancy_sets;
 mod reference_case1;
 mod table_sizing;
 mod transactions;

@@ -81,6 +81,7 @@ impl ArrayPart {
                 members,
                 disk_offset: g.disk_offset_sectors,
                 failed: FailedDisks::none(),
+                health: None,
                 spare_pool: pool,
                 mirror_read: g.mirror_read,
                 round_robin: 0,

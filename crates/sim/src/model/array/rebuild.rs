@@ -3,6 +3,7 @@
 use super::{AreqKind, ArrayPart, OpClass};
 use crate::engine::{Event, SimTime};
 use crate::model::core::Core;
+use crate::raid::sets::{SetHealth, Sparing};
 
 /// Rebuild works in chunks of 1 MiB of member address space.
 const REBUILD_CHUNK_SECTORS: u64 = 2048;
@@ -11,7 +12,10 @@ const REBUILD_CHUNK_SECTORS: u64 = 2048;
 pub(super) struct RebuildTask {
     pub group: u32,
     pub member: u32,
-    pub spare: u32,
+    /// The spare device; None for a rebuild into the reserved capacity of redundancy sets.
+    pub spare: Option<u32>,
+    /// Where the data goes, for the results.
+    pub onto: String,
     pub label: String,
     pub next_lba: u64,
     pub end_lba: u64,
@@ -29,6 +33,10 @@ impl ArrayPart {
     pub fn fail_disk(&mut self, core: &mut Core, device: &str, members: &[(u32, u32)]) {
         let mut spare: Option<u32> = None;
         for &(g, m) in members {
+            if self.groups[g as usize].layout.sets().is_some() {
+                self.fail_set_disk(core, g, m);
+                continue;
+            }
             let name = core.spec.groups[g as usize].name.clone();
             let grp = &mut self.groups[g as usize];
             if grp.failed.contains(m) || grp.failed.mark(m).is_err() {
@@ -54,29 +62,87 @@ impl ArrayPart {
                 );
                 continue;
             };
-            let start = core.now + core.spec.rebuild.start_delay_ns;
-            let task = self.rebuilds.len() as u32;
-            self.rebuilds.push(RebuildTask {
-                group: g,
-                member: m,
-                spare: s,
-                label: format!("{name}.d{m}"),
-                next_lba: 0,
-                end_lba: grp.layout.usable_disk_sectors(),
-                inflight: 0,
-                started_at: start,
-                finished_at: None,
-                bytes: 0,
-                failed: false,
-            });
             let spare_name = self.devices[s as usize].name.clone();
-            core.note(
-                "rebuild_start",
-                &format!("{name}.d{m}"),
-                format!("onto {spare_name}"),
-            );
-            core.schedule(start, Event::RebuildTick(task));
+            self.start_rebuild(core, (g, m), Some(s), spare_name);
         }
+    }
+
+    /// Starts rebuilding member `m` of group `g` onto `spare` (None: into reserved capacity,
+    /// described by `onto`).
+    fn start_rebuild(
+        &mut self,
+        core: &mut Core,
+        (g, m): (u32, u32),
+        spare: Option<u32>,
+        onto: String,
+    ) {
+        let name = &core.spec.groups[g as usize].name;
+        let label = format!("{name}.d{m}");
+        let start = core.now + core.spec.rebuild.start_delay_ns;
+        let task = self.rebuilds.len() as u32;
+        self.rebuilds.push(RebuildTask {
+            group: g,
+            member: m,
+            spare,
+            label: label.clone(),
+            next_lba: 0,
+            end_lba: self.groups[g as usize].layout.usable_disk_sectors(),
+            inflight: 0,
+            started_at: start,
+            finished_at: None,
+            bytes: 0,
+            failed: false,
+            onto: onto.clone(),
+        });
+        core.note("rebuild_start", &label, format!("onto {onto}"));
+        core.schedule(start, Event::RebuildTick(task));
+    }
+
+    /// Disk `m` of a virtual disk over redundancy sets fails: its set rebuilds it into the
+    /// reserved capacity of the set's other disks, when the group has any.
+    fn fail_set_disk(&mut self, core: &mut Core, g: u32, m: u32) {
+        let name = core.spec.groups[g as usize].name.clone();
+        let grp = &mut self.groups[g as usize];
+        let Some(v) = grp.layout.sets() else { return };
+        let Some((set, x)) = v.set_of(m) else { return };
+        let (first, n) = v.sets().nth(set).unwrap_or((0, 0));
+        let h = grp
+            .health
+            .get_or_insert_with(|| SetHealth::new(v.set_count()));
+        if h.failed[set].contains(x) || h.failed[set].mark(x).is_err() {
+            return;
+        }
+        if !v.survives(h) {
+            let detail = format!(
+                "{} redundancy set of disks {first}-{} with {} failed cannot serve all of its data",
+                v.level().name(),
+                first + n - 1,
+                h.failed[set].count()
+            );
+            core.note("data_loss", &name, detail);
+            return;
+        }
+        let dg = core.spec.groups[g as usize].disk_group.unwrap_or(0) as usize;
+        let sparing = (core.spec.disk_groups.get(dg))
+            .and_then(|d| d.sets.as_ref())
+            .map_or(Sparing::None, |s| s.sparing);
+        // The reserve holds the set's rebuilt disks and the ones being rebuilt.
+        let in_reserve = h.rebuilt[set].count() + h.failed[set].count();
+        if u64::from(in_reserve) > sparing.disks() {
+            core.note(
+                "no_spare",
+                &name,
+                format!("{name}.d{m} stays failed: no reserved capacity left for it"),
+            );
+            return;
+        }
+        let dg_name = core
+            .spec
+            .disk_groups
+            .get(dg)
+            .map_or("", |d| d.name.as_str());
+        let onto = format!("reserved capacity of {dg_name}.d{first}-d{}", first + n - 1);
+        self.start_rebuild(core, (g, m), None, onto);
     }
 
     /// Issues rebuild chunks up to the task's concurrency and rate.
@@ -101,11 +167,13 @@ impl ArrayPart {
             let (g, m, lba) = (task.group, task.member, task.next_lba);
             let chunk = REBUILD_CHUNK_SECTORS.min(task.end_lba - lba);
             let grp = &self.groups[g as usize];
-            if grp
-                .layout
-                .plan_rebuild(m, lba, chunk, &grp.failed, &mut plan)
-                .is_err()
-            {
+            let planned = match (&grp.health, grp.layout.sets()) {
+                (Some(h), Some(v)) => v.plan_rebuild(m, lba, chunk, h, &mut plan),
+                _ => grp
+                    .layout
+                    .plan_rebuild(m, lba, chunk, &grp.failed, &mut plan),
+            };
+            if planned.is_err() {
                 let label = task.label.clone();
                 self.rebuilds[t as usize].failed = true;
                 core.note(
@@ -117,7 +185,7 @@ impl ArrayPart {
             }
             let spare = task.spare;
             let kind = AreqKind::Rebuild { task: t };
-            self.issue_plan(core, g, &plan, kind, OpClass::Rebuild, Some(spare));
+            self.issue_plan(core, g, &plan, kind, OpClass::Rebuild, spare);
             let task = &mut self.rebuilds[t as usize];
             task.next_lba += chunk;
             task.bytes += chunk * 512;
@@ -137,8 +205,20 @@ impl ArrayPart {
         let (g, m, spare) = (task.group, task.member, task.spare);
         let label = task.label.clone();
         let grp = &mut self.groups[g as usize];
-        grp.members[m as usize] = spare;
-        grp.failed.clear(m);
+        match (spare, grp.health.as_mut(), grp.layout.sets()) {
+            (None, Some(h), Some(v)) => {
+                if let Some((set, x)) = v.set_of(m) {
+                    h.failed[set].clear(x);
+                    // `x` was markable as failed, so it is as rebuilt.
+                    let _ = h.rebuilt[set].mark(x);
+                }
+            }
+            (Some(spare), _, _) => {
+                grp.members[m as usize] = spare;
+                grp.failed.clear(m);
+            }
+            _ => {}
+        }
         let secs = (core.now - self.rebuilds[t as usize].started_at) as f64 / 1e9;
         core.note("rebuild_done", &label, format!("after {secs:.1} s"));
     }

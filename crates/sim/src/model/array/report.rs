@@ -1,9 +1,11 @@
 //! The arrays' figures: devices, each group's disk-side statistics, rebuilds.
 
-use storlab_core::result::{DeviceMetrics, RebuildMetrics};
+use storlab_core::result::{ComponentMetrics, DeviceMetrics, RebuildMetrics};
 use storlab_core::LatencyHistogram;
 
 use super::ArrayPart;
+use crate::config::SystemSpec;
+use crate::device::Device;
 use crate::engine::SimTime;
 use crate::metrics::{round3, GroupStats};
 use crate::model::report::{mean_ms, per_s};
@@ -52,7 +54,7 @@ impl ArrayPart {
                 let end = r.finished_at.unwrap_or(now);
                 RebuildMetrics {
                     member: r.label.clone(),
-                    spare: self.devices[r.spare as usize].name.clone(),
+                    spare: r.onto.clone(),
                     start_s: r.started_at.secs_f64(),
                     end_s: r.finished_at.map(SimTime::secs_f64),
                     duration_s: round3(end.saturating_since(r.started_at) as f64 / 1e9),
@@ -63,6 +65,55 @@ impl ArrayPart {
                 }
             })
             .collect()
+    }
+}
+
+impl ArrayPart {
+    /// Each redundancy set of the disk groups that have them, as a component: its disks'
+    /// mean utilisation, their operations and MB/s together, and the mean queueing and
+    /// service time of an operation on them.
+    pub fn set_metrics(&self, spec: &SystemSpec, window_ns: u64) -> Vec<ComponentMetrics> {
+        let mut out = Vec::new();
+        let mut first_device = 0usize;
+        for dg in &spec.disk_groups {
+            if let Some(rs) = &dg.sets {
+                for &(first, n) in &rs.sets {
+                    let from = first_device + first as usize;
+                    let devices = &self.devices[from..from + n as usize];
+                    let name = format!("redundancy set {}.d{first}-d{}", dg.name, first + n - 1);
+                    out.push(set_component(name, devices, window_ns));
+                }
+            }
+            first_device += (dg.disks + dg.spares) as usize;
+        }
+        out
+    }
+}
+
+/// One redundancy set's figures from its disks'.
+fn set_component(name: String, devices: &[Device], window_ns: u64) -> ComponentMetrics {
+    let m: Vec<DeviceMetrics> = devices
+        .iter()
+        .map(|d| device_metrics(d, window_ns))
+        .collect();
+    let iops: f64 = m.iter().map(|d| d.iops).sum();
+    let weighted = |f: &dyn Fn(&DeviceMetrics) -> f64| {
+        if iops > 0.0 {
+            m.iter().map(|d| f(d) * d.iops).sum::<f64>() / iops
+        } else {
+            0.0
+        }
+    };
+    let await_ms = weighted(&|d| d.await_ms);
+    let service_ms = weighted(&|d| d.service_ms.unwrap_or(0.0));
+    ComponentMetrics {
+        name,
+        kind: "redundancy_set".into(),
+        util_pct: round3(m.iter().map(|d| d.util_pct).sum::<f64>() / m.len().max(1) as f64),
+        ops_per_s: round3(iops),
+        mbps: round3(m.iter().map(|d| d.mbps).sum()),
+        wait_ms: round3((await_ms - service_ms).max(0.0)),
+        service_ms: round3(service_ms),
     }
 }
 
