@@ -60,7 +60,7 @@ pub struct PathMetrics {
 pub struct ComponentMetrics {
     /// Name (`back-end loop0`, `controller 1 processors`, `internal link 0`).
     pub name: String,
-    /// `back_end`, `processors` or `internal_link`.
+    /// `host_port`, `processors`, `internal_link`, `back_end` or `redundancy_set`.
     pub kind: String,
     /// Share of the measured window the component was busy, percent (for several servers,
     /// the mean over them).
