@@ -182,7 +182,7 @@ pub const HDD_KEYS: &[Key] = &[
         "write_cache",
         Kind::Bool,
         storlab_core::keys::Default::Value("false"),
-        "writes complete when their data is in the buffer and reach the media afterwards",
+        "writes complete when their data is in the buffer and reach the media afterwards (false: a write completes once on the media, the head writing each sector only after its data crossed the interface, a revolution later when the sector passed first)",
     ),
     Key::new(
         "readahead_limit",

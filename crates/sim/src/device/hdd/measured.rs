@@ -13,7 +13,11 @@
 //! of the read. The segments it filled before stay readable until reused, least recently
 //! used first. With `write_cache` a write completes once its data crossed the
 //! interface, and the drive writes it to the media afterwards; otherwise it positions and
-//! writes before it completes. A write ends read-ahead and drops any buffered data it
+//! writes before it completes, its data crossing the interface while the head moves: the
+//! head writes a sector only once its data is in the buffer, and a sector that passes
+//! under the head before its data arrived is written when it comes round again (on a drive
+//! whose interface is slower than its media, a write costs a revolution each time the head
+//! catches up with the data). A write ends read-ahead and drops any buffered data it
 //! overlaps. Completion overheads are added at the end.
 
 use super::params::{HddParams, Overheads, ReadaheadLimit};
@@ -306,22 +310,75 @@ impl Hdd {
         }
         let pos = self.locate(lba);
         let seek_ns = self.seek_between(pos.cyl, pos.head, true);
-        // The data crosses the interface while the head moves; writing starts when both
-        // the head and the first sector are there.
-        let lead = wait + overhead + seek_ns.max(self.iface_ns(1));
+        // The data crosses the interface while the head moves; the head writes a sector
+        // only once its data is in the buffer.
+        let lead = wait + overhead + seek_ns;
         let rotate_ns = self.rotate_wait_ns(
             self.wrap_rev(now_ns + self.phase_ns),
             lead,
             u64::from(p.angle_ns),
         );
         let media = self.transfer_measured_ns(lba, n);
+        let data = BufferedData {
+            first_ns: wait + overhead,
+            ns_per_sector: self.iface_ns_per_sector,
+        };
+        let written = write_from_buffer_ns(lead + rotate_ns, media, n, data, self.rev_ns);
         let a = Access {
             overhead_ns: wait + overhead + completion,
-            seek_ns: lead - wait - overhead,
+            seek_ns,
             rotate_ns,
-            transfer_ns: media.max(iface.saturating_sub(lead - wait - overhead + rotate_ns)),
+            transfer_ns: written - lead - rotate_ns,
         };
         self.move_head_to(end.saturating_sub(1));
         a
     }
 }
+
+/// Data of a write arriving in the drive's buffer over the interface: the first sector's
+/// transfer starts `first_ns` after the command starts, and each sector takes
+/// `ns_per_sector`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BufferedData {
+    pub first_ns: u64,
+    pub ns_per_sector: f64,
+}
+
+impl BufferedData {
+    /// When sector `j` (from 0) of the write is in the buffer.
+    fn ready_ns(&self, j: u64) -> f64 {
+        self.first_ns as f64 + (j + 1) as f64 * self.ns_per_sector
+    }
+}
+
+/// When a write of `sectors` whose first sector is under the head at `start_ns` (both
+/// from the command's start) has written its last sector, taking `media_ns` on the media
+/// when nothing stops it. The head writes a sector only if its data is already in the
+/// buffer: a sector that passes under the head before its data arrived is written one
+/// revolution later, when it comes round again. A write fed over an interface slower than
+/// the media loses a revolution each time the media catches up with the data.
+pub(super) fn write_from_buffer_ns(
+    start_ns: u64,
+    media_ns: u64,
+    sectors: u64,
+    data: BufferedData,
+    rev_ns: u64,
+) -> u64 {
+    let per_sector = media_ns as f64 / sectors.max(1) as f64;
+    // On the current pass the head reaches sector `j` at `pass + j * per_sector`.
+    let mut pass = start_ns as f64;
+    let mut j = 0;
+    while j < sectors {
+        let at = pass + j as f64 * per_sector;
+        let ready = data.ready_ns(j);
+        if at >= ready {
+            j += 1;
+        } else {
+            pass += ((ready - at) / rev_ns as f64).ceil() * rev_ns as f64;
+        }
+    }
+    ((pass + media_ns as f64).round() as u64).max(start_ns + media_ns)
+}
+
+#[cfg(test)]
+mod tests;
