@@ -23,6 +23,7 @@ mod oracle_mechanics;
 mod raid_ops;
 mod reference_case1;
 mod table_sizing;
+mod temp_io;
 mod transactions;
 mod warmup;
 mod workloads;
