@@ -19,10 +19,10 @@ const DEFAULT_LOG_BUFFER_BYTES: u64 = 16 << 20;
 /// Share of logical reads on index blocks when Instance Activity Stats are missing.
 const DEFAULT_INDEX_SHARE: f64 = 0.5;
 
-struct Ctx<'a> {
-    f: &'a Facts,
-    tps: f64,
-    warnings: Vec<String>,
+pub(crate) struct Ctx<'a> {
+    pub(crate) f: &'a Facts,
+    pub(crate) tps: f64,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Ctx<'_> {
@@ -43,7 +43,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn stat(&self, name: &str) -> Option<f64> {
+    pub(crate) fn stat(&self, name: &str) -> Option<f64> {
         self.f.activity.get(name).copied()
     }
 
@@ -113,6 +113,8 @@ pub(crate) fn build(
     let instance = instance(&mut cx);
     let sessions = sessions(&mut cx);
     transaction.think_ms = think_ms(&mut cx, sessions);
+    let block = block_bytes(&mut cx);
+    transaction.temp_bytes = crate::temp::temp_bytes(&mut cx, block);
     let kind = match format {
         Format::StatspackText => "statspack",
         Format::AwrText | Format::AwrHtml => "awr",
@@ -122,7 +124,7 @@ pub(crate) fn build(
         engine: Engine::Oracle,
         source: format!("{kind}:{file}"),
         sessions,
-        block_bytes: block_bytes(&mut cx),
+        block_bytes: block,
         transactions: vec![transaction],
         segments,
         instance,
@@ -207,6 +209,7 @@ fn transaction(cx: &mut Ctx, logical_reads: f64) -> Transaction {
         cpu_ms: cpu_ms(cx),
         statements: cx.per_txn("execute").unwrap_or(1.0),
         think_ms: 0.0,
+        temp_bytes: 0.0,
         physical_reads: cx.per_txn("physical read"),
         physical_writes: cx.per_txn("physical write"),
     }

@@ -14,6 +14,7 @@ mod grid;
 mod html;
 mod number;
 mod sections;
+mod temp;
 
 use storlab_core::character::{CharacterError, Characterization};
 

@@ -114,12 +114,20 @@ pub struct Transaction {
     pub cpu_ms: f64,
     pub statements: f64,
     pub think_ms: f64,
+    /// Bytes a sort or hash join writes to temp and reads back (work beyond its memory); 0:
+    /// everything fits in memory.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub temp_bytes: f64,
     /// Blocks read from storage, as observed (not an input of the model).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub physical_reads: Option<f64>,
     /// Blocks written to storage, as observed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub physical_writes: Option<f64>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// What a segment holds.

@@ -60,6 +60,8 @@ pub struct DbTestDef {
     pub once: bool,
     /// The simulator's database model runs it (else only `storlab db` does).
     pub simulated: bool,
+    /// `storlab db` runs it on a real PostgreSQL (else only the simulator does).
+    pub real: bool,
     /// One sentence for `--test list` and the docs.
     pub summary: &'static str,
 }
@@ -97,6 +99,7 @@ const DPAWS: &str = "15 tables dpaws_01 .. dpaws_15, bigint primary key";
 const OB_BIG: &str = "ob_big, range-partitioned in 32 partitions on id";
 const OB_LOAD: &str = "ob_load (identity primary key)";
 const OLTP: &str = "oltp_item (primary key) and oltp_hist (appended)";
+const OB_QUERY: &str = "fact (512 MiB) joined to dimension (128 MiB)";
 
 const fn def(
     name: &'static str,
@@ -118,8 +121,15 @@ const fn def(
         row_bytes,
         once,
         simulated,
+        real: true,
         summary,
     }
+}
+
+/// A test only the simulator runs.
+const fn simulated_only(mut d: DbTestDef) -> DbTestDef {
+    d.real = false;
+    d
 }
 
 const fn oltp(name: &'static str, clients: u32, summary: &'static str) -> DbTestDef {
@@ -281,6 +291,18 @@ pub const DB_TESTS: &[DbTestDef] = &[
          and inserting 1; 10 ms think time; 50 clients",
     ),
     oltp("oltp/heavy", 100, "the oltp/medium mix with 100 clients"),
+    // Analytic queries: each run is one query, its elapsed time the transaction's response.
+    simulated_only(def(
+        "orabench/analytic-query",
+        4,
+        (0, 0),
+        Access::Bulk,
+        (OB_QUERY, [100, 100]),
+        (false, true),
+        "full scans of a fact and a dimension table, a hash join whose build side exceeds the \
+         work memory and a sort spilling to temp; its elapsed time is the response time \
+         (simulated only)",
+    )),
 ];
 
 /// The test named `suite/test`.
@@ -321,6 +343,8 @@ mod tests {
             Some(10_000)
         );
         assert!(find("dpaws/update-range").is_some_and(|d| d.ranged()));
+        assert!(DB_TESTS.iter().all(|d| d.real || d.simulated));
+        assert!(find("orabench/analytic-query").is_some_and(|d| d.simulated && !d.real));
         assert!(!find("dpaws/update-row").is_some_and(|d| d.ranged()));
         assert_eq!(row_bytes_of_table(DPAWS_ROW_BYTES, 14, 15), 805);
         assert_eq!(row_bytes_of_table(DPAWS_ROW_BYTES, 0, 15), 14);

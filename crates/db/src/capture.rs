@@ -166,6 +166,7 @@ fn window(
         blks_read: d(b.blks_read, a.blks_read),
         blks_hit: d(b.blks_hit, a.blks_hit),
         tup_inserted: d(b.tup_inserted, a.tup_inserted),
+        temp_bytes: d(b.temp_bytes, a.temp_bytes),
     };
     let (b, a) = (&before.cluster, &after.cluster);
     let cluster = snapshot::ClusterCounters {

@@ -16,6 +16,7 @@ pub(crate) mod engine;
 pub mod layout;
 pub mod log_writer;
 pub mod measured;
+pub mod query;
 pub mod scan_path;
 pub mod schema;
 pub mod undo;

@@ -99,8 +99,9 @@ pub struct SimArgs {
 /// Help of `storlab sim --db-test`: every test the simulated database runs.
 pub(super) fn sim_db_tests_help() -> String {
     format!(
-        "A simulated database test, one of {}; the other keys of a [database] section take \
-         their defaults",
-        storlab_sim::config::DbTest::NAMES.join(", ")
+        "A simulated database test, one of {}, or an analytic query: {}; the other keys of a \
+         [database] section take their defaults",
+        storlab_sim::config::DbTest::NAMES.join(", "),
+        storlab_sim::db::query::names().join(", ")
     )
 }

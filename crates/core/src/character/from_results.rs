@@ -205,6 +205,7 @@ pub fn from_results(
         cpu_ms: round3(cpu_ms),
         statements: round3(k),
         think_ms: 0.0,
+        temp_bytes: 0.0,
         physical_reads: Some(per(s.read)),
         physical_writes: Some(round3(s.written / s.ops)),
     };

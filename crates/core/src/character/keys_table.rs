@@ -14,6 +14,8 @@ pub const MAX_BLOCKS: f64 = 1e9;
 pub const MAX_ROWS: f64 = 1e12;
 /// Most redo/WAL bytes per execution: 10 TB.
 pub const MAX_REDO_BYTES: f64 = 1e13;
+/// Most temp bytes per execution (sort runs, hash partitions): 100 TB.
+pub const MAX_TEMP_BYTES: f64 = 1e14;
 /// Most CPU milliseconds or statements per execution (1e9 ms: about 11.6 days).
 pub const MAX_PER_EXEC: f64 = 1e9;
 /// Longest think time between two executions of a session: one day.
@@ -181,6 +183,15 @@ pub const TRANSACTION_KEYS: &[Key] = &[
     )
     .float(0.0, MAX_THINK_MS)
     .unit("ms"),
+    Key::new(
+        "temp_bytes",
+        Kind::Number,
+        D("0.0"),
+        "bytes sorts and hash joins write to temp and read back (work beyond their memory): \
+         written in large direct writes and read back once, bypassing the buffer cache",
+    )
+    .float(0.0, MAX_TEMP_BYTES)
+    .unit("bytes"),
     Key::new(
         "physical_reads",
         Kind::Number,

@@ -111,6 +111,23 @@ fn an_example_reads_with_its_defaults_filled_in() {
 }
 
 #[test]
+fn temp_bytes_read_with_their_bound_and_stay_out_of_files_when_zero() {
+    let c = example();
+    assert_eq!(
+        c.transactions[0].temp_bytes, 0.0,
+        "the default: no temp I/O"
+    );
+    assert!(!c.to_toml().contains("temp_bytes"), "zero is not written");
+    let text = EXAMPLE.replace("think_ms = 100.0", "think_ms = 100.0\ntemp_bytes = 1048576");
+    let c = Characterization::from_toml(&text, "w.toml").expect("parses");
+    assert_eq!(c.transactions[0].temp_bytes, 1_048_576.0);
+    assert_eq!(Characterization::from_toml(&c.to_toml(), "a.toml"), Ok(c));
+    let (key, reason) = invalid(&EXAMPLE.replace("think_ms = 100.0", "temp_bytes = -1.0"));
+    assert_eq!(key, "transactions[0].temp_bytes");
+    assert!(reason.contains("at least 0"), "{reason}");
+}
+
+#[test]
 fn toml_and_json_round_trip_with_the_same_keys() {
     let c = example();
     let toml_text = c.to_toml();
@@ -267,6 +284,7 @@ mod round_trip {
                     cpu_ms: cpu,
                     statements: st,
                     think_ms: th,
+                    temp_bytes: pr.map_or(0.0, |p| p * 1000.0),
                     physical_reads: pr,
                     physical_writes: None,
                 },

@@ -134,6 +134,9 @@ pub(crate) fn characterize(w: &Window) -> Result<(Characterization, Vec<String>)
         cpu_ms: round3(on_cpu / tps * 1e3),
         statements,
         think_ms: round3(think_ms),
+        // Temp files are written once and read back once (pg_stat_database counts the
+        // bytes written).
+        temp_bytes: per(w.db.temp_bytes),
         physical_reads: Some(per(physical_reads)),
         physical_writes: Some(per(w.cluster.blocks_written)),
     };
@@ -317,6 +320,7 @@ mod tests {
                 blks_hit: 9000.0,
                 blks_read: 1000.0,
                 tup_inserted: 500.0,
+                temp_bytes: 8_192_000.0,
                 ..DbCounters::default()
             },
             cluster: ClusterCounters {
@@ -377,6 +381,10 @@ mod tests {
         assert_eq!(t.physical_reads, Some(1.0));
         assert_eq!(t.redo_bytes, 200.0);
         assert_eq!(t.rows_inserted, 0.5);
+        assert_eq!(
+            t.temp_bytes, 8192.0,
+            "8,192,000 temp bytes over 1000 transactions"
+        );
         assert_eq!(t.blocks_changed, 2.0, "3000 WAL records less 1000 commits");
         assert_eq!((t.index_share, t.scan_share), (0.4, 0.1));
         // 0.5 sessions on CPU at 100 tps: 5 ms; 4 connected, 2 active: 20 ms of think time.

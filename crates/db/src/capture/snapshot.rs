@@ -24,6 +24,8 @@ pub(crate) struct DbCounters {
     pub blks_read: f64,
     pub blks_hit: f64,
     pub tup_inserted: f64,
+    /// Bytes written to temporary files (sorts and hashes beyond `work_mem`).
+    pub temp_bytes: f64,
 }
 
 /// Cluster-wide WAL, checkpoint and relation-write counters.
@@ -73,7 +75,7 @@ pub(crate) struct Snapshot {
 }
 
 const DB_SQL: &str = "SELECT /* storlab capture */ xact_commit::float8, xact_rollback::float8, \
-     blks_read::float8, blks_hit::float8, tup_inserted::float8 FROM pg_stat_database WHERE datname = current_database()";
+     blks_read::float8, blks_hit::float8, tup_inserted::float8, temp_bytes::float8 FROM pg_stat_database WHERE datname = current_database()";
 
 /// The WAL and checkpoint query of a version.
 fn cluster_sql(version_num: i32) -> String {
@@ -154,6 +156,7 @@ impl Snapshot {
                 blks_read: d.get(2),
                 blks_hit: d.get(3),
                 tup_inserted: d.get(4),
+                temp_bytes: d.get(5),
             },
             cluster: ClusterCounters {
                 wal_records: w.get::<_, Option<f64>>(0).unwrap_or(0.0),

@@ -214,6 +214,9 @@ pub struct DbSpec {
     /// A workload characterization the sessions run instead of the test's operations.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub character: Option<Box<CharacterSpec>>,
+    /// Where a characterization's temp I/O goes, when not to the data target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temp: Option<Placement>,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -262,6 +265,8 @@ struct Raw {
     log_members: Vec<String>,
     #[serde(default)]
     db_file_multiblock_read_count: Option<u64>,
+    #[serde(default)]
+    temp: Option<Names>,
 }
 
 #[derive(Deserialize)]
@@ -347,13 +352,22 @@ pub fn parse_database(
         .map_err(|e: toml::de::Error| {
             ConfigError::invalid(file, culprit(&value), e.message().to_string())
         })?;
+    if let Some(q) = crate::db::query::find(&raw.test) {
+        return crate::db::query::database(
+            q,
+            value.as_table().cloned().unwrap_or_default(),
+            file,
+            system,
+        );
+    }
     let test = DbTest::parse(&raw.test).ok_or_else(|| {
         bad(
             "test",
             format!(
-                "unknown test {:?}; use {}",
+                "unknown test {:?}; use {}, {}",
                 raw.test,
-                DbTest::NAMES.join(", ")
+                DbTest::NAMES.join(", "),
+                crate::db::query::names().join(", ")
             ),
         )
     })?;
@@ -435,6 +449,7 @@ pub fn parse_database(
         ));
     }
     let log_members = log_members(&raw.log_members, &data, &log, log_need, system, file)?;
+    let temp = temp_placement(raw.temp, &data, &log, system, file)?;
     let archive = match raw.archive {
         None => None,
         Some(names) => {
@@ -500,6 +515,7 @@ pub fn parse_database(
         log_members,
         multiblock_read_count: raw.db_file_multiblock_read_count,
         character: None,
+        temp,
     })
 }
 
@@ -528,6 +544,36 @@ fn engine_table(engine: Engine, rows: u64, row_bytes: u64) -> Table {
 /// Oracle's default PCTFREE (Concepts, "Data Blocks": 10 percent of each block left free for
 /// updates).
 const ORACLE_PCTFREE: u32 = 10;
+
+
+/// Where temp I/O goes when `[database] temp` names a target: one with no LUN of the data or
+/// of the log (the default, the data target itself, is None).
+fn temp_placement(
+    names: Option<Names>,
+    data: &Placement,
+    log: &Placement,
+    system: &SystemSpec,
+    file: &str,
+) -> Result<Option<Placement>, ConfigError> {
+    let Some(names) = names else {
+        return Ok(None);
+    };
+    let t = placement(names, system, file, "temp")?;
+    let used: Vec<u32> = data
+        .member_luns(system)
+        .into_iter()
+        .chain(log.member_luns(system))
+        .collect();
+    if t.member_luns(system).iter().any(|l| used.contains(l)) {
+        return Err(ConfigError::invalid(
+            file,
+            "database.temp",
+            "shares LUNs with database.data or database.log; leave it out (temp then goes on \
+             the data target) or name a target of its own",
+        ));
+    }
+    Ok(Some(t))
+}
 
 /// The further log members: each a target of its own, with no LUN of the data, of the log
 /// or of another member, and room for the log files.
@@ -594,7 +640,8 @@ mod tests {
             assert_eq!(test.def().name, name);
         }
         for def in dbtest::DB_TESTS.iter().filter(|d| d.simulated) {
-            assert!(DbTest::parse(def.name).is_some(), "{}", def.name);
+            let query = crate::db::query::find(def.name).is_some();
+            assert!(DbTest::parse(def.name).is_some() || query, "{}", def.name);
         }
     }
 

@@ -153,8 +153,43 @@ pub fn db_md() -> String {
             d.summary
         );
     }
+    out += &queries_md();
     out += "\n## The `[database]` section of a workload file\n\n";
     out += &markdown_table(DATABASE_KEYS);
+    out
+}
+
+/// The built-in analytic queries: their shapes and the temp I/O they spill.
+fn queries_md() -> String {
+    let mib = |b: u64| b >> 20;
+    let mut out = String::from(
+        "\n## Analytic queries\n\n\
+         A built-in query runs as a workload characterization of one transaction type, \
+         `query`: each execution scans its two tables whole (multiblock reads, or Oracle's \
+         direct path reads when a table exceeds a tenth of the buffer cache), then writes \
+         what its hash join and its sort spill to temp and reads it back (`direct path write \
+         temp` and `direct path read temp` with `engine = \"oracle\"`, `IO:BufFileWrite` and \
+         `IO:BufFileRead` otherwise; the `temp` class of the results). Its elapsed time is the \
+         transaction's response time (mean and percentiles per type). A grace hash join whose \
+         build side B exceeds the work memory M writes both inputs once per partitioning pass \
+         (⌈log_F(B/M)⌉ passes, fan-out F = M over the temp I/O size); a sort of S > M writes \
+         S once per merge level but the last. The queries are simulated only: `storlab db` \
+         has no statements for them.\n\n\
+         | test | fact (probe) MiB | dimension (build) MiB | sorted MiB | work memory MiB | \
+         buffer cache MiB | temp per query MiB (1 MiB I/Os) |\n|---|---|---|---|---|---|---|\n",
+    );
+    for q in crate::db::query::QUERIES {
+        out += &format!(
+            "| `{}` | {} | {} | {} | {} | {} | {} |\n",
+            q.name,
+            mib(q.probe_bytes),
+            mib(q.build_bytes),
+            mib(q.sort_bytes),
+            mib(q.work_mem_bytes),
+            mib(q.buffer_bytes),
+            mib(q.temp_bytes(1 << 20))
+        );
+    }
     out
 }
 

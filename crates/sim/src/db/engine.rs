@@ -23,6 +23,7 @@ mod oscache;
 mod profile;
 mod redo;
 mod report;
+mod temp;
 mod tx;
 mod walk;
 mod writer;
@@ -59,6 +60,11 @@ pub(crate) enum DbIo {
     /// The host's write-back of blocks written into the file cache (a session's victim, a
     /// database-writer write): nobody waits.
     Writeback,
+    /// A session's write of its sort runs or hash partitions to temp, and its read of them
+    /// back; the host's write-back of a temp write into the file cache (nobody waits).
+    TempWrite(u32),
+    TempRead(u32),
+    TempWriteback,
 }
 
 struct Session {
@@ -181,6 +187,8 @@ pub(crate) struct DbEngine {
     /// Blocks of the page space; a characterization's next insert block of each segment.
     page_blocks: u64,
     mix_appends: Vec<u64>,
+    /// Sorts' and hash joins' temp I/O (None: the workload has none).
+    temp: Option<temp::Temp>,
 }
 
 impl DbEngine {
@@ -218,6 +226,18 @@ impl DbEngine {
             .collect::<Result<Vec<u32>, String>>()?;
         let oracle = redo::Oracle::new(spec, page_blocks);
         let opts = *stack.opts();
+        let temp = temp::Temp::new(
+            spec,
+            (data, spec.data.bytes(stack.spec()) / 8192),
+            match &spec.temp {
+                Some(p) if spec.character.is_some() => Some((
+                    stack.add_target(p.volume, &p.luns)?,
+                    p.bytes(stack.spec()) / 8192,
+                )),
+                _ => None,
+            },
+            opts.warmup_ns,
+        );
         let sessions = (0..spec.sessions)
             .map(|i| Session {
                 rng: Rng::derive(opts.seed, Purpose::Job, (1 << 40) | u64::from(i)),
@@ -274,6 +294,7 @@ impl DbEngine {
             oracle,
             page_blocks,
             mix_appends: mix.map_or_else(Vec::new, |m| vec![0; m.segments.len()]),
+            temp,
         })
     }
 
@@ -299,6 +320,7 @@ impl DbEngine {
         match t {
             DbTimer::Session(s) => match self.sessions[s as usize].cpu_pending.take() {
                 Some(cpu) => self.run_cpu(s, stack.now(), cpu, stack),
+                None if self.temp_buffered(s) => self.temp_io_done(s, stack),
                 None => self.advance(s, stack),
             },
             DbTimer::VictimBuffered(s) => self.victim_written(s, stack),
@@ -442,6 +464,8 @@ impl DbEngine {
                 self.log_step(step, stack);
             }
             DbIo::ArchiveRead | DbIo::ArchiveWrite => self.archive_io_done(stack),
+            DbIo::TempWrite(s) | DbIo::TempRead(s) => self.temp_io_done(s, stack),
+            DbIo::TempWriteback => self.writebacks -= 1,
         }
     }
 }

@@ -26,6 +26,7 @@ mod raid_ops;
 mod redundancy_sets;
 mod reference_case1;
 mod table_sizing;
+mod temp_io;
 mod transactions;
 mod warmup;
 mod workloads;

@@ -27,6 +27,10 @@ const CARRIER_TEST: &str = "oltp/medium";
 pub struct CharacterSpec {
     pub workload: Characterization,
     pub mix: WorkloadMix,
+    /// A built-in query's: every execution scans every table segment whole, in order
+    /// ([`crate::db::query`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub full_scans: bool,
 }
 
 fn default_target(system: &SystemSpec, volume: &str) -> Option<toml::Value> {
@@ -147,6 +151,7 @@ pub fn character_workload(
     spec.character = Some(Box::new(CharacterSpec {
         workload: c.clone(),
         mix,
+        full_scans: false,
     }));
     Ok(WorkloadSpec {
         name: c.name.clone(),

@@ -253,4 +253,12 @@ pub const DATABASE_KEYS: &[Key] = &[
     )
     .int(1, MAX_MULTIBLOCK_READ_COUNT)
     .unit("blocks"),
+    Key::new(
+        "temp",
+        NAMES,
+        Default::Derived("the data target"),
+        "where a characterization's sorts and hash joins write their temp segments \
+         (`temp_bytes`): a target of their own, or by default the data target (its `temp` \
+         segment, else its room after the segments and log files)",
+    ),
 ];

@@ -31,9 +31,12 @@ impl DbEngine {
             return MixOp::default();
         };
         let sess = &mut self.sessions[s as usize];
-        let op = c
+        let mut op = c
             .mix
             .plan(&mut sess.rng, &mut sess.carry, &mut self.mix_appends, plan);
+        if c.full_scans {
+            op.scan = crate::db::query::full_scans(&c.workload, &c.mix, plan);
+        }
         sess.tx_type = op.tx_type;
         sess.scan = op.scan;
         op
@@ -51,6 +54,7 @@ impl DbEngine {
         if stack.measuring() {
             self.stats.redo_bytes += op.log_bytes;
         }
+        self.temp_begin(s, op.tx_type);
         let sess = &mut self.sessions[s as usize];
         sess.commits = op.commits;
         sess.log_bytes = op.log_bytes;

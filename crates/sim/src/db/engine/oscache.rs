@@ -14,7 +14,7 @@ use crate::config::DbSpec;
 
 /// Write-backs of the file cache in flight at most: beyond them a session's write waits for
 /// the device, as the kernel throttles writers when dirty pages pile up.
-const WRITEBACK_MAX: u32 = 4096;
+pub(super) const WRITEBACK_MAX: u32 = 4096;
 
 /// The file cache at the start: empty, or (`os_cache_warm`) holding the database's first
 /// blocks in order, as many as fit (all of them when it is larger than the database).

@@ -27,6 +27,10 @@ impl DbEngine {
             DbIo::Log => &mut self.log_io,
             DbIo::LogMember(i) => &mut self.member_io[i as usize],
             DbIo::ArchiveRead | DbIo::ArchiveWrite => &mut self.archive_io,
+            DbIo::TempWrite(_) | DbIo::TempRead(_) | DbIo::TempWriteback => match &mut self.temp {
+                Some(t) => &mut t.io,
+                None => &mut self.data_io,
+            },
             _ => &mut self.data_io,
         };
         role.record(now, write, bytes, latency_ns);
@@ -40,6 +44,9 @@ impl DbEngine {
         all.merge(&db.archive_io);
         for m in &db.member_io {
             all.merge(m);
+        }
+        if let Some(t) = &db.temp {
+            all.merge(&t.io);
         }
         all
     }
@@ -90,6 +97,7 @@ impl DbEngine {
             });
         }
         classes.extend(archive);
+        classes.extend(db.temp_class(secs));
         classes
     }
 
@@ -108,6 +116,9 @@ impl DbEngine {
         }
         for m in &mut self.member_io {
             *m = HostStats::new(now_ns);
+        }
+        if let Some(t) = self.temp.as_mut() {
+            t.reset(now_ns);
         }
     }
 
@@ -205,6 +216,7 @@ impl DbEngine {
             }
             waits.extend(db.scan_wait_events(total));
         }
+        waits.extend(db.temp_wait_events(total));
         waits.retain(|w| w.time_pct > 0.0 || w.avg_ms.is_some_and(|a| a > 0.0));
         waits.sort_by(|a, b| b.time_pct.total_cmp(&a.time_pct));
         m.waits = waits;
@@ -226,6 +238,7 @@ impl DbEngine {
                     format!("characterization:{}", c.workload.name).into(),
                 );
                 db.character_parameters(o, secs);
+                db.temp_parameters(o, secs);
             } else {
                 db.layout_parameters(o);
             }

@@ -103,6 +103,10 @@ impl DbEngine {
 
     /// Session `s`'s accesses are done: it commits, or goes on to its next operation.
     fn operation_done(&mut self, s: u32, stack: &mut Stack) {
+        // Sorts and hash joins beyond memory: their temp writes and reads come first.
+        if self.temp.is_some() && self.temp_step(s, stack) {
+            return;
+        }
         if !self.sessions[s as usize].commits {
             self.finish_op(s, stack);
             return;

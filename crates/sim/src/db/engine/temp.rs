@@ -1,0 +1,348 @@
+//! Temp I/O of sorts and hash joins that do not fit in memory: a characterization's
+//! `temp_bytes` per execution are written to a temp segment and read back once, after the
+//! transaction's block visits and before its commit, in I/Os of the multiblock read's size,
+//! bypassing the buffer cache.
+//!
+//! - Oracle writes sort runs and hash partitions by direct path (`direct path write temp`)
+//!   and reads them back the same way (`direct path read temp`); the session waits for each.
+//! - PostgreSQL writes temp files through the host's file cache when there is one: the
+//!   session pays the system call and the copy (`os_read` per block, `IO:BufFileWrite`) and
+//!   the host writes the blocks back in the background; without a file cache it waits for
+//!   the device. It reads them back from the device (`IO:BufFileRead`): the model keeps no
+//!   temp block in the file cache.
+//! - Where: the characterization's `kind = "temp"` segment when it has one, on the data
+//!   target, or the whole of `[database] temp` when that names a target of its own; else
+//!   the data target's room after the segments (and the log files that follow them), else
+//!   the segments' own blocks. Each session writes its runs in a slice of its own, one
+//!   after another, wrapping at the slice's end.
+//! - Fractions of a block carry from one execution of a type to the next, so the temp bytes
+//!   written and read average out to `temp_bytes` per execution exactly.
+
+use storlab_core::character::{Engine, SegmentKind};
+use storlab_core::histogram::round_to;
+use storlab_core::host_stats::HostStats;
+use storlab_core::result::{ClassMetrics, WaitEvent};
+
+use super::{DbEngine, DbIo, Stack, BLOCK_SECTORS};
+use crate::config::DbSpec;
+use crate::db::workload_mix::BLOCK_BYTES;
+use crate::db::DbTimer;
+use crate::metrics::round3;
+
+/// Temp I/O of the whole database: where it goes, what each type does, and its figures.
+pub(super) struct Temp {
+    /// The target temp I/O goes to, and its name in the results.
+    target: u32,
+    names: String,
+    /// Blocks of each session's slice, and where the slices start.
+    first_block: u64,
+    slice_blocks: u64,
+    /// Blocks of one temp I/O.
+    io_blocks: u64,
+    /// Temp blocks per execution of each transaction type.
+    per_type_blocks: Vec<f64>,
+    sessions: Vec<SessionTemp>,
+    /// Host I/O of the temp segment.
+    pub(super) io: HostStats,
+    stats: TempStats,
+}
+
+/// One session's temp work.
+#[derive(Clone, Default)]
+struct SessionTemp {
+    /// Fractions of a block carried to the next execution, per type.
+    carry: Vec<f64>,
+    /// The current execution's blocks still to write and to read back, and how many it
+    /// writes in all.
+    write_left: u64,
+    read_left: u64,
+    blocks: u64,
+    /// Where its current run starts in its slice, and where the next run starts.
+    run_start: u64,
+    next_start: u64,
+    /// The pending temp I/O is a write (else a read), and when it was issued.
+    writing: bool,
+    /// The pending write went into the file cache (the session hears by timer).
+    buffered: bool,
+}
+
+/// Temp figures of the measured window.
+#[derive(Clone, Copy, Default)]
+struct TempStats {
+    write_waits: u64,
+    write_wait_ns: u64,
+    read_waits: u64,
+    read_wait_ns: u64,
+    /// Blocks written and read back by the executions that finished their temp work.
+    blocks_written: u64,
+    blocks_read: u64,
+    executions: u64,
+}
+
+impl Temp {
+    /// The temp work of `spec`'s characterization, None when no transaction type has any
+    /// (the database then runs as it always has). `data`: the data target; `temp`: the
+    /// target of `[database] temp` and its blocks, when it names one.
+    pub(super) fn new(
+        spec: &DbSpec,
+        data: (u32, u64),
+        temp: Option<(u32, u64)>,
+        warmup_ns: u64,
+    ) -> Option<Temp> {
+        let c = spec.character.as_ref()?;
+        let per_type_blocks: Vec<f64> = c
+            .workload
+            .transactions
+            .iter()
+            .map(|t| t.temp_bytes / BLOCK_BYTES as f64)
+            .collect();
+        if per_type_blocks.iter().all(|b| *b <= 0.0) {
+            return None;
+        }
+        let segment = c
+            .workload
+            .segments
+            .iter()
+            .zip(&c.mix.segments)
+            .find(|(s, m)| s.kind == SegmentKind::Temp && m.blocks > 0)
+            .map(|(_, m)| (m.first_block, m.blocks));
+        let (target, first, blocks, names) = match (temp, spec.temp.as_ref()) {
+            (Some((t, have)), Some(p)) => {
+                let blocks = segment.map_or(have, |(_, b)| b.min(have));
+                (t, 0, blocks, p.names.join(","))
+            }
+            _ => {
+                let (first, blocks) = segment.unwrap_or_else(|| data_room(spec, data.1));
+                (data.0, first, blocks, spec.data.names.join(","))
+            }
+        };
+        let io_blocks = c.mix.multiblock_read_count.max(1);
+        let n = u64::from(spec.sessions.max(1));
+        let slice_blocks = (blocks / n).max(io_blocks);
+        let session = SessionTemp {
+            carry: vec![0.0; per_type_blocks.len()],
+            ..SessionTemp::default()
+        };
+        Some(Temp {
+            target,
+            names,
+            first_block: first,
+            slice_blocks,
+            io_blocks,
+            per_type_blocks,
+            sessions: vec![session; spec.sessions as usize],
+            io: HostStats::new(warmup_ns),
+            stats: TempStats::default(),
+        })
+    }
+
+    /// The blocks the next execution of type `ty` writes (and reads back), its fraction
+    /// carried in `carry`.
+    fn blocks_of(per_execution: f64, carry: &mut f64) -> u64 {
+        let total = per_execution + *carry;
+        let n = total.floor().max(0.0);
+        *carry = total - n;
+        n as u64
+    }
+
+    /// The figures restart at `now_ns` (the warm-up is over).
+    pub(super) fn reset(&mut self, now_ns: u64) {
+        self.io = HostStats::new(now_ns);
+        self.stats = TempStats::default();
+    }
+}
+
+/// The data target's room after the segments and the log files that follow them (blocks),
+/// else the segments' own blocks: (first block, blocks).
+fn data_room(spec: &DbSpec, target_blocks: u64) -> (u64, u64) {
+    let used_bytes = match (spec.log_offset, spec.character.as_ref()) {
+        (Some(off), _) => off + spec.log_file_bytes * u64::from(spec.log_groups),
+        (None, Some(c)) => c.mix.blocks * BLOCK_BYTES,
+        (None, None) => 0,
+    };
+    let used = used_bytes.div_ceil(BLOCK_BYTES);
+    if target_blocks > used {
+        (used, target_blocks - used)
+    } else {
+        let blocks = spec.character.as_ref().map_or(1, |c| c.mix.blocks.max(1));
+        (0, blocks)
+    }
+}
+
+impl DbEngine {
+    /// Session `s` starts an execution of type `ty`: its temp work is planned.
+    pub(super) fn temp_begin(&mut self, s: u32, ty: usize) {
+        let Some(t) = self.temp.as_mut() else {
+            return;
+        };
+        let per = t.per_type_blocks.get(ty).copied().unwrap_or(0.0);
+        let sess = &mut t.sessions[s as usize];
+        let n = Temp::blocks_of(per, &mut sess.carry[ty]);
+        sess.write_left = n;
+        sess.read_left = n;
+        sess.blocks = n;
+        sess.run_start = sess.next_start;
+        sess.next_start = (sess.next_start + n) % t.slice_blocks;
+    }
+
+    /// Session `s`'s visits are done: it issues its next temp write or read and true is
+    /// returned, or false when its temp work is done (it then commits or goes on).
+    pub(super) fn temp_step(&mut self, s: u32, stack: &mut Stack) -> bool {
+        let buffer = self.spec.engine == Engine::Postgresql && self.spec.os_cache_blocks > 0;
+        let copy_ns = self.spec.os_read_ns;
+        let room = self.writebacks < super::oscache::WRITEBACK_MAX;
+        let Some(t) = self.temp.as_mut() else {
+            return false;
+        };
+        let (io_blocks, slice) = (t.io_blocks, t.slice_blocks);
+        let base = t.first_block + u64::from(s) * slice;
+        let sess = &mut t.sessions[s as usize];
+        let (left, write) = if sess.write_left > 0 {
+            (&mut sess.write_left, true)
+        } else if sess.read_left > 0 {
+            (&mut sess.read_left, false)
+        } else {
+            if sess.blocks > 0 && stack.measuring() {
+                t.stats.blocks_written += sess.blocks;
+                t.stats.blocks_read += sess.blocks;
+                t.stats.executions += 1;
+            }
+            sess.blocks = 0;
+            return false;
+        };
+        // The run's next blocks: consecutive in the slice, at most one I/O, not past its end.
+        let done = sess.blocks - *left;
+        let at = (sess.run_start + done) % slice;
+        let n = (*left).min(io_blocks).min(slice - at);
+        *left -= n;
+        sess.writing = write;
+        sess.buffered = write && buffer && room;
+        self.sessions[s as usize].wait_start = stack.now();
+        let (lba, sectors) = ((base + at) * BLOCK_SECTORS, n * BLOCK_SECTORS);
+        let target = t.target;
+        if sess.buffered {
+            self.writebacks += 1;
+            stack.schedule_db(stack.now() + (copy_ns * n).max(1), DbTimer::Session(s));
+            stack.issue_db_io(DbIo::TempWriteback, target, lba, sectors, true);
+        } else if write {
+            stack.issue_db_io(DbIo::TempWrite(s), target, lba, sectors, true);
+        } else {
+            stack.issue_db_io(DbIo::TempRead(s), target, lba, sectors, false);
+        }
+        true
+    }
+
+    /// Session `s`'s temp write or read is done (or its write is in the file cache): the
+    /// wait is counted and its work goes on.
+    pub(super) fn temp_io_done(&mut self, s: u32, stack: &mut Stack) {
+        let waited = stack.now() - self.sessions[s as usize].wait_start;
+        if let Some(t) = self.temp.as_mut() {
+            let sess = &mut t.sessions[s as usize];
+            sess.buffered = false;
+            if stack.measuring() {
+                let st = &mut t.stats;
+                if sess.writing {
+                    st.write_waits += 1;
+                    st.write_wait_ns += waited;
+                } else {
+                    st.read_waits += 1;
+                    st.read_wait_ns += waited;
+                }
+            }
+        }
+        self.advance(s, stack);
+    }
+
+    /// Whether session `s` waits for a temp write buffered in the file cache (its timer).
+    pub(super) fn temp_buffered(&self, s: u32) -> bool {
+        self.temp
+            .as_ref()
+            .is_some_and(|t| t.sessions[s as usize].buffered)
+    }
+
+    /// The temp segment's I/O as a class of its own (None without temp work).
+    pub(super) fn temp_class(&self, secs: f64) -> Option<ClassMetrics> {
+        let t = self.temp.as_ref()?;
+        Some(ClassMetrics {
+            name: "temp".into(),
+            target: t.names.clone(),
+            metrics: t.io.metrics(secs),
+            commit: None,
+        })
+    }
+
+    /// The temp wait events over a window of `total_ns` session time: Oracle's direct path
+    /// names, PostgreSQL's `IO:BufFileWrite`/`IO:BufFileRead`.
+    pub(super) fn temp_wait_events(&self, total_ns: f64) -> Vec<WaitEvent> {
+        let Some(t) = self.temp.as_ref() else {
+            return Vec::new();
+        };
+        let oracle = self.spec.engine == Engine::Oracle;
+        let st = &t.stats;
+        let names = if oracle {
+            ["direct path write temp", "direct path read temp"]
+        } else {
+            ["IO:BufFileWrite", "IO:BufFileRead"]
+        };
+        [
+            (names[0], st.write_wait_ns, st.write_waits),
+            (names[1], st.read_wait_ns, st.read_waits),
+        ]
+        .into_iter()
+        .map(|(event, ns, n)| WaitEvent {
+            event: event.to_string(),
+            time_pct: round_to(100.0 * ns as f64 / total_ns, 1),
+            avg_ms: Some(if n == 0 {
+                0.0
+            } else {
+                round3(ns as f64 / n as f64 / 1e6)
+            }),
+            avg_from: None,
+        })
+        .collect()
+    }
+
+    /// The temp figures into the run's parameters: bytes written and read back per second
+    /// and per finished execution.
+    pub(super) fn temp_parameters(
+        &self,
+        o: &mut serde_json::Map<String, serde_json::Value>,
+        secs: f64,
+    ) {
+        let Some(t) = self.temp.as_ref() else {
+            return;
+        };
+        let st = &t.stats;
+        let per_s = |blocks: u64| round_to(blocks as f64 * BLOCK_BYTES as f64 / secs.max(1e-9), 1);
+        o.insert(
+            "temp_write_bytes_per_s".into(),
+            per_s(st.blocks_written).into(),
+        );
+        o.insert("temp_read_bytes_per_s".into(), per_s(st.blocks_read).into());
+        o.insert("temp_executions".into(), st.executions.into());
+        o.insert(
+            "temp_bytes_written".into(),
+            (st.blocks_written * BLOCK_BYTES).into(),
+        );
+        o.insert(
+            "temp_bytes_read".into(),
+            (st.blocks_read * BLOCK_BYTES).into(),
+        );
+        o.insert("temp_io_bytes".into(), (t.io_blocks * BLOCK_BYTES).into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Temp;
+
+    #[test]
+    fn fractions_of_a_block_carry_so_the_blocks_average_out_exactly() {
+        // 2.5 blocks per execution: 2, 3, 2, 3 ... 10 executions write 25 blocks.
+        let mut carry = 0.0;
+        let blocks: Vec<u64> = (0..10).map(|_| Temp::blocks_of(2.5, &mut carry)).collect();
+        assert_eq!(blocks.iter().sum::<u64>(), 25);
+        assert_eq!(&blocks[..4], &[2, 3, 2, 3]);
+        assert_eq!(Temp::blocks_of(0.0, &mut 0.0), 0);
+    }
+}
