@@ -30,10 +30,12 @@ use super::workload::{resolve_placement, Placement};
 use super::{ConfigError, SystemSpec};
 
 mod character;
+mod job;
 mod keys_table;
 
 pub use character::{character_workload, CharacterSpec, DEFAULT_MULTIBLOCK_READ_COUNT};
 
+pub use job::{JobExtents, JobKind, JobSpec, JOB_KEYS};
 pub use keys_table::DATABASE_KEYS;
 
 use crate::db::layout::Layout;
@@ -209,6 +211,10 @@ pub struct DbSpec {
     /// A workload characterization the sessions run instead of the test's operations.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub character: Option<Box<CharacterSpec>>,
+    /// A fixed-size job the database runs once, to completion, instead of the test's
+    /// operations (`test` is then the base whose tables the job works on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job: Option<JobSpec>,
 }
 
 /// A `[database]` table checked and with the declared defaults filled in ([`DATABASE_KEYS`]).
@@ -331,6 +337,7 @@ pub fn parse_database(
         Some(t) => t.clone(),
         None => return Err(ConfigError::invalid(file, "database", "must be a table")),
     };
+    let job = job::take_if_job(&mut table, file, system)?;
     keys::check_section(&mut table, DATABASE_KEYS).map_err(|(k, reason)| bad(&k, reason))?;
     let raw: Raw = toml::Value::Table(table)
         .try_into()
@@ -493,7 +500,9 @@ pub fn parse_database(
         log_members,
         multiblock_read_count: raw.db_file_multiblock_read_count,
         character: None,
+        job: None,
     })
+    .and_then(|spec| job::attach(spec, job, file, system))
 }
 
 /// The further log members: each a target of its own, with no LUN of the data, of the log

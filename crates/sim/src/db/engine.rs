@@ -14,6 +14,8 @@ use storlab_core::LatencyHistogram;
 mod archive;
 mod character;
 mod direct_path;
+#[path = "jobs.rs"]
+pub(crate) mod jobs;
 mod launch;
 mod log;
 mod log_space;
@@ -58,6 +60,8 @@ pub(crate) enum DbIo {
     /// The host's write-back of blocks written into the file cache (a session's victim, a
     /// database-writer write): nobody waits.
     Writeback,
+    /// A job's large read or write (its stream in the current phase).
+    Job(u32),
 }
 
 struct Session {
@@ -175,6 +179,8 @@ pub(crate) struct DbEngine {
     /// Blocks of the page space; a characterization's next insert block of each segment.
     page_blocks: u64,
     mix_appends: Vec<u64>,
+    /// A fixed-size job the database runs instead of its sessions' operations.
+    job: Option<Box<jobs::JobRun>>,
 }
 
 impl DbEngine {
@@ -211,6 +217,17 @@ impl DbEngine {
             .map(|m| stack.add_target(m.volume, &m.luns))
             .collect::<Result<Vec<u32>, String>>()?;
         let oracle = redo::Oracle::new(spec, page_blocks);
+        let job = match &spec.job {
+            Some(j) => {
+                let e = j.extents(spec);
+                let source = match j.source.as_ref().filter(|_| !e.input_on_data) {
+                    Some(s) => Some(stack.add_target(s.volume, &s.luns)?),
+                    None => None,
+                };
+                Some(Box::new(jobs::JobRun::new(spec, j, data, source)))
+            }
+            None => None,
+        };
         let opts = *stack.opts();
         let sessions = (0..spec.sessions)
             .map(|i| Session {
@@ -267,17 +284,27 @@ impl DbEngine {
             oracle,
             page_blocks,
             mix_appends: mix.map_or_else(Vec::new, |m| vec![0; m.segments.len()]),
+            job,
         })
     }
 
     /// Starts every session's first operation, the writer's rounds and the checkpoints.
     pub(crate) fn start(&mut self, stack: &mut Stack) {
+        if self.job.is_some() {
+            self.start_job(stack);
+            return;
+        }
         let n = self.sessions.len() as u32;
-        let interval = self.spec.dbwr_interval_ns;
-        let checkpoint = self.spec.checkpoint_ns;
         for s in 0..n {
             self.start_op(s, stack);
         }
+        self.start_background(stack);
+    }
+
+    /// Schedules the writer's rounds, the checkpoints and (Oracle) the log writer's timeout.
+    fn start_background(&mut self, stack: &mut Stack) {
+        let interval = self.spec.dbwr_interval_ns;
+        let checkpoint = self.spec.checkpoint_ns;
         stack.schedule_db(stack.now() + interval, DbTimer::Writer);
         if checkpoint > 0 {
             stack.schedule_db(stack.now() + checkpoint, DbTimer::Checkpoint);
@@ -350,6 +377,10 @@ impl DbEngine {
     }
 
     fn finish_op(&mut self, s: u32, stack: &mut Stack) {
+        if self.job.is_some() {
+            self.job_committed(stack);
+            return;
+        }
         if stack.measuring() {
             let sess = &self.sessions[s as usize];
             self.stats.ops += 1;
@@ -434,6 +465,7 @@ impl DbEngine {
                 self.log_step(step, stack);
             }
             DbIo::ArchiveRead | DbIo::ArchiveWrite => self.archive_io_done(stack),
+            DbIo::Job(i) => self.job_io_done(i, done.write, done.bytes, stack),
         }
     }
 }

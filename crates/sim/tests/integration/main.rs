@@ -16,6 +16,7 @@ mod failures;
 mod file_cache;
 mod front_end;
 mod host_layer;
+mod jobs;
 mod measured_profile;
 mod mva;
 mod oracle_engine;
