@@ -348,9 +348,10 @@ pub fn parse_database(
         bad(
             "test",
             format!(
-                "unknown test {:?}; use {}",
+                "unknown test {:?}; use {}, or a job: {}",
                 raw.test,
-                DbTest::NAMES.join(", ")
+                DbTest::NAMES.join(", "),
+                dbtest::JOB_NAMES.join(", ")
             ),
         )
     })?;
