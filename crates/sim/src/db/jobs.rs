@@ -67,62 +67,7 @@ impl JobRun {
     /// when it is not the data target).
     pub(crate) fn new(db: &DbSpec, job: &JobSpec, data: u32, source: Option<u32>) -> JobRun {
         let ext = job.extents(db);
-        let src = source.unwrap_or(data);
-        let chunk = job.write_bytes;
-        let n = job.outstanding;
-        let heap = heap_extent(db);
-        let mut rows = None;
-        let phases = match job.kind {
-            JobKind::CreateTablespace => vec![(0..u64::from(job.files))
-                .map(|f| {
-                    Stream::new(
-                        data,
-                        Role::Data,
-                        true,
-                        (f * job.size_bytes, job.size_bytes),
-                        chunk,
-                    )
-                    .with_outstanding(n)
-                })
-                .collect()],
-            JobKind::CopyFile | JobKind::LoadDirect => {
-                let role = if source.is_some() {
-                    Role::Source
-                } else {
-                    Role::Data
-                };
-                let out = if job.kind == JobKind::CopyFile {
-                    (ext.scratch_base, job.size_bytes)
-                } else {
-                    heap
-                };
-                vec![vec![
-                    Stream::new(src, role, false, (ext.input_base, ext.input_bytes), chunk)
-                        .with_outstanding(n)
-                        .paced(Pace::Leads(1)),
-                    Stream::new(data, Role::Data, true, out, chunk)
-                        .with_outstanding(n)
-                        .paced(Pace::Follows(0)),
-                ]]
-            }
-            JobKind::IndexBuild => index_phases(&ext, heap, data, job),
-            JobKind::LoadConventional | JobKind::UpdateAll | JobKind::DeleteAll => {
-                let (input, role, at) = if job.kind == JobKind::LoadConventional {
-                    let role = if source.is_some() {
-                        Role::Source
-                    } else {
-                        Role::Data
-                    };
-                    (src, role, (ext.input_base, ext.input_bytes))
-                } else {
-                    (data, Role::Data, heap)
-                };
-                rows = Some(RowWork::new(db, job.kind, at.1));
-                vec![vec![Stream::new(input, role, false, at, chunk)
-                    .with_outstanding(n)
-                    .paced(Pace::Rows)]]
-            }
-        };
+        let (phases, rows) = phases(db, job, &ext, data, source);
         let volume = |role: &str| JobVolumeIo {
             role: role.into(),
             ..JobVolumeIo::default()
@@ -193,6 +138,74 @@ impl JobRun {
             (done as f64 / all as f64).min(0.999_999)
         }
     }
+}
+
+/// The phases of `job` on the data target and its input's own target (when not the data
+/// target), and the rows it changes in batches (row jobs).
+fn phases(
+    db: &DbSpec,
+    job: &JobSpec,
+    ext: &JobExtents,
+    data: u32,
+    source: Option<u32>,
+) -> (Vec<Vec<Stream>>, Option<RowWork>) {
+    let src = source.unwrap_or(data);
+    let chunk = job.write_bytes;
+    let n = job.outstanding;
+    let heap = heap_extent(db);
+    let mut rows = None;
+    let phases = match job.kind {
+        JobKind::CreateTablespace => vec![(0..u64::from(job.files))
+            .map(|f| {
+                Stream::new(
+                    data,
+                    Role::Data,
+                    true,
+                    (f * job.size_bytes, job.size_bytes),
+                    chunk,
+                )
+                .with_outstanding(n)
+            })
+            .collect()],
+        JobKind::CopyFile | JobKind::LoadDirect => {
+            let role = if source.is_some() {
+                Role::Source
+            } else {
+                Role::Data
+            };
+            let out = if job.kind == JobKind::CopyFile {
+                (ext.scratch_base, job.size_bytes)
+            } else {
+                heap
+            };
+            vec![vec![
+                Stream::new(src, role, false, (ext.input_base, ext.input_bytes), chunk)
+                    .with_outstanding(n)
+                    .paced(Pace::Leads(1)),
+                Stream::new(data, Role::Data, true, out, chunk)
+                    .with_outstanding(n)
+                    .paced(Pace::Follows(0)),
+            ]]
+        }
+        JobKind::IndexBuild => index_phases(ext, heap, data, job),
+        JobKind::LoadConventional | JobKind::UpdateAll | JobKind::DeleteAll => {
+            let (input, role, at) = if job.kind == JobKind::LoadConventional {
+                let role = if source.is_some() {
+                    Role::Source
+                } else {
+                    Role::Data
+                };
+                (src, role, (ext.input_base, ext.input_bytes))
+            } else {
+                (data, Role::Data, heap)
+            };
+            rows = Some(RowWork::new(db, job.kind, at.1));
+            vec![vec![Stream::new(input, role, false, at, chunk)
+                .with_outstanding(n)
+                .paced(Pace::Rows)]]
+        }
+    };
+    (phases, rows)
 }
 
 /// The heap of the database's first table (the job's table): first byte and bytes.

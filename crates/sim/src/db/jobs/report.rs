@@ -10,14 +10,16 @@ use super::super::DbEngine;
 use crate::config::database::JobKind;
 
 impl DbEngine {
-    /// The job's figures into `m` (the run's window is the job's time, or the limit).
+    /// The job's figures into `m`; `window_s` is the run's window: the job's time, or the
+    /// time limit it reached.
     pub(crate) fn job_metrics(&self, m: &mut Metrics, window_s: f64) {
         let Some(job) = self.job.as_deref() else {
             return;
         };
         let complete = job.finished.is_some();
         let limit_s = job.limit_ns as f64 / 1e9;
-        let elapsed_s = job.finished.map_or(limit_s, |t| {
+        // Unfinished: the window it ran (the limit, or less when the run was interrupted).
+        let elapsed_s = job.finished.map_or(window_s, |t| {
             t.ns().saturating_sub(job.started.ns()) as f64 / 1e9
         });
         m.elapsed_s = Some(round_to(elapsed_s, 6));
