@@ -270,6 +270,7 @@ pub fn runs_with(a: &SimArgs, set: &DatabaseKeys) -> Result<Vec<Run>, CliError> 
             )),
         };
     let workload = with_measured_profile(workload, a.profile_from.as_deref())?;
+    check_job_options(a, &workload)?;
     let mut opts = opts(workload.database.is_some());
     let fitted = crate::trace_cmd::fit_window(a, &mut opts)?;
     let mut failures = system.failures.clone();
@@ -362,6 +363,28 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
         return Err(CliError::Failed(
             "interrupted; the results so far are marked partial".into(),
         ));
+    }
+    Ok(())
+}
+
+/// A job runs from its start until it is done, `--duration` its time limit: a warm-up and
+/// the load-sweep options do not apply to it.
+fn check_job_options(a: &SimArgs, workload: &WorkloadSpec) -> Result<(), CliError> {
+    let Some(job) = workload.database.as_ref().and_then(|d| d.job.as_ref()) else {
+        return Ok(());
+    };
+    let name = job.kind.name();
+    let warmup = matches!(a.run.warmup, Some(storlab_core::steady::Warmup::Fixed(t)) if t.0 > 0);
+    if warmup {
+        return Err(CliError::BadInput(format!(
+            "--warmup does not apply to {name}: a job runs from its start to its end, and \
+             --duration is its time limit; remove --warmup"
+        )));
+    }
+    if a.sweep || a.users.users_sweep {
+        return Err(CliError::BadInput(format!(
+            "--sweep and --users-sweep do not apply to {name}: a job runs once to completion"
+        )));
     }
     Ok(())
 }

@@ -262,6 +262,9 @@ pub fn single(run: &Run) -> String {
 
 /// The warning of a run measured outside steady state (empty when steady).
 pub fn unsteady(run: &Run) -> String {
+    if let Some(job) = &run.metrics.job {
+        return job_line(job, run.metrics.elapsed_s.unwrap_or(job.limit_s));
+    }
     if run.steady {
         return String::new();
     }
@@ -274,6 +277,22 @@ pub fn unsteady(run: &Run) -> String {
         "  warning: NOT STEADY: {}; these figures may not hold in a longer run ({advice})\n",
         run.steady_reason.as_deref().unwrap_or("no reason recorded")
     )
+}
+
+/// How a job ended, in place of the steady-state verdict (which does not apply to a job).
+fn job_line(job: &storlab_core::result::JobOutcome, elapsed_s: f64) -> String {
+    if job.complete {
+        format!(
+            "  job: ran to completion: elapsed {elapsed_s:.3} s ({})\n",
+            job.work
+        )
+    } else {
+        format!(
+            "  warning: job INCOMPLETE: {}% done when the time limit of {} s was reached \
+             (elapsed_s is the limit); raise --duration\n",
+            job.done_pct, job.limit_s
+        )
+    }
 }
 
 /// Each class of a simulated run (the streams of a workload file, the database's data and

@@ -305,6 +305,90 @@ pub const DB_TESTS: &[DbTestDef] = &[
     )),
 ];
 
+// Jobs: fixed-size work run once to completion and reported as elapsed time (the
+// maintenance tests of the published studies). Only the simulator runs the `job/` names;
+// `orabench/delete-batched` is the real suite's test of the same work (delete every row of
+// a table in batches, committing each), so the simulator runs it under that name.
+
+/// The suite of the jobs that have no test in `storlab db`'s suites.
+pub const JOB_SUITE: &str = "job";
+
+const fn job(name: &'static str, rows_per_commit: u64, summary: &'static str) -> DbTestDef {
+    def(
+        name,
+        1,
+        (0, rows_per_commit),
+        Access::Bulk,
+        ("job_t", [300, 300]),
+        (true, true),
+        summary,
+    )
+}
+
+/// The jobs only the simulator runs (`orabench/delete-batched`, in [`DB_TESTS`], is a job
+/// too: see [`JOB_NAMES`]).
+pub const JOB_TESTS: &[DbTestDef] = &[
+    job(
+        "job/create-tablespace",
+        0,
+        "create a tablespace of `files` data files of `size` each at once, formatted by \
+         large sequential writes",
+    ),
+    job(
+        "job/copy-file",
+        0,
+        "copy a file of `size` from the `source` volume to the data volume, `outstanding` \
+         I/Os in flight",
+    ),
+    job(
+        "job/load-direct",
+        0,
+        "load `rows` rows of `row_bytes` read from a file on `source` by direct path: \
+         formatted blocks written above the high-water mark, minimal redo",
+    ),
+    job(
+        "job/load-conventional",
+        2,
+        "load `rows` rows of `row_bytes` read from a file on `source` through the buffer \
+         cache, with redo and undo, committing every `rows_per_commit`",
+    ),
+    job(
+        "job/index-build",
+        0,
+        "build an index on a table of `rows` rows: full scan with multiblock reads, sort in \
+         `sort_memory` (sorted runs written and read once when it does not fit), index \
+         written by direct path",
+    ),
+    job(
+        "job/update-all",
+        200_000,
+        "update every row of a table of `rows` rows in a full scan, committing every \
+         `rows_per_commit`",
+    ),
+];
+
+/// Every job's name: the jobs of [`JOB_TESTS`] and the real suites' tests that are jobs.
+pub const JOB_NAMES: [&str; 7] = [
+    "job/create-tablespace",
+    "job/copy-file",
+    "job/load-direct",
+    "job/load-conventional",
+    "job/index-build",
+    "job/update-all",
+    "orabench/delete-batched",
+];
+
+/// The job named `name` (a [`JOB_TESTS`] entry, or a real suite's test that is a job).
+pub fn find_job(name: &str) -> Option<&'static DbTestDef> {
+    if !JOB_NAMES.contains(&name) {
+        return None;
+    }
+    JOB_TESTS
+        .iter()
+        .find(|d| d.name == name)
+        .or_else(|| find(name))
+}
+
 /// The test named `suite/test`.
 pub fn find(name: &str) -> Option<&'static DbTestDef> {
     DB_TESTS.iter().find(|d| d.name == name)
@@ -348,5 +432,28 @@ mod tests {
         assert!(!find("dpaws/update-row").is_some_and(|d| d.ranged()));
         assert_eq!(row_bytes_of_table(DPAWS_ROW_BYTES, 14, 15), 805);
         assert_eq!(row_bytes_of_table(DPAWS_ROW_BYTES, 0, 15), 14);
+    }
+
+    #[test]
+    fn every_job_is_declared_once_and_runs_once() {
+        for name in JOB_NAMES {
+            let d = find_job(name).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(d.name, name);
+            let in_suites = DB_TESTS.iter().filter(|e| e.name == name).count();
+            let in_jobs = JOB_TESTS.iter().filter(|e| e.name == name).count();
+            assert_eq!(in_suites + in_jobs, 1, "{name}");
+            assert!(in_jobs == 0 || d.suite() == JOB_SUITE, "{name}");
+        }
+        assert_eq!(JOB_TESTS.len() + 1, JOB_NAMES.len());
+        assert!(JOB_TESTS.iter().all(|d| d.once && d.simulated));
+        assert_eq!(
+            find_job("orabench/delete-batched").map(|d| d.rows_per_commit),
+            Some(1_000)
+        );
+        assert!(find_job("dpaws/update-row").is_none());
+        assert!(
+            find("job/copy-file").is_none(),
+            "jobs stay out of the suites"
+        );
     }
 }

@@ -8,12 +8,14 @@ use serde::{Deserialize, Serialize};
 use crate::histogram::LatencySummaryMs;
 
 mod db_evidence;
+mod job;
 mod pg_stat_io;
 mod sim_metrics;
 mod users_sweep;
 pub use db_evidence::{
     CheckpointStats, DbEvidence, RoleIostat, StatementStats, WaitEvent, WalStats,
 };
+pub use job::{JobOutcome, JobVolumeIo};
 pub use pg_stat_io::{PgStatIo, PgStatIoRow};
 pub use sim_metrics::{
     ArrayMetrics, ComponentMetrics, PathMetrics, RebuildMetrics, SimEvent, StripeWrites,
@@ -159,6 +161,13 @@ pub struct Metrics {
     /// Database runs: top wait events.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waits: Vec<WaitEvent>,
+    /// Jobs run to completion: the job's elapsed time, s (the time limit when it did not
+    /// finish; see `job`). Absent for runs measured over a window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_s: Option<f64>,
+    /// Jobs run to completion: finished or not, the share done, the I/O per volume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<JobOutcome>,
 }
 
 fn steady_default() -> bool {

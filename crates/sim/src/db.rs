@@ -25,6 +25,7 @@ pub mod workload_mix;
 pub use archiver::{ArchiveIo, Archiver};
 pub use buffer_cache::{Access, BufferCache};
 pub use db_writer::{BlockWrite, DbWriter};
+pub(crate) use engine::jobs;
 pub(crate) use engine::{DbEngine, DbIo};
 pub use log_writer::{LogConfig, LogStep, LogWrite, LogWriter};
 pub use measured::MeasuredProfile;

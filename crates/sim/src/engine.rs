@@ -277,6 +277,12 @@ impl EventQueue {
         }
     }
 
+    /// Drops every pending event: the run is over (a job finished).
+    pub fn clear(&mut self) {
+        self.heap.clear();
+        self.top_taken = false;
+    }
+
     /// Events popped so far.
     pub fn processed(&self) -> u64 {
         self.processed

@@ -112,6 +112,8 @@ impl Model {
     /// With [`RunOptions::warmup_auto`] the warm-up lasts until the series is steady, at most
     /// `warmup_ns` (see [`warmup`]).
     pub fn run(mut self) -> Result<Run, ConfigError> {
+        // A job has no warm-up (see `Model::new`) and ends when it is done.
+        let job = self.db.as_deref().is_some_and(DbEngine::runs_job);
         let auto_max_ns = self
             .stack
             .core
@@ -152,8 +154,17 @@ impl Model {
         if stopped {
             return Ok(self.into_partial_run());
         }
-        self.stack.core.now = end;
-        Ok(warmup::finish(self.into_run(), warmup))
+        if self.db.as_deref().is_some_and(DbEngine::job_over) {
+            // The job finished (the run ended then): the window is its elapsed time.
+            self.stack.core.opts.duration_ns = self.stack.core.now.ns().max(1);
+        } else {
+            self.stack.core.now = end;
+        }
+        let mut run = warmup::finish(self.into_run(), warmup);
+        if job {
+            crate::db::jobs::mark_run(&mut run);
+        }
+        Ok(run)
     }
 
     /// Processes every event due at or before `end`; true when the run was stopped.
@@ -236,6 +247,10 @@ impl Model {
             Event::HostDone(h) => {
                 if let (Some(done), Some(db)) = (s.on_host_done(h), self.db.as_deref_mut()) {
                     db.io_done(done, s);
+                    if db.job_over() {
+                        // The job is done: the run ends now.
+                        s.core.queue.clear();
+                    }
                 }
             }
             Event::WarmupEnd => {
@@ -251,6 +266,9 @@ impl Model {
             Event::Db(t) => {
                 if let Some(db) = self.db.as_deref_mut() {
                     db.on_timer(t, s);
+                    if db.job_over() {
+                        s.core.queue.clear();
+                    }
                 }
             }
         }

@@ -18,6 +18,7 @@ mod sim;
 mod sim_character;
 mod sim_db;
 mod sim_interrupt;
+mod sim_jobs;
 mod sim_temp;
 mod trace;
 mod users_sweep;

@@ -30,10 +30,12 @@ use super::workload::{resolve_placement, Placement};
 use super::{ConfigError, SystemSpec};
 
 mod character;
+mod job;
 mod keys_table;
 
 pub use character::{character_workload, CharacterSpec, DEFAULT_MULTIBLOCK_READ_COUNT};
 
+pub use job::{JobExtents, JobKind, JobSpec, JOB_KEYS};
 pub use keys_table::DATABASE_KEYS;
 
 use crate::db::layout::Layout;
@@ -217,6 +219,10 @@ pub struct DbSpec {
     /// Where a characterization's temp I/O goes, when not to the data target.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temp: Option<Placement>,
+    /// A fixed-size job the database runs once, to completion, instead of the test's
+    /// operations (`test` is then the base whose tables the job works on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job: Option<JobSpec>,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -346,6 +352,7 @@ pub fn parse_database(
         Some(t) => t.clone(),
         None => return Err(ConfigError::invalid(file, "database", "must be a table")),
     };
+    let job = job::take_if_job(&mut table, file, system)?;
     keys::check_section(&mut table, DATABASE_KEYS).map_err(|(k, reason)| bad(&k, reason))?;
     let raw: Raw = toml::Value::Table(table)
         .try_into()
@@ -364,10 +371,11 @@ pub fn parse_database(
         bad(
             "test",
             format!(
-                "unknown test {:?}; use {}, {}",
+                "unknown test {:?}; use {}, {}, or a job: {}",
                 raw.test,
                 DbTest::NAMES.join(", "),
-                crate::db::query::names().join(", ")
+                crate::db::query::names().join(", "),
+                dbtest::JOB_NAMES.join(", ")
             ),
         )
     })?;
@@ -516,7 +524,9 @@ pub fn parse_database(
         multiblock_read_count: raw.db_file_multiblock_read_count,
         character: None,
         temp,
+        job: None,
     })
+    .and_then(|spec| job::attach(spec, job, file, system))
 }
 
 /// A table of `rows` rows of `row_bytes` in `engine`'s block format: PostgreSQL's pages
@@ -544,7 +554,6 @@ fn engine_table(engine: Engine, rows: u64, row_bytes: u64) -> Table {
 /// Oracle's default PCTFREE (Concepts, "Data Blocks": 10 percent of each block left free for
 /// updates).
 const ORACLE_PCTFREE: u32 = 10;
-
 
 /// Where temp I/O goes when `[database] temp` names a target: one with no LUN of the data or
 /// of the log (the default, the data target itself, is None).

@@ -5,10 +5,10 @@
 //! `cargo run --release -p storlab-sim --example docs` writes them; a test fails when the
 //! files in docs/ differ from what the declarations give.
 
-use storlab_core::dbtest::DB_TESTS;
+use storlab_core::dbtest::{find_job, DB_TESTS, JOB_NAMES, JOB_TESTS};
 use storlab_core::keys::{markdown_table, Key};
 
-use super::database::DATABASE_KEYS;
+use super::database::{DATABASE_KEYS, JOB_KEYS};
 use super::keys::{Section, ARRAY_SECTIONS, HDD_KEYS, SSD_KEYS, WORKLOAD_SECTIONS};
 use crate::device::models::{builtin_model, BUILTIN_MODELS};
 
@@ -149,13 +149,55 @@ pub fn db_md() -> String {
             d.think_ms,
             d.access.name(),
             d.tables,
-            if d.simulated { "yes" } else { "no" },
+            if d.simulated {
+                "yes"
+            } else if JOB_NAMES.contains(&d.name) {
+                "as a job"
+            } else {
+                "no"
+            },
             d.summary
         );
     }
     out += &queries_md();
     out += "\n## The `[database]` section of a workload file\n\n";
     out += &markdown_table(DATABASE_KEYS);
+    out += &jobs_md();
+    out
+}
+
+/// The jobs, and the keys they add to `[database]`.
+fn jobs_md() -> String {
+    let mut out = "\n## Jobs\n\n\
+        A job is fixed-size work the simulated database runs once, to completion, reported as \
+        elapsed time (`metrics.elapsed_s`; `metrics.job` says whether it finished, the share \
+        done and its I/O per volume). `--duration` is its time limit: a job that reaches it \
+        is reported incomplete. A job has no warm-up and one session; steady state does not \
+        apply to it.\n\n\
+        | job | rows per commit | what it does |\n|---|---|---|\n"
+        .to_string();
+    for name in JOB_NAMES {
+        let Some(d) = find_job(name) else {
+            continue;
+        };
+        let commit = match d.rows_per_commit {
+            0 => "-".to_string(),
+            n => n.to_string(),
+        };
+        let summary = if JOB_TESTS.iter().any(|j| j.name == name) {
+            d.summary.to_string()
+        } else {
+            format!(
+                "{} (the real suite's test; simulated: delete every row of a table of `rows` \
+                 rows in a full scan, committing every `rows_per_commit`)",
+                d.summary
+            )
+        };
+        out += &format!("| `{name}` | {commit} | {summary} |\n");
+    }
+    out += "\nJobs add these keys to `[database]` (`rows`, `row_bytes`, `engine`, the log keys \
+            above, and `rows_per_commit`, whose default is then the job's, apply as well):\n\n";
+    out += &markdown_table(JOB_KEYS);
     out
 }
 

@@ -14,6 +14,7 @@ use storlab_core::LatencyHistogram;
 mod archive;
 mod character;
 mod direct_path;
+pub(crate) mod jobs;
 mod launch;
 mod log;
 mod log_cpu;
@@ -65,6 +66,8 @@ pub(crate) enum DbIo {
     TempWrite(u32),
     TempRead(u32),
     TempWriteback,
+    /// A job's large read or write (its stream in the current phase).
+    Job(u32),
 }
 
 struct Session {
@@ -189,6 +192,8 @@ pub(crate) struct DbEngine {
     mix_appends: Vec<u64>,
     /// Sorts' and hash joins' temp I/O (None: the workload has none).
     temp: Option<temp::Temp>,
+    /// A fixed-size job the database runs instead of its sessions' operations.
+    job: Option<Box<jobs::JobRun>>,
 }
 
 impl DbEngine {
@@ -225,6 +230,17 @@ impl DbEngine {
             .map(|m| stack.add_target(m.volume, &m.luns))
             .collect::<Result<Vec<u32>, String>>()?;
         let oracle = redo::Oracle::new(spec, page_blocks);
+        let job = match &spec.job {
+            Some(j) => {
+                let e = j.extents(spec);
+                let source = match j.source.as_ref().filter(|_| !e.input_on_data) {
+                    Some(s) => Some(stack.add_target(s.volume, &s.luns)?),
+                    None => None,
+                };
+                Some(Box::new(jobs::JobRun::new(spec, j, data, source)))
+            }
+            None => None,
+        };
         let opts = *stack.opts();
         let temp = temp::Temp::new(
             spec,
@@ -295,17 +311,27 @@ impl DbEngine {
             page_blocks,
             mix_appends: mix.map_or_else(Vec::new, |m| vec![0; m.segments.len()]),
             temp,
+            job,
         })
     }
 
     /// Starts every session's first operation, the writer's rounds and the checkpoints.
     pub(crate) fn start(&mut self, stack: &mut Stack) {
+        if self.job.is_some() {
+            self.start_job(stack);
+            return;
+        }
         let n = self.sessions.len() as u32;
-        let interval = self.spec.dbwr_interval_ns;
-        let checkpoint = self.spec.checkpoint_ns;
         for s in 0..n {
             self.start_op(s, stack);
         }
+        self.start_background(stack);
+    }
+
+    /// Schedules the writer's rounds, the checkpoints and (Oracle) the log writer's timeout.
+    fn start_background(&mut self, stack: &mut Stack) {
+        let interval = self.spec.dbwr_interval_ns;
+        let checkpoint = self.spec.checkpoint_ns;
         stack.schedule_db(stack.now() + interval, DbTimer::Writer);
         if checkpoint > 0 {
             stack.schedule_db(stack.now() + checkpoint, DbTimer::Checkpoint);
@@ -380,6 +406,10 @@ impl DbEngine {
     }
 
     fn finish_op(&mut self, s: u32, stack: &mut Stack) {
+        if self.job.is_some() {
+            self.job_committed(stack);
+            return;
+        }
         if stack.measuring() {
             let sess = &self.sessions[s as usize];
             self.stats.ops += 1;
@@ -466,6 +496,7 @@ impl DbEngine {
             DbIo::ArchiveRead | DbIo::ArchiveWrite => self.archive_io_done(stack),
             DbIo::TempWrite(s) | DbIo::TempRead(s) => self.temp_io_done(s, stack),
             DbIo::TempWriteback => self.writebacks -= 1,
+            DbIo::Job(i) => self.job_io_done(i, done.write, done.bytes, stack),
         }
     }
 }

@@ -15,8 +15,13 @@ impl Model {
         spec: &SystemSpec,
         workload: &WorkloadSpec,
         failures: &[FailureSpec],
-        opts: RunOptions,
+        mut opts: RunOptions,
     ) -> Result<Model, String> {
+        if workload.database.as_ref().is_some_and(|d| d.job.is_some()) {
+            // A job runs from its start to its end (or the time limit): no warm-up.
+            opts.warmup_ns = 0;
+            opts.warmup_auto = false;
+        }
         let arrays = ArrayPart::build(spec, opts.seed)?;
         let ctrls = ControllerPart::build(spec);
         let host = HostPart::build(spec, workload, &opts)?;

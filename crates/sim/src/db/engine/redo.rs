@@ -28,9 +28,9 @@ struct Pending {
 
 /// The Oracle state of the database: undo segments, sessions' pending redo.
 pub(super) struct Oracle {
-    undo: Undo,
+    pub(super) undo: Undo,
     pending: Vec<Pending>,
-    queue: CheckpointQueue,
+    pub(super) queue: CheckpointQueue,
     /// Blocks the incremental checkpoint handed to the writer (measured window).
     pub checkpoint_blocks: u64,
     /// Sessions waiting for log buffer space.

@@ -220,6 +220,7 @@ impl DbEngine {
         waits.retain(|w| w.time_pct > 0.0 || w.avg_ms.is_some_and(|a| a > 0.0));
         waits.sort_by(|a, b| b.time_pct.total_cmp(&a.time_pct));
         m.waits = waits;
+        db.job_metrics(m, secs);
     }
 
     /// The effective parameters, with figures measured over the `secs` of the window.
@@ -269,6 +270,7 @@ impl DbEngine {
                 );
             }
         }
+        db.job_parameters(&mut v);
         Some(v)
     }
 

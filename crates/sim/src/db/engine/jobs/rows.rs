@@ -1,0 +1,207 @@
+//! Jobs that change rows and commit in batches: a conventional load (rows inserted into new
+//! blocks of the table, its input file read ahead), a full-table update and a delete of
+//! every row (the table scanned with multiblock reads ahead of the changes). Each batch of
+//! `rows_per_commit` rows dirties its table blocks in the buffer cache (dirty victims go to
+//! the database writer), records its undo (Oracle), appends its redo to the log buffer and
+//! commits; the next batch starts when the commit's log write is done.
+
+use super::super::{DbEngine, Stack};
+use super::Role;
+use crate::config::database::JobKind;
+use crate::config::DbSpec;
+use crate::db::layout::{Layout, NEW_BLOCK};
+use crate::db::undo;
+use storlab_core::character::Engine;
+
+/// Rows changed in batches, each committed.
+#[derive(Clone, Debug)]
+pub(crate) struct RowWork {
+    kind: JobKind,
+    total: u64,
+    committed: u64,
+    batch: u64,
+    /// Rows of the batch waiting for its commit (0: none).
+    in_batch: u64,
+    rows_per_block: u64,
+    heap_base: u64,
+    /// Input bytes per row: the input file's, or the scanned heap's.
+    input_bytes_per_row: f64,
+    /// Heap blocks (relative) already changed.
+    next_block: u64,
+    /// Redo per row, undo record per row (0: no undo), commit record.
+    redo_per_row: u64,
+    undo_record: u64,
+    commit_bytes: u64,
+}
+
+impl RowWork {
+    pub fn new(db: &DbSpec, kind: JobKind, input_bytes: u64) -> RowWork {
+        let layout = Layout::new(&db.tables);
+        let (heap_base, rows_per_block, rows, row_bytes) =
+            layout.segments.first().map_or((0, 1, 0, 0), |s| {
+                (
+                    s.heap_base,
+                    s.rows_per_block,
+                    s.table.rows,
+                    s.table.row_bytes,
+                )
+            });
+        let undo_record = match (db.engine, kind) {
+            (Engine::Postgresql, _) => 0,
+            (Engine::Oracle, JobKind::LoadConventional) => undo::INSERT_RECORD_BYTES,
+            // The undo of a delete holds the whole row.
+            (Engine::Oracle, JobKind::DeleteAll) => undo::UPDATE_RECORD_BYTES + row_bytes,
+            (Engine::Oracle, _) => undo::UPDATE_RECORD_BYTES,
+        };
+        RowWork {
+            kind,
+            total: rows,
+            committed: 0,
+            batch: db.rows_per_commit.max(1),
+            in_batch: 0,
+            rows_per_block: rows_per_block.max(1),
+            heap_base,
+            input_bytes_per_row: input_bytes as f64 / rows.max(1) as f64,
+            next_block: 0,
+            redo_per_row: db.log_bytes_per_row,
+            undo_record,
+            commit_bytes: db.log_bytes_per_commit,
+        }
+    }
+
+    /// Share of the rows committed, 0 to 1.
+    pub fn share_committed(&self) -> f64 {
+        if self.total == 0 {
+            1.0
+        } else {
+            self.committed as f64 / self.total as f64
+        }
+    }
+
+    /// Share of the rows up to the end of the batch under way (what the input may be read
+    /// up to, and ahead of).
+    pub fn share_wanted(&self) -> f64 {
+        if self.total == 0 {
+            1.0
+        } else {
+            (self.committed + self.batch).min(self.total) as f64 / self.total as f64
+        }
+    }
+
+    /// Rows the job changes.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    pub fn all_committed(&self) -> bool {
+        self.committed >= self.total
+    }
+
+    /// The batch's commit is durable.
+    pub fn committed_batch(&mut self) {
+        self.committed += std::mem::take(&mut self.in_batch);
+    }
+
+    pub fn describe(&self, kind: JobKind) -> String {
+        format!(
+            "{} {} rows, {} per block, committing every {}",
+            match kind {
+                JobKind::LoadConventional => "insert",
+                JobKind::DeleteAll => "delete",
+                _ => "update",
+            },
+            self.total,
+            self.rows_per_block,
+            self.batch
+        )
+    }
+
+    /// The next batch when its input has been read (`input_done` bytes, `input_finished`):
+    /// its rows, and the heap blocks it changes; None while it waits for its input or its
+    /// commit.
+    fn next_batch(&mut self, input_done: u64, input_finished: bool) -> Option<(u64, Vec<u64>)> {
+        if self.in_batch > 0 || self.all_committed() {
+            return None;
+        }
+        let end = (self.committed + self.batch).min(self.total);
+        let available = if input_finished {
+            self.total
+        } else {
+            (input_done as f64 / self.input_bytes_per_row) as u64
+        };
+        if available < end {
+            return None;
+        }
+        let last = (end - 1) / self.rows_per_block;
+        let new = self.kind == JobKind::LoadConventional;
+        let blocks = (self.next_block..=last)
+            .map(|b| (self.heap_base + b) | if new { NEW_BLOCK } else { 0 })
+            .collect();
+        self.next_block = last + 1;
+        self.in_batch = end - self.committed;
+        Some((self.in_batch, blocks))
+    }
+}
+
+impl DbEngine {
+    /// Starts the next batch of a row job when its input is there: its blocks changed in the
+    /// buffer cache, its undo and redo generated, its commit asked for. True while the job
+    /// waits for a commit.
+    pub(super) fn job_rows_step(&mut self, stack: &mut Stack) -> bool {
+        let Some(job) = self.job.as_mut() else {
+            return false;
+        };
+        let Some(input) = job.phases.first().and_then(|p| p.first()) else {
+            return false;
+        };
+        debug_assert!(matches!(input.role, Role::Data | Role::Source));
+        let (done, finished) = (input.done, input.finished());
+        let Some(r) = job.rows.as_mut() else {
+            return false;
+        };
+        if r.in_batch > 0 {
+            return true;
+        }
+        let Some((rows, mut blocks)) = r.next_batch(done, finished) else {
+            return false;
+        };
+        let (redo_per_row, undo_record, commit_bytes) =
+            (r.redo_per_row, r.undo_record, r.commit_bytes);
+        let mut redo = rows * redo_per_row;
+        let mut undo_blocks = Vec::new();
+        if undo_record > 0 {
+            if let Some(o) = self.oracle.as_mut() {
+                redo += o.undo.record(0, rows, undo_record, &mut undo_blocks);
+            }
+        }
+        blocks.extend(undo_blocks.into_iter().map(|(b, _)| b));
+        self.job_dirty(&blocks, stack);
+        let step = self.log.append(redo);
+        if let Some(job) = self.job.as_mut() {
+            job.redo_bytes += redo;
+        }
+        self.log_step(step, stack);
+        self.job_commit(commit_bytes, stack);
+        true
+    }
+
+    /// The job changes `blocks` (flagged [`NEW_BLOCK`] when it formats them): each is a
+    /// buffer-cache access that dirties it; a dirty victim goes to the database writer.
+    fn job_dirty(&mut self, blocks: &[u64], stack: &mut Stack) {
+        let mut victims = Vec::new();
+        for &b in blocks {
+            let block = b & !NEW_BLOCK;
+            let a = self.cache.access(block, true);
+            if let Some(v) = a.evicted_dirty {
+                victims.push(v);
+            }
+            if let Some(o) = self.oracle.as_mut() {
+                o.queue.changed(block, self.log.lsn());
+            }
+        }
+        if !victims.is_empty() {
+            self.writer.submit(&victims);
+            self.pump_writer(stack);
+        }
+    }
+}
