@@ -3,6 +3,7 @@
 
 use super::*;
 use storlab_core::result::{JobOutcome, JobVolumeIo};
+use storlab_sim::db::schema::BlockFormat;
 use storlab_sim::db::Table;
 
 const GIB: u64 = 1 << 30;
@@ -150,6 +151,7 @@ fn a_direct_load_writes_the_tables_blocks_once_with_little_redo() {
         row_bytes: 300,
         fillfactor: 100,
         key_bytes: 8,
+        format: BlockFormat::Postgresql,
     };
     let table_bytes = table.heap_blocks() * 8192;
     assert_eq!(volume(&run, "data").write_bytes, table_bytes);
@@ -218,6 +220,7 @@ fn an_update_and_a_delete_of_every_row_commit_per_interval() {
         row_bytes: 100,
         fillfactor: 100,
         key_bytes: 8,
+        format: BlockFormat::Postgresql,
     };
     assert_eq!(
         volume(&update, "data").read_bytes,
