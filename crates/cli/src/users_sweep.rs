@@ -16,6 +16,7 @@ use clap::Args;
 use storlab_core::result::{Results, Run};
 
 use crate::error::CliError;
+use crate::flags::{self, DEFAULT_MAX_RESPONSE_MS, MAX_RESPONSE_MS, SWEEP_POINTS, THINK_MS};
 
 pub mod analysis;
 mod db;
@@ -26,15 +27,6 @@ mod text;
 
 pub use db::db_runs;
 pub use sim::sim_runs;
-
-/// Default response-time target, ms.
-const DEFAULT_MAX_RESPONSE_MS: f64 = 100.0;
-/// Largest response-time target, ms (an hour).
-const MAX_RESPONSE_MS: f64 = 3_600_000.0;
-/// Longest think time, ms (an hour).
-const MAX_THINK_MS: f64 = 3_600_000.0;
-/// Most points of an explicit `--users` list.
-const MAX_POINTS: usize = 64;
 
 /// The options of a users sweep, the same for `storlab sim` and `storlab db`.
 #[derive(Clone, Debug, Default, Args)]
@@ -112,22 +104,13 @@ impl UsersSweepArgs {
         if let Some(&n) = users.iter().find(|&&n| n == 0 || n > cap) {
             return bad(format!("--users: each count must be 1 to {cap}; got {n}"));
         }
-        if users.len() > MAX_POINTS {
-            return bad(format!(
-                "--users: at most {MAX_POINTS} counts; got {}",
-                users.len()
-            ));
+        if !users.is_empty() {
+            flags::check(&SWEEP_POINTS, "--users:", flags::count(users.len() as u64))?;
         }
         let target = self.max_response_ms.unwrap_or(DEFAULT_MAX_RESPONSE_MS);
-        if !(target > 0.0 && target <= MAX_RESPONSE_MS) {
-            return bad(format!(
-                "--max-response-ms must be more than 0 and at most {MAX_RESPONSE_MS}; got {target}"
-            ));
-        }
-        if let Some(z) = self.think_ms.filter(|z| !(0.0..=MAX_THINK_MS).contains(z)) {
-            return bad(format!(
-                "--think-ms must be 0 to {MAX_THINK_MS} (an hour); got {z}"
-            ));
+        flags::check(&MAX_RESPONSE_MS, "--max-response-ms", target)?;
+        if let Some(z) = self.think_ms {
+            flags::check(&THINK_MS, "--think-ms", z)?;
         }
         Ok(Some(SweepSpec {
             users,
