@@ -229,6 +229,31 @@ pub fn sim_spec(a: &crate::cli::SimArgs) -> Result<Option<SweepSpec>, CliError> 
     Ok(spec)
 }
 
+/// The summary (points, answer, knee) of a simulated sweep's `runs` as `a` asked for it;
+/// None when `a` asks for no users sweep or no run was measured.
+pub fn sim_summary(
+    a: &crate::cli::SimArgs,
+    runs: &[Run],
+) -> Result<Option<storlab_core::result::UsersSweep>, CliError> {
+    let Some(spec) = sim_spec(a)? else {
+        return Ok(None);
+    };
+    if runs.is_empty() {
+        return Ok(None);
+    }
+    let setting = sim_setting(a, runs)?;
+    Ok(Some(analysis::summarize(&spec, runs, &setting)))
+}
+
+/// What the knee of a simulated sweep knows besides its runs.
+fn sim_setting(a: &crate::cli::SimArgs, runs: &[Run]) -> Result<analysis::Setting, CliError> {
+    Ok(analysis::Setting {
+        think_ms: runs.first().map_or(0.0, analysis::sim_think_ms),
+        host_cpus: None,
+        destage_slots: sim::destage_slots(&crate::sim_cmd::load_array(&a.array)?),
+    })
+}
+
 /// The sweep of `storlab db`, checked against the options it cannot go with.
 pub fn check_db(a: &crate::cli::DbArgs) -> Result<(), CliError> {
     if a.clients.is_some() {
@@ -246,11 +271,7 @@ pub fn run_sim(a: &crate::cli::SimArgs) -> Result<(), CliError> {
         return Ok(());
     };
     let runs = crate::sim_cmd::runs(a)?;
-    let setting = analysis::Setting {
-        think_ms: runs.first().map_or(0.0, analysis::sim_think_ms),
-        host_cpus: None,
-        destage_slots: sim::destage_slots(&crate::sim_cmd::load_array(&a.array)?),
-    };
+    let setting = sim_setting(a, &runs)?;
     finish(
         &spec,
         runs,
