@@ -18,7 +18,7 @@ mod vocabulary_tests;
 use std::path::Path;
 
 use storlab_core::result::{Run, TargetKind};
-use storlab_report::{Cell, Configuration, Meta, Study};
+use storlab_report::{Cell, Configuration, Meta, Study, UsersSweepCell};
 
 use crate::cli::CompareArgs;
 use crate::error::CliError;
@@ -215,7 +215,10 @@ pub fn run_plan(
     let mut skipped = Vec::new();
     let units = plan.units(&mut skipped);
     for s in &skipped {
-        eprintln!("storlab compare: {s}: not applicable (traces replay on simulated targets)");
+        eprintln!(
+            "storlab compare: {s}: not applicable (traces and users sweeps run on simulated \
+             targets)"
+        );
     }
     let store = Store::open(out, fresh)?;
     let progress = Progress::new(units.len());
@@ -276,7 +279,37 @@ pub fn run_plan(
             .collect(),
         users_sweeps: Vec::new(),
     };
+    let study = Study {
+        users_sweeps: users_sweeps(&units, &study.cells)?,
+        ..study
+    };
     Ok((study, complete))
+}
+
+/// The users sweeps of the plan's users-sweep units, each summarized from its cells' runs
+/// (so a resumed plan summarizes the stored ones the same way).
+fn users_sweeps(units: &[Unit], cells: &[Cell]) -> Result<Vec<UsersSweepCell>, CliError> {
+    let mut out = Vec::new();
+    for u in units {
+        let Options::Sim(a, _) = options::options(&u.invocation)? else {
+            continue;
+        };
+        let runs: Vec<Run> = cells
+            .iter()
+            .filter(|c| {
+                c.configuration == u.target && c.workload == u.workload && c.repeat == u.repeat
+            })
+            .filter_map(|c| c.run.clone())
+            .collect();
+        if let Some(sweep) = crate::users_sweep::sim_summary(&a, &runs)? {
+            out.push(UsersSweepCell {
+                configuration: u.target.clone(),
+                workload: u.workload.clone(),
+                sweep,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// The exit status of a written study: interrupted (1), every cell failed (1), else 0 with

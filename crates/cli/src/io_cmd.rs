@@ -1,21 +1,19 @@
 //! `storlab io`: build the options from the flags (profile plus overrides, or a workload file
 //! of classes), run once or as a load sweep, print, write.
 
-use storlab_core::profile::{BUILTIN_PROFILES, MAX_RATE_IOPS};
+use storlab_core::profile::{BUILTIN_PROFILES, GROUP_COMMIT_KEY, RATE_IOPS_KEY};
 use storlab_core::result::Run;
 use storlab_core::steady::Warmup;
 use storlab_core::{AccessPattern, BlockSizeWeight, IoProfile, TimeSpan};
-use storlab_io::options::{parse_classes, MAX_OUTSTANDING};
+use storlab_io::options::parse_classes;
 use storlab_io::sweep::{doubling, run_sweep, LoadPoint};
 use storlab_io::{run_io, EngineKind, IoClass, IoOptions, SteadyState, SyncMode};
 
 use crate::cli::{resolve_warmup, IoArgs};
 use crate::error::CliError;
+use crate::flags::{self, IO_SWEEP_MAX, IO_WARMUP, SWEEP_POINTS};
 use crate::output::{read_input, write_results};
 use crate::table::{self, num, render};
-
-/// Most load points of one sweep (`--sweep-rates`; `--sweep-max` doubles up to its bound).
-const MAX_SWEEP_POINTS: usize = 64;
 
 fn profile(a: &IoArgs) -> Result<IoProfile, CliError> {
     let name = a.profile.as_deref().unwrap_or("randread-8k");
@@ -111,6 +109,9 @@ fn steady(s: &str) -> Result<SteadyState, CliError> {
 }
 
 fn options(a: &IoArgs) -> Result<IoOptions, CliError> {
+    if let Some(n) = a.group_commit {
+        flags::check(&GROUP_COMMIT_KEY, "--group-commit", n)?;
+    }
     let classes = match &a.workload {
         Some(path) => parse_classes(&read_input(path)?, &path.display().to_string(), &a.target)?,
         None => {
@@ -123,11 +124,6 @@ fn options(a: &IoArgs) -> Result<IoOptions, CliError> {
             }]
         }
     };
-    if a.group_commit == Some(0) {
-        return Err(CliError::BadInput(
-            "--group-commit needs at least 1 committer".into(),
-        ));
-    }
     let warmup = warmup(a)?;
     Ok(IoOptions {
         classes,
@@ -156,9 +152,6 @@ fn options(a: &IoArgs) -> Result<IoOptions, CliError> {
     })
 }
 
-/// Longest warm-up, fixed or automatic.
-const MAX_WARMUP: TimeSpan = TimeSpan(86_400_000_000_000);
-
 /// The warm-up asked for (5 s unless given), its length or limit checked against the flag
 /// that set it.
 fn warmup(a: &IoArgs) -> Result<Warmup, CliError> {
@@ -173,13 +166,7 @@ fn warmup(a: &IoArgs) -> Result<Warmup, CliError> {
     } else {
         "--warmup"
     };
-    if w.max() > MAX_WARMUP {
-        return Err(CliError::BadInput(format!(
-            "{flag} must be at most {} s (1 day); got {}",
-            MAX_WARMUP.0 / 1_000_000_000,
-            w.max()
-        )));
-    }
+    flags::check(&IO_WARMUP, flag, flags::span(w.max().0))?;
     Ok(w)
 }
 
@@ -189,12 +176,7 @@ fn sweep(a: &IoArgs, opts: &IoOptions) -> Result<Option<storlab_io::sweep::Sweep
         return Ok(None);
     }
     let points: Vec<LoadPoint> = if a.sweep_rates.is_empty() {
-        if a.sweep_max == 0 || u64::from(a.sweep_max) > MAX_OUTSTANDING {
-            return Err(CliError::BadInput(format!(
-                "--sweep-max must be 1..={MAX_OUTSTANDING} outstanding I/Os; got {}",
-                a.sweep_max
-            )));
-        }
+        flags::check(&IO_SWEEP_MAX, "--sweep-max", a.sweep_max)?;
         doubling(a.sweep_max)
     } else {
         sweep_rates(&a.sweep_rates)?
@@ -267,24 +249,19 @@ pub fn run(a: IoArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The arrival rates of `--sweep-rates`, each checked like `--rate-iops`.
+/// The arrival rates of `--sweep-rates`, each checked against the declaration of
+/// `rate_iops` (as `--rate-iops` is).
 fn sweep_rates(rates: &[f64]) -> Result<Vec<LoadPoint>, CliError> {
-    if rates.len() > MAX_SWEEP_POINTS {
-        return Err(CliError::BadInput(format!(
-            "--sweep-rates: at most {MAX_SWEEP_POINTS} rates; got {}",
-            rates.len()
-        )));
-    }
+    flags::check(
+        &SWEEP_POINTS,
+        "--sweep-rates:",
+        flags::count(rates.len() as u64),
+    )?;
     rates
         .iter()
         .map(|&r| {
-            if r > 0.0 && r <= MAX_RATE_IOPS {
-                Ok(LoadPoint::Rate(r))
-            } else {
-                Err(CliError::BadInput(format!(
-                    "--sweep-rates: every rate must be > 0 and at most {MAX_RATE_IOPS} IO/s; got {r}"
-                )))
-            }
+            flags::check(&RATE_IOPS_KEY, "--sweep-rates: each rate", r)?;
+            Ok(LoadPoint::Rate(r))
         })
         .collect()
 }

@@ -13,6 +13,7 @@ pub mod db_cmd;
 pub mod demo;
 pub mod drive_cmd;
 pub mod error;
+pub mod flags;
 pub mod io_cmd;
 pub mod output;
 pub mod sim_cmd;

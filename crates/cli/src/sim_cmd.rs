@@ -299,10 +299,10 @@ fn sweep(
     failures: &[FailureSpec],
     opts: RunOptions,
 ) -> Result<Vec<Run>, CliError> {
-    if a.sweep_max == 0 || workload.streams.is_empty() {
+    crate::flags::check(&crate::flags::SIM_SWEEP_MAX, "--sweep-max", a.sweep_max)?;
+    if workload.streams.is_empty() {
         return Err(CliError::BadInput(
-            "--sweep needs --profile or a --workload with streams, and --sweep-max of at least 1"
-                .into(),
+            "--sweep needs --profile or a --workload with streams".into(),
         ));
     }
     let mut runs = Vec::new();
@@ -392,7 +392,8 @@ fn check_job_options(a: &SimArgs, workload: &WorkloadSpec) -> Result<(), CliErro
 /// Bounds of the command-line options that drive the simulation's memory and time (those
 /// of the files are checked with the files).
 fn check_load_options(a: &SimArgs) -> Result<(), CliError> {
-    use storlab_sim::config::limits::{MAX_OUTSTANDING, MAX_SIM_TIME_NS};
+    use crate::flags;
+    use storlab_sim::config::limits::MAX_SIM_TIME_NS;
     let (warmup, flag) = match a.run.warmup {
         Some(storlab_core::steady::Warmup::Fixed(t)) => (t, "--warmup"),
         _ => (a.run.warmup_max, "--warmup-max"),
@@ -406,19 +407,11 @@ fn check_load_options(a: &SimArgs) -> Result<(), CliError> {
             warmup
         )));
     }
-    if a.sweep && u64::from(a.sweep_max) > MAX_OUTSTANDING {
-        return Err(CliError::BadInput(format!(
-            "--sweep-max must be at most {MAX_OUTSTANDING} outstanding I/Os per stream; got {}",
-            a.sweep_max
-        )));
+    if a.sweep {
+        flags::check(&flags::SIM_SWEEP_MAX, "--sweep-max", a.sweep_max)?;
     }
-    if let Some(n) = a
-        .trace_outstanding
-        .filter(|&n| u64::from(n) > MAX_OUTSTANDING)
-    {
-        return Err(CliError::BadInput(format!(
-            "--trace-outstanding must be at most {MAX_OUTSTANDING}; got {n}"
-        )));
+    if let Some(n) = a.trace_outstanding {
+        flags::check(&flags::TRACE_OUTSTANDING, "--trace-outstanding", n)?;
     }
     Ok(())
 }

@@ -177,12 +177,11 @@ fn mode(a: &SimArgs) -> Result<TraceMode, CliError> {
         )));
     }
     Ok(match a.trace_outstanding {
-        Some(0) => {
-            return Err(CliError::BadInput(
-                "--trace-outstanding must be at least 1".into(),
-            ))
+        Some(n) => {
+            let key = &crate::flags::TRACE_OUTSTANDING;
+            crate::flags::check(key, "--trace-outstanding", n)?;
+            TraceMode::ClosedLoop { outstanding: n }
         }
-        Some(n) => TraceMode::ClosedLoop { outstanding: n },
         None => TraceMode::OpenLoop {
             speed: a.trace_speed,
         },

@@ -16,6 +16,7 @@ use clap::Args;
 use storlab_core::result::{Results, Run};
 
 use crate::error::CliError;
+use crate::flags::{self, DEFAULT_MAX_RESPONSE_MS, MAX_RESPONSE_MS, SWEEP_POINTS, THINK_MS};
 
 pub mod analysis;
 mod db;
@@ -26,15 +27,6 @@ mod text;
 
 pub use db::db_runs;
 pub use sim::sim_runs;
-
-/// Default response-time target, ms.
-const DEFAULT_MAX_RESPONSE_MS: f64 = 100.0;
-/// Largest response-time target, ms (an hour).
-const MAX_RESPONSE_MS: f64 = 3_600_000.0;
-/// Longest think time, ms (an hour).
-const MAX_THINK_MS: f64 = 3_600_000.0;
-/// Most points of an explicit `--users` list.
-const MAX_POINTS: usize = 64;
 
 /// The options of a users sweep, the same for `storlab sim` and `storlab db`.
 #[derive(Clone, Debug, Default, Args)]
@@ -112,22 +104,13 @@ impl UsersSweepArgs {
         if let Some(&n) = users.iter().find(|&&n| n == 0 || n > cap) {
             return bad(format!("--users: each count must be 1 to {cap}; got {n}"));
         }
-        if users.len() > MAX_POINTS {
-            return bad(format!(
-                "--users: at most {MAX_POINTS} counts; got {}",
-                users.len()
-            ));
+        if !users.is_empty() {
+            flags::check(&SWEEP_POINTS, "--users:", flags::count(users.len() as u64))?;
         }
         let target = self.max_response_ms.unwrap_or(DEFAULT_MAX_RESPONSE_MS);
-        if !(target > 0.0 && target <= MAX_RESPONSE_MS) {
-            return bad(format!(
-                "--max-response-ms must be more than 0 and at most {MAX_RESPONSE_MS}; got {target}"
-            ));
-        }
-        if let Some(z) = self.think_ms.filter(|z| !(0.0..=MAX_THINK_MS).contains(z)) {
-            return bad(format!(
-                "--think-ms must be 0 to {MAX_THINK_MS} (an hour); got {z}"
-            ));
+        flags::check(&MAX_RESPONSE_MS, "--max-response-ms", target)?;
+        if let Some(z) = self.think_ms {
+            flags::check(&THINK_MS, "--think-ms", z)?;
         }
         Ok(Some(SweepSpec {
             users,
@@ -246,6 +229,31 @@ pub fn sim_spec(a: &crate::cli::SimArgs) -> Result<Option<SweepSpec>, CliError> 
     Ok(spec)
 }
 
+/// The summary (points, answer, knee) of a simulated sweep's `runs` as `a` asked for it;
+/// None when `a` asks for no users sweep or no run was measured.
+pub fn sim_summary(
+    a: &crate::cli::SimArgs,
+    runs: &[Run],
+) -> Result<Option<storlab_core::result::UsersSweep>, CliError> {
+    let Some(spec) = sim_spec(a)? else {
+        return Ok(None);
+    };
+    if runs.is_empty() {
+        return Ok(None);
+    }
+    let setting = sim_setting(a, runs)?;
+    Ok(Some(analysis::summarize(&spec, runs, &setting)))
+}
+
+/// What the knee of a simulated sweep knows besides its runs.
+fn sim_setting(a: &crate::cli::SimArgs, runs: &[Run]) -> Result<analysis::Setting, CliError> {
+    Ok(analysis::Setting {
+        think_ms: runs.first().map_or(0.0, analysis::sim_think_ms),
+        host_cpus: None,
+        destage_slots: sim::destage_slots(&crate::sim_cmd::load_array(&a.array)?),
+    })
+}
+
 /// The sweep of `storlab db`, checked against the options it cannot go with.
 pub fn check_db(a: &crate::cli::DbArgs) -> Result<(), CliError> {
     if a.clients.is_some() {
@@ -263,11 +271,7 @@ pub fn run_sim(a: &crate::cli::SimArgs) -> Result<(), CliError> {
         return Ok(());
     };
     let runs = crate::sim_cmd::runs(a)?;
-    let setting = analysis::Setting {
-        think_ms: runs.first().map_or(0.0, analysis::sim_think_ms),
-        host_cpus: None,
-        destage_slots: sim::destage_slots(&crate::sim_cmd::load_array(&a.array)?),
-    };
+    let setting = sim_setting(a, &runs)?;
     finish(
         &spec,
         runs,

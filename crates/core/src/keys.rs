@@ -365,6 +365,14 @@ impl Key {
         Err(format!("must be {}{unit}; got {got}", self.bound_message()))
     }
 
+    /// Checks the value of the command-line flag `flag` that this key declares: the reason
+    /// names the flag (`--group-commit must be at least 1 and at most 4096 committers; got
+    /// 0`).
+    pub fn check_flag(&self, flag: &str, v: impl Into<toml::Value>) -> Result<(), String> {
+        self.check(&v.into())
+            .map_err(|reason| format!("{flag} {reason}"))
+    }
+
     /// Values just outside the bounds, as TOML, each with the bound as messages show it
     /// (an exclusive end is outside itself; beyond an upper end of `f64::MAX` lies infinity,
     /// refused as not finite). For tests that every declared bound is enforced.

@@ -13,7 +13,10 @@ use crate::units::{ByteSize, TimeSpan};
 
 mod keys_table;
 
-pub use keys_table::{BLOCK_SIZE_KEYS, MAX_REGION_BYTES, MAX_THINK_NS, PROFILE_KEYS};
+pub use keys_table::{
+    BLOCK_SIZE_KEYS, GROUP_COMMIT_KEY, IO_STREAM_KEYS, MAX_COMMITTERS, MAX_REGION_BYTES,
+    MAX_THINK_NS, PROFILE_KEYS, RATE_IOPS_KEY,
+};
 
 /// Highest open-loop arrival rate of a profile: well above any single array or host today
 /// (a few million IO/s), low enough that a simulated or real run stays bounded.

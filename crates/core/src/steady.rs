@@ -152,8 +152,9 @@ fn direction(per_min: f64) -> &'static str {
 
 /// What is wrong with one figure's series.
 enum Finding {
-    /// A trend along the window, per minute.
-    Trend(f64),
+    /// A trend along the window, per minute, and the change from the mean of the window's
+    /// first third to the mean of its last, percent.
+    Trend(f64, f64),
     /// A trend from one cycle to the next, per minute.
     CycleTrend(f64, cycle::Cycle),
     /// The measured window is shorter than the figure's cycle.
@@ -181,7 +182,19 @@ fn figure(all: &[f64], window: usize, measured: bool, bound: f64, c: &Criteria) 
     (m > 0.0)
         .then(|| trend_beyond(w, 100.0 / m, bound))
         .flatten()
-        .map(Finding::Trend)
+        .map(|t| Finding::Trend(t, start_to_end_pct(w)))
+}
+
+/// The change of `w` from its start to its end, percent: from the mean of its first third
+/// to the mean of its last third (a slope times the window would overshoot a step or a
+/// curve, down to below -100%).
+fn start_to_end_pct(w: &[f64]) -> f64 {
+    let part = (w.len() / 3).max(1);
+    let (start, end) = (mean(&w[..part]), mean(&w[w.len() - part..]));
+    match start > 0.0 {
+        true => 100.0 * (end - start) / start,
+        false => 0.0,
+    }
 }
 
 /// The reason for a finding about the figure `name` (`rows/s`, `mean latency`).
@@ -190,16 +203,15 @@ fn reason(f: Finding, name: &str, over: &str, window_s: usize, bound: f64) -> St
     match f {
         // A short measured window: the slope over a minute is an extrapolation; say what
         // the window itself saw, and that it is too short to tell a trend from fluctuations.
-        Finding::Trend(t) if short => format!(
-            "{name} still {} {:.0}%/min {over} (bound {bound}%/min): {:+.0}% from its start to \
-             its end; a window shorter than {} s cannot tell a trend from passing \
-             fluctuations",
+        Finding::Trend(t, change_pct) if short => format!(
+            "{name} still {} {:.0}%/min {over} (bound {bound}%/min): {change_pct:+.0}% from \
+             its start to its end; a window shorter than {} s cannot tell a trend from \
+             passing fluctuations",
             direction(t),
             t.abs(),
-            t * window_s as f64 / 60.0,
             CRITERIA.window_s
         ),
-        Finding::Trend(t) => format!(
+        Finding::Trend(t, _) => format!(
             "{name} still {} {:.0}%/min {over} (bound {bound}%/min)",
             direction(t),
             t.abs()

@@ -184,7 +184,7 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
     let settings: BTreeMap<String, String> = m.settings.iter().cloned().collect();
     let rows_per_s = r.rows as f64 / secs;
     let mbps = r.bytes as f64 / 1e6 / secs;
-    let mut run = Run {
+    let run = Run {
         target: Target {
             name: m.label.to_string(),
             kind: TargetKind::Real,
@@ -245,7 +245,6 @@ pub(crate) fn build_run(m: TestMeasured) -> Run {
         warnings,
         ..empty_run()
     };
-    storlab_core::steady::mark(&mut run);
     run
 }
 

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use storlab_core::profile::GROUP_COMMIT_KEY;
 use storlab_core::{ByteSize, IoProfile};
 
 /// How I/O is submitted.
@@ -212,12 +213,13 @@ pub fn parse_classes(
         let name = t.remove("name").and_then(|v| v.as_str().map(String::from));
         let group_commit = match t.remove("group_commit") {
             None => None,
-            Some(toml::Value::Integer(n)) if (1..=4096).contains(&n) => Some(n as u32),
-            Some(other) => {
-                return Err(bad(
-                    format!("{key}.group_commit"),
-                    format!("must be 1..=4096 committers; got {other}"),
-                ))
+            Some(v) => {
+                let at = || format!("{key}.group_commit");
+                GROUP_COMMIT_KEY
+                    .check(&v)
+                    .map_err(|reason| bad(at(), reason))?;
+                let n = v.as_integer().and_then(|n| u32::try_from(n).ok());
+                Some(n.ok_or_else(|| bad(at(), format!("must be a count; got {v}")))?)
             }
         };
         let profile = IoProfile::from_table(t).map_err(|(k, reason)| {

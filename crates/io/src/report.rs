@@ -192,7 +192,7 @@ pub(crate) fn build_run(
         },
         all.metrics(secs),
     );
-    let mut run = Run {
+    let run = Run {
         devices: m.iostat.iter().map(|d| device_metrics(d, None)).collect(),
         series: all.series(intervals),
         classes,
@@ -216,7 +216,6 @@ pub(crate) fn build_run(
         warnings,
         ..run
     };
-    storlab_core::steady::mark(&mut run);
     run
 }
 

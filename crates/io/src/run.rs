@@ -356,10 +356,8 @@ fn measure(
             steady: mon.steady_at.is_some(),
         },
     );
-    if let Some((warmup, verdict)) = mon.warmed {
-        let limit = Duration::from_nanos(opts.warmup_ns);
-        crate::warmup::record(&mut run, warmup, limit, verdict, interrupted);
-    }
+    let limit = Duration::from_nanos(opts.warmup_ns);
+    crate::warmup::judge(&mut run, mon.warmed, limit, interrupted);
     Ok((run, latency))
 }
 

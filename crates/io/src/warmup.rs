@@ -8,6 +8,17 @@ use std::time::Duration;
 use storlab_core::result::Run;
 use storlab_core::steady::{self, Sample, Verdict, CRITERIA};
 
+/// How an automatic warm-up ended.
+pub(crate) struct Warmed {
+    /// Its length.
+    pub length: Duration,
+    /// The steady-state test's last verdict.
+    pub verdict: Verdict,
+    /// Its one-second samples: the measured window's verdict looks in them for cycles
+    /// longer than the window.
+    pub samples: Vec<Sample>,
+}
+
 /// The state of an automatic warm-up, fed one sample a second by the run's monitor.
 pub(crate) struct AutoWarmup {
     max: Duration,
@@ -60,6 +71,26 @@ impl AutoWarmup {
         }
         self.verdict.is_steady() || at_limit
     }
+
+    /// The warm-up, ended after `length`.
+    pub(crate) fn ended(self, length: Duration) -> Warmed {
+        Warmed {
+            length,
+            verdict: self.verdict,
+            samples: self.samples,
+        }
+    }
+}
+
+/// The steady-state verdict of a run: its measured window judged with the samples of the
+/// automatic warm-up before it (`warmed`, when there was one: cycles longer than the window
+/// are found in them), then the warm-up itself recorded ([`record`]).
+pub(crate) fn judge(run: &mut Run, warmed: Option<Warmed>, limit: Duration, interrupted: bool) {
+    let before = warmed.as_ref().map_or(&[][..], |w| &w.samples[..]);
+    steady::mark_after(run, before);
+    if let Some(w) = warmed {
+        record(run, w.length, limit, w.verdict, interrupted);
+    }
 }
 
 /// The automatic warm-up in the result: its length, and the reason when it ran out (or was
@@ -94,6 +125,8 @@ pub(crate) fn record(
 
 #[cfg(test)]
 mod tests {
+    use storlab_core::result::{Metrics, SeriesPoint, Target, TargetKind, Workload, WorkloadKind};
+
     use super::*;
 
     /// Feeds `iops(second)` at a constant 2 ms latency until the warm-up ends; the second it
@@ -143,6 +176,64 @@ mod tests {
         let (at, v) = warm(3, |_| 1000);
         assert_eq!(at, 3);
         assert!(!v.is_steady());
+    }
+
+    /// A measured window of `secs` seconds at 1500 IO/s, 2 ms.
+    fn measured(secs: usize) -> Run {
+        let target = Target {
+            name: "f.dat".into(),
+            kind: TargetKind::Real,
+            config: None,
+            description: None,
+        };
+        let workload = Workload {
+            name: "randwrite-8k".into(),
+            kind: WorkloadKind::Io,
+            duration_s: secs as f64,
+            warmup_s: 0.0,
+            warmup_auto: false,
+            parameters: serde_json::Value::Null,
+        };
+        let mut run = Run::new(target, workload, Metrics::default());
+        run.series = (0..secs)
+            .map(|i| SeriesPoint {
+                t_s: i as f64,
+                iops: 1500.0,
+                latency_ms_mean: 2.0,
+                ..Default::default()
+            })
+            .collect();
+        run
+    }
+
+    /// A device that swings in 40 s cycles (a write-back cache filling and destaging),
+    /// warmed for 200 s: the measured 20 s, flat on one half-cycle, looked steady on their
+    /// own; with the warm-up's samples the verdict sees the cycle the window cannot hold.
+    #[test]
+    fn the_measured_window_is_judged_with_the_warmups_samples() {
+        let iops = |s: u64| if s % 40 < 20 { 1500 } else { 500 };
+        let mut w = AutoWarmup::new(Duration::from_secs(200));
+        let (mut done, mut lat) = (0, 0);
+        for s in 1..=200 {
+            done += iops(s);
+            lat += iops(s) * 2_000_000;
+            // Fed to its end, as a warm-up that ran to its limit would be.
+            w.sample(Duration::from_secs(s), done, lat);
+        }
+        w.verdict = Verdict::Steady;
+        let limit = Duration::from_secs(200);
+        let mut alone = measured(20);
+        judge(&mut alone, None, limit, false);
+        assert!(alone.steady, "{:?}", alone.steady_reason);
+        let mut run = measured(20);
+        judge(&mut run, Some(w.ended(limit)), limit, false);
+        assert!(!run.steady);
+        assert!(run.workload.warmup_auto);
+        let reason = run.steady_reason.unwrap_or_default();
+        assert!(
+            reason.contains("in cycles of about 40 s, longer than the 20 s measured"),
+            "{reason}"
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use storlab_core::steady::Warmup;
 use storlab_core::{ByteSize, TimeSpan};
 
-use super::plan::{Target, TargetKind, What, Workload};
+use super::plan::{Target, TargetKind, UsersSweep, What, Workload};
 
 /// An I/O workload, the same for `storlab sim` and `storlab io`.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,12 +31,14 @@ pub enum IoWork {
 pub enum SimWork {
     /// I/O profiles or a workload file.
     Io(IoWork),
-    /// `--db-test TEST --db-data D [--db-log L]` with these `[database]` keys set.
+    /// `--db-test TEST --db-data D [--db-log L]` with these `[database]` keys set, and
+    /// `--users-sweep` with its options when the cell sweeps the users.
     Db {
         test: String,
         data: String,
         log: Option<String>,
         database: BTreeMap<String, toml::Value>,
+        users_sweep: Option<UsersSweep>,
     },
     /// `--trace FILE` and its options.
     Trace {
@@ -126,6 +128,7 @@ impl SimWork {
                 data,
                 log,
                 database,
+                users_sweep,
             } => {
                 push(a, &["--db-test", test, "--db-data", data]);
                 if let Some(l) = log {
@@ -133,6 +136,9 @@ impl SimWork {
                 }
                 for (k, v) in database {
                     push(a, &["--db-set", &format!("{k}={v}")]);
+                }
+                if let Some(u) = users_sweep {
+                    users_args(u, a);
                 }
             }
             SimWork::Trace {
@@ -153,6 +159,24 @@ impl SimWork {
                 }
             }
         }
+    }
+}
+
+/// `--users-sweep` and the options a plan sets.
+fn users_args(u: &UsersSweep, a: &mut Vec<String>) {
+    push(a, &["--users-sweep"]);
+    if !u.sessions.is_empty() {
+        let list: Vec<String> = u.sessions.iter().map(u32::to_string).collect();
+        push(a, &["--users", &list.join(",")]);
+    }
+    if let Some(ms) = u.max_response_ms {
+        push(a, &["--max-response-ms", &ms.to_string()]);
+    }
+    if let Some(r) = &u.response {
+        push(a, &["--response", r]);
+    }
+    if let Some(ms) = u.think_ms {
+        push(a, &["--think-ms", &ms.to_string()]);
     }
 }
 
@@ -233,11 +257,17 @@ fn io_work(what: &What) -> Option<IoWork> {
 
 fn sim_work(t: &Target, what: &What) -> SimWork {
     match what {
-        What::Db { test, database, .. } => SimWork::Db {
+        What::Db {
+            test,
+            database,
+            users_sweep,
+            ..
+        } => SimWork::Db {
             test: test.clone(),
             data: t.db_data.clone().unwrap_or_else(|| "all".into()),
             log: t.db_log.clone(),
             database: database.clone(),
+            users_sweep: users_sweep.clone(),
         },
         What::Trace {
             path,
@@ -269,6 +299,10 @@ pub(super) fn invocation(t: &Target, w: &Workload, seed: u64, repeat: u32) -> Op
             wal_dir,
             io_target,
         } => match &w.what {
+            What::Db {
+                users_sweep: Some(_),
+                ..
+            } => return None,
             What::Db {
                 test,
                 clients,

@@ -78,11 +78,19 @@ fn sim(inv: &Invocation, array: &std::path::Path) -> Result<Options, CliError> {
             data,
             log,
             database: keys,
+            users_sweep,
         } => {
             a.db_test = Some(test.clone());
             a.db_data = Some(data.clone());
             a.db_log.clone_from(log);
             database.clone_from(keys);
+            if let Some(u) = users_sweep {
+                a.users.users_sweep = true;
+                a.users.users.clone_from(&u.sessions);
+                a.users.max_response_ms = u.max_response_ms;
+                a.users.response.clone_from(&u.response);
+                a.users.think_ms = u.think_ms;
+            }
         }
         SimWork::Trace {
             path,

@@ -35,6 +35,9 @@
 //! database = { sessions = 80, rows = 10000000 }   # simulated database keys
 //! clients = 16                                    # real database
 //! scale = 20000
+//! [[workloads]]
+//! db_test = "dpaws/select-row"                    # simulated targets: how many users
+//! users_sweep = { sessions = [1, 2, 4, 8, 16], max_response_ms = 100 }
 //!
 //! [[questions]]                               # what the report answers first
 //! title = "RAID 5 or RAID 10?"
@@ -54,8 +57,11 @@ use storlab_core::{ByteSize, TimeSpan};
 use crate::error::CliError;
 pub use questions::Question;
 use questions::{questions, RawQuestion};
+pub use users::UsersSweep;
+use users::{users_sweep, RawUsersSweep};
 
 mod questions;
+mod users;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -146,6 +152,8 @@ struct RawWorkload {
     #[serde(default)]
     scale: Option<u64>,
     #[serde(default)]
+    users_sweep: Option<RawUsersSweep>,
+    #[serde(default)]
     trace: Option<PathBuf>,
     #[serde(default)]
     trace_format: Option<String>,
@@ -208,6 +216,8 @@ pub(super) enum What {
         database: BTreeMap<String, toml::Value>,
         clients: Option<u32>,
         scale: Option<u64>,
+        /// A users sweep instead of one run (simulated targets only).
+        users_sweep: Option<UsersSweep>,
     },
     Trace {
         path: PathBuf,
@@ -512,6 +522,13 @@ fn workload(
             .map(|p| make(p.to_string(), What::Profile(p.to_string())))
             .collect());
     }
+    let users = match w.users_sweep {
+        Some(_) if w.db_test.is_none() => {
+            return Err(bad(file, &key("users_sweep"), "needs db_test"));
+        }
+        Some(raw) => Some(users_sweep(raw, file, &key("users_sweep"))?),
+        None => None,
+    };
     let what = if let Some(p) = &w.profile {
         What::Profile(p.clone())
     } else if let Some(f) = &w.workload {
@@ -535,6 +552,7 @@ fn workload(
             database: w.database.clone(),
             clients: w.clients,
             scale: w.scale,
+            users_sweep: users,
         }
     } else {
         let path = rel(w.trace.as_deref().expect("one kind is set"));
@@ -586,7 +604,8 @@ impl Plan {
     }
 
     /// Every unit in plan order: workloads outer, targets inner, repeats innermost; pairs a
-    /// workload cannot run on (a sweep on a simulated array, a trace on real storage) are
+    /// workload cannot run on (a sweep on a simulated array, a trace or a users sweep on real
+    /// storage) are
     /// left out and named in `skipped`.
     pub fn units(&self, skipped: &mut Vec<String>) -> Vec<Unit> {
         let mut out = Vec::new();

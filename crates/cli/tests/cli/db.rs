@@ -197,6 +197,28 @@ fn db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster() {
     assert!(!data.exists(), "its directory is removed");
 }
 
+/// Settings of a server without pg_stat_statements in shared_preload_libraries.
+pub(crate) const WITHOUT_STATEMENTS: &[(&str, &str)] = &[("shared_preload_libraries", "")];
+
+/// A PostgreSQL server of `bins` started for a test in `dir`/data, with these settings on
+/// top of storlab's.
+pub(crate) fn start_server(
+    bins: &storlab_db::cluster::Binaries,
+    dir: &std::path::Path,
+    settings: &[(&str, &str)],
+) -> storlab_db::cluster::Cluster {
+    use storlab_db::cluster::{Cluster, ClusterSpec};
+    let spec = ClusterSpec {
+        data_dir: dir.join("data"),
+        settings: settings
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        ..ClusterSpec::default()
+    };
+    Cluster::start(bins, &spec).unwrap_or_else(|e| panic!("PostgreSQL {}: {e}", bins.version))
+}
+
 pub(crate) fn scratch_tmp() -> tempfile::TempDir {
     // /tmp: traversable by the unprivileged server user.
     tempfile::Builder::new()
@@ -275,16 +297,8 @@ const BENCH_PASSWORD: &str = "Bench-Pw-4711";
 
 impl PasswordServer {
     fn start(dir: &std::path::Path) -> PasswordServer {
-        use storlab_db::cluster::{find_binaries, Cluster, ClusterSpec};
-        let bins = find_binaries(None).expect("PostgreSQL server binaries");
-        let cluster = Cluster::start(
-            &bins,
-            &ClusterSpec {
-                data_dir: dir.join("data"),
-                ..ClusterSpec::default()
-            },
-        )
-        .expect("cluster starts");
+        let bins = storlab_db::cluster::find_binaries(None).expect("PostgreSQL server binaries");
+        let cluster = start_server(&bins, dir, &[]);
         let server = PasswordServer {
             psql: bins.bindir.join("psql"),
             cluster,

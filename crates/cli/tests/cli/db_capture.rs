@@ -10,9 +10,9 @@ use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use storlab_core::character::{from_results, Characterization};
-use storlab_db::cluster::{find_binaries, Binaries, Cluster, ClusterSpec};
+use storlab_db::cluster::{find_binaries, Binaries, Cluster};
 
-use super::db::{scratch_tmp, serial};
+use super::db::{scratch_tmp, serial, start_server, WITHOUT_STATEMENTS};
 use super::{signal_and_wait, storlab};
 
 /// Updates per second the load runs at.
@@ -135,14 +135,7 @@ fn capture_matches_a_known_load_and_writes_nothing_on_15_and_the_newest() {
         let at = format!("PostgreSQL {}", bins.version);
         eprintln!("capture on {at}");
         let dir = scratch_tmp();
-        let cluster = Cluster::start(
-            &bins,
-            &ClusterSpec {
-                data_dir: dir.path().join("data"),
-                ..ClusterSpec::default()
-            },
-        )
-        .unwrap_or_else(|e| panic!("{at}: {e}"));
+        let cluster = start_server(&bins, dir.path(), &[]);
         let admin = cluster.conninfo("postgres");
         prepare(&admin, true);
         let mut pgbench = load(&admin, dir.path(), RATE);
@@ -249,15 +242,7 @@ fn capture_without_pg_stat_statements_warns_and_stops_on_sigint() {
     let _s = serial();
     let dir = scratch_tmp();
     let bins = find_binaries(None).expect("binaries");
-    let cluster = Cluster::start(
-        &bins,
-        &ClusterSpec {
-            data_dir: dir.path().join("data"),
-            settings: vec![("shared_preload_libraries".into(), String::new())],
-            ..ClusterSpec::default()
-        },
-    )
-    .expect("cluster starts");
+    let cluster = start_server(&bins, dir.path(), WITHOUT_STATEMENTS);
     let admin = cluster.conninfo("postgres");
     prepare(&admin, false);
     let mut pgbench = load(&admin, dir.path(), RATE);

@@ -1,7 +1,7 @@
 //! `storlab db --dsn` against a server without pg_stat_statements in its
 //! shared_preload_libraries: the run goes on without the per-statement profile.
 
-use super::db::{scratch_tmp, serial};
+use super::db::{scratch_tmp, serial, start_server, WITHOUT_STATEMENTS};
 use super::storlab;
 
 /// A server without pg_stat_statements in shared_preload_libraries: every test of the cycle
@@ -9,19 +9,10 @@ use super::storlab;
 /// profile is left out.
 #[test]
 fn db_dsn_without_pg_stat_statements_runs_and_says_so() {
-    use storlab_db::cluster::{find_binaries, Cluster, ClusterSpec};
     let _s = serial();
     let dir = scratch_tmp();
-    let bins = find_binaries(None).expect("PostgreSQL server binaries");
-    let cluster = Cluster::start(
-        &bins,
-        &ClusterSpec {
-            data_dir: dir.path().join("data"),
-            settings: vec![("shared_preload_libraries".into(), String::new())],
-            ..ClusterSpec::default()
-        },
-    )
-    .expect("cluster starts");
+    let bins = storlab_db::cluster::find_binaries(None).expect("PostgreSQL server binaries");
+    let cluster = start_server(&bins, dir.path(), WITHOUT_STATEMENTS);
     let json = dir.path().join("db.json");
     let out = storlab()
         .args(["db", "--dsn", &cluster.conninfo("postgres")])

@@ -28,10 +28,17 @@ fn io_refuses(args: &[&str], message: &str) {
 fn load_numbers_are_bounded_with_the_bound_in_the_message() {
     io_refuses(
         &["--sweep-rates", "0"],
-        "--sweep-rates: every rate must be > 0",
+        "--sweep-rates: each rate must be above 0 and at most 10000000 IO/s; got 0",
     );
     io_refuses(&["--sweep-rates", "1000,-5"], "got -5");
-    io_refuses(&["--sweep", "--sweep-max", "1000000000"], "1..=4096");
+    io_refuses(
+        &["--sweep-rates", "1000,1e15"],
+        "--sweep-rates: each rate must be above 0 and at most 10000000 IO/s; got 1e15",
+    );
+    io_refuses(
+        &["--sweep", "--sweep-max", "1000000000"],
+        "--sweep-max must be at least 1 and at most 4096 outstanding I/Os; got 1000000000",
+    );
     io_refuses(&["--rate-iops", "1e12"], "at most 10000000 IO/s");
     io_refuses(&["--rate-iops", "1e15"], "at most 10000000 IO/s");
     io_refuses(
@@ -43,6 +50,39 @@ fn load_numbers_are_bounded_with_the_bound_in_the_message() {
         &["--engine", "io_uring", "--iodepth", "512", "--bs", "64m"],
         "of I/O buffers",
     );
+}
+
+/// `--group-commit` and a workload file's `group_commit` are checked against one declaration
+/// (the flag used to take any count above 0).
+#[test]
+fn group_commit_is_bounded_by_its_declaration_from_the_flag_and_the_file() {
+    let declared = "must be at least 1 and at most 4096 committers";
+    io_refuses(
+        &["--group-commit", "5000"],
+        &format!("--group-commit {declared}; got 5000"),
+    );
+    io_refuses(
+        &["--group-commit", "0"],
+        &format!("--group-commit {declared}; got 0"),
+    );
+    let dir = scratch_dir();
+    let workload = dir.path().join("w.toml");
+    for (n, got) in [("0", "got 0"), ("5000", "got 5000"), ("\"x\"", "got \"x\"")] {
+        std::fs::write(
+            &workload,
+            format!("[[streams]]\nprofile = \"redo\"\ngroup_commit = {n}\n"),
+        )
+        .unwrap();
+        let reason = match got {
+            "got \"x\"" => "must be a whole number, 0 or more",
+            _ => declared,
+        };
+        io_refuses(
+            &["--workload", workload.to_str().unwrap()],
+            &format!("w.toml: streams[0].group_commit: {reason}"),
+        );
+        io_refuses(&["--workload", workload.to_str().unwrap()], got);
+    }
 }
 
 #[test]

@@ -172,7 +172,7 @@ fn warmup_max_errors_name_warmup_max() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "--warmup-max must be at most 86400 s (1 day); got 48h",
+            "--warmup-max must be at most 86400 s; got 172800 s",
         ));
     storlab()
         .args(["io", "--target"])
@@ -181,7 +181,7 @@ fn warmup_max_errors_name_warmup_max() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "--warmup must be at most 86400 s (1 day); got 48h",
+            "--warmup must be at most 86400 s; got 172800 s",
         ));
     storlab()
         .args(["db", "--data-dir"])

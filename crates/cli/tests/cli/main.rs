@@ -3,6 +3,7 @@
 
 mod compare;
 mod compare_safety;
+mod compare_users;
 mod db;
 mod db_capture;
 mod db_dsn;

@@ -260,7 +260,7 @@ fn users_sweep_options_that_do_not_fit_are_bad_input() {
                 "--users-sweep",
                 "--max-response-ms=-1",
             ],
-            "--max-response-ms must be more than 0",
+            "--max-response-ms must be above 0 and at most 3600000 ms; got -1",
         ),
         (
             &[
@@ -270,7 +270,7 @@ fn users_sweep_options_that_do_not_fit_are_bad_input() {
                 "--think-ms",
                 "1e9",
             ],
-            "--think-ms must be 0 to",
+            "--think-ms must be at least 0 and at most 3600000 ms; got 1000000000",
         ),
         (
             &[

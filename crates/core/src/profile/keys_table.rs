@@ -11,6 +11,16 @@ pub const MAX_THINK_NS: u64 = 3_600 * 1_000_000_000;
 /// Farthest end of a profile's region: 4 PiB (the capacity of the largest simulated array).
 pub const MAX_REGION_BYTES: u64 = 1 << 52;
 
+/// An open-loop arrival rate (a profile's `rate_iops`, each rate of `--sweep-rates`).
+pub const RATE_IOPS_KEY: Key = Key::new(
+    "rate_iops",
+    Kind::Number,
+    Derived("none: closed loop"),
+    "open loop: total arrival rate over all jobs (Poisson arrivals)",
+)
+.float_above(0.0, MAX_RATE_IOPS)
+.unit("IO/s");
+
 /// The keys of a profile: a built-in `profile` as the base, any key overriding it.
 pub const PROFILE_KEYS: [Key; 12] = [
     Key::new(
@@ -49,14 +59,7 @@ pub const PROFILE_KEYS: [Key; 12] = [
         "outstanding I/Os per job in closed loop (fio's iodepth)",
     )
     .int(1, 65536),
-    Key::new(
-        "rate_iops",
-        Kind::Number,
-        Derived("none: closed loop"),
-        "open loop: total arrival rate over all jobs (Poisson arrivals)",
-    )
-    .float_above(0.0, MAX_RATE_IOPS)
-    .unit("IO/s"),
+    RATE_IOPS_KEY,
     Key::new(
         "think_time",
         Kind::Time,
@@ -85,6 +88,32 @@ pub const PROFILE_KEYS: [Key; 12] = [
     )
     .int(512, MAX_REGION_BYTES),
 ];
+
+/// Most committers of a group-commit stream (`storlab io --group-commit`, `group_commit`).
+pub const MAX_COMMITTERS: u64 = 4096;
+
+/// The keys of a `storlab io` workload file's `[[streams]]` besides the profile's (the
+/// stream's `name` is the profile's `name`).
+pub const IO_STREAM_KEYS: &[Key] = &[
+    Key::new(
+        "target",
+        Kind::Text,
+        Derived("--target"),
+        "file or block device the stream runs on",
+    ),
+    GROUP_COMMIT_KEY,
+];
+
+/// A commit path's committers (`group_commit`, `storlab io --group-commit`).
+pub const GROUP_COMMIT_KEY: Key = Key::new(
+    "group_commit",
+    Kind::Count,
+    Derived("none"),
+    "a commit path: this many committers share one log writer that batches their records \
+     (every I/O a synchronous write of one block of the profile)",
+)
+.int(1, MAX_COMMITTERS)
+.unit("committers");
 
 /// One entry of a profile's `block_sizes` mix.
 pub const BLOCK_SIZE_KEYS: &[Key] = &[

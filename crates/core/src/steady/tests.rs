@@ -212,3 +212,29 @@ fn noise_and_ramps_have_no_cycle() {
     assert!((80..=90).contains(&cy.period_s), "{cy:?}");
     assert!((2.5..4.0).contains(&cy.swing_pct), "{cy:?}");
 }
+
+#[test]
+fn a_short_windows_change_is_from_the_mean_of_its_start_to_the_mean_of_its_end() {
+    // 20 s measured: 15 s at 1000 IO/s, then the device stalls. The slope times the window
+    // made this -150%, below anything a throughput can fall.
+    let s = samples(|i| (if i < 15 { 1000.0 } else { 0.0 }, 5.0, None), 20);
+    let Verdict::Unsteady(reason) = check_measured(&[], &s, "IOPS", &CRITERIA) else {
+        panic!("a stall judged steady")
+    };
+    assert!(reason.starts_with("IOPS still falling"), "{reason}");
+    // First third (6 s) at 1000, last third (6 s) one second at 1000 and five at 0: -83%.
+    assert!(
+        reason.contains(": -83% from its start to its end; a window shorter than 60 s"),
+        "{reason}"
+    );
+    // A steady climb: the means of the thirds, not the end points.
+    let ramp = samples(|i| (1000.0 + 50.0 * i as f64, 5.0, None), 9);
+    let Verdict::Unsteady(reason) = check_measured(&[], &ramp, "IOPS", &CRITERIA) else {
+        panic!("a ramp judged steady")
+    };
+    // 1050 to 1350.
+    assert!(
+        reason.contains(": +29% from its start to its end"),
+        "{reason}"
+    );
+}

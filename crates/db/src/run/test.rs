@@ -153,9 +153,7 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
         monitor_cpu,
         extra_notes: ctx.statements.note().into_iter().collect(),
     });
-    if let Some(verdict) = warmup {
-        super::warmup::record(&mut run, measure_from.duration_since(start), verdict);
-    }
+    super::warmup::judge(&mut run, warmup, measure_from.duration_since(start));
     Ok(run)
 }
 

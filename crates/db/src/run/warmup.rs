@@ -27,13 +27,14 @@ async fn cache_counts(admin: &Client) -> Option<(i64, i64)> {
 }
 
 /// Warms up until steady or the limit (`opts.warmup_ns`), then moves the measured window to
-/// start there. None when a stop was requested; else the test's verdict.
+/// start there. None when a stop was requested; else the test's verdict and the warm-up's
+/// one-second samples.
 pub(super) async fn until_steady(
     admin: &Client,
     w: &Window,
     start: Instant,
     opts: &DbOptions,
-) -> Option<Option<Verdict>> {
+) -> Option<Option<(Verdict, Vec<Sample>)>> {
     let limit = start + Duration::from_nanos(opts.warmup_ns);
     let mut samples: Vec<Sample> = Vec::new();
     let mut before = ([0u64; 3], cache_counts(admin).await);
@@ -72,11 +73,22 @@ pub(super) async fn until_steady(
     }
     let from = next.min(limit);
     w.set_bounds(from, from + Duration::from_nanos(opts.duration_ns));
-    Some(Some(verdict))
+    Some(Some((verdict, samples)))
+}
+
+/// The steady-state verdict of a test: its measured window judged with the samples of the
+/// automatic warm-up before it (`warmed`, when there was one: cycles longer than the window
+/// are found in them), then the warm-up recorded ([`record`]) after `warmup`.
+pub(super) fn judge(run: &mut Run, warmed: Option<(Verdict, Vec<Sample>)>, warmup: Duration) {
+    let before = warmed.as_ref().map_or(&[][..], |w| &w.1[..]);
+    steady::mark_after(run, before);
+    if let Some((verdict, _)) = warmed {
+        record(run, warmup, verdict);
+    }
 }
 
 /// The automatic warm-up in the result: its length, and the reason when it ran out.
-pub(super) fn record(run: &mut Run, warmup: Duration, verdict: Verdict) {
+fn record(run: &mut Run, warmup: Duration, verdict: Verdict) {
     run.workload.warmup_auto = true;
     run.workload.warmup_s = (warmup.as_secs_f64() * 1e3).round() / 1e3;
     if let Verdict::Unsteady(reason) = verdict {
@@ -86,6 +98,68 @@ pub(super) fn record(run: &mut Run, warmup: Duration, verdict: Verdict) {
             Verdict::Unsteady(format!(
                 "no steady state within the {limit_s} s warm-up limit: {reason}"
             )),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use storlab_core::result::{Metrics, SeriesPoint, Target, TargetKind, Workload, WorkloadKind};
+
+    use super::*;
+
+    /// A test's measured window: `secs` seconds at 900 rows/s, 3 ms.
+    fn measured(secs: usize) -> Run {
+        let target = Target {
+            name: "local".into(),
+            kind: TargetKind::Real,
+            config: None,
+            description: None,
+        };
+        let workload = Workload {
+            name: "dpaws/update-row".into(),
+            kind: WorkloadKind::Db,
+            duration_s: secs as f64,
+            warmup_s: 0.0,
+            warmup_auto: false,
+            parameters: serde_json::Value::Null,
+        };
+        let mut run = Run::new(target, workload, Metrics::default());
+        run.series = (0..secs)
+            .map(|i| SeriesPoint {
+                t_s: i as f64,
+                rows_per_s: Some(900.0),
+                latency_ms_mean: 3.0,
+                ..Default::default()
+            })
+            .collect();
+        run
+    }
+
+    /// A server checkpointing every 60 s (rows/s down by half while it writes), warmed for
+    /// 300 s: the measured 30 s between two checkpoints looked steady on their own; with the
+    /// warm-up's samples the verdict sees the cycle the window cannot hold.
+    #[test]
+    fn the_measured_window_is_judged_with_the_warmups_samples() {
+        let warmup: Vec<Sample> = (0..300)
+            .map(|s| Sample {
+                throughput: if s % 60 < 30 { 900.0 } else { 450.0 },
+                latency_ms: 3.0,
+                hit_ratio_pct: Some(99.0),
+            })
+            .collect();
+        let mut alone = measured(30);
+        judge(&mut alone, None, Duration::ZERO);
+        assert!(alone.steady, "{:?}", alone.steady_reason);
+        let mut run = measured(30);
+        let warmed = Some((Verdict::Steady, warmup));
+        judge(&mut run, warmed, Duration::from_secs(300));
+        assert!(!run.steady);
+        assert_eq!(run.workload.warmup_s, 300.0);
+        let reason = run.steady_reason.unwrap_or_default();
+        assert!(
+            reason.contains("in cycles of about 60 s, longer than the 30 s measured"),
+            "{reason}"
         );
     }
 }

@@ -6,14 +6,12 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use storlab_core::steady::Verdict;
-
 use crate::diskstats::DiskSampler;
 use crate::engine::Window;
 use crate::options::IoOptions;
 use crate::run::cpu_time;
 use crate::signal;
-use crate::warmup::AutoWarmup;
+use crate::warmup::{AutoWarmup, Warmed};
 
 /// Longest sleep of the monitor thread. Measured on the 2-core development VM (psync, 4 KiB
 /// random reads at depth 1, O_DIRECT, pinned to one CPU): a thread of the same process that
@@ -54,8 +52,8 @@ pub(super) struct Monitor<'a> {
     pub steady_at: Option<Instant>,
     /// An automatic warm-up, until it ends.
     warmup: Option<AutoWarmup>,
-    /// How an automatic warm-up ended: its length and verdict.
-    pub warmed: Option<(Duration, Verdict)>,
+    /// How an automatic warm-up ended: its length, verdict and samples.
+    pub warmed: Option<Warmed>,
 }
 
 impl<'a> Monitor<'a> {
@@ -90,6 +88,7 @@ impl<'a> Monitor<'a> {
         let mut started = false;
         let mut per_second: Vec<u64> = Vec::new();
         let mut last_done = 0u64;
+        let mut ended = None;
         while Instant::now() < self.window.end() && !signal::stop_requested() && !all_ended() {
             let now = Instant::now();
             if let Some(w) = self.warmup.as_mut() {
@@ -102,12 +101,14 @@ impl<'a> Monitor<'a> {
                         let from = now.duration_since(self.start);
                         self.window
                             .open(from.as_nanos() as u64, self.opts.duration_ns);
-                        self.warmed = Some((from, w.verdict.clone()));
-                        self.warmup = None;
+                        ended = Some(from);
                         next = now;
                     }
                 }
                 next = next.max(at);
+            }
+            if let Some(from) = ended.take() {
+                self.warmed = self.warmup.take().map(|w| w.ended(from));
             }
             if self.warmup.is_none() && now >= next {
                 let done = self.window.done.load(Ordering::Relaxed);
@@ -138,7 +139,7 @@ impl<'a> Monitor<'a> {
         self.cpu.to = Some((Instant::now(), cpu_time()));
         if let Some(w) = self.warmup.take() {
             // Interrupted (or every worker ended) during the automatic warm-up.
-            self.warmed = Some((self.start.elapsed(), w.verdict));
+            self.warmed = Some(w.ended(self.start.elapsed()));
         }
     }
 

@@ -32,11 +32,13 @@ use super::{ConfigError, SystemSpec};
 mod character;
 mod job;
 mod keys_table;
+mod rows;
 
 pub use character::{character_workload, CharacterSpec, DEFAULT_MULTIBLOCK_READ_COUNT};
 
 pub use job::{JobExtents, JobKind, JobSpec, JOB_KEYS};
 pub use keys_table::DATABASE_KEYS;
+use rows::{range_rows, RowBytes};
 
 use crate::db::layout::Layout;
 use crate::db::schema::{oracle, BlockFormat};
@@ -280,35 +282,6 @@ struct Raw {
 enum Names {
     One(String),
     Many(Vec<String>),
-}
-
-/// Row size of every table, or `[smallest, largest]` spread evenly over the tables (DPAWS:
-/// 14 to 805 bytes).
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RowBytes {
-    One(u64),
-    Spread([u64; 2]),
-}
-
-impl RowBytes {
-    fn of_table(&self, k: u64, tables: u64) -> u64 {
-        match *self {
-            RowBytes::One(b) => b,
-            RowBytes::Spread([lo, hi]) if tables > 1 => {
-                lo + (hi.saturating_sub(lo)) * k / (tables - 1)
-            }
-            RowBytes::Spread([lo, _]) => lo,
-        }
-    }
-
-    fn valid(&self) -> bool {
-        let ok = |b: u64| (1..=8_000).contains(&b);
-        match *self {
-            RowBytes::One(b) => ok(b),
-            RowBytes::Spread([lo, hi]) => ok(lo) && ok(hi) && lo <= hi,
-        }
-    }
 }
 
 fn placement(
@@ -620,22 +593,6 @@ fn log_members(
         members.push(m);
     }
     Ok(members)
-}
-
-/// Rows per range operation: as given (at most `rows`), else the test's rows per statement
-/// (DPAWS range tests: 10,000, as `storlab db` runs them).
-fn range_rows(test: DbTest, given: Option<u64>, rows: u64) -> Result<u64, String> {
-    match given {
-        Some(n) if n > rows => Err(format!("must be 1 to rows ({rows}); got {n}")),
-        Some(n) => Ok(n),
-        None if test.def().rows_per_op > rows => Err(format!(
-            "{} touches {} rows per operation but the tables have {rows}: raise rows or set \
-             range_rows",
-            test.name(),
-            test.def().rows_per_op
-        )),
-        None => Ok(test.def().rows_per_op.max(1)),
-    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 use storlab_core::dbtest::{find_job, DB_TESTS, JOB_NAMES, JOB_TESTS};
 use storlab_core::keys::{markdown_table, Key};
+use storlab_core::profile::IO_STREAM_KEYS;
 
 use super::database::{DATABASE_KEYS, JOB_KEYS};
 use super::keys::{Section, ARRAY_SECTIONS, HDD_KEYS, SSD_KEYS, WORKLOAD_SECTIONS};
@@ -43,7 +44,11 @@ pub fn config_md() -> String {
     out += "## Workload files (`--workload`)\n\n";
     sections(&mut out, WORKLOAD_SECTIONS);
     out += "The `[database]` section of a workload file: see [db.md](db.md). Disk model \
-            parameters: see [models.md](models.md).\n";
+            parameters: see [models.md](models.md).\n\n";
+    out += "## I/O workload files (`storlab io --workload`)\n\n### `[[streams]]`\n\nOne \
+            class of real I/O: the keys of a simulated stream's profile (above, from \
+            `profile` on; `name` names the class), plus:\n\n";
+    out += &markdown_table(IO_STREAM_KEYS);
     out
 }
 

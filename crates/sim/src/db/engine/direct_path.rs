@@ -7,13 +7,11 @@
 //! dirty blocks before reading it direct; the model does not (its reads see the device).
 
 use storlab_core::character::Engine;
-use storlab_core::histogram::round_to;
 use storlab_core::result::WaitEvent;
 
 use super::character::ScanStep;
 use super::{DbEngine, DbIo, Stack, BLOCK_SECTORS};
 use crate::db::scan_path;
-use crate::metrics::round3;
 
 /// What a session's pending read is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -123,16 +121,7 @@ impl DbEngine {
             ("direct path read", w.direct_ns, w.direct),
         ]
         .into_iter()
-        .map(|(event, ns, n)| WaitEvent {
-            event: event.to_string(),
-            time_pct: round_to(100.0 * ns as f64 / total_ns, 1),
-            avg_ms: Some(if n == 0 {
-                0.0
-            } else {
-                round3(ns as f64 / n as f64 / 1e6)
-            }),
-            avg_from: None,
-        })
+        .map(|(event, ns, n)| super::report::wait_event(event, ns, n, total_ns))
         .collect()
     }
 }

@@ -20,6 +20,21 @@ use super::{DbEngine, DbIo, DbStats};
 use crate::db::layout::Segment;
 use crate::metrics::{round3, INTERVAL_NS};
 
+/// A wait event: `ns` waited over `n` waits, as a share of `total_ns` session time and a
+/// mean per wait.
+pub(super) fn wait_event(event: &str, ns: u64, n: u64, total_ns: f64) -> WaitEvent {
+    WaitEvent {
+        event: event.to_string(),
+        time_pct: round_to(100.0 * ns as f64 / total_ns, 1),
+        avg_ms: Some(if n == 0 {
+            0.0
+        } else {
+            round3(ns as f64 / n as f64 / 1e6)
+        }),
+        avg_from: None,
+    }
+}
+
 impl DbEngine {
     /// Counts a completed database I/O under its role (measured window only).
     pub(super) fn record(&mut self, io: DbIo, write: bool, bytes: u64, latency_ns: u64, now: u64) {
@@ -151,16 +166,7 @@ impl DbEngine {
         m.tx_latency_ms = Some(all);
         m.transactions = types;
         let total = db.sessions.len() as f64 * secs * 1e9;
-        let wait = |event: &str, ns: u64, n: u64| WaitEvent {
-            event: event.to_string(),
-            time_pct: round_to(100.0 * ns as f64 / total, 1),
-            avg_ms: Some(if n == 0 {
-                0.0
-            } else {
-                round3(ns as f64 / n as f64 / 1e6)
-            }),
-            avg_from: None,
-        };
+        let wait = |event: &str, ns: u64, n: u64| wait_event(event, ns, n, total);
         let oracle = db.spec.engine == Engine::Oracle;
         let name = |pg: &'static str, ora: &'static str| if oracle { ora } else { pg };
         let (read_wait_ns, read_waits) = db.single_read_waits();

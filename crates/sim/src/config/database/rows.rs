@@ -1,0 +1,52 @@
+//! How many rows a table's row takes and a range operation touches: `row_bytes` (one size,
+//! or a spread over the tables) and `range_rows` (the test's rows per statement unless
+//! given).
+
+use serde::Deserialize;
+
+use super::DbTest;
+
+/// Row size of every table, or `[smallest, largest]` spread evenly over the tables (DPAWS:
+/// 14 to 805 bytes).
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(super) enum RowBytes {
+    One(u64),
+    Spread([u64; 2]),
+}
+
+impl RowBytes {
+    pub(super) fn of_table(&self, k: u64, tables: u64) -> u64 {
+        match *self {
+            RowBytes::One(b) => b,
+            RowBytes::Spread([lo, hi]) if tables > 1 => {
+                lo + (hi.saturating_sub(lo)) * k / (tables - 1)
+            }
+            RowBytes::Spread([lo, _]) => lo,
+        }
+    }
+
+    pub(super) fn valid(&self) -> bool {
+        let ok = |b: u64| (1..=8_000).contains(&b);
+        match *self {
+            RowBytes::One(b) => ok(b),
+            RowBytes::Spread([lo, hi]) => ok(lo) && ok(hi) && lo <= hi,
+        }
+    }
+}
+
+/// Rows per range operation: as given (at most `rows`), else the test's rows per statement
+/// (DPAWS range tests: 10,000, as `storlab db` runs them).
+pub(super) fn range_rows(test: DbTest, given: Option<u64>, rows: u64) -> Result<u64, String> {
+    match given {
+        Some(n) if n > rows => Err(format!("must be 1 to rows ({rows}); got {n}")),
+        Some(n) => Ok(n),
+        None if test.def().rows_per_op > rows => Err(format!(
+            "{} touches {} rows per operation but the tables have {rows}: raise rows or set \
+             range_rows",
+            test.name(),
+            test.def().rows_per_op
+        )),
+        None => Ok(test.def().rows_per_op.max(1)),
+    }
+}
