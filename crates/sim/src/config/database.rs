@@ -33,15 +33,16 @@ mod character;
 mod job;
 mod keys_table;
 mod rows;
+mod targets;
 
 pub use character::{character_workload, CharacterSpec, DEFAULT_MULTIBLOCK_READ_COUNT};
 
 pub use job::{JobExtents, JobKind, JobSpec, JOB_KEYS};
 pub use keys_table::DATABASE_KEYS;
-use rows::{range_rows, RowBytes};
+use rows::{engine_table, range_rows, RowBytes};
+use targets::{log_members, temp_placement};
 
 use crate::db::layout::Layout;
-use crate::db::schema::{oracle, BlockFormat};
 use crate::db::{undo, MeasuredProfile, Table};
 
 /// The tests the model runs (the names of `storlab db`'s suites).
@@ -500,99 +501,6 @@ pub fn parse_database(
         job: None,
     })
     .and_then(|spec| job::attach(spec, job, file, system))
-}
-
-/// A table of `rows` rows of `row_bytes` in `engine`'s block format: PostgreSQL's pages
-/// filled to 100% with a bigint key, or Oracle's blocks with the default PCTFREE of 10 and a
-/// NUMBER key as wide as the largest key.
-fn engine_table(engine: Engine, rows: u64, row_bytes: u64) -> Table {
-    match engine {
-        Engine::Postgresql => Table {
-            rows,
-            row_bytes,
-            fillfactor: 100,
-            key_bytes: 8,
-            format: BlockFormat::Postgresql,
-        },
-        Engine::Oracle => Table {
-            rows,
-            row_bytes,
-            fillfactor: 100 - ORACLE_PCTFREE,
-            key_bytes: oracle::number_bytes(rows),
-            format: BlockFormat::Oracle,
-        },
-    }
-}
-
-/// Oracle's default PCTFREE (Concepts, "Data Blocks": 10 percent of each block left free for
-/// updates).
-const ORACLE_PCTFREE: u32 = 10;
-
-/// Where temp I/O goes when `[database] temp` names a target: one with no LUN of the data or
-/// of the log (the default, the data target itself, is None).
-fn temp_placement(
-    names: Option<Names>,
-    data: &Placement,
-    log: &Placement,
-    system: &SystemSpec,
-    file: &str,
-) -> Result<Option<Placement>, ConfigError> {
-    let Some(names) = names else {
-        return Ok(None);
-    };
-    let t = placement(names, system, file, "temp")?;
-    let used: Vec<u32> = data
-        .member_luns(system)
-        .into_iter()
-        .chain(log.member_luns(system))
-        .collect();
-    if t.member_luns(system).iter().any(|l| used.contains(l)) {
-        return Err(ConfigError::invalid(
-            file,
-            "database.temp",
-            "shares LUNs with database.data or database.log; leave it out (temp then goes on \
-             the data target) or name a target of its own",
-        ));
-    }
-    Ok(Some(t))
-}
-
-/// The further log members: each a target of its own, with no LUN of the data, of the log
-/// or of another member, and room for the log files.
-fn log_members(
-    names: &[String],
-    data: &Placement,
-    log: &Placement,
-    log_need: u64,
-    system: &SystemSpec,
-    file: &str,
-) -> Result<Vec<Placement>, ConfigError> {
-    let bad = |r: String| ConfigError::invalid(file, "database.log_members", r);
-    let mut used: Vec<u32> = data
-        .member_luns(system)
-        .into_iter()
-        .chain(log.member_luns(system))
-        .collect();
-    let mut members = Vec::new();
-    for name in names {
-        let m = placement(Names::One(name.clone()), system, file, "log_members")?;
-        let luns = m.member_luns(system);
-        if luns.iter().any(|l| used.contains(l)) {
-            return Err(bad(format!(
-                "{name:?} shares LUNs with database.data, database.log or another member; \
-                 give each member a target of its own"
-            )));
-        }
-        if m.bytes(system) < log_need {
-            return Err(bad(format!(
-                "{name:?} has {} bytes; the log files need {log_need}",
-                m.bytes(system)
-            )));
-        }
-        used.extend(luns);
-        members.push(m);
-    }
-    Ok(members)
 }
 
 #[cfg(test)]

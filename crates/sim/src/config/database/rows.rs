@@ -1,10 +1,14 @@
 //! How many rows a table's row takes and a range operation touches: `row_bytes` (one size,
 //! or a spread over the tables) and `range_rows` (the test's rows per statement unless
-//! given).
+//! given), and the table a row size makes in the engine's block format.
 
 use serde::Deserialize;
 
+use storlab_core::character::Engine;
+
 use super::DbTest;
+use crate::db::schema::{oracle, BlockFormat};
+use crate::db::Table;
 
 /// Row size of every table, or `[smallest, largest]` spread evenly over the tables (DPAWS:
 /// 14 to 805 bytes).
@@ -50,3 +54,29 @@ pub(super) fn range_rows(test: DbTest, given: Option<u64>, rows: u64) -> Result<
         None => Ok(test.def().rows_per_op.max(1)),
     }
 }
+
+/// A table of `rows` rows of `row_bytes` in `engine`'s block format: PostgreSQL's pages
+/// filled to 100% with a bigint key, or Oracle's blocks with the default PCTFREE of 10 and a
+/// NUMBER key as wide as the largest key.
+pub(super) fn engine_table(engine: Engine, rows: u64, row_bytes: u64) -> Table {
+    match engine {
+        Engine::Postgresql => Table {
+            rows,
+            row_bytes,
+            fillfactor: 100,
+            key_bytes: 8,
+            format: BlockFormat::Postgresql,
+        },
+        Engine::Oracle => Table {
+            rows,
+            row_bytes,
+            fillfactor: 100 - ORACLE_PCTFREE,
+            key_bytes: oracle::number_bytes(rows),
+            format: BlockFormat::Oracle,
+        },
+    }
+}
+
+/// Oracle's default PCTFREE (Concepts, "Data Blocks": 10 percent of each block left free for
+/// updates).
+const ORACLE_PCTFREE: u32 = 10;
