@@ -195,25 +195,9 @@ fn set_layout(
         "vraid0" => RaidLevel::Raid0,
         "vraid1" => RaidLevel::Raid1,
         "vraid5" => RaidLevel::Raid5,
-        other => {
-            return Err(ConfigError::invalid(
-                file,
-                key("level"),
-                format!("unknown level {other:?}; use vraid0, vraid1 or vraid5"),
-            ))
-        }
+        other => return Err(unknown_level(other, key, file)),
     };
-    let su = v.stripe_unit.0;
-    if !su.is_power_of_two() {
-        return Err(ConfigError::invalid(
-            file,
-            key("stripe_unit"),
-            format!(
-                "must be a power of two between 4k and 1m; got {}",
-                v.stripe_unit
-            ),
-        ));
-    }
+    let su = stripe_unit(v, key, file)?;
     SetLayout::new(SetParams {
         level,
         unit_sectors: su / 512,
@@ -309,26 +293,9 @@ pub(super) fn resolve_virtual_disks(
             // Mirrored pairs over the group; an odd disk out carries no VRAID 1 data.
             "vraid1" => (RaidLevel::Raid10, spec.disks & !1),
             "vraid5" => (RaidLevel::Raid5, spec.disks),
-            other => {
-                return Err(ConfigError::invalid(
-                    file,
-                    key("level"),
-                    format!("unknown level {other:?}; use vraid0, vraid1 or vraid5"),
-                ))
-            }
+            other => return Err(unknown_level(other, &key, file)),
         };
-        // The bounds (4 KiB to 1 MiB) are declared; a power of two is this rule.
-        let su = v.stripe_unit.0;
-        if !su.is_power_of_two() {
-            return Err(ConfigError::invalid(
-                file,
-                key("stripe_unit"),
-                format!(
-                    "must be a power of two between 4k and 1m; got {}",
-                    v.stripe_unit
-                ),
-            ));
-        }
+        let su = stripe_unit(v, &key, file)?;
         let su = su / 512;
         let data_disks = match level {
             RaidLevel::Raid10 => disks / 2,
@@ -377,3 +344,32 @@ pub(super) fn resolve_virtual_disks(
 
 #[cfg(test)]
 mod tests;
+
+fn unknown_level(level: &str, key: &dyn Fn(&str) -> String, file: &str) -> ConfigError {
+    ConfigError::invalid(
+        file,
+        key("level"),
+        format!("unknown level {level:?}; use vraid0, vraid1 or vraid5"),
+    )
+}
+
+/// A virtual disk's stripe unit in bytes: its bounds (4 KiB to 1 MiB) are declared; a power
+/// of two is this rule.
+fn stripe_unit(
+    v: &VirtualDiskFile,
+    key: &dyn Fn(&str) -> String,
+    file: &str,
+) -> Result<u64, ConfigError> {
+    let su = v.stripe_unit.0;
+    if !su.is_power_of_two() {
+        return Err(ConfigError::invalid(
+            file,
+            key("stripe_unit"),
+            format!(
+                "must be a power of two between 4k and 1m; got {}",
+                v.stripe_unit
+            ),
+        ));
+    }
+    Ok(su)
+}

@@ -27,7 +27,6 @@ use super::{DbEngine, DbIo, Stack, BLOCK_SECTORS};
 use crate::config::DbSpec;
 use crate::db::workload_mix::BLOCK_BYTES;
 use crate::db::DbTimer;
-use crate::metrics::round3;
 
 /// Temp I/O of the whole database: where it goes, what each type does, and its figures.
 pub(super) struct Temp {
@@ -289,16 +288,7 @@ impl DbEngine {
             (names[1], st.read_wait_ns, st.read_waits),
         ]
         .into_iter()
-        .map(|(event, ns, n)| WaitEvent {
-            event: event.to_string(),
-            time_pct: round_to(100.0 * ns as f64 / total_ns, 1),
-            avg_ms: Some(if n == 0 {
-                0.0
-            } else {
-                round3(ns as f64 / n as f64 / 1e6)
-            }),
-            avg_from: None,
-        })
+        .map(|(event, ns, n)| super::report::wait_event(event, ns, n, total_ns))
         .collect()
     }
 
