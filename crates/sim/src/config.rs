@@ -32,7 +32,8 @@ pub use host::{
 };
 pub use host_ports::HostPortSpec;
 pub use resolve::{
-    parse_failure_arg, ControllerSpec, GroupSpec, HostSpec, MirrorRead, SystemSpec, WritePolicy,
+    parse_failure_arg, ControllerSpec, GroupSpec, HostSpec, MirrorRead, Staging, SystemSpec,
+    WritePolicy,
 };
 pub use virtual_disks::DiskGroupSpec;
 pub use workload::{Placement, StreamSpec, WorkloadSpec};
@@ -146,6 +147,11 @@ pub struct ControllersFile {
     pub prefetch: ByteSize,
     /// Consecutive sequential reads that start prefetching.
     pub sequential_trigger: u32,
+    /// What a read miss stages: the blocks asked for, from them to the end of their track,
+    /// or their whole track.
+    pub staging: Staging,
+    /// The cache's track (the unit `staging` counts in), when tracks are staged.
+    pub track: Option<ByteSize>,
 }
 
 /// One RAID group entry (`count` identical groups).

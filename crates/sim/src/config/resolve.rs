@@ -16,7 +16,7 @@ mod groups;
 
 pub use super::failures::parse_failure_arg;
 pub use controllers::{
-    ControllerSpec, WritePolicy, HDD_DESTAGE_QUEUE, MAX_DESTAGE_QUEUE, PAGE_SECTORS,
+    ControllerSpec, Staging, WritePolicy, HDD_DESTAGE_QUEUE, MAX_DESTAGE_QUEUE, PAGE_SECTORS,
 };
 pub use groups::{GroupSpec, MirrorRead};
 

@@ -156,7 +156,7 @@ pub const CONTROLLER_KEYS: &[Key] = &[
         "read_segment",
         Kind::Size,
         D("\"8KiB\""),
-        "read cache segment (staging unit), a power of two",
+        "read cache segment: the unit cached, and all a miss stages under `staging = \"block\"`; a power of two",
     )
     .int(512, 1 << 20),
     Key::new(
@@ -174,7 +174,25 @@ pub const CONTROLLER_KEYS: &[Key] = &[
     )
     .int(0, MAX_SEQUENTIAL_TRIGGER)
     .unit("reads"),
+    Key::new(
+        "staging",
+        STAGING,
+        D("\"block\""),
+        "what a read miss stages: the segments asked for (`block`), from them to the end of their `track` (`record-to-end-of-track`, IBM track-mode caches), or their whole `track`; the staged segments stop before one already cached or being fetched, the host waits for the whole stage",
+    ),
+    Key::new(
+        "track",
+        Kind::Size,
+        Derived("none: required when `staging` is not `block`"),
+        "the cache's track that `staging` counts in, a whole number of `read_segment`s (IBM ESS: 32 KiB, eight 4 KiB pages; DS8000: 64 KiB, 128 blocks)",
+    )
+    .int(512, MAX_TRACK_BYTES),
 ];
+
+/// Choices of `staging`.
+const STAGING: Kind = Kind::Choice(&["block", "record-to-end-of-track", "track"]);
+/// Largest cache track: 4 MiB (a physical track of any drive is below 4 MiB).
+const MAX_TRACK_BYTES: u64 = 4 << 20;
 
 /// `[[back_ends]]`.
 pub const BACK_END_KEYS: &[Key] = &[

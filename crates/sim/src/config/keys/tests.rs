@@ -88,6 +88,7 @@ fn declared_defaults_are_the_parsers_only_defaults() {
          failover_write_policy = \"write-back\"\nmirror_mbps = 800.0\nmirror_latency = \"20us\"\n\
          overhead = \"10us\"\nprocessors = 1\nparity_cost = \"0\"\ndestage_high_pct = 80.0\ndestage_low_pct = 60.0\n\
          read_segment = \"8KiB\"\nprefetch = \"1MiB\"\nsequential_trigger = 2\n\
+         staging = \"block\"\n\
          [rebuild]\nrate_mbps = 50.0\npriority = \"low\"\nstart_delay = 0\n",
     );
     defaults_only_from_declaration::<HostFile>(HOST_KEYS, "");

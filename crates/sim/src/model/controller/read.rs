@@ -4,7 +4,9 @@
 use super::{ControllerPart, CtrlReq, DelayedFetch, SeqStream, Waiters, SEQ_SLOTS};
 use crate::cache::page_key;
 use crate::config::resolve::PAGE_SECTORS;
+use crate::config::Staging;
 use crate::engine::{Event, SimTime};
+use crate::model::core::Core;
 use crate::model::Stack;
 
 impl ControllerPart {
@@ -63,7 +65,8 @@ impl ControllerPart {
                     waiters.push(pid);
                 }
             }
-            if let Some((a, b)) = absent {
+            if let Some(miss) = absent {
+                let (a, b) = this.staged_segments(&s.core, ctrl, g, miss);
                 let extent = (g, a * seg, (b - a + 1) * seg);
                 Self::fetch_after(s, extent, pid, true, t_cpu);
             }
@@ -236,6 +239,34 @@ impl ControllerPart {
         if first < to {
             Self::start_fetch(s, (g, first, to - first), None, true);
         }
+    }
+
+    /// The segments a read miss of segments `a..=b` of group `g` stages: those, and under
+    /// track staging the rest of the last one's track (and, staging whole tracks, the start
+    /// of the first one's), each side stopping before a segment already cached or on its way
+    /// (so one contiguous disk read brings only what the cache lacks).
+    fn staged_segments(&self, core: &Core, ctrl: usize, g: u32, (a, b): (u64, u64)) -> (u64, u64) {
+        let c = &core.spec.controllers;
+        let per_track = c.track_sectors / c.segment_sectors;
+        if c.staging == Staging::Block || per_track <= 1 {
+            return (a, b);
+        }
+        let segments = self.groups[g as usize]
+            .capacity_sectors
+            .div_ceil(c.segment_sectors);
+        let track_end = ((b / per_track + 1) * per_track).min(segments);
+        let mut hi = b;
+        while hi + 1 < track_end && !self.segment_known(ctrl, g, hi + 1) {
+            hi += 1;
+        }
+        let mut lo = a;
+        if c.staging == Staging::Track {
+            let track_start = a / per_track * per_track;
+            while lo > track_start && !self.segment_known(ctrl, g, lo - 1) {
+                lo -= 1;
+            }
+        }
+        (lo, hi)
     }
 
     fn segment_known(&self, ctrl: usize, g: u32, s: u64) -> bool {
