@@ -16,6 +16,7 @@ mod failures;
 mod file_cache;
 mod front_end;
 mod host_layer;
+mod job_mechanics;
 mod jobs;
 mod log_writer_cpu;
 mod measured_profile;
