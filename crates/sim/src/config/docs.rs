@@ -212,6 +212,13 @@ fn jobs_md() -> String {
     out += "\nJobs add these keys to `[database]` (`rows`, `row_bytes`, `engine`, the log keys \
             above, and `rows_per_commit`, whose default is then the job's, apply as well):\n\n";
     out += &markdown_table(JOB_KEYS);
+    out += "\n## Analytic queries\n\n\
+            `orabench/analytic-query` scans a fact and a dimension table in full, hash-joins \
+            them and sorts the result: a transaction of a characterization whose temp bytes \
+            follow from these sizes (a grace hash join writes both sides once per \
+            partitioning pass beyond `work_mem`; an external sort writes its input once per \
+            merge level). These keys set them in `[database]`:\n\n";
+    out += &markdown_table(crate::db::query::QUERY_KEYS);
     out
 }
 

@@ -22,6 +22,7 @@ mod log_space;
 mod ops;
 mod oscache;
 mod profile;
+mod query_report;
 mod redo;
 mod report;
 mod temp;

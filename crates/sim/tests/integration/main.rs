@@ -24,6 +24,7 @@ mod mva;
 mod oracle_engine;
 mod oracle_layout;
 mod oracle_mechanics;
+mod query_keys;
 mod raid_ops;
 mod redundancy_sets;
 mod reference_case1;

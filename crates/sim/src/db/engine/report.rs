@@ -234,6 +234,7 @@ impl DbEngine {
         waits.sort_by(|a, b| b.time_pct.total_cmp(&a.time_pct));
         m.waits = waits;
         db.job_metrics(m, secs);
+        db.query_metrics(m);
     }
 
     /// The effective parameters, with figures measured over the `secs` of the window.
