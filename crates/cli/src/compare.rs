@@ -38,21 +38,42 @@ fn execute(u: &Unit) -> Result<Vec<Run>, CliError> {
     }
 }
 
-/// One line about a finished unit, marked when a run of it was not at steady state.
+/// One line about a finished unit, marked when a run of it was not at steady state (a job:
+/// when it did not run to completion; steady state does not apply to it).
 fn summary(cells: &[Cell]) -> String {
-    let unsteady = cells
-        .iter()
-        .any(|c| c.run.as_ref().is_some_and(|r| !r.steady));
+    let unsteady = cells.iter().any(|c| c.run.as_ref().is_some_and(unsteady));
+    let incomplete = cells.iter().any(|c| c.run.as_ref().is_some_and(incomplete));
     let line = summary_figures(cells);
     if unsteady {
         format!("{line} (NOT STEADY)")
+    } else if incomplete {
+        format!("{line} (INCOMPLETE)")
     } else {
         line
     }
 }
 
+/// The run measured a load outside steady state (a job never does: it runs to completion).
+fn unsteady(r: &Run) -> bool {
+    !r.steady && r.metrics.job.is_none()
+}
+
+/// The run is a job its time limit stopped.
+fn incomplete(r: &Run) -> bool {
+    r.metrics.job.as_ref().is_some_and(|j| !j.complete)
+}
+
 fn summary_figures(cells: &[Cell]) -> String {
     let n = crate::table::num;
+    if let Some(Cell { run: Some(r), .. }) = cells.last() {
+        if let (Some(job), Some(elapsed)) = (r.metrics.job.as_ref(), r.metrics.elapsed_s) {
+            return if job.complete {
+                format!("elapsed {} s, run to completion", n(elapsed, 1))
+            } else {
+                format!("{}% done in {} s", n(job.done_pct, 1), n(elapsed, 1))
+            };
+        }
+    }
     match cells.last() {
         Some(Cell { run: Some(r), .. }) => match r.metrics.rows_per_s {
             Some(rows) => format!("{} rows/s", n(rows, 0)),
@@ -361,10 +382,31 @@ pub fn print_findings(study: &Study, report: &Path) {
 
 /// Every cell measured outside steady state, with the reason.
 fn print_unsteady(study: &Study) {
+    let jobs: Vec<_> = study
+        .cells
+        .iter()
+        .filter_map(|c| c.run.as_ref().filter(|r| incomplete(r)).map(|r| (c, r)))
+        .collect();
+    if !jobs.is_empty() {
+        println!(
+            "warning: {} of {} cells are jobs that did not run to completion (their time limit \
+             came first; a longer duration lets them finish):",
+            jobs.len(),
+            study.cells.len()
+        );
+        for (c, r) in jobs {
+            println!(
+                "  - {} x {}: {}",
+                c.configuration,
+                c.workload,
+                r.steady_reason.as_deref().unwrap_or("no reason recorded")
+            );
+        }
+    }
     let unsteady: Vec<_> = study
         .cells
         .iter()
-        .filter_map(|c| c.run.as_ref().filter(|r| !r.steady).map(|r| (c, r)))
+        .filter_map(|c| c.run.as_ref().filter(|r| unsteady(r)).map(|r| (c, r)))
         .collect();
     if unsteady.is_empty() {
         return;

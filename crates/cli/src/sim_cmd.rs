@@ -343,6 +343,11 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
     }
     let runs = runs(&a)?;
     let partial = runs.iter().any(|r| r.partial);
+    let incomplete = runs
+        .iter()
+        .filter_map(|r| r.metrics.job.as_ref())
+        .find(|j| !j.complete)
+        .map(|j| (j.done_pct, j.limit_s));
     if a.matrix || a.sweep {
         if a.matrix {
             print!("{}", table::matrix(&runs[0].target.name, &runs));
@@ -363,6 +368,19 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
         return Err(CliError::Failed(
             "interrupted; the results so far are marked partial".into(),
         ));
+    }
+    if let Some((done_pct, limit_s)) = incomplete {
+        return Err(CliError::Failed(format!(
+            "job incomplete: {}% done when its time limit of {} s (--duration) was reached; \
+             the result{} marked incomplete; raise --duration to let it finish",
+            done_pct,
+            limit_s,
+            if a.run.json.is_some() {
+                " is written,"
+            } else {
+                " is"
+            }
+        )));
     }
     Ok(())
 }

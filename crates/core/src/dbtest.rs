@@ -362,8 +362,9 @@ pub const JOB_TESTS: &[DbTestDef] = &[
     job(
         "job/update-all",
         200_000,
-        "update every row of a table of `rows` rows in a full scan, committing every \
-         `rows_per_commit`",
+        "update a column no index covers (`indexed_update = true`: a column with an index of \
+         its own, whose entry moves in it) in every row of a table of `rows` rows in a full \
+         scan, committing every `rows_per_commit`",
     ),
 ];
 

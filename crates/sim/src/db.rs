@@ -50,4 +50,6 @@ pub enum DbTimer {
     LogTimeout,
     /// The log writer's CPU burst before a write is over: it issues the write.
     LogWriterCpu,
+    /// A job's CPU burst is over: the work it processed counts as done.
+    JobCpu,
 }

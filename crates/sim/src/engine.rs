@@ -112,6 +112,7 @@ impl Event {
             Event::Db(DbTimer::LogTimeout) => (12, 0),
             // Kind 12 with index 1: the 4 bits of kinds are all in use.
             Event::Db(DbTimer::LogWriterCpu) => (12, 1),
+            Event::Db(DbTimer::JobCpu) => (12, 2),
             Event::BackEndDone(i) => (13, i),
             Event::ReadMissStart(i) => (14, i),
         };
@@ -140,7 +141,8 @@ impl Event {
             10 => Event::Db(DbTimer::VictimBuffered(i)),
             11 => Event::Db(DbTimer::WriterBuffered),
             12 if i == 0 => Event::Db(DbTimer::LogTimeout),
-            12 => Event::Db(DbTimer::LogWriterCpu),
+            12 if i == 1 => Event::Db(DbTimer::LogWriterCpu),
+            12 => Event::Db(DbTimer::JobCpu),
             14 => Event::ReadMissStart(i),
             _ => Event::BackEndDone(i),
         }

@@ -39,11 +39,11 @@ fn oldest_and_newest() -> Vec<Binaries> {
 
 /// Client programs (psql, pgbench) of the system's installation: they talk to every newer
 /// server too.
-fn client(name: &str) -> PathBuf {
+pub(crate) fn client(name: &str) -> PathBuf {
     find_binaries(None).expect("binaries").bindir.join(name)
 }
 
-fn psql(dsn: &str, sql: &str) -> String {
+pub(crate) fn psql(dsn: &str, sql: &str) -> String {
     let out = Command::new(client("psql"))
         .arg(dsn)
         .args(["-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql])
@@ -57,7 +57,7 @@ fn psql(dsn: &str, sql: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-fn num(dsn: &str, sql: &str) -> f64 {
+pub(crate) fn num(dsn: &str, sql: &str) -> f64 {
     let v = psql(dsn, sql);
     v.parse().unwrap_or_else(|_| panic!("{sql}: {v:?}"))
 }
@@ -115,7 +115,7 @@ fn fingerprint(dsn: &str) -> String {
     )
 }
 
-fn reader_dsn(cluster: &Cluster) -> String {
+pub(crate) fn reader_dsn(cluster: &Cluster) -> String {
     format!(
         "host={} port={} user=reader dbname=postgres",
         cluster.socket_dir().display(),
@@ -123,7 +123,7 @@ fn reader_dsn(cluster: &Cluster) -> String {
     )
 }
 
-fn read_back(path: &Path) -> Characterization {
+pub(crate) fn read_back(path: &Path) -> Characterization {
     let text = std::fs::read_to_string(path).expect("the characterization is written");
     Characterization::from_text(&text, &path.display().to_string()).expect("it reads back")
 }

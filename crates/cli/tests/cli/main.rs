@@ -2,10 +2,12 @@
 //! one module per subcommand.
 
 mod compare;
+mod compare_jobs;
 mod compare_safety;
 mod compare_users;
 mod db;
 mod db_capture;
+mod db_capture_temp;
 mod db_dsn;
 mod drives;
 mod fuzz_regressions;

@@ -53,7 +53,7 @@ fn sim_runs_a_job_to_completion_and_prints_its_elapsed_time() {
 }
 
 #[test]
-fn sim_reports_a_job_that_reaches_its_time_limit_as_incomplete() {
+fn sim_reports_a_job_that_reaches_its_time_limit_as_incomplete_and_exits_1() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("job.json");
     storlab()
@@ -61,8 +61,10 @@ fn sim_reports_a_job_that_reaches_its_time_limit_as_incomplete() {
         .args(["--db-set", "size=8GiB", "--duration", "2s", "--json"])
         .arg(&out)
         .assert()
-        .success()
-        .stdout(predicate::str::contains("job INCOMPLETE"));
+        .code(1)
+        .stdout(predicate::str::contains("job INCOMPLETE"))
+        .stderr(predicate::str::contains("job incomplete"))
+        .stderr(predicate::str::contains("--duration"));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let job = &v["runs"][0]["metrics"]["job"];
@@ -92,4 +94,16 @@ fn sim_refuses_bad_job_keys_and_a_warmup_with_exit_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--warmup does not apply"));
+}
+
+#[test]
+fn the_users_sweep_refuses_a_job_with_exit_2() {
+    storlab()
+        .args(job_args("job/update-all"))
+        .args(["--users-sweep", "--max-response-ms", "100"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--users-sweep"))
+        .stderr(predicate::str::contains("job/update-all"))
+        .stderr(predicate::str::contains("runs once to completion"));
 }

@@ -20,6 +20,19 @@ pub struct JobOutcome {
     /// Redo (or WAL) bytes the job generated, and its commits.
     pub redo_bytes: u64,
     pub commits: u64,
+    /// Host CPU the job spent, s (`cpu_per_block`, `cpu_per_row`).
+    #[serde(default)]
+    pub cpu_s: f64,
+    /// Index leaves the job changed, and those it had to read first.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub index_blocks: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub index_reads: u64,
+    /// Times the job waited for the database writer to free buffers, and the time, s.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub free_buffer_waits: u64,
+    #[serde(default)]
+    pub free_buffer_wait_s: f64,
     /// The job's I/O on each volume it used, by the role the volume played.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub volumes: Vec<JobVolumeIo>,
@@ -36,4 +49,8 @@ pub struct JobVolumeIo {
     pub write_bytes: u64,
     pub reads: u64,
     pub writes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

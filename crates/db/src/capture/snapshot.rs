@@ -50,6 +50,9 @@ pub(crate) struct StatementCounters {
     pub dirtied: f64,
     pub written: f64,
     pub wal_bytes: f64,
+    /// Blocks the statements wrote to temporary files (sorts and hashes beyond
+    /// `work_mem`), every pass of a multi-pass sort counted.
+    pub temp_written: f64,
 }
 
 /// One user relation's block accesses (heap and TOAST, or index).
@@ -128,7 +131,8 @@ fn statements_sql(schema: &str) -> String {
     format!(
         "SELECT {TAG} userid::int8::text || '/' || coalesce(queryid::text, 'hidden') || '/' || toplevel::text, \
          calls::float8, total_exec_time, shared_blks_hit::float8, shared_blks_read::float8, \
-         shared_blks_dirtied::float8, shared_blks_written::float8, wal_bytes::float8 \
+         shared_blks_dirtied::float8, shared_blks_written::float8, wal_bytes::float8, \
+         temp_blks_written::float8 \
          FROM {schema}.pg_stat_statements \
          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
            AND toplevel \
@@ -192,6 +196,7 @@ impl Snapshot {
                 e.dirtied += r.get::<_, f64>(5);
                 e.written += r.get::<_, f64>(6);
                 e.wal_bytes += r.get::<_, f64>(7);
+                e.temp_written += r.get::<_, f64>(8);
             }
             snap.statements = Some(map);
         }
@@ -223,6 +228,7 @@ pub(crate) fn statements_delta(
         sum.dirtied += (a.dirtied - b.dirtied).max(0.0);
         sum.written += (a.written - b.written).max(0.0);
         sum.wal_bytes += (a.wal_bytes - b.wal_bytes).max(0.0);
+        sum.temp_written += (a.temp_written - b.temp_written).max(0.0);
     }
     (sum, reset)
 }

@@ -327,19 +327,16 @@ pub fn parse_database(
         None => return Err(ConfigError::invalid(file, "database", "must be a table")),
     };
     let job = job::take_if_job(&mut table, file, system)?;
+    let query = crate::db::query::take_if_query(&mut table, file)?;
+    let query_table = query.is_some().then(|| table.clone());
     keys::check_section(&mut table, DATABASE_KEYS).map_err(|(k, reason)| bad(&k, reason))?;
     let raw: Raw = toml::Value::Table(table)
         .try_into()
         .map_err(|e: toml::de::Error| {
             ConfigError::invalid(file, culprit(&value), e.message().to_string())
         })?;
-    if let Some(q) = crate::db::query::find(&raw.test) {
-        return crate::db::query::database(
-            q,
-            value.as_table().cloned().unwrap_or_default(),
-            file,
-            system,
-        );
+    if let (Some(q), Some(t)) = (query, query_table) {
+        return crate::db::query::database(&q, t, file, system);
     }
     let test = DbTest::parse(&raw.test).ok_or_else(|| {
         bad(

@@ -177,8 +177,16 @@ fn jobs_md() -> String {
         A job is fixed-size work the simulated database runs once, to completion, reported as \
         elapsed time (`metrics.elapsed_s`; `metrics.job` says whether it finished, the share \
         done and its I/O per volume). `--duration` is its time limit: a job that reaches it \
-        is reported incomplete. A job has no warm-up and one session; steady state does not \
-        apply to it.\n\n\
+        is reported incomplete (exit 1, the result written). A job has no warm-up and one \
+        session; steady state does not apply to it. A job spends `cpu_per_block` and \
+        `cpu_per_row` of host CPU on the blocks and rows it processes (a load's rows and \
+        blocks, an index build's scan, each batch of an update or delete; creating and \
+        copying files spend none: `metrics.job.cpu_s`); a delete changes every index of the \
+        table (its primary key), an update only the index of an updated column \
+        (`indexed_update`), leaves not in the buffer cache read first (`index_reads`); a \
+        batch waits for free buffers while the database writer holds more than 40% of the \
+        buffer cache unwritten (`free_buffer_waits`). An index build's sorted runs take the \
+        temp path (`temp`, the `temp` class).\n\n\
         | job | rows per commit | what it does |\n|---|---|---|\n"
         .to_string();
     for name in JOB_NAMES {
@@ -194,7 +202,8 @@ fn jobs_md() -> String {
         } else {
             format!(
                 "{} (the real suite's test; simulated: delete every row of a table of `rows` \
-                 rows in a full scan, committing every `rows_per_commit`)",
+                 rows in a full scan and its entry in every index, committing every \
+                 `rows_per_commit`)",
                 d.summary
             )
         };
@@ -203,6 +212,13 @@ fn jobs_md() -> String {
     out += "\nJobs add these keys to `[database]` (`rows`, `row_bytes`, `engine`, the log keys \
             above, and `rows_per_commit`, whose default is then the job's, apply as well):\n\n";
     out += &markdown_table(JOB_KEYS);
+    out += "\n## Analytic queries\n\n\
+            `orabench/analytic-query` scans a fact and a dimension table in full, hash-joins \
+            them and sorts the result: a transaction of a characterization whose temp bytes \
+            follow from these sizes (a grace hash join writes both sides once per \
+            partitioning pass beyond `work_mem`; an external sort writes its input once per \
+            merge level). These keys set them in `[database]`:\n\n";
+    out += &markdown_table(crate::db::query::QUERY_KEYS);
     out
 }
 

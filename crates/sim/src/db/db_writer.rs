@@ -55,6 +55,11 @@ impl DbWriter {
         self.queue.len()
     }
 
+    /// Blocks waiting to be issued.
+    pub fn queued_blocks(&self) -> u64 {
+        self.queue.iter().map(|w| w.blocks).sum()
+    }
+
     /// Writes in flight.
     pub fn outstanding(&self) -> u32 {
         self.outstanding

@@ -22,6 +22,7 @@ mod log_space;
 mod ops;
 mod oscache;
 mod profile;
+mod query_report;
 mod redo;
 mod report;
 mod temp;
@@ -68,6 +69,8 @@ pub(crate) enum DbIo {
     TempWriteback,
     /// A job's large read or write (its stream in the current phase).
     Job(u32),
+    /// A job's single-block read of an index leaf it changes.
+    JobRead,
 }
 
 struct Session {
@@ -208,7 +211,7 @@ impl DbEngine {
         let layout = Layout::new(&spec.tables);
         let mix = spec.character.as_ref().map(|c| &c.mix);
         let page_blocks = mix.map_or(layout.blocks(), |m| m.blocks);
-        let pages = redo::page_space(spec, page_blocks);
+        let pages = redo::page_space(spec, page_blocks).max(jobs::cached_blocks(spec));
         if pages >= u64::from(u32::MAX) {
             return Err(format!(
                 "the database's {} blocks of 8 KiB exceed the model's limit of {} (32 TiB)",
@@ -246,7 +249,7 @@ impl DbEngine {
             spec,
             (data, spec.data.bytes(stack.spec()) / 8192),
             match &spec.temp {
-                Some(p) if spec.character.is_some() => Some((
+                Some(p) if spec.character.is_some() || jobs::spills(spec) => Some((
                     stack.add_target(p.volume, &p.luns)?,
                     p.bytes(stack.spec()) / 8192,
                 )),
@@ -254,6 +257,10 @@ impl DbEngine {
             },
             opts.warmup_ns,
         );
+        let mut job = job;
+        if let (Some(j), Some(t)) = (job.as_mut(), temp.as_ref()) {
+            j.place_temp(t.area());
+        }
         let sessions = (0..spec.sessions)
             .map(|i| Session {
                 rng: Rng::derive(opts.seed, Purpose::Job, (1 << 40) | u64::from(i)),
@@ -369,6 +376,7 @@ impl DbEngine {
             }
             DbTimer::LogTimeout => self.log_timeout(stack),
             DbTimer::LogWriterCpu => self.log_writer_cpu_done(stack),
+            DbTimer::JobCpu => self.job_cpu_done(stack),
         }
     }
 
@@ -497,6 +505,7 @@ impl DbEngine {
             DbIo::TempWrite(s) | DbIo::TempRead(s) => self.temp_io_done(s, stack),
             DbIo::TempWriteback => self.writebacks -= 1,
             DbIo::Job(i) => self.job_io_done(i, done.write, done.bytes, stack),
+            DbIo::JobRead => self.job_read_done(stack),
         }
     }
 }

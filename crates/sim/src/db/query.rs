@@ -19,6 +19,7 @@
 use storlab_core::character::{
     Access, Characterization, Engine, Instance, Segment, SegmentKind, SegmentSize, Transaction,
 };
+use storlab_core::keys::{self, Default as KeyDefault, Key, Kind};
 use storlab_core::ByteSize;
 
 use crate::config::{ConfigError, DbSpec, SystemSpec};
@@ -53,6 +54,84 @@ pub const QUERIES: &[QueryDef] = &[QueryDef {
     work_mem_bytes: 16 << 20,
     buffer_bytes: 256 << 20,
 }];
+
+/// Largest table a query scans, and largest sort: 64 TiB.
+pub const MAX_QUERY_BYTES: u64 = 64 << 40;
+/// Largest work memory: 1 TiB.
+pub const MAX_WORK_MEM_BYTES: u64 = 1 << 40;
+
+/// The keys an analytic query adds to `[database]` (defaults: the built-in query's).
+pub const QUERY_KEYS: &[Key] = &[
+    Key::new(
+        "probe_size",
+        Kind::Size,
+        KeyDefault::Value("\"512MiB\""),
+        "analytic query: the probe side of its hash join (the fact table), scanned in full",
+    )
+    .int(1 << 20, MAX_QUERY_BYTES),
+    Key::new(
+        "build_size",
+        Kind::Size,
+        KeyDefault::Value("\"128MiB\""),
+        "analytic query: the build side of its hash join (the dimension), scanned in full; \
+         beyond `work_mem` both sides are partitioned to temp (grace hash join)",
+    )
+    .int(1 << 20, MAX_QUERY_BYTES),
+    Key::new(
+        "sort_size",
+        Kind::Size,
+        KeyDefault::Value("\"64MiB\""),
+        "analytic query: bytes of the joined rows it sorts; beyond `work_mem` sorted runs \
+         are written to temp and merged (0: no sort)",
+    )
+    .int(0, MAX_QUERY_BYTES),
+    Key::new(
+        "work_mem",
+        Kind::Size,
+        KeyDefault::Value("\"16MiB\""),
+        "analytic query: work memory of the join and of the sort, each (PostgreSQL's \
+         `work_mem`, Oracle's PGA work area)",
+    )
+    .int(64 << 10, MAX_WORK_MEM_BYTES),
+];
+
+/// When `table`'s test is a built-in query: the query with the sizes its keys give (taken
+/// out of `table`, checked against their bounds).
+pub(crate) fn take_if_query(
+    table: &mut toml::Table,
+    file: &str,
+) -> Result<Option<QueryDef>, ConfigError> {
+    let Some(q) = table
+        .get("test")
+        .and_then(toml::Value::as_str)
+        .and_then(find)
+    else {
+        return Ok(None);
+    };
+    let mut own = toml::Table::new();
+    for k in QUERY_KEYS {
+        if let Some(v) = table.remove(k.name) {
+            own.insert(k.name.to_string(), v);
+        }
+    }
+    keys::check_table(&own, QUERY_KEYS)
+        .map_err(|(k, r)| ConfigError::invalid(file, format!("database.{k}"), r))?;
+    let size = |k: &str, default: u64| -> Result<u64, ConfigError> {
+        match own.get(k).cloned() {
+            Some(v) => v.try_into::<ByteSize>().map(|b| b.0).map_err(|e| {
+                ConfigError::invalid(file, format!("database.{k}"), e.message().to_string())
+            }),
+            None => Ok(default),
+        }
+    };
+    Ok(Some(QueryDef {
+        probe_bytes: size("probe_size", q.probe_bytes)?,
+        build_bytes: size("build_size", q.build_bytes)?,
+        sort_bytes: size("sort_size", q.sort_bytes)?,
+        work_mem_bytes: size("work_mem", q.work_mem_bytes)?,
+        ..*q
+    }))
+}
 
 /// The built-in queries' names.
 pub fn names() -> Vec<&'static str> {

@@ -16,12 +16,12 @@ fn three_disks() -> SystemSpec {
 
 /// Runs job `test` with data on `g-0`, log on `g-1` and these `[database]` lines, under a
 /// time limit of `limit_s`.
-fn job(test: &str, keys: &str, limit_s: u64) -> Run {
+pub(crate) fn job(test: &str, keys: &str, limit_s: u64) -> Run {
     let w = format!("[database]\ntest = \"{test}\"\ndata = \"g-0\"\nlog = \"g-1\"\n{keys}\n");
     run_workload(&three_disks(), &w, opts(limit_s, 0, 1))
 }
 
-fn outcome(run: &Run) -> &JobOutcome {
+pub(crate) fn outcome(run: &Run) -> &JobOutcome {
     run.metrics.job.as_ref().expect("a job reports its outcome")
 }
 
@@ -38,7 +38,7 @@ fn sectors(bytes: u64) -> u64 {
     bytes.div_ceil(512) * 512
 }
 
-fn elapsed(run: &Run) -> f64 {
+pub(crate) fn elapsed(run: &Run) -> f64 {
     run.metrics
         .elapsed_s
         .expect("a job reports its elapsed time")

@@ -163,3 +163,26 @@ fn a_hash_join_spills_what_the_grace_arithmetic_says() {
     let mean = |r: &Run| r.metrics.transactions[0].latency_ms.mean;
     assert!(mean(&m) < mean(&r), "{} vs {}", mean(&m), mean(&r));
 }
+
+#[test]
+fn postgresql_reads_its_temp_files_back_from_the_file_cache_when_it_holds_them() {
+    // 2.5 MiB an execution, written through a 1 GiB file cache: read back from there (a
+    // copy, 20 us a block), the device only writes them back.
+    let per = 2_621_440u64;
+    let c = with_temp("postgresql", 2, per);
+    let r = run_character(&c, "os_cache = \"1GiB\"\nos_read = \"20us\"", 5);
+    let n = param(&r, "temp_executions");
+    assert!(n > 4, "{n} executions");
+    assert!(param(&r, "temp_reads_from_file_cache") > 0);
+    let t = class(&r, "temp").expect("a temp class");
+    assert_eq!(t.read_iops, 0.0, "no temp read reached the device");
+    assert!(t.write_iops > 0.0, "the write-back did");
+    // Without a file cache every read goes to the device.
+    let direct = run_character(&c, "", 5);
+    assert!(class(&direct, "temp").unwrap().read_iops > 0.0);
+    assert!(direct
+        .workload
+        .parameters
+        .get("temp_reads_from_file_cache")
+        .is_none());
+}

@@ -14,6 +14,7 @@
 //! outstanding = 1      # I/Os in flight per file (create) or in the copy pipeline
 //! source = "srcvol"    # where a copy or a load reads its input (default: the data target)
 //! sort_memory = "64MiB" # index-build: the sort's memory
+//! indexed_update = false # update-all: the updated column has an index of its own
 //! ```
 
 use serde::Serialize;
@@ -88,6 +89,15 @@ pub const JOB_KEYS: &[Key] = &[
          data target and reads them back once",
     )
     .int(1 << 20, MAX_SORT_BYTES),
+    Key::new(
+        "indexed_update",
+        Kind::Bool,
+        D("false"),
+        "job/update-all: the updated column has an index of its own (the size of the \
+         primary key's), so each row's entry moves: its old and its new leaf are changed, \
+         read first when not in the buffer cache; false: the column is in no index (the \
+         job's definition), and the update touches no index",
+    ),
 ];
 
 /// What a job does.
@@ -157,6 +167,8 @@ pub struct JobSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<Placement>,
     pub sort_memory_bytes: u64,
+    /// update-all: the updated column has an index of its own.
+    pub indexed_update: bool,
 }
 
 /// The job keys of `table`, taken out of it, checked and resolved (`name`: the test).
@@ -177,6 +189,15 @@ pub(super) fn take_job(
         return Err(bad(
             "sessions",
             format!("{} runs in one session; remove sessions", kind.name()),
+        ));
+    }
+    if own.contains_key("indexed_update") && kind != JobKind::UpdateAll {
+        return Err(bad(
+            "indexed_update",
+            format!(
+                "applies to job/update-all only; remove it from {}",
+                kind.name()
+            ),
         ));
     }
     let source = own.remove("source");
@@ -213,6 +234,10 @@ pub(super) fn take_job(
         outstanding: u32::try_from(count("outstanding")).unwrap_or(1),
         source,
         sort_memory_bytes: size("sort_memory")?,
+        indexed_update: own
+            .get("indexed_update")
+            .and_then(toml::Value::as_bool)
+            .unwrap_or(false),
     })
 }
 
@@ -255,11 +280,15 @@ const BASE_TEST: &str = "dpaws/select-row";
 pub struct JobExtents {
     /// First byte of the job's own space on the data target (files, new index, sort runs).
     pub scratch_base: u64,
-    /// Bytes of the new index and of the sort's runs (index-build; 0 otherwise).
+    /// Bytes of the new index and of the sort's runs (index-build), or of the updated
+    /// column's index (update-all with `indexed_update`); 0 otherwise.
     pub index_bytes: u64,
     pub sort_bytes: u64,
     /// The sort does not fit in `sort_memory`: its runs are written and read once.
     pub spills: bool,
+    /// First byte of the sort's runs on the data target, when they go there (else on
+    /// `[database] temp`, from its first byte).
+    pub runs_base: u64,
     /// The input file: its first byte on the source target, and its bytes.
     pub input_base: u64,
     pub input_bytes: u64,
@@ -283,16 +312,20 @@ impl JobSpec {
             (0, self.size_bytes.saturating_mul(u64::from(self.files)))
         };
         let (mut index_bytes, mut sort_bytes, mut spills) = (0, 0, false);
+        let mut runs_base = 0;
         if self.kind == JobKind::IndexBuild {
             index_bytes = table.map_or(0, |t| t.index_blocks() * 8192);
             sort_bytes = index_bytes;
             spills = sort_bytes > self.sort_memory_bytes;
-            let runs = if spills {
-                sort_bytes.div_ceil(MIB) * MIB
-            } else {
-                0
-            };
-            data_need += index_bytes.div_ceil(MIB) * MIB + runs;
+            data_need += index_bytes.div_ceil(MIB) * MIB;
+            runs_base = data_need;
+            if spills && db.temp.is_none() {
+                data_need += sort_bytes.div_ceil(MIB) * MIB;
+            }
+        }
+        if self.kind == JobKind::UpdateAll && self.indexed_update {
+            index_bytes = table.map_or(0, |t| t.index_blocks() * 8192);
+            data_need += index_bytes.div_ceil(MIB) * MIB;
         }
         let input_bytes = match self.kind {
             JobKind::CopyFile => self.size_bytes,
@@ -314,6 +347,7 @@ impl JobSpec {
             index_bytes,
             sort_bytes,
             spills,
+            runs_base,
             input_base,
             input_bytes,
             data_need,
@@ -358,6 +392,18 @@ pub(super) fn attach(
                 e.data_need
             ),
         ));
+    }
+    if let Some(t) = db.temp.as_ref().filter(|_| e.spills) {
+        if t.bytes(system) < e.sort_bytes {
+            return Err(bad(
+                "temp",
+                format!(
+                    "the sort's runs of {} bytes do not fit the temp target ({} bytes)",
+                    e.sort_bytes,
+                    t.bytes(system)
+                ),
+            ));
+        }
     }
     if let Some(src) = spec.source.as_ref().filter(|_| !e.input_on_data) {
         if src.bytes(system) < e.input_bytes {

@@ -10,14 +10,18 @@
 //! database writer writes, their redo (and undo, with the Oracle engine) goes to the log
 //! writer, and each commit waits for its log write (`log file sync`).
 //!
-//! Simplifications: a job spends no CPU (it is bound by its I/O); a job never waits for a
-//! free buffer (the writer takes the dirty victims); the direct-path writes of a load or an
-//! index log one small space-management record per MiB ([`DIRECT_REDO_BYTES_PER_MIB`]); the
-//! sort writes its runs as the scan fills them and reads them back in one merge pass.
+//! A job spends the host CPU per block and row the database spends for transactions, and
+//! a row job waits for index leaf reads and for free buffers ([`work`]).
+//!
+//! Simplifications: creating a file and copying one spend no database CPU (the host's
+//! kernel does the work); the direct-path writes of a load or an index log one small
+//! space-management record per MiB ([`DIRECT_REDO_BYTES_PER_MIB`]); the sort writes its
+//! runs as the scan fills them and reads them back in one merge pass.
 
 mod report;
 mod rows;
 mod stream;
+mod work;
 
 use storlab_core::result::JobVolumeIo;
 
@@ -28,6 +32,7 @@ use crate::engine::SimTime;
 use crate::model::Stack;
 use rows::RowWork;
 use stream::{Pace, Role, Stream};
+use work::{CpuWork, JobWork};
 
 pub(crate) use report::mark_run;
 
@@ -57,6 +62,8 @@ pub(crate) struct JobRun {
     commits: u64,
     /// Redo of direct-path writes not yet a whole record.
     direct_carry: u64,
+    /// Its CPU, index leaf reads and free-buffer waits.
+    work: JobWork,
 }
 
 impl JobRun {
@@ -83,7 +90,26 @@ impl JobRun {
             redo_bytes: 0,
             commits: 0,
             direct_carry: 0,
+            work: JobWork::default(),
         }
+    }
+
+    /// The sort's runs go to the temp area: `target`, from byte `base`.
+    pub(crate) fn place_temp(&mut self, (target, base): (u32, u64)) {
+        for s in self.phases.iter_mut().flatten() {
+            if s.role == Role::Temp {
+                s.target = target;
+                s.base = base;
+            }
+        }
+    }
+
+    /// Stream `i` of the current phase writes or reads the sort's runs.
+    pub(crate) fn temp_stream(&self, i: u32) -> bool {
+        self.phases
+            .get(self.phase)
+            .and_then(|p| p.get(i as usize))
+            .is_some_and(|s| s.role == Role::Temp)
     }
 
     /// The next I/O any stream of the current phase may issue: (stream, offset, bytes).
@@ -175,16 +201,25 @@ fn phases(
             } else {
                 heap
             };
+            let cpu = if job.kind == JobKind::LoadDirect {
+                table_cpu_ns(db) / ext.input_bytes.max(1) as f64
+            } else {
+                0.0
+            };
             vec![vec![
                 Stream::new(src, role, false, (ext.input_base, ext.input_bytes), chunk)
                     .with_outstanding(n)
-                    .paced(Pace::Leads(1)),
+                    .paced(Pace::Leads(1))
+                    .with_cpu(cpu),
                 Stream::new(data, Role::Data, true, out, chunk)
                     .with_outstanding(n)
                     .paced(Pace::Follows(0)),
             ]]
         }
-        JobKind::IndexBuild => index_phases(ext, heap, data, job),
+        JobKind::IndexBuild => {
+            let cpu = table_cpu_ns(db) / heap.1.max(1) as f64;
+            index_phases(ext, heap, data, job, cpu)
+        }
         JobKind::LoadConventional | JobKind::UpdateAll | JobKind::DeleteAll => {
             let (input, role, at) = if job.kind == JobKind::LoadConventional {
                 let role = if source.is_some() {
@@ -196,13 +231,41 @@ fn phases(
             } else {
                 (data, Role::Data, heap)
             };
-            rows = Some(RowWork::new(db, job.kind, at.1));
+            let moved = (job.kind == JobKind::UpdateAll && ext.index_bytes > 0)
+                .then_some((ext.scratch_base / 8192, ext.index_bytes / 8192));
+            rows = Some(RowWork::new(db, job.kind, at.1, moved));
             vec![vec![Stream::new(input, role, false, at, chunk)
                 .with_outstanding(n)
                 .paced(Pace::Rows)]]
         }
     };
     (phases, rows)
+}
+
+/// `db`'s job writes sort runs to temp (an index build whose sort does not fit).
+pub(crate) fn spills(db: &DbSpec) -> bool {
+    db.job.as_ref().is_some_and(|j| j.extents(db).spills)
+}
+
+/// Blocks of the data target the buffer cache must cover for `db`'s job: up to the end of
+/// the updated column's index (update-all with `indexed_update`), else none.
+pub(crate) fn cached_blocks(db: &DbSpec) -> u64 {
+    db.job.as_ref().map_or(0, |j| {
+        let e = j.extents(db);
+        if j.kind == JobKind::UpdateAll && e.index_bytes > 0 {
+            (e.scratch_base + e.index_bytes) / 8192
+        } else {
+            0
+        }
+    })
+}
+
+/// CPU of processing every row and heap block of the job's table once (a load formatting
+/// them, an index build scanning them), ns.
+fn table_cpu_ns(db: &DbSpec) -> f64 {
+    db.tables.first().map_or(0.0, |t| {
+        (db.cpu_ns_per_row * t.rows + db.cpu_ns_per_block * t.heap_blocks()) as f64
+    })
 }
 
 /// The heap of the database's first table (the job's table): first byte and bytes.
@@ -215,14 +278,22 @@ fn heap_extent(db: &DbSpec) -> (u64, u64) {
 
 /// An index build's phases: the table scanned (its sorted runs written as the scan fills
 /// them when the sort does not fit in memory), then the runs merged (read once) while the
-/// index is written by direct path.
-fn index_phases(ext: &JobExtents, heap: (u64, u64), data: u32, job: &JobSpec) -> Vec<Vec<Stream>> {
+/// index is written by direct path. `cpu`: the scan's CPU per byte.
+fn index_phases(
+    ext: &JobExtents,
+    heap: (u64, u64),
+    data: u32,
+    job: &JobSpec,
+    cpu: f64,
+) -> Vec<Vec<Stream>> {
     let chunk = job.write_bytes;
     let n = job.outstanding;
-    let scan = Stream::new(data, Role::Data, false, heap, chunk).with_outstanding(n);
+    let scan = Stream::new(data, Role::Data, false, heap, chunk)
+        .with_outstanding(n)
+        .with_cpu(cpu);
     let index = (ext.scratch_base, ext.index_bytes);
-    let runs_at = ext.scratch_base + ext.index_bytes.div_ceil(1 << 20) * (1 << 20);
-    let runs = (runs_at, ext.sort_bytes);
+    // On the data target until the temp area places them ([`JobRun::place_temp`]).
+    let runs = (ext.runs_base, ext.sort_bytes);
     if !ext.spills {
         let write = Stream::new(data, Role::Data, true, index, chunk).with_outstanding(n);
         return vec![vec![scan], vec![write]];
@@ -285,7 +356,19 @@ impl DbEngine {
         else {
             return;
         };
-        s.completed(bytes);
+        let cpu = (!write && s.cpu_ns_per_byte > 0.0)
+            .then(|| (bytes as f64 * s.cpu_ns_per_byte).round() as u64)
+            .filter(|c| *c > 0);
+        if cpu.is_some() {
+            s.arrived();
+        } else {
+            s.completed(bytes);
+        }
+        if s.role == Role::Temp {
+            if let Some(t) = self.temp.as_mut() {
+                t.job_io(write, bytes);
+            }
+        }
         let v = &mut job.io[s.role as usize];
         if write {
             v.write_bytes += bytes;
@@ -305,6 +388,13 @@ impl DbEngine {
                 let step = self.log.append(redo);
                 self.log_step(step, stack);
             }
+        }
+        if let Some(cpu) = cpu {
+            let work = CpuWork::Chunk {
+                stream: stream as usize,
+                bytes,
+            };
+            self.job_cpu(cpu, work, stack);
         }
         self.pump_job(stack);
     }

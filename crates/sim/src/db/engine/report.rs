@@ -46,6 +46,13 @@ impl DbEngine {
                 Some(t) => &mut t.io,
                 None => &mut self.data_io,
             },
+            // A job's sort runs count in the temp class.
+            DbIo::Job(i) if self.job.as_ref().is_some_and(|j| j.temp_stream(i)) => {
+                match &mut self.temp {
+                    Some(t) => &mut t.io,
+                    None => &mut self.data_io,
+                }
+            }
             _ => &mut self.data_io,
         };
         role.record(now, write, bytes, latency_ns);
@@ -227,6 +234,7 @@ impl DbEngine {
         waits.sort_by(|a, b| b.time_pct.total_cmp(&a.time_pct));
         m.waits = waits;
         db.job_metrics(m, secs);
+        db.query_metrics(m);
     }
 
     /// The effective parameters, with figures measured over the `secs` of the window.

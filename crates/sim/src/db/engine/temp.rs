@@ -8,13 +8,17 @@
 //! - PostgreSQL writes temp files through the host's file cache when there is one: the
 //!   session pays the system call and the copy (`os_read` per block, `IO:BufFileWrite`) and
 //!   the host writes the blocks back in the background; without a file cache it waits for
-//!   the device. It reads them back from the device (`IO:BufFileRead`): the model keeps no
-//!   temp block in the file cache.
+//!   the device. The blocks it writes stay in the file cache (its least recently used
+//!   evicted as any block's), so it reads them back from there while the cache holds them
+//!   (`os_read` per block, `IO:BufFileRead`), else from the device.
 //! - Where: the characterization's `kind = "temp"` segment when it has one, on the data
 //!   target, or the whole of `[database] temp` when that names a target of its own; else
 //!   the data target's room after the segments (and the log files that follow them), else
 //!   the segments' own blocks. Each session writes its runs in a slice of its own, one
 //!   after another, wrapping at the slice's end.
+//! - An index build's sort runs ([`super::jobs`]) go the same way: to `[database] temp`
+//!   when it names a target, else after the new index on the data target; their I/O counts
+//!   in the `temp` class.
 //! - Fractions of a block carry from one execution of a type to the next, so the temp bytes
 //!   written and read average out to `temp_bytes` per execution exactly.
 
@@ -76,7 +80,13 @@ struct TempStats {
     blocks_written: u64,
     blocks_read: u64,
     executions: u64,
+    /// Temp reads the file cache served.
+    read_hits: u64,
 }
+
+/// The file cache's key of a temp block on a target of its own (the data files' blocks
+/// are keyed by their numbers).
+const TEMP_KEY: u64 = 1 << 62;
 
 impl Temp {
     /// The temp work of `spec`'s characterization, None when no transaction type has any
@@ -88,7 +98,9 @@ impl Temp {
         temp: Option<(u32, u64)>,
         warmup_ns: u64,
     ) -> Option<Temp> {
-        let c = spec.character.as_ref()?;
+        let Some(c) = spec.character.as_ref() else {
+            return Temp::for_job(spec, data.0, temp, warmup_ns);
+        };
         let per_type_blocks: Vec<f64> = c
             .workload
             .transactions
@@ -105,16 +117,9 @@ impl Temp {
             .zip(&c.mix.segments)
             .find(|(s, m)| s.kind == SegmentKind::Temp && m.blocks > 0)
             .map(|(_, m)| (m.first_block, m.blocks));
-        let (target, first, blocks, names) = match (temp, spec.temp.as_ref()) {
-            (Some((t, have)), Some(p)) => {
-                let blocks = segment.map_or(have, |(_, b)| b.min(have));
-                (t, 0, blocks, p.names.join(","))
-            }
-            _ => {
-                let (first, blocks) = segment.unwrap_or_else(|| data_room(spec, data.1));
-                (data.0, first, blocks, spec.data.names.join(","))
-            }
-        };
+        let (target, first, blocks, names) = place(spec, data.0, temp, segment, || {
+            segment.unwrap_or_else(|| data_room(spec, data.1))
+        });
         let io_blocks = c.mix.multiblock_read_count.max(1);
         let n = u64::from(spec.sessions.max(1));
         let slice_blocks = (blocks / n).max(io_blocks);
@@ -135,6 +140,46 @@ impl Temp {
         })
     }
 
+    /// The temp area of a job whose sort spills (an index build's runs), None for any other
+    /// job or database.
+    fn for_job(spec: &DbSpec, data: u32, temp: Option<(u32, u64)>, warmup_ns: u64) -> Option<Temp> {
+        let e = spec.job.as_ref()?.extents(spec);
+        if !e.spills {
+            return None;
+        }
+        let runs = (
+            e.runs_base / BLOCK_BYTES,
+            e.sort_bytes.div_ceil(BLOCK_BYTES),
+        );
+        let (target, first, blocks, names) = place(spec, data, temp, Some(runs), || runs);
+        Some(Temp {
+            target,
+            names,
+            first_block: first,
+            slice_blocks: blocks.max(1),
+            io_blocks: 1,
+            per_type_blocks: Vec::new(),
+            sessions: Vec::new(),
+            io: HostStats::new(warmup_ns),
+            stats: TempStats::default(),
+        })
+    }
+
+    /// The target and first byte of the temp area (a job's sort runs go there).
+    pub(super) fn area(&self) -> (u32, u64) {
+        (self.target, self.first_block * BLOCK_BYTES)
+    }
+
+    /// A job's temp I/O of `bytes` is done: counted as written or read back.
+    pub(super) fn job_io(&mut self, write: bool, bytes: u64) {
+        let blocks = bytes.div_ceil(BLOCK_BYTES);
+        if write {
+            self.stats.blocks_written += blocks;
+        } else {
+            self.stats.blocks_read += blocks;
+        }
+    }
+
     /// The blocks the next execution of type `ty` writes (and reads back), its fraction
     /// carried in `carry`.
     fn blocks_of(per_execution: f64, carry: &mut f64) -> u64 {
@@ -148,6 +193,28 @@ impl Temp {
     pub(super) fn reset(&mut self, now_ns: u64) {
         self.io = HostStats::new(now_ns);
         self.stats = TempStats::default();
+    }
+}
+
+/// Where temp I/O goes: the target `temp` of `[database] temp` when it names one (from its
+/// first block, `want`'s blocks at most its own), else `default()` on the `data` target:
+/// (target, first block, blocks, its names).
+fn place(
+    spec: &DbSpec,
+    data: u32,
+    temp: Option<(u32, u64)>,
+    want: Option<(u64, u64)>,
+    default: impl FnOnce() -> (u64, u64),
+) -> (u32, u64, u64, String) {
+    match (temp, spec.temp.as_ref()) {
+        (Some((t, have)), Some(p)) => {
+            let blocks = want.map_or(have, |(_, b)| b.min(have));
+            (t, 0, blocks, p.names.join(","))
+        }
+        _ => {
+            let (first, blocks) = default();
+            (data, first, blocks, spec.data.names.join(","))
+        }
     }
 }
 
@@ -219,6 +286,28 @@ impl DbEngine {
         self.sessions[s as usize].wait_start = stack.now();
         let (lba, sectors) = ((base + at) * BLOCK_SECTORS, n * BLOCK_SECTORS);
         let target = t.target;
+        // The file cache's keys of these blocks: the data files' own numbers, or apart.
+        let key = |b: u64| {
+            if target == self.data {
+                b
+            } else {
+                TEMP_KEY | b
+            }
+        };
+        let blocks = base + at..base + at + n;
+        if buffer && write {
+            for b in blocks.clone() {
+                self.os_cache.insert(key(b));
+            }
+        } else if buffer && blocks.clone().all(|b| self.os_cache.touch(key(b))) {
+            // Read back from the file cache: a system call and a copy per block.
+            sess.buffered = true;
+            if stack.measuring() {
+                t.stats.read_hits += 1;
+            }
+            stack.schedule_db(stack.now() + (copy_ns * n).max(1), DbTimer::Session(s));
+            return true;
+        }
         if sess.buffered {
             self.writebacks += 1;
             stack.schedule_db(stack.now() + (copy_ns * n).max(1), DbTimer::Session(s));
@@ -319,6 +408,9 @@ impl DbEngine {
             (st.blocks_read * BLOCK_BYTES).into(),
         );
         o.insert("temp_io_bytes".into(), (t.io_blocks * BLOCK_BYTES).into());
+        if st.read_hits > 0 {
+            o.insert("temp_reads_from_file_cache".into(), st.read_hits.into());
+        }
     }
 }
 

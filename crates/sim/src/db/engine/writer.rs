@@ -47,5 +47,8 @@ impl DbEngine {
     pub(super) fn writer_write_done(&mut self, stack: &mut Stack) {
         self.writer.done();
         self.pump_writer(stack);
+        if self.job.is_some() {
+            self.job_free_buffers(stack);
+        }
     }
 }

@@ -31,6 +31,7 @@ impl DbEngine {
             }
             let target = match i {
                 1 => job.spec.source.as_ref().map_or_else(String::new, names),
+                2 => names(self.spec.temp.as_ref().unwrap_or(&self.spec.data)),
                 _ => names(&self.spec.data),
             };
             volumes.push(storlab_core::result::JobVolumeIo {
@@ -45,6 +46,11 @@ impl DbEngine {
             work: job.describe(),
             redo_bytes: job.redo_bytes,
             commits: job.commits,
+            cpu_s: round_to(job.work.cpu_ns as f64 / 1e9, 6),
+            index_blocks: job.work.index_blocks,
+            index_reads: job.work.index_reads_done,
+            free_buffer_waits: job.work.free_waits,
+            free_buffer_wait_s: round_to(job.work.free_wait_ns as f64 / 1e9, 6),
             volumes,
         });
         let rows = job

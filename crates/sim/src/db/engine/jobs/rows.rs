@@ -4,6 +4,13 @@
 //! `rows_per_commit` rows dirties its table blocks in the buffer cache (dirty victims go to
 //! the database writer), records its undo (Oracle), appends its redo to the log buffer and
 //! commits; the next batch starts when the commit's log write is done.
+//!
+//! Index maintenance: a delete removes each row's entry from every index of the table (its
+//! primary key: the leaves of the batch's keys, in key order as the heap is); an update
+//! changes an index only when the updated column has one (`indexed_update`): each row's
+//! entry moves from its old value's leaf to its new value's, two leaves anywhere in that
+//! index (the values bear no relation to the row's place). A load inserts no index entry.
+//! Each leaf changed is a buffer-cache access that dirties it, read first when it misses.
 
 use super::super::{DbEngine, Stack};
 use super::Role;
@@ -32,11 +39,51 @@ pub(crate) struct RowWork {
     redo_per_row: u64,
     undo_record: u64,
     commit_bytes: u64,
+    /// The index leaves each row changes.
+    index: IndexWork,
+}
+
+/// The index leaves a batch changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IndexWork {
+    None,
+    /// The primary key's leaves (first leaf, leaves) of a table of `rows` rows: a delete.
+    KeyOrder {
+        first: u64,
+        leaves: u64,
+        rows: u64,
+    },
+    /// An index of its own on the updated column (first leaf, leaves): two leaves per row.
+    Moves {
+        first: u64,
+        leaves: u64,
+    },
 }
 
 impl RowWork {
-    pub fn new(db: &DbSpec, kind: JobKind, input_bytes: u64) -> RowWork {
+    /// The rows of job `kind` on `db`'s first table; its input of `input_bytes`;
+    /// `moved_index`: the updated column's index (first block, leaves), when it has one.
+    pub fn new(
+        db: &DbSpec,
+        kind: JobKind,
+        input_bytes: u64,
+        moved_index: Option<(u64, u64)>,
+    ) -> RowWork {
         let layout = Layout::new(&db.tables);
+        let index = match (kind, moved_index) {
+            (JobKind::DeleteAll, _) => layout.segments.first().map_or(IndexWork::None, |s| {
+                let leaf = s.level_base.len().saturating_sub(1);
+                IndexWork::KeyOrder {
+                    first: s.level_base.get(leaf).copied().unwrap_or(0),
+                    leaves: s.level_blocks.get(leaf).copied().unwrap_or(0),
+                    rows: s.table.rows.max(1),
+                }
+            }),
+            (JobKind::UpdateAll, Some((first, leaves))) if leaves > 0 => {
+                IndexWork::Moves { first, leaves }
+            }
+            _ => IndexWork::None,
+        };
         let (heap_base, rows_per_block, rows, row_bytes) =
             layout.segments.first().map_or((0, 1, 0, 0), |s| {
                 (
@@ -66,6 +113,30 @@ impl RowWork {
             redo_per_row: db.log_bytes_per_row,
             undo_record,
             commit_bytes: db.log_bytes_per_commit,
+            index,
+        }
+    }
+
+    /// The index leaves rows `first..end` change, in the order they are changed.
+    fn index_leaves(&self, first: u64, end: u64) -> Vec<u64> {
+        match self.index {
+            IndexWork::None => Vec::new(),
+            IndexWork::KeyOrder {
+                first: base,
+                leaves,
+                rows,
+            } if end > first => {
+                let leaf = |k: u64| base + k * leaves / rows;
+                (leaf(first)..=leaf(end - 1)).collect()
+            }
+            IndexWork::KeyOrder { .. } => Vec::new(),
+            IndexWork::Moves {
+                first: base,
+                leaves,
+            } => (first..end)
+                .flat_map(|r| [2 * r, 2 * r + 1])
+                .map(|k| base + spread(k) % leaves)
+                .collect(),
         }
     }
 
@@ -116,6 +187,16 @@ impl RowWork {
         )
     }
 
+    /// Whether the next batch's input has been read (`input_done` bytes, `input_finished`)
+    /// and no batch is under way.
+    fn ready(&self, input_done: u64, input_finished: bool) -> bool {
+        if self.in_batch > 0 || self.all_committed() {
+            return false;
+        }
+        let end = (self.committed + self.batch).min(self.total);
+        input_finished || (input_done as f64 / self.input_bytes_per_row) as u64 >= end
+    }
+
     /// The next batch when its input has been read (`input_done` bytes, `input_finished`):
     /// its rows, and the heap blocks it changes; None while it waits for its input or its
     /// commit.
@@ -143,11 +224,22 @@ impl RowWork {
     }
 }
 
+/// A fixed scramble of `k` (splitmix64's finaliser): where a row's old or new value lies in
+/// an index on the updated column.
+fn spread(k: u64) -> u64 {
+    let mut z = k.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 impl DbEngine {
-    /// Starts the next batch of a row job when its input is there: its blocks changed in the
-    /// buffer cache, its undo and redo generated, its commit asked for. True while the job
-    /// waits for a commit.
+    /// Starts the next batch of a row job when its input is there and the writer leaves it
+    /// free buffers: its blocks and index leaves changed in the buffer cache, its undo and
+    /// redo generated; its leaf reads, CPU and commit follow ([`super::work`]). True while
+    /// the job waits for the batch or for free buffers.
     pub(super) fn job_rows_step(&mut self, stack: &mut Stack) -> bool {
+        let short = self.job_short_of_buffers();
         let Some(job) = self.job.as_mut() else {
             return false;
         };
@@ -159,12 +251,20 @@ impl DbEngine {
         let Some(r) = job.rows.as_mut() else {
             return false;
         };
-        if r.in_batch > 0 {
+        if r.in_batch > 0 || job.work.free_wait_since.is_some() {
+            return true;
+        }
+        if !r.ready(done, finished) {
+            return false;
+        }
+        if short {
+            job.work.free_wait_since = Some(stack.now());
             return true;
         }
         let Some((rows, mut blocks)) = r.next_batch(done, finished) else {
             return false;
         };
+        let leaves = r.index_leaves(r.committed, r.committed + rows);
         let (redo_per_row, undo_record, commit_bytes) =
             (r.redo_per_row, r.undo_record, r.commit_bytes);
         let mut redo = rows * redo_per_row;
@@ -175,25 +275,36 @@ impl DbEngine {
             }
         }
         blocks.extend(undo_blocks.into_iter().map(|(b, _)| b));
-        self.job_dirty(&blocks, stack);
-        let step = self.log.append(redo);
-        if let Some(job) = self.job.as_mut() {
-            job.redo_bytes += redo;
-        }
-        self.log_step(step, stack);
-        self.job_commit(commit_bytes, stack);
+        let misses = self.job_dirty(&blocks, &leaves, stack);
+        let touched = (blocks.len() + leaves.len()) as u64;
+        let cpu = self.spec.cpu_ns_per_block * touched + self.spec.cpu_ns_per_row * rows;
+        let Some(job) = self.job.as_mut() else {
+            return true;
+        };
+        let w = &mut job.work;
+        w.index_blocks += leaves.len() as u64;
+        w.index_reads.extend(misses);
+        w.batch_cpu_ns = cpu;
+        w.batch_redo = redo;
+        w.batch_commit = commit_bytes;
+        self.job_batch_next(stack);
         true
     }
 
-    /// The job changes `blocks` (flagged [`NEW_BLOCK`] when it formats them): each is a
-    /// buffer-cache access that dirties it; a dirty victim goes to the database writer.
-    fn job_dirty(&mut self, blocks: &[u64], stack: &mut Stack) {
+    /// The job changes `blocks` (flagged [`NEW_BLOCK`] when it formats them) and the index
+    /// `leaves`: each is a buffer-cache access that dirties it; a dirty victim goes to the
+    /// database writer. Returns the leaves that missed (to be read).
+    fn job_dirty(&mut self, blocks: &[u64], leaves: &[u64], stack: &mut Stack) -> Vec<u64> {
         let mut victims = Vec::new();
-        for &b in blocks {
+        let mut misses = Vec::new();
+        for (i, &b) in blocks.iter().chain(leaves).enumerate() {
             let block = b & !NEW_BLOCK;
             let a = self.cache.access(block, true);
             if let Some(v) = a.evicted_dirty {
                 victims.push(v);
+            }
+            if i >= blocks.len() && !a.hit {
+                misses.push(block);
             }
             if let Some(o) = self.oracle.as_mut() {
                 o.queue.changed(block, self.log.lsn());
@@ -203,5 +314,6 @@ impl DbEngine {
             self.writer.submit(&victims);
             self.pump_writer(stack);
         }
+        misses
     }
 }

@@ -33,6 +33,9 @@ pub(crate) struct Stream {
     /// no byte beyond the pacer's completed share (`follows`), or runs at most `outstanding`
     /// chunks ahead of the pacer's completed share (`leads`).
     pub paced: Option<Pace>,
+    /// Host CPU the job spends on each byte this stream reads before it counts as done
+    /// (rows parsed, blocks visited), ns; 0: none.
+    pub cpu_ns_per_byte: f64,
 }
 
 /// How a stream is held to another's progress.
@@ -67,6 +70,7 @@ impl Stream {
             done: 0,
             inflight: 0,
             paced: None,
+            cpu_ns_per_byte: 0.0,
         }
     }
 
@@ -77,6 +81,12 @@ impl Stream {
 
     pub fn paced(mut self, pace: Pace) -> Stream {
         self.paced = Some(pace);
+        self
+    }
+
+    /// Its reads cost `ns` of host CPU per byte before they count as done.
+    pub fn with_cpu(mut self, ns: f64) -> Stream {
+        self.cpu_ns_per_byte = ns;
         self
     }
 
@@ -126,7 +136,18 @@ impl Stream {
 
     /// One of its I/Os of `bytes` completed.
     pub fn completed(&mut self, bytes: u64) {
+        self.arrived();
+        self.credit(bytes);
+    }
+
+    /// One of its I/Os completed; its bytes count as done when [`Stream::credit`]ed (after
+    /// the CPU that processes them).
+    pub fn arrived(&mut self) {
         self.inflight -= 1;
+    }
+
+    /// `bytes` of it are done.
+    pub fn credit(&mut self, bytes: u64) {
         self.done += bytes;
     }
 }
