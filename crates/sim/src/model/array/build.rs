@@ -102,6 +102,7 @@ impl ArrayPart {
             ops: Slab::new(),
             spare_pools,
             rebuilds: Vec::new(),
+            pacers: Vec::new(),
             reads: Vec::new(),
             write: Default::default(),
             vec_pool: Vec::new(),

@@ -24,6 +24,16 @@ pub(super) struct RebuildTask {
     pub finished_at: Option<SimTime>,
     pub bytes: u64,
     pub failed: bool,
+    /// The rate shared with the other rebuilds of the same failed disk.
+    pub pacer: u32,
+}
+
+/// `rebuild.rate_mbps` of one failed disk, shared by every rebuild it starts (each virtual
+/// disk on the disk rebuilds its own part, at the disk's rate between them): a chunk may
+/// start once the bytes issued before it, by all of them, fit in the time since the start.
+pub(super) struct RebuildPacer {
+    pub started_at: SimTime,
+    pub bytes: u64,
 }
 
 impl ArrayPart {
@@ -32,6 +42,10 @@ impl ArrayPart {
     /// group survives and a spare is left.
     pub fn fail_disk(&mut self, core: &mut Core, device: &str, members: &[(u32, u32)]) {
         let mut spare: Option<u32> = None;
+        self.pacers.push(RebuildPacer {
+            started_at: core.now + core.spec.rebuild.start_delay_ns,
+            bytes: 0,
+        });
         for &(g, m) in members {
             if self.groups[g as usize].layout.sets().is_some() {
                 self.fail_set_disk(core, g, m);
@@ -93,6 +107,7 @@ impl ArrayPart {
             bytes: 0,
             failed: false,
             onto: onto.clone(),
+            pacer: self.pacers.len() as u32 - 1,
         });
         core.note("rebuild_start", &label, format!("onto {onto}"));
         core.schedule(start, Event::RebuildTick(task));
@@ -159,7 +174,8 @@ impl ArrayPart {
             {
                 break;
             }
-            let allowed = task.started_at + (task.bytes as f64 * ns_per_byte) as u64;
+            let pacer = &self.pacers[task.pacer as usize];
+            let allowed = pacer.started_at + (pacer.bytes as f64 * ns_per_byte) as u64;
             if allowed > core.now {
                 core.schedule(allowed, Event::RebuildTick(t));
                 break;
@@ -190,6 +206,7 @@ impl ArrayPart {
             task.next_lba += chunk;
             task.bytes += chunk * 512;
             task.inflight += 1;
+            self.pacers[task.pacer as usize].bytes += chunk * 512;
         }
         self.write = plan;
     }
