@@ -26,6 +26,7 @@ mod oracle_mechanics;
 mod raid_ops;
 mod redundancy_sets;
 mod reference_case1;
+mod several_arrays;
 mod table_sizing;
 mod temp_io;
 mod transactions;
