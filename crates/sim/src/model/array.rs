@@ -35,6 +35,9 @@ pub(super) struct ArrayPart {
     rebuilds: Vec<RebuildTask>,
     /// The rate of each failed disk, shared by the rebuilds it started.
     pacers: Vec<RebuildPacer>,
+    /// Sectors allocated in the reserve of each disk of each disk group (redundancy sets'
+    /// distributed sparing), shared by the group's virtual disks.
+    reserves: Vec<Vec<u64>>,
     /// Scratch plans reused across requests so the hot path allocates nothing.
     reads: Vec<ReadExtent>,
     write: WritePlan,

@@ -108,6 +108,9 @@ impl ArrayPart {
             spare_pools,
             rebuilds: Vec::new(),
             pacers: Vec::new(),
+            reserves: (spec.disk_groups.iter())
+                .map(|dg| vec![0; dg.disks as usize])
+                .collect(),
             reads: Vec::new(),
             write: Default::default(),
             vec_pool: Vec::new(),

@@ -3,7 +3,7 @@
 use super::{AreqKind, ArrayPart, OpClass};
 use crate::engine::{Event, SimTime};
 use crate::model::core::Core;
-use crate::raid::sets::{SetHealth, Sparing};
+use crate::raid::sets::{RebuildStop, SetHealth, Sparing};
 
 /// Rebuild works in chunks of 1 MiB of member address space.
 const REBUILD_CHUNK_SECTORS: u64 = 2048;
@@ -182,21 +182,31 @@ impl ArrayPart {
             }
             let (g, m, lba) = (task.group, task.member, task.next_lba);
             let chunk = REBUILD_CHUNK_SECTORS.min(task.end_lba - lba);
-            let grp = &self.groups[g as usize];
-            let planned = match (&grp.health, grp.layout.sets()) {
-                (Some(h), Some(v)) => v.plan_rebuild(m, lba, chunk, h, &mut plan),
-                _ => grp
-                    .layout
-                    .plan_rebuild(m, lba, chunk, &grp.failed, &mut plan),
+            let grp = &mut self.groups[g as usize];
+            let dg = core.spec.groups[g as usize].disk_group.unwrap_or(0) as usize;
+            let planned = match (&mut grp.health, grp.layout.sets()) {
+                (Some(h), Some(v)) => {
+                    let used = self
+                        .reserves
+                        .get_mut(dg)
+                        .map_or(&mut [][..], |r| &mut r[..]);
+                    v.plan_rebuild((m, lba, chunk), h, used, &mut plan)
+                }
+                _ => (grp.layout)
+                    .plan_rebuild(m, lba, chunk, &grp.failed, &mut plan)
+                    .map_err(RebuildStop::Lost),
             };
-            if planned.is_err() {
+            if let Err(stop) = planned {
                 let label = task.label.clone();
                 self.rebuilds[t as usize].failed = true;
-                core.note(
-                    "data_loss",
-                    &label,
-                    "rebuild cannot read its sources".into(),
-                );
+                let (kind, detail) = match stop {
+                    RebuildStop::Lost(_) => ("data_loss", "rebuild cannot read its sources"),
+                    RebuildStop::NoReserve => (
+                        "no_spare",
+                        "rebuild stops: no working disk of the set has reserved capacity left",
+                    ),
+                };
+                core.note(kind, &label, detail.into());
                 break;
             }
             let spare = task.spare;
