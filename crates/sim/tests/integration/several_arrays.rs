@@ -141,6 +141,20 @@ fn array_keys_that_name_no_array_are_clear_errors() {
     assert!(both.contains("two.toml: controllers:"), "{both}");
     let stray = error(&MIDRANGE_RAID5.replacen("count = 4", "count = 4\narray = \"east\"", 1));
     assert!(stray.contains("declares no [[arrays]]"), "{stray}");
+    let port = error(&format!(
+        "{TWO_ARRAYS}\n[[host_ports]]\nname = \"shared\"\nmbps = 400\npaths = [\"east-a\", \"west-a\"]\n"
+    ));
+    assert!(
+        port.contains("host_ports[0].paths") && port.contains("different arrays"),
+        "{port}"
+    );
+    let loop_ = error(&format!(
+        "{TWO_ARRAYS}\n[[back_ends]]\nname = \"loop\"\nmbps = 200\ndisks = [\"e-0\", \"w-0\"]\n"
+    ));
+    assert!(
+        loop_.contains("back_ends[0].disks") && loop_.contains("different arrays"),
+        "{loop_}"
+    );
     let s = system(TWO_ARRAYS);
     let fail =
         storlab_sim::parse_failure_arg("controller:north.0@1s", &s).expect_err("no array north");

@@ -44,8 +44,6 @@ impl ArrayPart {
         let mut spare_pools = Vec::new();
         let mut spindles = Rng::derive(seed, Purpose::Spindle, 0);
         let mut dg_devices = Vec::new();
-        // The array of each device: its controllers set the queue depth at the drive.
-        let mut device_arrays: Vec<u32> = Vec::new();
         for dg in &spec.disk_groups {
             let (members, spares) = add_devices(
                 &mut devices,
@@ -57,7 +55,6 @@ impl ArrayPart {
             )?;
             dg_devices.push((members, spare_pools.len() as u32));
             spare_pools.push(spares);
-            device_arrays.resize(devices.len(), dg.array);
         }
         let mut groups = Vec::new();
         for g in &spec.groups {
@@ -76,8 +73,6 @@ impl ArrayPart {
                         &g.model,
                     )?;
                     spare_pools.push(spares);
-                    let array = spec.array_of_controller(g.controller) as u32;
-                    device_arrays.resize(devices.len(), array);
                     (members, spare_pools.len() as u32 - 1)
                 }
             };
@@ -94,6 +89,7 @@ impl ArrayPart {
             });
         }
         let back_ends = super::backend::BackEnds::build(spec, devices.len());
+        let device_arrays = crate::config::back_ends::device_arrays(spec);
         for (d, &a) in devices.iter_mut().zip(&device_arrays) {
             if let Some(q) = spec.arrays[a as usize].controllers.disk_queue_depth {
                 d.limit_queue(q);
