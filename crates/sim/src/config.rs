@@ -154,6 +154,16 @@ pub struct ControllersFile {
     pub track: Option<ByteSize>,
 }
 
+/// One of several arrays in a file: its name and its own controllers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArrayEntryFile {
+    /// Name, as other sections' `array` keys give it.
+    pub name: String,
+    /// Its controllers and caches.
+    pub controllers: ControllersFile,
+}
+
 /// One RAID group entry (`count` identical groups).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -175,6 +185,9 @@ pub struct RaidGroupFile {
     /// Controller owning the group (default: round-robin).
     #[serde(default)]
     pub controller: Option<u32>,
+    /// The `[[arrays]]` entry it belongs to (None: the file's only array).
+    #[serde(default)]
+    pub array: Option<String>,
     /// Read cache on for this group's LUN.
     pub read_cache: bool,
     /// Write-back caching on for this group's LUN.
@@ -193,8 +206,10 @@ pub struct ArrayFile {
     pub description: String,
     /// Host links.
     pub host: HostFile,
-    /// Controllers.
+    /// Controllers (of the only array; a file with `arrays` gives each its own).
     pub controllers: ControllersFile,
+    /// Several arrays, each with its own controllers.
+    pub arrays: Vec<ArrayEntryFile>,
     /// RAID groups; each is one LUN unless `luns` carve it.
     pub raid_groups: Vec<RaidGroupFile>,
     /// Disk groups of a virtualized array.

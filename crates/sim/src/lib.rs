@@ -68,12 +68,17 @@ pub fn simulate_matrix(system: &SystemSpec, opts: RunOptions) -> Result<Vec<Run>
 
 /// A write larger than the whole write cache could never be admitted.
 fn check_fits(system: &SystemSpec, workload: &WorkloadSpec) -> Result<(), ConfigError> {
-    let nvs_bytes = system.controllers.write_cache_pages * config::resolve::PAGE_SECTORS * 512;
-    let write_back = system.controllers.write_policy == config::WritePolicy::WriteBack
-        && system.groups.iter().any(|g| g.write_cache);
-    if !write_back {
+    // The smallest write cache of a write-back controller holding a write-cached group.
+    let nvs_pages = (system.groups.iter())
+        .filter(|g| g.write_cache)
+        .map(|g| system.controller_spec(g.controller))
+        .filter(|c| c.write_policy == config::WritePolicy::WriteBack)
+        .map(|c| c.write_cache_pages)
+        .min();
+    let Some(nvs_pages) = nvs_pages else {
         return Ok(());
-    }
+    };
+    let nvs_bytes = nvs_pages * config::resolve::PAGE_SECTORS * 512;
     for (i, s) in workload.streams.iter().enumerate() {
         let max = s.profile.max_block_bytes();
         if s.profile.read_pct < 100.0 && max > nvs_bytes / 2 {

@@ -305,6 +305,46 @@ fn failures_on_the_command_line_are_reported_and_validated() {
 }
 
 #[test]
+fn a_group_naming_an_unknown_array_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(example("two-arrays.toml")).unwrap();
+    let bad = text.replacen(
+        "array = \"west\"\ncount = 2",
+        "array = \"north\"\ncount = 2",
+        1,
+    );
+    assert_ne!(bad, text);
+    let file = dir.path().join("bad.toml");
+    std::fs::write(&file, bad).unwrap();
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            file.to_str().unwrap(),
+            "--profile",
+            "randread-8k",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("raid_groups[1].array"))
+        .stderr(predicate::str::contains(
+            "unknown array \"north\"; arrays: east, west",
+        ));
+    storlab()
+        .args([
+            "sim",
+            "--array",
+            &example("two-arrays.toml"),
+            "--profile",
+            "randread-8k",
+        ])
+        .args(["--fail", "controller:north.1@2s"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown array \"north\""));
+}
+
+#[test]
 fn a_simulated_sweep_runs_one_point_per_load_and_marks_the_knee() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s.json");

@@ -52,6 +52,25 @@ pub fn device_names(spec: &SystemSpec) -> Vec<(String, String)> {
     out
 }
 
+/// The array of every device, in the order of [`device_names`].
+pub fn device_arrays(spec: &SystemSpec) -> Vec<u32> {
+    let mut out = Vec::new();
+    for dg in &spec.disk_groups {
+        out.extend(std::iter::repeat_n(
+            dg.array,
+            (dg.disks + dg.spares) as usize,
+        ));
+    }
+    for g in spec.groups.iter().filter(|g| g.disk_group.is_none()) {
+        let array = spec.array_of_controller(g.controller) as u32;
+        out.extend(std::iter::repeat_n(
+            array,
+            (g.layout.disks() + g.spares) as usize,
+        ));
+    }
+    out
+}
+
 /// The devices one entry of `disks` names; an error message when it names none.
 fn devices_named(names: &[(String, String)], entry: &str) -> Result<Vec<u32>, String> {
     let all_of = |owner: &str| -> Vec<u32> {
@@ -92,6 +111,7 @@ pub(super) fn resolve_back_ends(
     file: &str,
 ) -> Result<Vec<BackEndSpec>, ConfigError> {
     let names = device_names(spec);
+    let arrays = device_arrays(spec);
     let mut owner: Vec<Option<usize>> = vec![None; names.len()];
     let mut out: Vec<BackEndSpec> = Vec::new();
     for (i, b) in raw.iter().enumerate() {
@@ -118,6 +138,14 @@ pub(super) fn resolve_back_ends(
         }
         if devices.is_empty() {
             let reason = "must name at least one disk".to_string();
+            return Err(ConfigError::invalid(file, key("disks"), reason));
+        }
+        let first = devices[0] as usize;
+        if let Some(&d) = (devices.iter()).find(|&&d| arrays[d as usize] != arrays[first]) {
+            let reason = format!(
+                "disks {} and {} are in different arrays; a back end belongs to one array",
+                names[first].1, names[d as usize].1
+            );
             return Err(ConfigError::invalid(file, key("disks"), reason));
         }
         out.push(BackEndSpec {

@@ -7,6 +7,7 @@ use storlab_core::TimeSpan;
 
 use super::host::{FailureFile, FailureSpec, FailureTarget};
 use super::limits::{check_time, MAX_SIM_TIME_NS};
+use super::resolve::arrays::array_index;
 use super::{ConfigError, SystemSpec};
 
 /// Parses `TARGET@TIME` (e.g. `r5-0.d3@30s`, `path:p1@10s`, `controller:1@1m`).
@@ -35,7 +36,17 @@ pub(super) fn resolve_failure_file(
     file: &str,
     key: &str,
 ) -> Result<FailureSpec, ConfigError> {
-    let controller = f.controller.map(|c| c.to_string());
+    let controller = match (f.controller, &f.array) {
+        (Some(c), Some(a)) => Some(format!("{a}.{c}")),
+        (c, None) => c.map(|c| c.to_string()),
+        (None, Some(_)) => {
+            return Err(ConfigError::invalid(
+                file,
+                format!("{key}.array"),
+                "names the array of a controller failure: give `controller` too",
+            ))
+        }
+    };
     let given: Vec<(&str, &str)> = [
         ("disk", f.disk.as_deref()),
         ("path", f.path.as_deref()),
@@ -82,13 +93,7 @@ fn resolve_target(kind: &str, value: &str, system: &SystemSpec) -> Result<Failur
                 let names: Vec<&str> = system.host.paths.iter().map(|p| p.name.as_str()).collect();
                 format!("no path named {value:?} (paths: {})", names.join(", "))
             }),
-        "controller" => {
-            let c: u32 = value.parse().map_err(|_| format!("controller must be a number; got {value:?}"))?;
-            if c >= system.controllers.count {
-                return Err(format!("no controller {c}; the array has {}", system.controllers.count));
-            }
-            Ok(FailureTarget::Controller(c))
-        }
+        "controller" => controller_target(value, system),
         "failure_group" | "fg" => {
             let (vol, fg) = value.split_once('.').ok_or_else(|| format!("use VOLUME.GROUP; got {value:?}"))?;
             let v = system.volume_index(vol).ok_or_else(|| format!("no volume named {vol:?}"))?;
@@ -104,6 +109,32 @@ fn resolve_target(kind: &str, value: &str, system: &SystemSpec) -> Result<Failur
         }
         other => Err(format!("unknown failure target {other:?}; use a disk name, path:NAME, controller:N or failure_group:VOLUME.GROUP")),
     }
+}
+
+/// `N` (the system's controller N: the arrays' controllers numbered in their order) or
+/// `ARRAY.N` (controller N of that array).
+fn controller_target(value: &str, system: &SystemSpec) -> Result<FailureTarget, String> {
+    let number = |n: &str| {
+        n.parse::<u32>()
+            .map_err(|_| format!("controller must be a number or ARRAY.N; got {value:?}"))
+    };
+    let Some((array, index)) = value.rsplit_once('.') else {
+        let (c, count) = (number(value)?, system.controllers.count);
+        if c >= count {
+            return Err(format!("no controller {c}; the array has {count}"));
+        }
+        return Ok(FailureTarget::Controller(c));
+    };
+    let a = array_index(&system.arrays, Some(array))?;
+    let arr = &system.arrays[a];
+    let c = number(index)?;
+    if c >= arr.controllers.count {
+        return Err(format!(
+            "no controller {c}; array {array:?} has {}",
+            arr.controllers.count
+        ));
+    }
+    Ok(FailureTarget::Controller(arr.first_controller + c))
 }
 
 fn disk_target(value: &str, system: &SystemSpec) -> Result<FailureTarget, String> {

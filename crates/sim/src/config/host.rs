@@ -2,6 +2,7 @@
 //! groups, host volumes (concatenated, striped, multiplexed, ASM-like mirrored), failure
 //! events and the rebuild policy.
 
+use super::resolve::arrays::{array_index, ArraySpec};
 use serde::{Deserialize, Serialize};
 use storlab_core::{ByteSize, TimeSpan};
 
@@ -46,6 +47,9 @@ pub struct PathFile {
     /// Controller whose port the path reaches (for the preferred policy).
     #[serde(default)]
     pub controller: Option<u32>,
+    /// The `[[arrays]]` entry it belongs to (None: the file's only array).
+    #[serde(default)]
+    pub array: Option<String>,
 }
 
 /// A LUN carved from a RAID group or virtual disk.
@@ -112,6 +116,9 @@ pub struct FailureFile {
     /// Controller index.
     #[serde(default)]
     pub controller: Option<u32>,
+    /// The `[[arrays]]` entry it belongs to (None: the file's only array).
+    #[serde(default)]
+    pub array: Option<String>,
     /// `volume.failure_group`.
     #[serde(default)]
     pub failure_group: Option<String>,
@@ -138,8 +145,10 @@ pub struct PathSpec {
     pub ns_per_byte: f64,
     /// Fixed latency per I/O.
     pub latency_ns: u64,
-    /// Controller the path reaches.
+    /// Controller the path reaches (its index among the system's controllers).
     pub controller: Option<u32>,
+    /// Array the path reaches (0 in a file without `[[arrays]]`).
+    pub array: u32,
 }
 
 /// A LUN, resolved: a range of a group's logical space.
@@ -237,12 +246,15 @@ pub(super) fn resolve_rebuild(r: &RebuildFile, file: &str) -> Result<RebuildSpec
 
 pub(super) fn resolve_paths(
     paths: &[PathFile],
-    controllers: u32,
+    arrays: &[ArraySpec],
     file: &str,
 ) -> Result<Vec<PathSpec>, ConfigError> {
     let mut out: Vec<PathSpec> = Vec::new();
     for (i, p) in paths.iter().enumerate() {
         let key = |k: &str| format!("host.paths[{i}].{k}");
+        let a = array_index(arrays, p.array.as_deref())
+            .map_err(|reason| ConfigError::invalid(file, key("array"), reason))?;
+        let (first, controllers) = (arrays[a].first_controller, arrays[a].controllers.count);
         if let Some(c) = p.controller.filter(|&c| c >= controllers) {
             return Err(ConfigError::invalid(
                 file,
@@ -261,7 +273,8 @@ pub(super) fn resolve_paths(
             name: p.name.clone(),
             ns_per_byte: 1e3 / p.mbps,
             latency_ns: p.latency.0,
-            controller: p.controller,
+            controller: p.controller.map(|c| first + c),
+            array: a as u32,
         });
     }
     Ok(out)

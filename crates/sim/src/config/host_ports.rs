@@ -67,6 +67,15 @@ pub(super) fn resolve_host_ports(
             let reason = "must name at least one path".to_string();
             return Err(ConfigError::invalid(file, key("paths"), reason));
         }
+        let a = &paths[ids[0] as usize];
+        if let Some(other) = (ids.iter().map(|&p| &paths[p as usize])).find(|p| p.array != a.array)
+        {
+            let reason = format!(
+                "paths {:?} and {:?} reach different arrays; a host port belongs to one array",
+                a.name, other.name
+            );
+            return Err(ConfigError::invalid(file, key("paths"), reason));
+        }
         out.push(HostPortSpec {
             name: port.name.clone(),
             ns_per_byte: 1e3 / port.mbps,

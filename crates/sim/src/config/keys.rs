@@ -52,6 +52,8 @@ pub const ARRAY_KEYS: &[Key] = &[
     Key::new("description", Kind::Text, D("\"\""), "one line for reports"),
     Key::new("host", TABLE, Derived("see [host]"), "host links and multipathing"),
     Key::new("controllers", TABLE, Derived("see [controllers]"), "controllers and caches"),
+    Key::new("arrays", LIST, D("[]"),
+        "several arrays, each with its own controllers and caches (see [[arrays]]); groups, disk groups, paths and failures name theirs with `array` (none: one array, its controllers in `[controllers]`)"),
     Key::new("raid_groups", LIST, D("[]"), "RAID groups; each is one LUN unless `luns` carve it"),
     Key::new("disk_groups", LIST, D("[]"), "disk groups of a virtualized array"),
     Key::new("virtual_disks", LIST, D("[]"), "virtual disks striped over a whole disk group"),
@@ -111,9 +113,15 @@ pub const PATH_KEYS: &[Key] = &[
         "controller",
         Kind::Count,
         Derived("none"),
-        "controller whose port the path reaches (for the preferred policy)",
+        "controller whose port the path reaches (for the preferred policy); with `array`, counted inside that array",
     )
     .int(0, MAX_CONTROLLERS - 1),
+    Key::new(
+        "array",
+        Kind::Text,
+        Derived("the only array"),
+        "the `[[arrays]]` entry it belongs to (required when the file has `[[arrays]]`)",
+    ),
 ];
 
 /// `[[raid_groups]]`.
@@ -159,9 +167,15 @@ pub const RAID_GROUP_KEYS: &[Key] = &[
         "controller",
         Kind::Count,
         Derived("round-robin"),
-        "controller owning the group",
+        "controller owning the group; with `array`, counted inside that array",
     )
     .int(0, MAX_CONTROLLERS - 1),
+    Key::new(
+        "array",
+        Kind::Text,
+        Derived("the only array"),
+        "the `[[arrays]]` entry it belongs to (required when the file has `[[arrays]]`)",
+    ),
     Key::new(
         "read_cache",
         Kind::Bool,
@@ -179,6 +193,22 @@ pub const RAID_GROUP_KEYS: &[Key] = &[
         Kind::Choice(&["shortest-queue", "round-robin", "primary"]),
         D("\"shortest-queue\""),
         "which copy of a RAID 1/10 mirror serves a read",
+    ),
+];
+
+/// `[[arrays]]`.
+pub const ARRAY_ENTRY_KEYS: &[Key] = &[
+    Key::new(
+        "name",
+        Kind::Text,
+        Required,
+        "array name: other sections name it in `array`, results in `array NAME controller N`",
+    ),
+    Key::new(
+        "controllers",
+        TABLE,
+        Derived("see [controllers]"),
+        "this array's controllers and caches (`[arrays.controllers]`, the keys of [controllers])",
     ),
 ];
 
@@ -225,6 +255,12 @@ pub const DISK_GROUP_KEYS: &[Key] = &[
         "allocation segment: each goes to the next redundancy set in turn; with `sparing` only",
     )
     .int(1 << 20, MAX_SEGMENT_BYTES),
+    Key::new(
+        "array",
+        Kind::Text,
+        Derived("the only array"),
+        "the `[[arrays]]` entry it belongs to, with its virtual disks (required when the file has `[[arrays]]`)",
+    ),
 ];
 
 /// Largest allocation segment of a disk group with redundancy sets: 64 MiB.
@@ -355,9 +391,15 @@ pub const FAILURE_KEYS: &[Key] = &[
         "controller",
         Kind::Count,
         Derived("none"),
-        "controller index",
+        "controller index: of the system (the arrays' controllers numbered in their order), or with `array` inside that array",
     )
     .int(0, MAX_CONTROLLERS - 1),
+    Key::new(
+        "array",
+        Kind::Text,
+        Derived("the only array"),
+        "the `[[arrays]]` entry of `controller`",
+    ),
     Key::new(
         "failure_group",
         Kind::Text,
@@ -372,7 +414,7 @@ pub const REBUILD_KEYS: &[Key] = &[
         "rate_mbps",
         Kind::Number,
         D("50.0"),
-        "rebuild rate per failed disk",
+        "rebuild rate per failed disk, shared by the RAID group or virtual disks on it",
     )
     .float(MBPS_RANGE.0, MBPS_RANGE.1)
     .unit("MB/s"),
@@ -457,8 +499,13 @@ pub const ARRAY_SECTIONS: &[Section] = &[
     },
     Section {
         path: "[controllers]",
-        about: "Controllers (every controller gets the same settings).",
+        about: "Controllers (every controller gets the same settings; with `[[arrays]]`, each array's in `[arrays.controllers]`).",
         keys: CONTROLLER_KEYS,
+    },
+    Section {
+        path: "[[arrays]]",
+        about: "One of several arrays in one configuration: its own controllers and caches; RAID groups, disk groups (with their virtual disks) and paths name it with `array`, LUNs and volumes span arrays.",
+        keys: ARRAY_ENTRY_KEYS,
     },
     Section {
         path: "[[back_ends]]",

@@ -11,10 +11,12 @@ use super::limits;
 use super::virtual_disks::{self, DiskGroupSpec};
 use super::{failures, ArrayFile, ConfigError};
 
+pub(crate) mod arrays;
 mod controllers;
 mod groups;
 
 pub use super::failures::parse_failure_arg;
+pub use arrays::ArraySpec;
 pub use controllers::{
     ControllerSpec, Staging, WritePolicy, HDD_DESTAGE_QUEUE, MAX_DESTAGE_QUEUE, PAGE_SECTORS,
 };
@@ -46,8 +48,11 @@ pub struct SystemSpec {
     pub file: String,
     /// Host paths and queueing.
     pub host: HostSpec,
-    /// Controllers.
+    /// Controllers: the settings of the first array, `count` of all arrays together (a
+    /// controller's own array's settings: [`SystemSpec::controller_spec`]).
     pub controllers: ControllerSpec,
+    /// The arrays, each with its controllers (one, unnamed, in a file without `[[arrays]]`).
+    pub arrays: Vec<ArraySpec>,
     /// RAID groups, then virtual disks.
     pub groups: Vec<GroupSpec>,
     /// Disk groups of virtual disks.
@@ -87,15 +92,61 @@ impl SystemSpec {
     /// ends, processors or their costs, ALUA forwarding, a per-disk queue depth. Their figures
     /// are reported only then, so results of arrays without them stay as they were.
     pub fn declares_internals(&self) -> bool {
-        let c = &self.controllers;
-        let costs = [c.read_hit_ns, c.read_miss_ns, c.write_ns];
+        let declared = |c: &ControllerSpec| {
+            let costs = [c.read_hit_ns, c.read_miss_ns, c.write_ns];
+            c.processors != 1
+                || costs.iter().any(|&ns| ns != c.overhead_ns)
+                || c.parity_ns > 0
+                || c.forward_ns.is_some()
+                || c.disk_queue_depth.is_some()
+        };
         !self.back_ends.is_empty()
             || !self.host_ports.is_empty()
-            || c.processors != 1
-            || costs.iter().any(|&ns| ns != c.overhead_ns)
-            || c.parity_ns > 0
-            || c.forward_ns.is_some()
-            || c.disk_queue_depth.is_some()
+            || self.arrays.iter().any(|a| declared(&a.controllers))
+    }
+
+    /// The file declares several arrays (`[[arrays]]`).
+    pub fn has_arrays(&self) -> bool {
+        self.arrays.len() > 1 || self.arrays.first().is_some_and(|a| !a.name.is_empty())
+    }
+
+    /// The array of controller `c` (a system index).
+    #[inline]
+    pub fn array_of_controller(&self, c: u32) -> usize {
+        (self.arrays.iter())
+            .rposition(|a| a.first_controller <= c)
+            .unwrap_or(0)
+    }
+
+    /// The settings of controller `c` (a system index): its array's.
+    #[inline]
+    pub fn controller_spec(&self, c: u32) -> &ControllerSpec {
+        if self.arrays.len() == 1 {
+            return &self.controllers;
+        }
+        &self.arrays[self.array_of_controller(c)].controllers
+    }
+
+    /// Controller `c` as results name it: `controller 1`, or with `[[arrays]]`
+    /// `array east controller 1` (counted inside its array).
+    pub fn controller_name(&self, c: u32) -> String {
+        if !self.has_arrays() {
+            return format!("controller {c}");
+        }
+        let a = &self.arrays[self.array_of_controller(c)];
+        format!("array {} controller {}", a.name, c - a.first_controller)
+    }
+
+    /// The system indices of the controllers of controller `c`'s array.
+    pub fn array_controllers(&self, c: u32) -> std::ops::Range<u32> {
+        let a = &self.arrays[self.array_of_controller(c)];
+        a.first_controller..a.first_controller + a.controllers.count
+    }
+
+    /// The array LUN `lun` lives in (its group's owner's).
+    pub fn lun_array(&self, lun: usize) -> usize {
+        let g = self.luns[lun].group as usize;
+        self.array_of_controller(self.groups[g].controller)
     }
 
     /// Index of the LUN called `name`.
@@ -110,14 +161,16 @@ impl SystemSpec {
 }
 
 pub(super) fn resolve(raw: ArrayFile, file: &str) -> Result<SystemSpec, ConfigError> {
-    let controllers = controllers::resolve_controllers(&raw, file)?;
-    let host = resolve_host(&raw, controllers.count, file)?;
-    let mut groups = groups::resolve_raid_groups(&raw, &controllers, file)?;
+    let arrays = arrays::resolve_arrays(&raw, file)?;
+    let mut controllers = arrays[0].controllers.clone();
+    controllers.count = arrays.iter().map(|a| a.controllers.count).sum();
+    let host = resolve_host(&raw, &arrays, file)?;
+    let mut owners = arrays::Owners::new(&arrays, file);
+    let mut groups = groups::resolve_raid_groups(&raw, &mut owners, file)?;
     let model_of = |name: &str, key: &str| groups::resolve_model(&raw, name, file, key);
     let (disk_groups, virtual_groups) = virtual_disks::resolve_virtual_disks(
-        &raw.disk_groups,
-        &raw.virtual_disks,
-        controllers.count,
+        (&raw.disk_groups, &raw.virtual_disks),
+        &mut owners,
         groups.len(),
         file,
         &model_of,
@@ -162,6 +215,7 @@ pub(super) fn resolve(raw: ArrayFile, file: &str) -> Result<SystemSpec, ConfigEr
         file: file.to_string(),
         host,
         controllers,
+        arrays,
         groups,
         disk_groups,
         luns,
@@ -180,19 +234,33 @@ pub(super) fn resolve(raw: ArrayFile, file: &str) -> Result<SystemSpec, ConfigEr
     Ok(spec)
 }
 
-fn resolve_host(raw: &ArrayFile, controllers: u32, file: &str) -> Result<HostSpec, ConfigError> {
+/// The host side; without `[[host.paths]]`, `links` paths to each array (named `p0` ..., or
+/// `NAME.p0` ... with `[[arrays]]`), to its controllers in turn.
+fn resolve_host(
+    raw: &ArrayFile,
+    arrays: &[ArraySpec],
+    file: &str,
+) -> Result<HostSpec, ConfigError> {
     let h = &raw.host;
     let paths = if h.paths.is_empty() {
-        (0..h.links)
-            .map(|i| PathSpec {
-                name: format!("p{i}"),
+        let mut paths = Vec::new();
+        for (a, arr) in arrays.iter().enumerate() {
+            let prefix = if arr.name.is_empty() {
+                String::new()
+            } else {
+                format!("{}.", arr.name)
+            };
+            paths.extend((0..h.links).map(|i| PathSpec {
+                name: format!("{prefix}p{i}"),
                 ns_per_byte: 1e3 / h.link_mbps,
                 latency_ns: h.link_latency.0,
-                controller: Some(i % controllers),
-            })
-            .collect()
+                controller: Some(arr.first_controller + i % arr.controllers.count),
+                array: a as u32,
+            }));
+        }
+        paths
     } else {
-        host::resolve_paths(&h.paths, controllers, file)?
+        host::resolve_paths(&h.paths, arrays, file)?
     };
     Ok(HostSpec {
         paths,

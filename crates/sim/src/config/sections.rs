@@ -8,9 +8,9 @@
 use storlab_core::keys::{check_section, Key};
 
 use super::keys::{
-    ARRAY_KEYS, BACK_END_KEYS, CONTROLLER_KEYS, DISK_GROUP_KEYS, FAILURE_GROUP_KEYS, FAILURE_KEYS,
-    HDD_KEYS, HOST_KEYS, HOST_PORT_KEYS, LUN_KEYS, PATH_KEYS, RAID_GROUP_KEYS, REBUILD_KEYS,
-    SSD_KEYS, VIRTUAL_DISK_KEYS, VOLUME_KEYS,
+    ARRAY_ENTRY_KEYS, ARRAY_KEYS, BACK_END_KEYS, CONTROLLER_KEYS, DISK_GROUP_KEYS,
+    FAILURE_GROUP_KEYS, FAILURE_KEYS, HDD_KEYS, HOST_KEYS, HOST_PORT_KEYS, LUN_KEYS, PATH_KEYS,
+    RAID_GROUP_KEYS, REBUILD_KEYS, SSD_KEYS, VIRTUAL_DISK_KEYS, VOLUME_KEYS,
 };
 use super::{merge_tables, ConfigError};
 use crate::device::models::{builtin_model, BUILTIN_MODELS};
@@ -97,6 +97,7 @@ pub(super) fn prepare_array(table: &mut toml::Table, file: &str) -> Result<(), C
     if let Some(toml::Value::Table(host)) = table.get_mut("host") {
         list(host, "paths", PATH_KEYS, file, "host.paths")?;
     }
+    arrays(table, file)?;
     sub_section(table, "controllers", CONTROLLER_KEYS, file, "controllers")?;
     sub_section(table, "rebuild", REBUILD_KEYS, file, "rebuild")?;
     for (key, keys) in [
@@ -149,6 +150,30 @@ pub(super) fn prepare_array(table: &mut toml::Table, file: &str) -> Result<(), C
             ));
         }
         *t = disk_model(std::mem::take(t), file, &path)?;
+    }
+    Ok(())
+}
+
+/// `[[arrays]]`, each with its `[arrays.controllers]`; a file with them keeps no top-level
+/// `[controllers]` (each array has its own).
+fn arrays(table: &mut toml::Table, file: &str) -> Result<(), ConfigError> {
+    list(table, "arrays", ARRAY_ENTRY_KEYS, file, "arrays")?;
+    let Some(toml::Value::Array(items)) = table.get_mut("arrays") else {
+        return Ok(());
+    };
+    let any = !items.is_empty();
+    for (i, item) in items.iter_mut().enumerate() {
+        if let toml::Value::Table(t) = item {
+            let path = format!("arrays[{i}].controllers");
+            sub_section(t, "controllers", CONTROLLER_KEYS, file, &path)?;
+        }
+    }
+    if any && table.contains_key("controllers") {
+        return Err(ConfigError::invalid(
+            file,
+            "controllers",
+            "a file with [[arrays]] gives each array its own [arrays.controllers]; move              [controllers] into them",
+        ));
     }
     Ok(())
 }

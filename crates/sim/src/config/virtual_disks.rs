@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use storlab_core::ByteSize;
 
 use super::limits;
+use super::resolve::arrays::Owners;
 use super::resolve::{GroupSpec, MirrorRead};
 use super::ConfigError;
 use crate::device::DiskModel;
@@ -31,6 +32,9 @@ pub struct DiskGroupFile {
     pub set_disks: u32,
     /// Allocation segment.
     pub segment_size: ByteSize,
+    /// The `[[arrays]]` entry it belongs to (None: the file's only array).
+    #[serde(default)]
+    pub array: Option<String>,
 }
 
 /// One virtual disk entry (`count` identical ones).
@@ -73,6 +77,8 @@ pub struct DiskGroupSpec {
     pub model: DiskModel,
     /// Redundancy sets with distributed sparing (None: virtual disks stripe over all disks).
     pub sets: Option<RedundancySets>,
+    /// The array it belongs to (0 in a file without `[[arrays]]`).
+    pub array: u32,
 }
 
 /// A disk group laid out as redundancy sets.
@@ -86,28 +92,17 @@ pub struct RedundancySets {
     pub reserve_sectors: u64,
 }
 
-/// Virtual disk `v`'s `n`th group at `offset` sectors of each disk of disk group `dg`; its
-/// owner is given or round-robin by its `index` among the array's groups.
-#[allow(clippy::too_many_arguments)]
+/// Virtual disk `v`'s `n`th group at `offset` sectors of each disk of disk group `dg`, owned
+/// by system controller `controller`.
 fn group_spec(
     v: &VirtualDiskFile,
     n: u32,
-    spec: &DiskGroupSpec,
-    dg: usize,
+    (spec, dg): (&DiskGroupSpec, usize),
     layout: Layout,
-    (index, controllers): (usize, u32),
+    controller: u32,
     offset: u64,
-    (key, file): (&dyn Fn(&str) -> String, &str),
-) -> Result<GroupSpec, ConfigError> {
-    let controller = v.controller.unwrap_or(index as u32 % controllers);
-    if controller >= controllers {
-        return Err(ConfigError::invalid(
-            file,
-            key("controller"),
-            format!("no controller {controller}; the array has {controllers}"),
-        ));
-    }
-    Ok(GroupSpec {
+) -> GroupSpec {
+    GroupSpec {
         name: if v.count > 1 {
             format!("{}-{n}", v.name)
         } else {
@@ -123,7 +118,7 @@ fn group_spec(
         mirror_read: MirrorRead::ShortestQueue,
         disk_group: Some(dg as u32),
         disk_offset_sectors: offset,
-    })
+    }
 }
 
 /// Disk group `d` (entry `i`)'s redundancy sets, when it declares `sparing`.
@@ -213,16 +208,17 @@ fn set_layout(
 /// Resolves virtual disks into groups sharing their disk group's disks.
 /// `model_of` resolves a disk model name (built-in or user) for key `key`.
 pub(super) fn resolve_virtual_disks(
-    dgs: &[DiskGroupFile],
-    vds: &[VirtualDiskFile],
-    controllers: u32,
+    (dgs, vds): (&[DiskGroupFile], &[VirtualDiskFile]),
+    owners: &mut Owners,
     first_index: usize,
     file: &str,
     model_of: &dyn Fn(&str, &str) -> Result<DiskModel, ConfigError>,
 ) -> Result<(Vec<DiskGroupSpec>, Vec<GroupSpec>), ConfigError> {
     let mut groups_out = Vec::new();
     let mut dg_specs = Vec::new();
+    let mut dg_arrays = Vec::new();
     for (i, d) in dgs.iter().enumerate() {
+        dg_arrays.push(owners.array(d.array.as_deref(), &format!("disk_groups[{i}].array"))?);
         let model = model_of(&d.disk_model, &format!("disk_groups[{i}].disk_model"))?;
         let sets = redundancy_sets(d, i, model.capacity_sectors(), file)?;
         dg_specs.push(DiskGroupSpec {
@@ -232,6 +228,7 @@ pub(super) fn resolve_virtual_disks(
             model_name: d.disk_model.clone(),
             model,
             sets,
+            array: dg_arrays[i] as u32,
         });
     }
     let mut used = vec![0u64; dgs.len()];
@@ -273,17 +270,9 @@ pub(super) fn resolve_virtual_disks(
                         ),
                     ));
                 }
-                let index = first_index + groups_out.len();
-                groups_out.push(group_spec(
-                    v,
-                    n,
-                    spec,
-                    dg,
-                    Layout::over_sets(layout),
-                    (index, controllers),
-                    used[dg],
-                    (&key, file),
-                )?);
+                let owner = owners.owner(dg_arrays[dg], v.controller, &key("controller"))?;
+                let layout = Layout::over_sets(layout);
+                groups_out.push(group_spec(v, n, (spec, dg), layout, owner, used[dg]));
                 used[dg] += per_disk;
             }
             continue;
@@ -325,17 +314,8 @@ pub(super) fn resolve_virtual_disks(
                     ),
                 ));
             }
-            let index = first_index + groups_out.len();
-            groups_out.push(group_spec(
-                v,
-                n,
-                spec,
-                dg,
-                layout,
-                (index, controllers),
-                used[dg],
-                (&key, file),
-            )?);
+            let owner = owners.owner(dg_arrays[dg], v.controller, &key("controller"))?;
+            groups_out.push(group_spec(v, n, (spec, dg), layout, owner, used[dg]));
             used[dg] += per_disk;
         }
     }

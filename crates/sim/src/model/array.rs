@@ -22,7 +22,7 @@ use crate::metrics::GroupStats;
 use crate::raid::sets::SetHealth;
 use crate::raid::{DiskIo, FailedDisks, Layout, ReadExtent, WritePlan};
 use crate::slab::Slab;
-use rebuild::RebuildTask;
+use rebuild::{RebuildPacer, RebuildTask};
 
 /// The RAID groups and their devices, with the array requests and disk operations in flight.
 pub(super) struct ArrayPart {
@@ -33,6 +33,11 @@ pub(super) struct ArrayPart {
     /// Spare devices of each pool (a disk group's, or a RAID group's own).
     spare_pools: Vec<Vec<u32>>,
     rebuilds: Vec<RebuildTask>,
+    /// The rate of each failed disk, shared by the rebuilds it started.
+    pacers: Vec<RebuildPacer>,
+    /// Sectors allocated in the reserve of each disk of each disk group (redundancy sets'
+    /// distributed sparing), shared by the group's virtual disks.
+    reserves: Vec<Vec<u64>>,
     /// Scratch plans reused across requests so the hot path allocates nothing.
     reads: Vec<ReadExtent>,
     write: WritePlan,

@@ -276,10 +276,10 @@ impl ControllerPart {
     /// (first and last segment). Changes no state.
     #[inline]
     pub fn prefetch_piece(&self, core: &Core, lun: u32, lba: u64, sectors: u64, write: bool) {
-        let seg = core.spec.controllers.segment_sectors;
         let l = &self.luns[lun as usize];
         let first = l.offset + lba;
         let grp = &self.groups[l.group as usize];
+        let seg = core.spec.controller_spec(grp.ctrl).segment_sectors;
         if write {
             grp.dirty.prefetch(first / PAGE_SECTORS);
         } else {
@@ -314,8 +314,9 @@ impl ControllerPart {
             return;
         }
         if write {
-            let cost = s.core.spec.controllers.write_ns;
-            let t_cpu = c.controller_time(&s.core, c.groups[g as usize].ctrl, arrive, cost);
+            let ctrl = c.groups[g as usize].ctrl;
+            let cost = s.core.spec.controller_spec(ctrl).write_ns;
+            let t_cpu = c.controller_time(&s.core, ctrl, arrive, cost);
             Self::write_piece(s, pid, (g, glba, sectors), t_cpu);
         } else {
             // Its processing cost depends on whether it hits: booked once it is known.

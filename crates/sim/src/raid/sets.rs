@@ -21,16 +21,25 @@
 //! `sparing = "single"` reserves `1/n` of each disk of the smallest set (room for one failed
 //! disk's data on the `n - 1` survivors of any set), `"double"` `2/n`. A failed disk's unit of
 //! stripe `s` is rebuilt from the stripe's other members (the other 4 units of a VRAID 5 stripe,
-//! the mirror of a VRAID 1 one) into the reserved capacity of one surviving disk of the same
-//! set that holds no unit of that stripe: the set's disk `(w * s + w + s % (n - w)) % n` (hence
-//! at least `w + 1` disks per set), at an address proportional to the unit's row. The model
-//! keeps no allocation table: rebuilt units of different virtual disks may share addresses of
-//! the reserve, which only matters for where the heads go.
+//! the mirror of a VRAID 1 one) into the reserved capacity of one working disk of the same set
+//! that holds no unit of that stripe (hence at least `w + 1` disks per set): the first with
+//! room in its reserve, in turn from the set's disk `(w * s + w + s % (n - w)) % n` (which
+//! spreads a failed disk's units over the survivors). The reserve of each disk is allocated
+//! from its start, unit after unit, in the order the rebuilds write them, and shared by every
+//! virtual disk of the group ([`SetLayout::plan_rebuild`] takes the group's allocation); each
+//! virtual disk's [`SetHealth`] remembers where its rebuilt units went. A failed or rebuilt
+//! disk is never a target; a rebuilt unit whose new disk fails later is read from its stripe's
+//! other members, and is not rebuilt again.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
+mod rebuild;
+
+pub use rebuild::RebuildStop;
+
 use super::plan::{push_merged, push_read};
-use super::{DataLoss, DiskIo, FailedDisks, Layout, LostAt, RaidLevel, ReadExtent, WritePlan};
+use super::{DataLoss, DiskIo, FailedDisks, Layout, RaidLevel, ReadExtent, WritePlan};
 
 /// Smallest and largest redundancy set.
 pub const SET_DISKS_RANGE: (u32, u32) = (6, 11);
@@ -103,6 +112,9 @@ pub fn reserve_sectors(disk_sectors: u64, smallest_set: u32, sparing: Sparing) -
 pub struct SetHealth {
     pub failed: Vec<FailedDisks>,
     pub rebuilt: Vec<FailedDisks>,
+    /// Where each rebuilt unit of a set went: its position in the set's stripes
+    /// (`w * stripe + member`) -> group disk and disk address.
+    pub spares: Vec<BTreeMap<u64, (u32, u64)>>,
 }
 
 impl SetHealth {
@@ -111,6 +123,7 @@ impl SetHealth {
         SetHealth {
             failed: vec![FailedDisks::none(); sets],
             rebuilt: vec![FailedDisks::none(); sets],
+            spares: vec![BTreeMap::new(); sets],
         }
     }
 
@@ -276,23 +289,11 @@ impl SetLayout {
         let RSet { first, n } = self.sets[set];
         let p = self.width * s + v;
         let (row, d) = (p / n, p % n);
-        if health.is_some_and(|h| h.rebuilt[set].contains(d as u32)) {
-            return self.spare_place(set, s, row);
+        if let Some(h) = health.filter(|h| h.rebuilt[set].contains(d as u32)) {
+            return (h.spares[set].get(&p).copied())
+                .unwrap_or_else(|| self.spare_place(set, s, row));
         }
         (first + d as u32, row * self.unit)
-    }
-
-    /// Where the unit of stripe `s` at row `row` is rebuilt: in the reserve of a disk of the
-    /// set holding no unit of the stripe.
-    fn spare_place(&self, set: usize, s: u64, row: u64) -> (u32, u64) {
-        let RSet { first, n } = self.sets[set];
-        let spare_disk = (self.width * s + self.width + s % (n - self.width)) % n;
-        let slots = (self.reserve / self.unit).max(1);
-        let slot = (row * slots / self.data_rows.max(1)).min(slots - 1);
-        (
-            first + spare_disk as u32,
-            self.reserve_at + slot * self.unit,
-        )
     }
 
     /// The stripe members of set `set`'s stripe `s` on failed disks.
@@ -419,58 +420,6 @@ impl SetLayout {
                     self.remap(set, io, health, &mut plan.writes);
                 }
             }
-        }
-        Ok(())
-    }
-
-    /// Plans rebuilding group disk `disk`'s range `[disk_lba, disk_lba + sectors)` (of this
-    /// virtual disk's space) into `plan`: reads of each unit's stripe partners, writes into
-    /// the reserve of other disks of the same set.
-    pub fn plan_rebuild(
-        &self,
-        disk: u32,
-        disk_lba: u64,
-        sectors: u64,
-        health: &SetHealth,
-        plan: &mut WritePlan,
-    ) -> Result<(), DataLoss> {
-        plan.clear();
-        let lost = |f| DataLoss {
-            level: self.level(),
-            at: LostAt::Member { disk, disk_lba },
-            failed: f,
-        };
-        let Some((set, x)) = self.set_of(disk) else {
-            return Err(lost(FailedDisks::none()));
-        };
-        let RSet { first, n } = self.sets[set];
-        let mut local = WritePlan::default();
-        let end = disk_lba
-            .saturating_add(sectors)
-            .min(self.data_sectors_per_disk());
-        for row in disk_lba / self.unit..end.div_ceil(self.unit) {
-            let p = row * n + u64::from(x);
-            let (s, v) = (p / self.width, p % self.width);
-            if s >= self.stripes_per_set {
-                continue;
-            }
-            let f = self.failed_members(set, s, health);
-            self.inner
-                .plan_rebuild(v as u32, s * self.unit, self.unit, &f, &mut local)?;
-            for &io in &local.reads {
-                self.remap(set, io, Some(health), &mut plan.reads);
-            }
-            let (to, at) = self.spare_place(set, s, row);
-            if health.failed[set].contains(to - first) {
-                plan.clear();
-                return Err(lost(health.failed[set]));
-            }
-            let write = DiskIo {
-                disk: to,
-                disk_lba: at,
-                sectors: self.unit,
-            };
-            push_merged(&mut plan.writes, write);
         }
         Ok(())
     }

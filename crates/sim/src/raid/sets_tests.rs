@@ -196,9 +196,10 @@ fn the_rebuild_writes_to_the_reserve_of_the_set_s_survivors_only() {
     let range = set_disks(&v, x);
     let reserve_at = DISK - reserve_sectors(DISK, 8, Sparing::Single);
     let mut written = [0u64; 16];
+    let mut used = [0u64; 16];
     let data = v.data_sectors_per_disk();
     for lba in (0..data).step_by(2048) {
-        v.plan_rebuild(x, lba, 2048.min(data - lba), &h, &mut plan)
+        v.plan_rebuild((x, lba, 2048.min(data - lba)), &mut h, &mut used, &mut plan)
             .expect("rebuild plan");
         for r in &plan.reads {
             assert!(range.contains(&r.disk) && r.disk != x, "read {r:?}");
@@ -241,4 +242,105 @@ fn a_layout_over_sets_keeps_its_capacity_and_plans_through_the_sets() {
     let mut plan = WritePlan::default();
     l.plan_write(0, UNIT, &mut plan);
     assert_eq!((plan.reads.len(), plan.writes.len()), (2, 2));
+}
+
+/// A VRAID 5 virtual disk of `size_sectors` over 16 disks (two sets of 8) starting `offset`
+/// sectors into each disk, with `sparing`'s reserve at the disks' end.
+fn layout_at(offset: u64, size_sectors: u64, sparing: Sparing) -> SetLayout {
+    let reserve = reserve_sectors(DISK, 8, sparing);
+    SetLayout::new(SetParams {
+        level: RaidLevel::Raid5,
+        unit_sectors: UNIT,
+        segment_sectors: SEGMENT,
+        sets: split_sets(16, 8),
+        size_sectors,
+        reserve_at: DISK - reserve - offset,
+        reserve_sectors: reserve,
+    })
+    .expect("layout")
+}
+
+/// Rebuilds all of disk `x` of `v` (at `offset` on each disk), allocating from `used`:
+/// returns each write as (disk, first absolute sector, end).
+fn rebuild_all(
+    v: &SetLayout,
+    offset: u64,
+    x: u32,
+    h: &mut SetHealth,
+    used: &mut [u64],
+) -> Vec<(u32, u64, u64)> {
+    let mut plan = WritePlan::default();
+    let mut writes = Vec::new();
+    let data = v.data_sectors_per_disk();
+    for lba in (0..data).step_by(2048) {
+        v.plan_rebuild((x, lba, 2048.min(data - lba)), h, used, &mut plan)
+            .expect("rebuild plan");
+        for w in &plan.writes {
+            let at = offset + w.disk_lba;
+            writes.push((w.disk, at, at + w.sectors));
+        }
+    }
+    writes
+}
+
+#[test]
+fn rebuilt_units_of_different_virtual_disks_get_their_own_reserve_space() {
+    let size = 1 << 21;
+    let a = layout_at(0, size, Sparing::Single);
+    let offset = a.data_sectors_per_disk();
+    let b = layout_at(offset, size, Sparing::Single);
+    let (set, in_set) = a.set_of(3).expect("in a set");
+    let mut used = [0u64; 16];
+    let mut writes = Vec::new();
+    for (v, off) in [(&a, 0), (&b, offset)] {
+        let mut h = SetHealth::new(v.set_count());
+        h.failed[set].mark(in_set).expect("markable");
+        writes.extend(rebuild_all(v, off, 3, &mut h, &mut used));
+    }
+    let reserve_at = DISK - reserve_sectors(DISK, 8, Sparing::Single);
+    writes.sort_unstable();
+    for w in &writes {
+        assert!(
+            w.1 >= reserve_at && w.2 <= DISK,
+            "outside the reserve: {w:?}"
+        );
+    }
+    for pair in writes.windows(2) {
+        let (x, y) = (pair[0], pair[1]);
+        assert!(
+            x.0 != y.0 || x.2 <= y.1,
+            "two rebuilt units share {x:?} and {y:?}"
+        );
+    }
+    // Both virtual disks' units are all placed: 2 x the failed disk's data.
+    let total: u64 = writes.iter().map(|w| w.2 - w.1).sum();
+    assert_eq!(total, 2 * a.data_sectors_per_disk());
+}
+
+#[test]
+fn a_second_failure_is_rebuilt_onto_working_disks_only() {
+    let v = layout_at(0, 1 << 21, Sparing::Double);
+    let mut h = SetHealth::new(v.set_count());
+    let mut used = [0u64; 16];
+    let (set, x) = v.set_of(2).expect("in a set");
+    h.failed[set].mark(x).expect("markable");
+    rebuild_all(&v, 0, 2, &mut h, &mut used);
+    h.failed[set].clear(x);
+    h.rebuilt[set].mark(x).expect("markable");
+    // Disk 5 fails next: disk 2 is gone, so none of its units may go there, though the
+    // stripes' preferred spare disk is disk 2 for some of them.
+    let (_, y) = v.set_of(5).expect("in a set");
+    h.failed[set].mark(y).expect("markable");
+    let writes = rebuild_all(&v, 0, 5, &mut h, &mut used);
+    assert!(!writes.is_empty());
+    for w in &writes {
+        assert!(
+            w.0 != 2 && w.0 != 5,
+            "a rebuilt unit onto a failed disk: {w:?}"
+        );
+    }
+    // Disk 5's rebuilt units never share reserve space with disk 2's.
+    let mut all: Vec<_> = h.spares[set].values().copied().collect();
+    all.sort_unstable();
+    assert!(all.windows(2).all(|p| p[0] != p[1]));
 }

@@ -62,3 +62,16 @@ fn each_redundancy_set_reports_as_a_component() {
         assert!(c.service_ms > 0.0, "{c:?}");
     }
 }
+
+#[test]
+fn the_virtual_disks_on_a_failed_disk_share_its_rebuild_rate() {
+    // Four virtual disks live on dg.d3: each rebuilds its own part of the disk, but the
+    // disk's rebuild runs at `rebuild.rate_mbps` (10 MB/s) between them, not four times it.
+    let s = system(&format!("{EVAGROUP_RSS}\n[rebuild]\nrate_mbps = 10\n"));
+    let run = run_failing(&s, "randread-8k", &["dg.d3@1s"], opts(5, 0, 1));
+    assert_eq!(run.rebuilds.len(), 4, "{:?}", run.rebuilds);
+    let mb: f64 = run.rebuilds.iter().map(|r| r.rebuilt_mb).sum();
+    // 4 s of rebuild at 10 MB/s, plus a chunk (1 MiB) a rebuild may have in flight.
+    assert!(mb <= 4.0 * 10.0 + 4.0 * 1.05, "rebuilt {mb} MB in 4 s");
+    assert!(mb >= 0.9 * 4.0 * 10.0, "rebuilt {mb} MB in 4 s");
+}

@@ -9,7 +9,7 @@ use super::*;
 use crate::config::host::{FailureFile, LunFile, PathFile, RebuildFile, VolumeFile};
 use crate::config::host_ports::HostPortFile;
 use crate::config::virtual_disks::{DiskGroupFile, VirtualDiskFile};
-use crate::config::{ArrayFile, ControllersFile, HostFile, RaidGroupFile};
+use crate::config::{ArrayEntryFile, ArrayFile, ControllersFile, HostFile, RaidGroupFile};
 use crate::device::hdd::HddParams;
 use crate::device::models::{builtin_model, BUILTIN_MODELS};
 use crate::device::ssd::SsdParams;
@@ -59,6 +59,7 @@ fn every_section_declares_exactly_the_keys_its_parser_accepts() {
     assert_eq!(serde_fields::<PathFile>(), names(PATH_KEYS));
     assert_eq!(serde_fields::<HostPortFile>(), names(HOST_PORT_KEYS));
     assert_eq!(serde_fields::<ControllersFile>(), names(CONTROLLER_KEYS));
+    assert_eq!(serde_fields::<ArrayEntryFile>(), names(ARRAY_ENTRY_KEYS));
     assert_eq!(serde_fields::<RaidGroupFile>(), names(RAID_GROUP_KEYS));
     assert_eq!(serde_fields::<DiskGroupFile>(), names(DISK_GROUP_KEYS));
     assert_eq!(serde_fields::<VirtualDiskFile>(), names(VIRTUAL_DISK_KEYS));

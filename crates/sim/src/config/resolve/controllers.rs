@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::super::{limits, ArrayFile, ConfigError};
+use super::super::{limits, ConfigError, ControllersFile};
 use crate::device::DiskModel;
 
 /// When the host gets its write acknowledgement.
@@ -122,14 +122,15 @@ pub const MAX_DESTAGE_QUEUE: u32 = 256;
 /// Write-cache page: the granularity of dirty tracking and destage.
 pub const PAGE_SECTORS: u64 = 8;
 
+/// One `[controllers]` table (`prefix` names it in messages: `controllers`,
+/// `arrays[1].controllers`).
 pub(super) fn resolve_controllers(
-    raw: &ArrayFile,
+    c: &ControllersFile,
     file: &str,
+    prefix: &str,
 ) -> Result<ControllerSpec, ConfigError> {
-    let c = &raw.controllers;
-    let bad = |key: &str, reason: String| {
-        ConfigError::invalid(file, format!("controllers.{key}"), reason)
-    };
+    let bad =
+        |key: &str, reason: String| ConfigError::invalid(file, format!("{prefix}.{key}"), reason);
     // Mirroring needs a peer: one controller has nothing to copy its writes to.
     let mirror_writes = c.mirror_writes && c.count > 1;
     let nvs_footprint = c.write_cache.0 * if mirror_writes { 2 } else { 1 };

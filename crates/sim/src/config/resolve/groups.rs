@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::super::{limits, ArrayFile, ConfigError, RaidGroupFile};
-use super::ControllerSpec;
+use super::arrays::Owners;
 use crate::device::models::{builtin_model, BUILTIN_MODELS};
 use crate::device::{DiskModel, Mechanism};
 use crate::raid::{Layout, RaidLevel};
@@ -51,12 +51,13 @@ pub struct GroupSpec {
 
 pub(super) fn resolve_raid_groups(
     raw: &ArrayFile,
-    controllers: &ControllerSpec,
+    owners: &mut Owners,
     file: &str,
 ) -> Result<Vec<GroupSpec>, ConfigError> {
     let mut groups = Vec::new();
     for (i, g) in raw.raid_groups.iter().enumerate() {
         let key = |k: &str| format!("raid_groups[{i}].{k}");
+        let array = owners.array(g.array.as_deref(), &key("array"))?;
         let model = resolve_model(raw, &g.disk_model, file, &key("disk_model"))?;
         let layout = resolve_layout(g, &model, file, &key)?;
         limits::check_count(
@@ -72,19 +73,7 @@ pub(super) fn resolve_raid_groups(
             } else {
                 g.name.clone()
             };
-            let index = groups.len() as u32;
-            let controller = g.controller.unwrap_or(index % controllers.count);
-            if controller >= controllers.count {
-                return Err(ConfigError::invalid(
-                    file,
-                    key("controller"),
-                    format!(
-                        "must name one of the {} controllers (0..={}); got {controller}",
-                        controllers.count,
-                        controllers.count - 1
-                    ),
-                ));
-            }
+            let controller = owners.owner(array, g.controller, &key("controller"))?;
             groups.push(GroupSpec {
                 name,
                 layout: layout.clone(),

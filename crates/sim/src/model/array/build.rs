@@ -89,8 +89,9 @@ impl ArrayPart {
             });
         }
         let back_ends = super::backend::BackEnds::build(spec, devices.len());
-        if let Some(q) = spec.controllers.disk_queue_depth {
-            for d in &mut devices {
+        let device_arrays = crate::config::back_ends::device_arrays(spec);
+        for (d, &a) in devices.iter_mut().zip(&device_arrays) {
+            if let Some(q) = spec.arrays[a as usize].controllers.disk_queue_depth {
                 d.limit_queue(q);
             }
         }
@@ -102,6 +103,10 @@ impl ArrayPart {
             ops: Slab::new(),
             spare_pools,
             rebuilds: Vec::new(),
+            pacers: Vec::new(),
+            reserves: (spec.disk_groups.iter())
+                .map(|dg| vec![0; dg.disks as usize])
+                .collect(),
             reads: Vec::new(),
             write: Default::default(),
             vec_pool: Vec::new(),

@@ -3,7 +3,7 @@
 use super::{AreqKind, ArrayPart, OpClass};
 use crate::engine::{Event, SimTime};
 use crate::model::core::Core;
-use crate::raid::sets::{SetHealth, Sparing};
+use crate::raid::sets::{RebuildStop, SetHealth, Sparing};
 
 /// Rebuild works in chunks of 1 MiB of member address space.
 const REBUILD_CHUNK_SECTORS: u64 = 2048;
@@ -24,6 +24,16 @@ pub(super) struct RebuildTask {
     pub finished_at: Option<SimTime>,
     pub bytes: u64,
     pub failed: bool,
+    /// The rate shared with the other rebuilds of the same failed disk.
+    pub pacer: u32,
+}
+
+/// `rebuild.rate_mbps` of one failed disk, shared by every rebuild it starts (each virtual
+/// disk on the disk rebuilds its own part, at the disk's rate between them): a chunk may
+/// start once the bytes issued before it, by all of them, fit in the time since the start.
+pub(super) struct RebuildPacer {
+    pub started_at: SimTime,
+    pub bytes: u64,
 }
 
 impl ArrayPart {
@@ -32,6 +42,10 @@ impl ArrayPart {
     /// group survives and a spare is left.
     pub fn fail_disk(&mut self, core: &mut Core, device: &str, members: &[(u32, u32)]) {
         let mut spare: Option<u32> = None;
+        self.pacers.push(RebuildPacer {
+            started_at: core.now + core.spec.rebuild.start_delay_ns,
+            bytes: 0,
+        });
         for &(g, m) in members {
             if self.groups[g as usize].layout.sets().is_some() {
                 self.fail_set_disk(core, g, m);
@@ -93,6 +107,7 @@ impl ArrayPart {
             bytes: 0,
             failed: false,
             onto: onto.clone(),
+            pacer: self.pacers.len() as u32 - 1,
         });
         core.note("rebuild_start", &label, format!("onto {onto}"));
         core.schedule(start, Event::RebuildTick(task));
@@ -159,28 +174,39 @@ impl ArrayPart {
             {
                 break;
             }
-            let allowed = task.started_at + (task.bytes as f64 * ns_per_byte) as u64;
+            let pacer = &self.pacers[task.pacer as usize];
+            let allowed = pacer.started_at + (pacer.bytes as f64 * ns_per_byte) as u64;
             if allowed > core.now {
                 core.schedule(allowed, Event::RebuildTick(t));
                 break;
             }
             let (g, m, lba) = (task.group, task.member, task.next_lba);
             let chunk = REBUILD_CHUNK_SECTORS.min(task.end_lba - lba);
-            let grp = &self.groups[g as usize];
-            let planned = match (&grp.health, grp.layout.sets()) {
-                (Some(h), Some(v)) => v.plan_rebuild(m, lba, chunk, h, &mut plan),
-                _ => grp
-                    .layout
-                    .plan_rebuild(m, lba, chunk, &grp.failed, &mut plan),
+            let grp = &mut self.groups[g as usize];
+            let dg = core.spec.groups[g as usize].disk_group.unwrap_or(0) as usize;
+            let planned = match (&mut grp.health, grp.layout.sets()) {
+                (Some(h), Some(v)) => {
+                    let used = self
+                        .reserves
+                        .get_mut(dg)
+                        .map_or(&mut [][..], |r| &mut r[..]);
+                    v.plan_rebuild((m, lba, chunk), h, used, &mut plan)
+                }
+                _ => (grp.layout)
+                    .plan_rebuild(m, lba, chunk, &grp.failed, &mut plan)
+                    .map_err(RebuildStop::Lost),
             };
-            if planned.is_err() {
+            if let Err(stop) = planned {
                 let label = task.label.clone();
                 self.rebuilds[t as usize].failed = true;
-                core.note(
-                    "data_loss",
-                    &label,
-                    "rebuild cannot read its sources".into(),
-                );
+                let (kind, detail) = match stop {
+                    RebuildStop::Lost(_) => ("data_loss", "rebuild cannot read its sources"),
+                    RebuildStop::NoReserve => (
+                        "no_spare",
+                        "rebuild stops: no working disk of the set has reserved capacity left",
+                    ),
+                };
+                core.note(kind, &label, detail.into());
                 break;
             }
             let spare = task.spare;
@@ -190,6 +216,7 @@ impl ArrayPart {
             task.next_lba += chunk;
             task.bytes += chunk * 512;
             task.inflight += 1;
+            self.pacers[task.pacer as usize].bytes += chunk * 512;
         }
         self.write = plan;
     }

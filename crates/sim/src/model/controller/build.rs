@@ -13,34 +13,30 @@ use crate::slab::Slab;
 impl ControllerPart {
     /// The controllers (each with its read cache), every group on its controller, the LUNs.
     pub fn build(spec: &SystemSpec) -> ControllerPart {
-        let c = &spec.controllers;
-        // The read caches' keys: (group, segment of the group).
-        let max_segments = (spec.groups.iter())
-            .map(|g| g.layout.capacity_sectors().div_ceil(c.segment_sectors))
-            .max()
-            .unwrap_or(0);
         // The results show the processors and links only when the array declares its
         // internals: otherwise their figures are not kept.
         let counted = spec.declares_internals();
         let resource = |r: Resource| if counted { r } else { r.uncounted() };
-        let mut ctrls: Vec<CtrlRt> = (0..c.count)
-            .map(|i| CtrlRt {
-                cache: SegmentCache::new(c.read_cache_segments, spec.groups.len(), max_segments),
+        let mut ctrls: Vec<CtrlRt> = (0..spec.controllers.count)
+            .map(|i| (i, spec.controller_spec(i)))
+            .map(|(i, c)| CtrlRt {
+                // The read caches' keys: (group, segment of the group).
+                cache: SegmentCache::new(
+                    c.read_cache_segments,
+                    spec.groups.len(),
+                    max_segments(spec, c.segment_sectors),
+                ),
                 inflight: Default::default(),
                 dirty_pages: 0,
                 destaging_pages: 0,
                 destage_active: false,
                 waiters: VecDeque::new(),
                 cpu: resource(Resource::new(
-                    format!("controller {i} processors"),
+                    format!("{} processors", spec.controller_name(i)),
                     "processors",
                     c.processors as usize,
                 )),
-                mirror: resource(Resource::new(
-                    format!("internal link {i}"),
-                    "internal_link",
-                    1,
-                )),
+                mirror: resource(Resource::new(link_name(spec, i), "internal_link", 1)),
                 mirroring: c.mirror_writes,
                 write_through: false,
                 groups: Vec::new(),
@@ -53,7 +49,9 @@ impl ControllerPart {
         for (gi, g) in spec.groups.iter().enumerate() {
             let owner = &mut ctrls[g.controller as usize];
             owner.groups.push(gi as u32);
-            let destage_queue = c.destage_queue_for(&g.model);
+            let destage_queue = spec
+                .controller_spec(g.controller)
+                .destage_queue_for(&g.model);
             if destage_queue > 0 {
                 owner.destage_room += 1;
             }
@@ -98,4 +96,22 @@ impl ControllerPart {
             delayed_fetches: Slab::new(),
         }
     }
+}
+
+/// The most read-cache segments of `segment_sectors` any group spans.
+fn max_segments(spec: &SystemSpec, segment_sectors: u64) -> u64 {
+    (spec.groups.iter())
+        .map(|g| g.layout.capacity_sectors().div_ceil(segment_sectors))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Controller `i`'s end of the internal link: `internal link 1`, or with `[[arrays]]`
+/// `array east internal link 1`.
+fn link_name(spec: &SystemSpec, i: u32) -> String {
+    if !spec.has_arrays() {
+        return format!("internal link {i}");
+    }
+    let a = &spec.arrays[spec.array_of_controller(i)];
+    format!("array {} internal link {}", a.name, i - a.first_controller)
 }

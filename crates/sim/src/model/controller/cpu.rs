@@ -28,7 +28,12 @@ impl ControllerPart {
     /// to count).
     #[inline]
     pub(super) fn stripe_updates(&self, core: &Core, arrays: &ArrayPart, g: u32) -> u64 {
-        if core.spec.controllers.parity_ns == 0 {
+        if core
+            .spec
+            .controller_spec(self.groups[g as usize].ctrl)
+            .parity_ns
+            == 0
+        {
             return 0;
         }
         let s = arrays.disk_stats(g);
@@ -40,12 +45,12 @@ impl ControllerPart {
     /// processors for the parity cost each. The disk operations do not wait for it.
     #[inline]
     pub(super) fn charge_parity(&mut self, core: &Core, arrays: &ArrayPart, g: u32, before: u64) {
-        let parity_ns = core.spec.controllers.parity_ns;
+        let ctrl = self.groups[g as usize].ctrl;
+        let parity_ns = core.spec.controller_spec(ctrl).parity_ns;
         if parity_ns == 0 {
             return;
         }
         let updates = self.stripe_updates(core, arrays, g).saturating_sub(before);
-        let ctrl = self.groups[g as usize].ctrl;
         if updates > 0 {
             self.controller_time(core, ctrl, core.now, parity_ns * updates);
         }
@@ -64,13 +69,15 @@ impl ControllerPart {
         arrive: SimTime,
         bytes: u64,
     ) -> SimTime {
-        let (Some(fixed_ns), Some(via)) = (core.spec.controllers.forward_ns, via) else {
+        let owner = self.lun_owner(lun);
+        let cs = core.spec.controller_spec(owner);
+        let (Some(fixed_ns), Some(via)) = (cs.forward_ns, via) else {
             return arrive;
         };
-        if via == self.lun_owner(lun) || self.ctrls[via as usize].failed {
+        if via == owner || self.ctrls[via as usize].failed {
             return arrive;
         }
-        let ns = crate::divisor::scale(bytes, core.spec.controllers.mirror_ns_per_byte);
+        let ns = crate::divisor::scale(bytes, cs.mirror_ns_per_byte);
         self.ctrls[via as usize]
             .mirror
             .book(core, arrive, ns, bytes)

@@ -6,14 +6,16 @@ use crate::config::WritePolicy;
 use crate::model::Stack;
 
 impl ControllerPart {
-    /// Controller `c` fails: the paths to it fail, and its groups move to the next survivor.
+    /// Controller `c` fails: the paths to it fail, and its groups move to the next survivor
+    /// of its own array (another array's controllers cannot reach its disks).
     pub fn fail_controller(s: &mut Stack, c: u32) {
         let this = &mut s.ctrls;
-        let n = this.ctrls.len() as u32;
+        let peers = s.core.spec.array_controllers(c);
+        let (first, n) = (peers.start, peers.end - peers.start);
         this.ctrls[c as usize].failed = true;
         s.host.fail_paths_to(c);
         let Some(to) = (1..n)
-            .map(|k| (c + k) % n)
+            .map(|k| first + (c - first + k) % n)
             .find(|&k| !this.ctrls[k as usize].failed)
         else {
             Self::fail_last(s, c);
@@ -43,11 +45,11 @@ impl ControllerPart {
         target.dirty_pages += dirty;
         target.destaging_pages += destaging;
         target.waiters.extend(waiters);
-        // The last controller standing has no peer to copy writes to.
-        if this.ctrls.iter().filter(|k| !k.failed).count() == 1 {
+        // The last controller standing in the array has no peer to copy writes to.
+        if peers.filter(|&k| !this.ctrls[k as usize].failed).count() == 1 {
             this.ctrls[to as usize].mirroring = false;
         }
-        if s.core.spec.controllers.failover_write_policy == WritePolicy::WriteThrough {
+        if s.core.spec.controller_spec(to).failover_write_policy == WritePolicy::WriteThrough {
             // New writes, and those waiting for cache room, go to the disks.
             this.ctrls[to as usize].write_through = true;
             let waiting = std::mem::take(&mut this.ctrls[to as usize].waiters);
@@ -57,14 +59,12 @@ impl ControllerPart {
                 Self::write_through(s, w.piece, (w.group, w.lba, w.sectors));
             }
         }
-        s.core.note(
-            "failover",
-            &format!("controller:{c}"),
-            format!("LUNs move to controller {to}"),
-        );
+        let (label, survivor) = (controller_label(s, c), s.core.spec.controller_name(to));
+        s.core
+            .note("failover", &label, format!("LUNs move to {survivor}"));
         if lost > 0 {
             let detail = format!("{lost} dirty 4 KiB pages were not mirrored and are lost");
-            s.core.note("data_loss", &format!("controller:{c}"), detail);
+            s.core.note("data_loss", &label, detail);
         }
         Self::pump_destage(s, to as usize);
     }
@@ -76,11 +76,9 @@ impl ControllerPart {
         for l in this.luns.iter_mut().filter(|l| groups.contains(&l.group)) {
             l.failed = true;
         }
-        s.core.note(
-            "data_unavailable",
-            &format!("controller:{c}"),
-            "no controller left".into(),
-        );
+        let label = controller_label(s, c);
+        s.core
+            .note("data_unavailable", &label, "no controller left".into());
         // Writes waiting for write cache room will never get it: they fail. (Disk
         // operations already started still complete; their requests end as they would.)
         let waiters = std::mem::take(&mut s.ctrls.ctrls[c as usize].waiters);
@@ -93,4 +91,15 @@ impl ControllerPart {
     pub fn fail_lun(&mut self, lun: u32) {
         self.luns[lun as usize].failed = true;
     }
+}
+
+/// Controller `c` in event notes: `controller:1`, or with `[[arrays]]` `controller:east.1`
+/// (as `--fail` names it).
+fn controller_label(s: &Stack, c: u32) -> String {
+    let spec = &s.core.spec;
+    if !spec.has_arrays() {
+        return format!("controller:{c}");
+    }
+    let a = &spec.arrays[spec.array_of_controller(c)];
+    format!("controller:{}.{}", a.name, c - a.first_controller)
 }

@@ -36,7 +36,7 @@ impl ControllerPart {
         grp.stats.host_writes += 1;
         let ctrl = grp.ctrl as usize;
         let write_back = grp.write_cache
-            && s.core.spec.controllers.write_policy == WritePolicy::WriteBack
+            && s.core.spec.controller_spec(ctrl as u32).write_policy == WritePolicy::WriteBack
             && !c.ctrls[ctrl].write_through;
         if !write_back {
             Self::write_through(s, pid, (g, lba, sectors));
@@ -93,7 +93,7 @@ impl ControllerPart {
     ) -> bool {
         let this = &mut s.ctrls;
         let ctrl = this.groups[g as usize].ctrl as usize;
-        let cs = &s.core.spec.controllers;
+        let cs = s.core.spec.controller_spec(ctrl as u32);
         let room = cs
             .write_cache_pages
             .saturating_sub(this.ctrls[ctrl].dirty_pages);
@@ -262,7 +262,7 @@ impl ControllerPart {
     /// Dirty pages at which `ctrl` starts and stops destaging: the configured watermarks, or,
     /// gone write-through after a failover, any dirty page at all down to none.
     fn destage_marks(&self, core: &Core, ctrl: usize) -> (u64, u64) {
-        let cs = &core.spec.controllers;
+        let cs = core.spec.controller_spec(ctrl as u32);
         if self.ctrls[ctrl].write_through {
             (1, 0)
         } else {

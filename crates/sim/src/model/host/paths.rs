@@ -17,6 +17,8 @@ pub(super) struct PathRt {
     ns_per_byte: f64,
     pub latency_ns: u64,
     controller: Option<u32>,
+    /// The array it reaches.
+    array: u32,
     /// The host port it reaches ([`NO_PORT`]: none declared).
     port: u32,
     pub failed: bool,
@@ -46,6 +48,7 @@ pub(super) fn build(spec: &SystemSpec) -> (Vec<PathRt>, HostPorts) {
             ns_per_byte: p.ns_per_byte,
             latency_ns: p.latency_ns,
             controller: p.controller,
+            array: p.array,
             port: NO_PORT,
             failed: false,
             ios: 0,
@@ -73,6 +76,9 @@ impl HostPart {
         lun: u32,
     ) -> Option<u32> {
         let n = self.paths.len();
+        if core.spec.arrays.len() > 1 {
+            return self.pick_array_path(core, ctrls, lun);
+        }
         match core.spec.host.multipath {
             MultipathPolicy::Single => (!self.paths[0].failed).then_some(0),
             MultipathPolicy::RoundRobin => {
@@ -99,6 +105,43 @@ impl HostPart {
                     to_owner.clone().nth(rank % count)?
                 };
                 Some(pick as u32)
+            }
+        }
+    }
+
+    /// [`HostPart::pick_path`] with several arrays: the policy applied to the paths reaching
+    /// the array of `lun` only (`single`: the first of them).
+    #[cold]
+    #[inline(never)]
+    fn pick_array_path(&mut self, core: &Core, ctrls: &ControllerPart, lun: u32) -> Option<u32> {
+        let owner = ctrls.lun_owner(lun);
+        let array = core.spec.array_of_controller(owner) as u32;
+        let n = self.paths.len();
+        let ok = |p: &PathRt| !p.failed && p.array == array;
+        match core.spec.host.multipath {
+            MultipathPolicy::Single => {
+                let first = self.paths.iter().position(|p| p.array == array)?;
+                ok(&self.paths[first]).then_some(first as u32)
+            }
+            MultipathPolicy::RoundRobin => {
+                for _ in 0..n {
+                    let i = self.next_path;
+                    self.next_path = if i + 1 == n { 0 } else { i + 1 };
+                    if ok(&self.paths[i]) {
+                        return Some(i as u32);
+                    }
+                }
+                None
+            }
+            MultipathPolicy::Preferred => {
+                let to_owner: Vec<usize> = (0..n)
+                    .filter(|&i| ok(&self.paths[i]) && self.paths[i].controller == Some(owner))
+                    .collect();
+                if to_owner.is_empty() {
+                    return (0..n).find(|&i| ok(&self.paths[i])).map(|i| i as u32);
+                }
+                let rank = ctrls.lun_rank_at_owner(lun) as usize;
+                Some(to_owner[rank % to_owner.len()] as u32)
             }
         }
     }
@@ -142,7 +185,7 @@ impl HostPart {
     /// ([`ControllerPart::forward`]).
     #[inline]
     pub(super) fn forwarded(s: &mut Stack, template: Piece, lun: u32, sectors: u64) -> SimTime {
-        if s.core.spec.controllers.forward_ns.is_none() {
+        if s.core.spec.controllers.forward_ns.is_none() && s.core.spec.arrays.len() == 1 {
             return template.arrive_at;
         }
         let host = &s.host;

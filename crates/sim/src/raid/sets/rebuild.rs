@@ -1,0 +1,118 @@
+//! Rebuilding a failed disk of a redundancy set into the reserved capacity of the set's
+//! working disks: the reserve allocated unit by unit, shared by the group's virtual disks.
+
+use super::{RSet, SetHealth, SetLayout};
+use crate::raid::plan::push_merged;
+use crate::raid::{DataLoss, DiskIo, FailedDisks, LostAt, WritePlan};
+
+/// Why a rebuild cannot go on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RebuildStop {
+    /// A stripe lost too many members: its data cannot be read.
+    Lost(DataLoss),
+    /// No working disk of the set without a unit of the stripe has reserved capacity left.
+    NoReserve,
+}
+
+impl SetLayout {
+    /// Allocates room for the unit at position `p` (of stripe `s`) of set `set` in the reserve
+    /// of a working disk of the set holding no unit of the stripe, the first with room from
+    /// the stripe's preferred one; `used` holds the sectors allocated in each group disk's
+    /// reserve. None: no disk has room.
+    fn allocate_spare(
+        &self,
+        (set, s, p): (usize, u64, u64),
+        health: &mut SetHealth,
+        used: &mut [u64],
+    ) -> Option<(u32, u64)> {
+        if let Some(&at) = health.spares[set].get(&p) {
+            return Some(at);
+        }
+        let RSet { first, n } = self.sets[set];
+        let w = self.width;
+        let preferred = (w * s + w + s % (n - w)) % n;
+        let in_stripe = |d: u64| (0..w).any(|k| (w * s + k) % n == d);
+        let down = |d: u64| {
+            health.failed[set].contains(d as u32) || health.rebuilt[set].contains(d as u32)
+        };
+        let d = (0..n).map(|k| (preferred + k) % n).find(|&d| {
+            let taken = used
+                .get((first + d as u32) as usize)
+                .copied()
+                .unwrap_or(u64::MAX);
+            !in_stripe(d) && !down(d) && taken.saturating_add(self.unit) <= self.reserve
+        })?;
+        let slot = &mut used[(first + d as u32) as usize];
+        let at = (first + d as u32, self.reserve_at + *slot);
+        *slot += self.unit;
+        health.spares[set].insert(p, at);
+        Some(at)
+    }
+
+    /// Where the unit of stripe `s` at row `row` went when no allocation says (never, once
+    /// [`SetLayout::plan_rebuild`] placed it): the reserve of the stripe's preferred disk.
+    pub(super) fn spare_place(&self, set: usize, s: u64, row: u64) -> (u32, u64) {
+        let RSet { first, n } = self.sets[set];
+        let spare_disk = (self.width * s + self.width + s % (n - self.width)) % n;
+        let slots = (self.reserve / self.unit).max(1);
+        let slot = (row * slots / self.data_rows.max(1)).min(slots - 1);
+        (
+            first + spare_disk as u32,
+            self.reserve_at + slot * self.unit,
+        )
+    }
+
+    /// Plans rebuilding group disk `disk`'s range `[disk_lba, disk_lba + sectors)` (of this
+    /// virtual disk's space) into `plan`: reads of each unit's stripe partners, writes into
+    /// the reserve of other working disks of the same set, allocated from `reserve_used` (the
+    /// sectors taken in each group disk's reserve, shared by the group's virtual disks).
+    pub fn plan_rebuild(
+        &self,
+        (disk, disk_lba, sectors): (u32, u64, u64),
+        health: &mut SetHealth,
+        reserve_used: &mut [u64],
+        plan: &mut WritePlan,
+    ) -> Result<(), RebuildStop> {
+        plan.clear();
+        let lost = |f| {
+            RebuildStop::Lost(DataLoss {
+                level: self.level(),
+                at: LostAt::Member { disk, disk_lba },
+                failed: f,
+            })
+        };
+        let Some((set, x)) = self.set_of(disk) else {
+            return Err(lost(FailedDisks::none()));
+        };
+        let n = self.sets[set].n;
+        let mut local = WritePlan::default();
+        let end = disk_lba
+            .saturating_add(sectors)
+            .min(self.data_sectors_per_disk());
+        for row in disk_lba / self.unit..end.div_ceil(self.unit) {
+            let p = row * n + u64::from(x);
+            let (s, v) = (p / self.width, p % self.width);
+            if s >= self.stripes_per_set {
+                continue;
+            }
+            let f = self.failed_members(set, s, health);
+            (self.inner)
+                .plan_rebuild(v as u32, s * self.unit, self.unit, &f, &mut local)
+                .map_err(RebuildStop::Lost)?;
+            for &io in &local.reads {
+                self.remap(set, io, Some(health), &mut plan.reads);
+            }
+            let Some((to, at)) = self.allocate_spare((set, s, p), health, reserve_used) else {
+                plan.clear();
+                return Err(RebuildStop::NoReserve);
+            };
+            let write = DiskIo {
+                disk: to,
+                disk_lba: at,
+                sectors: self.unit,
+            };
+            push_merged(&mut plan.writes, write);
+        }
+        Ok(())
+    }
+}
