@@ -85,6 +85,8 @@ pub const CRITERIA: Criteria = Criteria {
 
 /// Default longest automatic warm-up (`--warmup-max`).
 pub const DEFAULT_WARMUP_MAX: TimeSpan = TimeSpan(600_000_000_000);
+/// Longest warm-up of a real run (`storlab io`, `storlab db`), fixed or automatic: a day.
+pub const MAX_REAL_WARMUP_NS: u64 = 86_400 * 1_000_000_000;
 
 /// The verdict of the test.
 #[derive(Clone, Debug, PartialEq)]
