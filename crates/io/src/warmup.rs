@@ -125,7 +125,8 @@ pub(crate) fn record(
 
 #[cfg(test)]
 mod tests {
-    use storlab_core::result::{Metrics, SeriesPoint, Target, TargetKind, Workload, WorkloadKind};
+    use storlab_core::result::test_run::real_run;
+    use storlab_core::result::{SeriesPoint, WorkloadKind};
 
     use super::*;
 
@@ -180,30 +181,13 @@ mod tests {
 
     /// A measured window of `secs` seconds at 1500 IO/s, 2 ms.
     fn measured(secs: usize) -> Run {
-        let target = Target {
-            name: "f.dat".into(),
-            kind: TargetKind::Real,
-            config: None,
-            description: None,
-        };
-        let workload = Workload {
-            name: "randwrite-8k".into(),
-            kind: WorkloadKind::Io,
-            duration_s: secs as f64,
-            warmup_s: 0.0,
-            warmup_auto: false,
-            parameters: serde_json::Value::Null,
-        };
-        let mut run = Run::new(target, workload, Metrics::default());
-        run.series = (0..secs)
-            .map(|i| SeriesPoint {
-                t_s: i as f64,
+        real_run("f.dat", "randwrite-8k", WorkloadKind::Io, secs, |_| {
+            SeriesPoint {
                 iops: 1500.0,
                 latency_ms_mean: 2.0,
                 ..Default::default()
-            })
-            .collect();
-        run
+            }
+        })
     }
 
     /// A device that swings in 40 s cycles (a write-back cache filling and destaging),
