@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use storlab_core::result::Run;
-use storlab_core::steady::{self, Sample, Verdict, CRITERIA};
+use storlab_core::steady::{self, Sample, Verdict, REAL_CRITERIA};
 
 /// How an automatic warm-up ended.
 pub(crate) struct Warmed {
@@ -66,8 +66,8 @@ impl AutoWarmup {
         });
         self.before = (done, latency_ns, at);
         let at_limit = at >= self.max;
-        if self.samples.len() >= CRITERIA.window_s || at_limit {
-            self.verdict = steady::check(&self.samples, "IOPS", &CRITERIA);
+        if self.samples.len() >= REAL_CRITERIA.window_s || at_limit {
+            self.verdict = steady::check(&self.samples, "IOPS", &REAL_CRITERIA);
         }
         self.verdict.is_steady() || at_limit
     }
@@ -87,7 +87,7 @@ impl AutoWarmup {
 /// are found in them), then the warm-up itself recorded ([`record`]).
 pub(crate) fn judge(run: &mut Run, warmed: Option<Warmed>, limit: Duration, interrupted: bool) {
     let before = warmed.as_ref().map_or(&[][..], |w| &w.samples[..]);
-    steady::mark_after(run, before);
+    steady::mark_real(run, before);
     if let Some(w) = warmed {
         record(run, w.length, limit, w.verdict, interrupted);
     }
@@ -149,7 +149,7 @@ mod tests {
     #[test]
     fn a_steady_start_ends_at_the_first_full_window() {
         let (at, v) = warm(600, |_| 1000);
-        assert_eq!(at, CRITERIA.window_s as u64);
+        assert_eq!(at, REAL_CRITERIA.window_s as u64);
         assert!(v.is_steady());
     }
 
@@ -160,7 +160,7 @@ mod tests {
         let (at, v) = warm(600, |s| 1000 + 20 * s.min(40));
         assert!(v.is_steady());
         assert!(
-            at > CRITERIA.window_s as u64 && at <= 100,
+            at > REAL_CRITERIA.window_s as u64 && at <= 100,
             "ended at {at} s"
         );
     }

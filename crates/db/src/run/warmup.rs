@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use storlab_core::result::Run;
-use storlab_core::steady::{self, Sample, Verdict, CRITERIA};
+use storlab_core::steady::{self, Sample, Verdict, REAL_CRITERIA};
 use tokio_postgres::Client;
 
 use crate::driver::Window;
@@ -63,8 +63,8 @@ pub(super) async fn until_steady(
             hit_ratio_pct,
         });
         before = (now, cache);
-        if samples.len() >= CRITERIA.window_s || next + Duration::from_secs(1) > limit {
-            verdict = steady::check(&samples, "rows/s", &CRITERIA);
+        if samples.len() >= REAL_CRITERIA.window_s || next + Duration::from_secs(1) > limit {
+            verdict = steady::check(&samples, "rows/s", &REAL_CRITERIA);
             if verdict.is_steady() {
                 break;
             }
@@ -81,7 +81,7 @@ pub(super) async fn until_steady(
 /// are found in them), then the warm-up recorded ([`record`]) after `warmup`.
 pub(super) fn judge(run: &mut Run, warmed: Option<(Verdict, Vec<Sample>)>, warmup: Duration) {
     let before = warmed.as_ref().map_or(&[][..], |w| &w.1[..]);
-    steady::mark_after(run, before);
+    steady::mark_real(run, before);
     if let Some((verdict, _)) = warmed {
         record(run, warmup, verdict);
     }
