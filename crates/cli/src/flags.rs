@@ -4,11 +4,9 @@
 //! `--group-commit`) are checked against that key's declaration instead.
 
 use storlab_core::keys::{Default::Derived, Default::Value as D, Key, Kind};
+use storlab_core::steady::MAX_REAL_WARMUP_NS;
 
 use crate::error::CliError;
-
-/// Longest warm-up of a real run, fixed or automatic: 1 day.
-const MAX_REAL_WARMUP_NS: u64 = 86_400 * 1_000_000_000;
 
 /// `storlab io --warmup` (or `--warmup-max` when automatic).
 pub const IO_WARMUP: Key = Key::new(
@@ -72,6 +70,18 @@ pub const MAX_RESPONSE_MS: Key = Key::new(
 .float_above(0.0, 3_600_000.0)
 .unit("ms");
 
+/// Latency ceiling of a load sweep: `storlab io --max-p99-ms`, `storlab sim --max-p99-ms`, a
+/// plan's `max_p99_ms`.
+pub const MAX_P99_MS: Key = Key::new(
+    "max_p99_ms",
+    Kind::Number,
+    Derived("none: no knee"),
+    "latency ceiling of a load sweep: the knee is the point with the most IOPS whose p99 \
+     stays under it",
+)
+.float_above(0.0, 3_600_000.0)
+.unit("ms");
+
 /// Users sweep: `--think-ms`.
 pub const THINK_MS: Key = Key::new(
     "think_ms",
@@ -88,15 +98,7 @@ pub fn check(key: &Key, flag: &str, v: impl Into<toml::Value>) -> Result<(), Cli
     key.check_flag(flag, v).map_err(CliError::BadInput)
 }
 
-/// A whole number as a TOML value (saturating: a count beyond i64 is beyond every bound).
-pub fn count(n: u64) -> toml::Value {
-    toml::Value::Integer(i64::try_from(n).unwrap_or(i64::MAX))
-}
-
-/// A duration as a TOML value (`"1500000000ns"`).
-pub fn span(ns: u64) -> toml::Value {
-    toml::Value::String(format!("{ns}ns"))
-}
+pub use storlab_core::keys::{count_value as count, span_value as span};
 
 #[cfg(test)]
 mod tests {
@@ -123,5 +125,10 @@ mod tests {
             "--warmup must be at most 86400 s; got 172800 s"
         );
         assert!(check(&THINK_MS, "--think-ms", 0.0).is_ok());
+        let e = check(&MAX_P99_MS, "--max-p99-ms", 1e30).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--max-p99-ms must be above 0 and at most 3600000 ms; got 1e30"
+        );
     }
 }

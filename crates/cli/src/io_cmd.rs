@@ -11,7 +11,7 @@ use storlab_io::{run_io, EngineKind, IoClass, IoOptions, SteadyState, SyncMode};
 
 use crate::cli::{resolve_warmup, IoArgs};
 use crate::error::CliError;
-use crate::flags::{self, IO_SWEEP_MAX, IO_WARMUP, SWEEP_POINTS};
+use crate::flags::{self, IO_SWEEP_MAX, IO_WARMUP, MAX_P99_MS, SWEEP_POINTS};
 use crate::output::{read_input, write_results};
 use crate::table::{self, num, render};
 
@@ -111,6 +111,9 @@ fn steady(s: &str) -> Result<SteadyState, CliError> {
 fn options(a: &IoArgs) -> Result<IoOptions, CliError> {
     if let Some(n) = a.group_commit {
         flags::check(&GROUP_COMMIT_KEY, "--group-commit", n)?;
+    }
+    if let Some(ms) = a.max_p99_ms {
+        flags::check(&MAX_P99_MS, "--max-p99-ms", ms)?;
     }
     let classes = match &a.workload {
         Some(path) => parse_classes(&read_input(path)?, &path.display().to_string(), &a.target)?,

@@ -431,5 +431,8 @@ fn check_load_options(a: &SimArgs) -> Result<(), CliError> {
     if let Some(n) = a.trace_outstanding {
         flags::check(&flags::TRACE_OUTSTANDING, "--trace-outstanding", n)?;
     }
+    if let Some(ms) = a.max_p99_ms {
+        flags::check(&flags::MAX_P99_MS, "--max-p99-ms", ms)?;
+    }
     Ok(())
 }

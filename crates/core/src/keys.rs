@@ -422,6 +422,17 @@ impl Key {
     }
 }
 
+/// A whole number as a TOML value, for [`Key::check_flag`] (saturating: a count beyond i64
+/// is beyond every bound).
+pub fn count_value(n: u64) -> toml::Value {
+    toml::Value::Integer(i64::try_from(n).unwrap_or(i64::MAX))
+}
+
+/// A duration in ns as a TOML value, for [`Key::check_flag`] (`"1500000000ns"`).
+pub fn span_value(ns: u64) -> toml::Value {
+    toml::Value::String(format!("{ns}ns"))
+}
+
 /// The default of `key` as a TOML value (None: none declared, or one that does not parse).
 pub fn default_value(key: &Key) -> Option<toml::Value> {
     let Default::Value(text) = key.default else {

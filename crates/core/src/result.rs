@@ -11,6 +11,8 @@ mod db_evidence;
 mod job;
 mod pg_stat_io;
 mod sim_metrics;
+#[cfg(feature = "test-support")]
+pub mod test_run;
 mod users_sweep;
 pub use db_evidence::{
     CheckpointStats, DbEvidence, RoleIostat, StatementStats, WaitEvent, WalStats,

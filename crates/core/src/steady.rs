@@ -67,6 +67,55 @@ pub struct Criteria {
     /// Smallest swing (half the range of a cycle's mean profile, percent of the mean) that
     /// makes a cycle matter; a smaller one is judged as noise around a line.
     pub cycle_swing_pct: f64,
+    /// How far clear of the noise a trend must be to count.
+    pub noise: Noise,
+    /// A second with nothing completed, in a window whose mean throughput is at least this
+    /// (per second), is a stall and the window is not steady (None: stalls are judged as
+    /// part of the trend only). At 10/s a Poisson stream leaves a second empty about once
+    /// in 20,000 seconds.
+    pub stall_min_throughput: Option<f64>,
+}
+
+/// How far beyond its standard error a window's slope must be to count as a trend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Noise {
+    /// Twice the standard error, whatever the window's length (simulated runs).
+    TwoStandardErrors,
+    /// The two-sided 95% quantile of Student's t for the window's samples: 3.18 standard
+    /// errors for 5 samples, 2.31 for 10, 2.10 for 20, 2.0 from 60 on. Real runs: their
+    /// short windows carry the machine's noise, and twice the standard error of 5 samples
+    /// calls a trend in about one flat window in seven.
+    StudentT95,
+}
+
+impl Noise {
+    /// Standard errors a slope over `n` samples must exceed.
+    fn factor(self, n: usize) -> f64 {
+        match self {
+            Noise::TwoStandardErrors => 2.0,
+            Noise::StudentT95 => t95(n.saturating_sub(2)),
+        }
+    }
+}
+
+/// The two-sided 95% quantile of Student's t with `dof` degrees of freedom (at least 2.0:
+/// from 60 on, where it comes within 0.1% of 2.0, the bound stays the usual two standard
+/// errors).
+fn t95(dof: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match dof {
+        0 => TABLE[0],
+        1..=30 => TABLE[dof - 1],
+        // Each range at the value of its start: 2.040 at 31, 2.020 at 41, 2.008 at 51.
+        31..=40 => 2.040,
+        41..=50 => 2.020,
+        51..=59 => 2.008,
+        _ => 2.0,
+    }
 }
 
 /// The bounds storlab uses: a 60 s window (long enough that a short sawtooth, such as a write
@@ -81,10 +130,24 @@ pub const CRITERIA: Criteria = Criteria {
     hit_ratio_points_per_min: 0.5,
     cycle_min_s: 10,
     cycle_swing_pct: 2.0,
+    noise: Noise::TwoStandardErrors,
+    stall_min_throughput: None,
+};
+
+/// The bounds of real runs (`storlab io`, `storlab db`): [`CRITERIA`], with a trend counted
+/// only when Student's t for the window's samples puts it clear of the noise, and a second
+/// with nothing completed a stall (in a short window, a stall over its last seconds after a
+/// catch-up burst has no trend clear of the noise).
+pub const REAL_CRITERIA: Criteria = Criteria {
+    noise: Noise::StudentT95,
+    stall_min_throughput: Some(10.0),
+    ..CRITERIA
 };
 
 /// Default longest automatic warm-up (`--warmup-max`).
 pub const DEFAULT_WARMUP_MAX: TimeSpan = TimeSpan(600_000_000_000);
+/// Longest warm-up of a real run (`storlab io`, `storlab db`), fixed or automatic: a day.
+pub const MAX_REAL_WARMUP_NS: u64 = 86_400 * 1_000_000_000;
 
 /// The verdict of the test.
 #[derive(Clone, Debug, PartialEq)]
@@ -131,10 +194,10 @@ fn slope(ys: &[f64]) -> (f64, f64) {
 
 /// A trend of `ys` per minute, scaled by `scale` (100/mean for percent, 1 for points), when it
 /// is beyond `bound` and clear of the noise.
-fn trend_beyond(ys: &[f64], scale: f64, bound: f64) -> Option<f64> {
+fn trend_beyond(ys: &[f64], scale: f64, bound: f64, noise: Noise) -> Option<f64> {
     let (b, se) = slope(ys);
     let per_min = b * 60.0 * scale;
-    let noise_per_min = 2.0 * se * 60.0 * scale.abs();
+    let noise_per_min = noise.factor(ys.len()) * se * 60.0 * scale.abs();
     (per_min.abs() > bound && per_min.abs() > noise_per_min).then_some(per_min)
 }
 
@@ -180,7 +243,7 @@ fn figure(all: &[f64], window: usize, measured: bool, bound: f64, c: &Criteria) 
     let w = &all[all.len().saturating_sub(window)..];
     let m = mean(w);
     (m > 0.0)
-        .then(|| trend_beyond(w, 100.0 / m, bound))
+        .then(|| trend_beyond(w, 100.0 / m, bound, c.noise))
         .flatten()
         .map(|t| Finding::Trend(t, start_to_end_pct(w)))
 }
@@ -274,6 +337,15 @@ fn judge(samples: &[Sample], measured: Option<usize>, name: &str, c: &Criteria) 
     if mean(&tput[tput.len() - window..]) <= 0.0 {
         return Verdict::Unsteady(format!("no {name} completed {over}"));
     }
+    let idle = w.iter().filter(|s| s.throughput == 0.0).count();
+    let stalled = c
+        .stall_min_throughput
+        .is_some_and(|min| idle > 0 && mean(&tput[tput.len() - window..]) >= min);
+    if stalled {
+        return Verdict::Unsteady(format!(
+            "{name} stalled: nothing completed in {idle} s {over}"
+        ));
+    }
     let is_measured = measured.is_some();
     let bound = c.throughput_pct_per_min;
     if let Some(f) = figure(&tput, window, is_measured, bound, c) {
@@ -291,7 +363,7 @@ fn judge(samples: &[Sample], measured: Option<usize>, name: &str, c: &Criteria) 
     }
     let hits: Vec<f64> = w.iter().filter_map(|s| s.hit_ratio_pct).collect();
     if hits.len() >= c.min_samples {
-        if let Some(t) = trend_beyond(&hits, 1.0, c.hit_ratio_points_per_min) {
+        if let Some(t) = trend_beyond(&hits, 1.0, c.hit_ratio_points_per_min, c.noise) {
             return Verdict::Unsteady(format!(
                 "buffer-cache hit ratio still {} {:.1} points/min {over} (bound {} points/min)",
                 direction(t),
@@ -321,12 +393,21 @@ pub fn mark(run: &mut Run) {
 /// [`mark`], with `before` the samples of the automatic warm-up that preceded the measured
 /// window (cycles longer than the window are found in them).
 pub fn mark_after(run: &mut Run, before: &[Sample]) {
+    mark_with(run, before, &CRITERIA);
+}
+
+fn mark_with(run: &mut Run, before: &[Sample], c: &Criteria) {
     if !run.steady {
         return;
     }
     let samples: Vec<Sample> = run.series.iter().map(Sample::of_point).collect();
-    let verdict = check_measured(before, &samples, throughput_name(&run.series), &CRITERIA);
+    let verdict = check_measured(before, &samples, throughput_name(&run.series), c);
     set(run, verdict);
+}
+
+/// [`mark_after`] for a real run: judged by [`REAL_CRITERIA`].
+pub fn mark_real(run: &mut Run, before: &[Sample]) {
+    mark_with(run, before, &REAL_CRITERIA);
 }
 
 /// Records `verdict` in `run`.

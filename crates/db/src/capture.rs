@@ -25,16 +25,14 @@ use tokio_postgres::{Client, Config};
 
 use crate::conninfo::{self, Lookup};
 use crate::error::DbError;
+use crate::flags;
 use build::{RelWindow, ServerInfo, SessionTally, Window};
 use snapshot::{Snapshot, TAG};
 use storlab_core::character::settings::SETTINGS_KEYS;
 
 /// Time between two samples of pg_stat_activity.
 pub const SAMPLE: Duration = Duration::from_millis(200);
-/// Shortest capture interval: the server publishes its counters about once a second.
-pub const MIN_CAPTURE_NS: u64 = 1_000_000_000;
-/// Longest capture interval: a day.
-pub const MAX_CAPTURE_NS: u64 = 24 * 3600 * 1_000_000_000;
+pub use crate::flags::{MAX_CAPTURE_NS, MIN_CAPTURE_NS};
 /// Oldest server a capture reads.
 pub const MIN_VERSION_NUM: i32 = 150_000;
 
@@ -61,12 +59,9 @@ pub struct Capture {
 /// Connects, captures the interval and returns its characterization. Bad input (the DSN,
 /// the interval, a refused login, a server older than 15) is [`DbError::BadInput`].
 pub fn capture(opts: &CaptureOptions) -> Result<Capture, DbError> {
-    if !(MIN_CAPTURE_NS..=MAX_CAPTURE_NS).contains(&opts.interval_ns) {
-        return Err(DbError::BadInput(format!(
-            "--capture must be at least 1 s and at most 86400 s (1 day); got {} s",
-            opts.interval_ns as f64 / 1e9
-        )));
-    }
+    flags::CAPTURE
+        .check_flag("--capture", flags::span(opts.interval_ns))
+        .map_err(DbError::BadInput)?;
     let resolved = conninfo::resolve(&opts.dsn, &Lookup::from_process())
         .map_err(|e| DbError::BadInput(format!("--dsn: {e}")))?;
     for note in &resolved.notes {

@@ -16,6 +16,7 @@ use std::time::Duration;
 use tokio_postgres::config::{ChannelBinding, Host, SslMode, TargetSessionAttrs};
 use tokio_postgres::Config;
 
+use crate::flags;
 use files::PassKey;
 
 /// PG* environment variables and the keyword each fills (libpq's list, TLS files aside).
@@ -255,11 +256,12 @@ fn build(p: &BTreeMap<String, String>) -> Result<Config, String> {
 /// Time-outs, keep-alives, TLS mode, session attributes and channel binding.
 fn tuning(c: &mut Config, p: &BTreeMap<String, String>) -> Result<(), String> {
     let secs = |key: &str, v: &str| {
-        v.trim()
-            .parse::<u64>()
-            .ok()
-            .filter(|&n| n <= 24 * 3600)
-            .ok_or_else(|| format!("{key} must be a number of seconds from 0 to 86400; got {v:?}"))
+        let n = v.trim().parse::<u64>().map_err(|_| {
+            format!("{key} must be a whole number of seconds, 0 or more; got {v:?}")
+        })?;
+        flags::CONNINFO_SECONDS
+            .check_flag(key, flags::count(n))
+            .map(|()| n)
     };
     if let Some(v) = p.get("connect_timeout") {
         match secs("connect_timeout", v)? {

@@ -20,6 +20,7 @@ pub mod conninfo;
 mod driver;
 pub mod error;
 mod evidence;
+pub mod flags;
 pub mod options;
 mod report;
 pub mod run;

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::flags;
+
 /// Where the database is.
 #[derive(Clone, Debug)]
 pub enum Server {
@@ -86,62 +88,26 @@ pub struct Think {
     pub exponential: bool,
 }
 
-/// Longest think time: an hour.
-pub const MAX_THINK_NS: u64 = 3600 * 1_000_000_000;
-
-/// Most concurrent clients: each is a server connection and a backend process.
-pub const MAX_CLIENTS: u32 = 1_000;
-/// Largest scale: rows per table (about 7 TB of DPAWS tables), or KiB for create-table-size.
-pub const MAX_SCALE: u64 = 1_000_000_000;
-/// Longest measured time per test: a week.
-pub const MAX_DURATION_NS: u64 = 7 * 24 * 3600 * 1_000_000_000;
-/// Longest warm-up per test: a day.
-pub const MAX_WARMUP_NS: u64 = 24 * 3600 * 1_000_000_000;
+pub use crate::flags::{MAX_CLIENTS, MAX_DURATION_NS, MAX_SCALE, MAX_WARMUP_NS};
+pub use storlab_core::profile::MAX_THINK_NS;
 
 impl DbOptions {
-    /// Checks every number and name against its bounds before anything is started; the
-    /// message names the flag, the bound and the value given.
+    /// Checks every number and name against its declared bounds (crate::flags) before
+    /// anything is started; the message names the flag, the bound and the value given.
     pub fn validate(&self) -> Result<(), String> {
         if let Some(c) = self.clients {
-            if !(1..=MAX_CLIENTS).contains(&c) {
-                return Err(format!(
-                    "--clients must be between 1 and {MAX_CLIENTS}; got {c}"
-                ));
-            }
+            flags::CLIENTS.check_flag("--clients", c)?;
         }
-        if !(1..=MAX_SCALE).contains(&self.scale) {
-            return Err(format!(
-                "--scale must be between 1 and {MAX_SCALE}; got {}",
-                self.scale
-            ));
-        }
-        let secs = |ns: u64| ns as f64 / 1e9;
-        if self.duration_ns == 0 || self.duration_ns > MAX_DURATION_NS {
-            return Err(format!(
-                "--duration must be more than 0 s and at most {} s (7 days); got {} s",
-                secs(MAX_DURATION_NS),
-                secs(self.duration_ns)
-            ));
-        }
-        if self.warmup_ns > MAX_WARMUP_NS {
-            // An automatic warm-up's limit is --warmup-max.
-            let flag = if self.warmup_auto {
-                "--warmup-max"
-            } else {
-                "--warmup"
-            };
-            return Err(format!(
-                "{flag} must be at most {} s (1 day); got {} s",
-                secs(MAX_WARMUP_NS),
-                secs(self.warmup_ns)
-            ));
-        }
-        if let Some(t) = self.think.filter(|t| t.mean_ns > MAX_THINK_NS) {
-            return Err(format!(
-                "--think-ms must be at most {} (an hour); got {}",
-                MAX_THINK_NS / 1_000_000,
-                t.mean_ns as f64 / 1e6
-            ));
+        flags::SCALE.check_flag("--scale", flags::count(self.scale))?;
+        flags::DURATION.check_flag("--duration", flags::span(self.duration_ns))?;
+        // An automatic warm-up's limit is --warmup-max.
+        let warmup_flag = match self.warmup_auto {
+            true => "--warmup-max",
+            false => "--warmup",
+        };
+        flags::WARMUP.check_flag(warmup_flag, flags::span(self.warmup_ns))?;
+        if let Some(t) = self.think {
+            flags::THINK.check_flag("--think-ms", flags::span(t.mean_ns))?;
         }
         check_schema_name(&self.schema)
     }

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use storlab_core::result::Run;
-use storlab_core::steady::{self, Sample, Verdict, CRITERIA};
+use storlab_core::steady::{self, Sample, Verdict, REAL_CRITERIA};
 
 /// How an automatic warm-up ended.
 pub(crate) struct Warmed {
@@ -66,8 +66,8 @@ impl AutoWarmup {
         });
         self.before = (done, latency_ns, at);
         let at_limit = at >= self.max;
-        if self.samples.len() >= CRITERIA.window_s || at_limit {
-            self.verdict = steady::check(&self.samples, "IOPS", &CRITERIA);
+        if self.samples.len() >= REAL_CRITERIA.window_s || at_limit {
+            self.verdict = steady::check(&self.samples, "IOPS", &REAL_CRITERIA);
         }
         self.verdict.is_steady() || at_limit
     }
@@ -87,7 +87,7 @@ impl AutoWarmup {
 /// are found in them), then the warm-up itself recorded ([`record`]).
 pub(crate) fn judge(run: &mut Run, warmed: Option<Warmed>, limit: Duration, interrupted: bool) {
     let before = warmed.as_ref().map_or(&[][..], |w| &w.samples[..]);
-    steady::mark_after(run, before);
+    steady::mark_real(run, before);
     if let Some(w) = warmed {
         record(run, w.length, limit, w.verdict, interrupted);
     }
@@ -125,7 +125,8 @@ pub(crate) fn record(
 
 #[cfg(test)]
 mod tests {
-    use storlab_core::result::{Metrics, SeriesPoint, Target, TargetKind, Workload, WorkloadKind};
+    use storlab_core::result::test_run::real_run;
+    use storlab_core::result::{SeriesPoint, WorkloadKind};
 
     use super::*;
 
@@ -148,7 +149,7 @@ mod tests {
     #[test]
     fn a_steady_start_ends_at_the_first_full_window() {
         let (at, v) = warm(600, |_| 1000);
-        assert_eq!(at, CRITERIA.window_s as u64);
+        assert_eq!(at, REAL_CRITERIA.window_s as u64);
         assert!(v.is_steady());
     }
 
@@ -159,7 +160,7 @@ mod tests {
         let (at, v) = warm(600, |s| 1000 + 20 * s.min(40));
         assert!(v.is_steady());
         assert!(
-            at > CRITERIA.window_s as u64 && at <= 100,
+            at > REAL_CRITERIA.window_s as u64 && at <= 100,
             "ended at {at} s"
         );
     }
@@ -180,30 +181,13 @@ mod tests {
 
     /// A measured window of `secs` seconds at 1500 IO/s, 2 ms.
     fn measured(secs: usize) -> Run {
-        let target = Target {
-            name: "f.dat".into(),
-            kind: TargetKind::Real,
-            config: None,
-            description: None,
-        };
-        let workload = Workload {
-            name: "randwrite-8k".into(),
-            kind: WorkloadKind::Io,
-            duration_s: secs as f64,
-            warmup_s: 0.0,
-            warmup_auto: false,
-            parameters: serde_json::Value::Null,
-        };
-        let mut run = Run::new(target, workload, Metrics::default());
-        run.series = (0..secs)
-            .map(|i| SeriesPoint {
-                t_s: i as f64,
+        real_run("f.dat", "randwrite-8k", WorkloadKind::Io, secs, |_| {
+            SeriesPoint {
                 iops: 1500.0,
                 latency_ms_mean: 2.0,
                 ..Default::default()
-            })
-            .collect();
-        run
+            }
+        })
     }
 
     /// A device that swings in 40 s cycles (a write-back cache filling and destaging),

@@ -12,6 +12,7 @@ pub mod host;
 pub mod host_ports;
 pub mod keys;
 pub mod limits;
+mod links;
 pub mod resolve;
 mod sections;
 pub mod virtual_disks;

@@ -534,6 +534,10 @@ fn workload(
     } else if let Some(f) = &w.workload {
         What::File(rel(f))
     } else if let Some(p) = &w.sweep {
+        if let Some(ms) = w.max_p99_ms {
+            let declared = &crate::flags::MAX_P99_MS;
+            (declared.check(&ms.into())).map_err(|r| bad(file, &key("max_p99_ms"), r))?;
+        }
         What::Sweep {
             profile: p.clone(),
             max: w.sweep_max.unwrap_or(64),

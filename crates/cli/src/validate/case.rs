@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use storlab_core::keys::find;
 use storlab_core::TimeSpan;
+use storlab_sim::config::database::DATABASE_KEYS;
 use storlab_sim::{parse_array, parse_workload, RunOptions, SystemSpec, WorkloadSpec};
 
 use crate::error::CliError;
@@ -293,13 +295,19 @@ fn characterized(
     let path = dir.join(&from);
     let mut c = crate::sim_cmd::workload_from::read_characterization(&path)?;
     let source = path.display().to_string();
-    if let Some(toml::Value::Integer(n)) = table
+    if let Some(n) = table
         .get_mut("database")
         .and_then(|d| d.as_table_mut())
         .and_then(|d| d.remove("sessions"))
     {
-        c.sessions = u32::try_from(n)
-            .map_err(|_| bad(format!("database.sessions must be at least 1; got {n}")))?;
+        let key = find(DATABASE_KEYS, "sessions").expect("[database] declares sessions");
+        key.check(&n)
+            .map_err(|reason| bad(format!("database.sessions {reason}")))?;
+        // Within its declared bounds, so a u32.
+        c.sessions = n
+            .as_integer()
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(1);
     }
     c.validate(&source)
         .map_err(|e| CliError::BadInput(e.to_string()))?;

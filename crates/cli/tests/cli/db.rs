@@ -236,11 +236,11 @@ fn db_bad_numbers_settings_and_dsn_syntax_are_bad_input() {
     let cases: [(&[&str], &str); 6] = [
         (
             &["--clients", "0"],
-            "--clients must be between 1 and 1000; got 0",
+            "--clients must be at least 1 and at most 1000 clients; got 0",
         ),
         (
             &["--scale", "0"],
-            "--scale must be between 1 and 1000000000",
+            "--scale must be at least 1 and at most 1000000000; got 0",
         ),
         (
             &["--scale", "100", "--set", "shared_buffers"],
@@ -256,7 +256,7 @@ fn db_bad_numbers_settings_and_dsn_syntax_are_bad_input() {
         ),
         (
             &["--scale", "100", "--duration", "800h"],
-            "--duration must be more than 0 s and at most",
+            "--duration must be at least 1 ms and at most 604800 s; got 2880000 s",
         ),
     ];
     for (args, message) in cases {

@@ -353,7 +353,7 @@ fn capture_bad_input_and_unreachable_servers_are_named() {
         (
             &["--capture", "25h"],
             2,
-            "--capture must be at least 1 s and at most 86400 s",
+            "--capture must be at least 1 s and at most 86400 s; got 90000 s",
         ),
         (
             &["--capture", "5s", "--out", "/nonexistent-dir/p.json"],

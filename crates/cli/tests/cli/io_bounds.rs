@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use predicates::prelude::*;
 
-use super::{scratch_dir, storlab};
+use super::{example, scratch_dir, storlab};
 
 fn io_refuses(args: &[&str], message: &str) {
     let dir = scratch_dir();
@@ -50,6 +50,34 @@ fn load_numbers_are_bounded_with_the_bound_in_the_message() {
         &["--engine", "io_uring", "--iodepth", "512", "--bs", "64m"],
         "of I/O buffers",
     );
+}
+
+/// A sweep's latency ceiling is checked against its declaration, in `storlab io` as in
+/// `storlab sim` (it used to take any number, 1e30 or -1 included).
+#[test]
+fn the_latency_ceiling_of_a_sweep_is_bounded_by_its_declaration() {
+    let declared = "--max-p99-ms must be above 0 and at most 3600000 ms";
+    io_refuses(
+        &["--sweep", "--max-p99-ms", "1e30"],
+        &format!("{declared}; got 1e30"),
+    );
+    io_refuses(
+        &["--sweep", "--max-p99-ms", "0"],
+        &format!("{declared}; got 0"),
+    );
+    storlab()
+        .args(["sim", "--array", &example("midrange-raid5.toml")])
+        .args([
+            "--profile",
+            "randread-8k",
+            "--sweep",
+            "--max-p99-ms",
+            "1e30",
+        ])
+        .args(["--duration", "1s", "--warmup", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!("{declared}; got 1e30")));
 }
 
 /// `--group-commit` and a workload file's `group_commit` are checked against one declaration

@@ -13,7 +13,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn read_runs(path: &Path) -> Vec<serde_json::Value> {
+pub(super) fn read_runs(path: &Path) -> Vec<serde_json::Value> {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("result file")).unwrap();
     v["runs"].as_array().expect("runs").clone()
@@ -25,7 +25,7 @@ fn warmup_s(run: &serde_json::Value) -> f64 {
 
 /// A steady workload: O_DIRECT random reads of a small file offered at a fixed rate (the
 /// device keeps up, so IOPS and latency stay flat from the first second).
-const STEADY: [&str; 10] = [
+pub(super) const STEADY: [&str; 10] = [
     "--profile",
     "randread-8k",
     "--size",

@@ -15,6 +15,7 @@ mod heap;
 mod io;
 mod io_bounds;
 mod io_safety;
+mod io_steady;
 mod io_warmup;
 mod outputs;
 mod sim;

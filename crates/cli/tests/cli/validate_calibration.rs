@@ -118,13 +118,35 @@ fn a_calibration_figure_outside_tolerance_still_fails_the_run() {
             "1 figures: 1 within tolerance, 0 outside; 1 more used for calibration (not \
              predictions): 0 within tolerance",
         ));
-    // A workload_from that does not exist is bad input naming the case and the key.
-    let case = CALIBRATED_CASE.replace("order-entry.char.toml", "missing.char.toml");
-    std::fs::write(refs.join("calibrated.toml"), case).unwrap();
-    storlab()
-        .args(["validate", "--references"])
-        .arg(&refs)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("missing.char.toml"));
+    // A workload_from that does not exist is bad input naming the case and the key; the
+    // case's database.sessions is checked against the declared bounds of [database]
+    // sessions, naming the key, the bound and the value.
+    let bounds = "database.sessions must be at least 1 and at most 100000 sessions";
+    for (from, to, message) in [
+        (
+            "order-entry.char.toml",
+            "missing.char.toml",
+            "missing.char.toml".into(),
+        ),
+        ("sessions = 16", "sessions = 0", format!("{bounds}; got 0")),
+        (
+            "sessions = 16",
+            "sessions = 5000000000",
+            format!("{bounds}; got 5000000000"),
+        ),
+        (
+            "sessions = 16",
+            "sessions = \"16\"",
+            "database.sessions must be a whole number, 0 or more; got \"16\"".into(),
+        ),
+    ] {
+        let case = CALIBRATED_CASE.replace(from, to);
+        std::fs::write(refs.join("calibrated.toml"), case).unwrap();
+        storlab()
+            .args(["validate", "--references"])
+            .arg(&refs)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    }
 }

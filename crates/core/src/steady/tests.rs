@@ -238,3 +238,65 @@ fn a_short_windows_change_is_from_the_mean_of_its_start_to_the_mean_of_its_end()
         "{reason}"
     );
 }
+
+/// Flat 5-second windows of noise (uniform, +-20% of IOPS and latency, each window its own
+/// seeded draw): twice the slope's standard error calls a trend in more than one in four; with
+/// Student's t for 5 samples, real runs' bound, in one in ten (5% per figure).
+#[test]
+fn short_flat_windows_of_noise_are_steady_under_the_real_runs_bound() {
+    let mut rng = crate::rng::Rng::from_seed(27);
+    let mut draw = || 1.0 + 0.4 * (rng.unit_f64() - 0.5);
+    let windows: Vec<Vec<Sample>> = (0..2000)
+        .map(|_| {
+            let w: Vec<(f64, f64)> = (0..5).map(|_| (1000.0 * draw(), 2.0 * draw())).collect();
+            samples(|i| (w[i].0, w[i].1, None), 5)
+        })
+        .collect();
+    let unsteady = |c: &Criteria| {
+        let n = windows.iter();
+        n.filter(|w| !check_measured(&[], w, "IOPS", c).is_steady())
+            .count() as f64
+            / windows.len() as f64
+    };
+    let (simulated, real) = (unsteady(&CRITERIA), unsteady(&REAL_CRITERIA));
+    assert!(simulated > 0.15, "twice the standard error: {simulated}");
+    assert!(real < 0.11, "Student's t: {real}");
+    eprintln!("unsteady flat windows: {simulated} with twice the standard error, {real} with t");
+}
+
+/// What real short runs on a shared machine did: a random-read run still ramping up after
+/// a 1 s warm-up (IOPS 31k to 67k), and one stopped for its last seconds, are not steady
+/// under the real runs' bounds; the same device's flat window, with one second dipped by
+/// another tenant, is.
+#[test]
+fn real_short_ramps_and_stalls_are_unsteady_and_a_flat_window_is_steady() {
+    let judge = |iops: &[f64], lat: &[f64]| {
+        let s = samples(|i| (iops[i], lat[i], None), iops.len());
+        check_measured(&[], &s, "IOPS", &REAL_CRITERIA)
+    };
+    let ramp = judge(
+        &[31_496.0, 28_981.0, 35_548.0, 59_953.0, 67_269.0],
+        &[2.032, 2.215, 1.8, 1.067, 0.951],
+    );
+    assert!(!ramp.is_steady(), "{ramp:?}");
+    // A run at 1000 IO/s stopped for its last 3 s, after a catch-up burst: no trend clear
+    // of the noise (twice the standard error called it steady), but a stall.
+    let (iops, lat) = (
+        [814.0, 650.0, 791.0, 1879.0, 875.0, 0.0, 0.0, 0.0],
+        [0.11, 0.14, 0.12, 0.09, 0.1, 0.0, 0.0, 0.0],
+    );
+    let s = samples(|i| (iops[i], lat[i], None), iops.len());
+    assert!(check_measured(&[], &s, "IOPS", &CRITERIA).is_steady());
+    let Verdict::Unsteady(reason) = judge(&iops, &lat) else {
+        panic!("a stall judged steady")
+    };
+    assert_eq!(
+        reason,
+        "IOPS stalled: nothing completed in 3 s over the measured 8 s"
+    );
+    let flat = judge(
+        &[62.8, 27.7, 62.1, 63.9, 61.1, 64.4, 56.1, 57.6, 64.7, 67.4],
+        &[1.02, 2.3, 1.03, 1.0, 1.05, 0.99, 1.14, 1.11, 0.99, 0.95],
+    );
+    assert_eq!(flat, Verdict::Steady);
+}

@@ -150,3 +150,19 @@ fn bad_values_are_named_and_tls_is_refused() {
     });
     assert!(!e.contains("topsecret"), "{e}");
 }
+
+#[test]
+fn time_outs_are_checked_against_their_declared_bound() {
+    let e = with_env(&[], None, |l| {
+        resolve("host=x connect_timeout=90000", l).unwrap_err()
+    });
+    assert_eq!(e, "connect_timeout must be at most 86400 s; got 90000");
+    let e = with_env(&[], None, |l| {
+        resolve("host=x keepalives_idle=-5", l).unwrap_err()
+    });
+    assert!(
+        e.starts_with("keepalives_idle must be a whole number"),
+        "{e}"
+    );
+    assert!(with_env(&[], None, |l| resolve("host=x connect_timeout=86400", l)).is_ok());
+}

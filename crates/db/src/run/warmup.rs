@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use storlab_core::result::Run;
-use storlab_core::steady::{self, Sample, Verdict, CRITERIA};
+use storlab_core::steady::{self, Sample, Verdict, REAL_CRITERIA};
 use tokio_postgres::Client;
 
 use crate::driver::Window;
@@ -63,8 +63,8 @@ pub(super) async fn until_steady(
             hit_ratio_pct,
         });
         before = (now, cache);
-        if samples.len() >= CRITERIA.window_s || next + Duration::from_secs(1) > limit {
-            verdict = steady::check(&samples, "rows/s", &CRITERIA);
+        if samples.len() >= REAL_CRITERIA.window_s || next + Duration::from_secs(1) > limit {
+            verdict = steady::check(&samples, "rows/s", &REAL_CRITERIA);
             if verdict.is_steady() {
                 break;
             }
@@ -81,7 +81,7 @@ pub(super) async fn until_steady(
 /// are found in them), then the warm-up recorded ([`record`]) after `warmup`.
 pub(super) fn judge(run: &mut Run, warmed: Option<(Verdict, Vec<Sample>)>, warmup: Duration) {
     let before = warmed.as_ref().map_or(&[][..], |w| &w.1[..]);
-    steady::mark_after(run, before);
+    steady::mark_real(run, before);
     if let Some((verdict, _)) = warmed {
         record(run, warmup, verdict);
     }
@@ -104,36 +104,20 @@ fn record(run: &mut Run, warmup: Duration, verdict: Verdict) {
 
 #[cfg(test)]
 mod tests {
-    use storlab_core::result::{Metrics, SeriesPoint, Target, TargetKind, Workload, WorkloadKind};
+    use storlab_core::result::test_run::real_run;
+    use storlab_core::result::{SeriesPoint, WorkloadKind};
 
     use super::*;
 
     /// A test's measured window: `secs` seconds at 900 rows/s, 3 ms.
     fn measured(secs: usize) -> Run {
-        let target = Target {
-            name: "local".into(),
-            kind: TargetKind::Real,
-            config: None,
-            description: None,
-        };
-        let workload = Workload {
-            name: "dpaws/update-row".into(),
-            kind: WorkloadKind::Db,
-            duration_s: secs as f64,
-            warmup_s: 0.0,
-            warmup_auto: false,
-            parameters: serde_json::Value::Null,
-        };
-        let mut run = Run::new(target, workload, Metrics::default());
-        run.series = (0..secs)
-            .map(|i| SeriesPoint {
-                t_s: i as f64,
+        real_run("local", "dpaws/update-row", WorkloadKind::Db, secs, |_| {
+            SeriesPoint {
                 rows_per_s: Some(900.0),
                 latency_ms_mean: 3.0,
                 ..Default::default()
-            })
-            .collect();
-        run
+            }
+        })
     }
 
     /// A server checkpointing every 60 s (rows/s down by half while it writes), warmed for

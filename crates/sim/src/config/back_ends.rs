@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::links::{resolve_links, RawLink, Section};
 use super::resolve::SystemSpec;
 use super::ConfigError;
 
@@ -111,50 +112,45 @@ pub(super) fn resolve_back_ends(
     file: &str,
 ) -> Result<Vec<BackEndSpec>, ConfigError> {
     let names = device_names(spec);
+    let links: Vec<RawLink> = (raw.iter())
+        .map(|b| RawLink {
+            name: &b.name,
+            mbps: b.mbps,
+            members: &b.disks,
+        })
+        .collect();
+    let section = Section {
+        file,
+        key: "back_ends",
+        links: "back ends",
+        members_key: "disks",
+        member: "disk",
+        count: names.len(),
+    };
+    let taken = |d: u32, back_end: &str| {
+        let disk = &names[d as usize].1;
+        format!("disk {disk} is already on back end {back_end:?}; a disk is on one back end")
+    };
+    let back_ends = resolve_links(&links, &section, |e| devices_named(&names, e), taken)?;
     let arrays = device_arrays(spec);
-    let mut owner: Vec<Option<usize>> = vec![None; names.len()];
-    let mut out: Vec<BackEndSpec> = Vec::new();
-    for (i, b) in raw.iter().enumerate() {
-        let key = |k: &str| format!("back_ends[{i}].{k}");
-        if out.iter().any(|o| o.name == b.name) {
-            let reason = format!("two back ends are named {:?}", b.name);
-            return Err(ConfigError::invalid(file, key("name"), reason));
-        }
-        let mut devices = Vec::new();
-        for entry in &b.disks {
-            let ids = devices_named(&names, entry)
-                .map_err(|reason| ConfigError::invalid(file, key("disks"), reason))?;
-            for d in ids {
-                if let Some(j) = owner[d as usize] {
-                    let reason = format!(
-                        "disk {} is already on back end {:?}; a disk is on one back end",
-                        names[d as usize].1, raw[j].name
-                    );
-                    return Err(ConfigError::invalid(file, key("disks"), reason));
-                }
-                owner[d as usize] = Some(i);
-                devices.push(d);
-            }
-        }
-        if devices.is_empty() {
-            let reason = "must name at least one disk".to_string();
-            return Err(ConfigError::invalid(file, key("disks"), reason));
-        }
-        let first = devices[0] as usize;
-        if let Some(&d) = (devices.iter()).find(|&&d| arrays[d as usize] != arrays[first]) {
+    for (i, b) in back_ends.iter().enumerate() {
+        let first = b.members[0] as usize;
+        if let Some(&d) = (b.members.iter()).find(|&&d| arrays[d as usize] != arrays[first]) {
             let reason = format!(
                 "disks {} and {} are in different arrays; a back end belongs to one array",
                 names[first].1, names[d as usize].1
             );
-            return Err(ConfigError::invalid(file, key("disks"), reason));
+            let key = format!("back_ends[{i}].disks");
+            return Err(ConfigError::invalid(file, key, reason));
         }
-        out.push(BackEndSpec {
-            name: b.name.clone(),
-            ns_per_byte: 1e3 / b.mbps,
-            devices,
-        });
     }
-    Ok(out)
+    Ok((back_ends.into_iter())
+        .map(|l| BackEndSpec {
+            name: l.name,
+            ns_per_byte: l.ns_per_byte,
+            devices: l.members,
+        })
+        .collect())
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::host::PathSpec;
+use super::links::{resolve_links, RawLink, Section};
 use super::ConfigError;
 
 /// One `[[host_ports]]` entry as written.
@@ -38,51 +39,55 @@ pub(super) fn resolve_host_ports(
     paths: &[PathSpec],
     file: &str,
 ) -> Result<Vec<HostPortSpec>, ConfigError> {
-    let mut owner: Vec<Option<usize>> = vec![None; paths.len()];
-    let mut out: Vec<HostPortSpec> = Vec::new();
-    for (i, port) in raw.iter().enumerate() {
-        let key = |k: &str| format!("host_ports[{i}].{k}");
-        if out.iter().any(|o| o.name == port.name) {
-            let reason = format!("two host ports are named {:?}", port.name);
-            return Err(ConfigError::invalid(file, key("name"), reason));
+    let links: Vec<RawLink> = (raw.iter())
+        .map(|p| RawLink {
+            name: &p.name,
+            mbps: p.mbps,
+            members: &p.paths,
+        })
+        .collect();
+    let section = Section {
+        file,
+        key: "host_ports",
+        links: "host ports",
+        members_key: "paths",
+        member: "path",
+        count: paths.len(),
+    };
+    let find = |name: &str| match paths.iter().position(|p| p.name == name) {
+        Some(p) => Ok(vec![p as u32]),
+        None => {
+            let known: Vec<&str> = paths.iter().map(|p| p.name.as_str()).collect();
+            Err(format!(
+                "no path named {name:?} (paths: {})",
+                known.join(", ")
+            ))
         }
-        let mut ids = Vec::new();
-        for name in &port.paths {
-            let Some(p) = paths.iter().position(|p| &p.name == name) else {
-                let known: Vec<&str> = paths.iter().map(|p| p.name.as_str()).collect();
-                let reason = format!("no path named {name:?} (paths: {})", known.join(", "));
-                return Err(ConfigError::invalid(file, key("paths"), reason));
-            };
-            if let Some(j) = owner[p] {
-                let reason = format!(
-                    "path {name:?} already reaches host port {:?}; a path reaches one port",
-                    raw[j].name
-                );
-                return Err(ConfigError::invalid(file, key("paths"), reason));
-            }
-            owner[p] = Some(i);
-            ids.push(p as u32);
-        }
-        if ids.is_empty() {
-            let reason = "must name at least one path".to_string();
-            return Err(ConfigError::invalid(file, key("paths"), reason));
-        }
-        let a = &paths[ids[0] as usize];
-        if let Some(other) = (ids.iter().map(|&p| &paths[p as usize])).find(|p| p.array != a.array)
-        {
+    };
+    let taken = |p: u32, port: &str| {
+        let name = &paths[p as usize].name;
+        format!("path {name:?} already reaches host port {port:?}; a path reaches one port")
+    };
+    let ports = resolve_links(&links, &section, find, taken)?;
+    for (i, port) in ports.iter().enumerate() {
+        let a = &paths[port.members[0] as usize];
+        let mut others = (port.members.iter()).map(|&p| &paths[p as usize]);
+        if let Some(other) = others.find(|p| p.array != a.array) {
             let reason = format!(
                 "paths {:?} and {:?} reach different arrays; a host port belongs to one array",
                 a.name, other.name
             );
-            return Err(ConfigError::invalid(file, key("paths"), reason));
+            let key = format!("host_ports[{i}].paths");
+            return Err(ConfigError::invalid(file, key, reason));
         }
-        out.push(HostPortSpec {
-            name: port.name.clone(),
-            ns_per_byte: 1e3 / port.mbps,
-            paths: ids,
-        });
     }
-    Ok(out)
+    Ok((ports.into_iter())
+        .map(|l| HostPortSpec {
+            name: l.name,
+            ns_per_byte: l.ns_per_byte,
+            paths: l.members,
+        })
+        .collect())
 }
 
 #[cfg(test)]

@@ -245,14 +245,14 @@ pub(super) fn resolve_virtual_disks(
                 )
             })?;
         let spec = &dg_specs[dg];
+        limits::check_count(
+            file,
+            key("count"),
+            (first_index + groups_out.len()) as u64 + u64::from(v.count),
+            limits::MAX_GROUPS,
+            "RAID groups and virtual disks in all",
+        )?;
         if let Some(rs) = &spec.sets {
-            limits::check_count(
-                file,
-                key("count"),
-                (first_index + groups_out.len()) as u64 + u64::from(v.count),
-                limits::MAX_GROUPS,
-                "RAID groups and virtual disks in all",
-            )?;
             for n in 0..v.count {
                 let cap = spec.model.capacity_sectors() - rs.reserve_sectors;
                 let layout = set_layout(v, rs, cap.saturating_sub(used[dg]), &key, file)?;
@@ -292,13 +292,6 @@ pub(super) fn resolve_virtual_disks(
             _ => disks,
         } as u64;
         let per_disk = (v.size.0 / 512).div_ceil(data_disks).div_ceil(su) * su;
-        limits::check_count(
-            file,
-            key("count"),
-            (first_index + groups_out.len()) as u64 + u64::from(v.count),
-            limits::MAX_GROUPS,
-            "RAID groups and virtual disks in all",
-        )?;
         for n in 0..v.count {
             let layout = Layout::new(level, disks, su, per_disk)
                 .map_err(|e| ConfigError::invalid(file, key("level"), e.to_string()))?;

@@ -126,13 +126,7 @@ mod tests {
     use super::*;
 
     fn table(rows: u64, row_bytes: u64) -> Table {
-        Table {
-            rows,
-            row_bytes,
-            fillfactor: 100,
-            key_bytes: 8,
-            format: crate::db::schema::BlockFormat::Postgresql,
-        }
+        Table::full_postgresql(rows, row_bytes)
     }
 
     #[test]

@@ -58,6 +58,18 @@ pub struct Table {
 }
 
 impl Table {
+    /// A PostgreSQL table of `rows` rows of `row_bytes`, packed full (fill factor 100), on an
+    /// 8-byte key.
+    pub fn full_postgresql(rows: u64, row_bytes: u64) -> Table {
+        Table {
+            rows,
+            row_bytes,
+            fillfactor: 100,
+            key_bytes: 8,
+            format: BlockFormat::Postgresql,
+        }
+    }
+
     /// Rows per heap block.
     pub fn rows_per_block(&self) -> u64 {
         if self.format == BlockFormat::Oracle {
@@ -142,11 +154,8 @@ mod tests {
     /// varlena header) = 97 bytes of data, int4 primary key.
     fn pgbench_accounts(scale: u64) -> Table {
         Table {
-            rows: 100_000 * scale,
-            row_bytes: 97,
-            fillfactor: 100,
             key_bytes: 4,
-            format: BlockFormat::Postgresql,
+            ..Table::full_postgresql(100_000 * scale, 97)
         }
     }
 
@@ -178,13 +187,7 @@ mod tests {
     /// 5-byte NUMBER key: 425 keys per leaf, 2,353 leaves, 555 children per branch block.
     #[test]
     fn a_tables_blocks_follow_its_engines_block_format() {
-        let pg = Table {
-            rows: 1_000_000,
-            row_bytes: 100,
-            fillfactor: 100,
-            key_bytes: 8,
-            format: BlockFormat::Postgresql,
-        };
+        let pg = Table::full_postgresql(1_000_000, 100);
         assert_eq!(pg.rows_per_block(), 61);
         assert_eq!(pg.heap_blocks(), 16_394);
         let ora = Table {

@@ -3,7 +3,6 @@
 //! database fits the LUNs that held it.
 
 use storlab_sim::db::layout::Layout;
-use storlab_sim::db::schema::BlockFormat;
 use storlab_sim::db::Table;
 use storlab_sim::parse_workload;
 
@@ -11,13 +10,7 @@ use super::database::db_run;
 use super::{system, ENTERPRISE_RAID5};
 
 fn table(rows: u64, row_bytes: u64) -> Table {
-    Table {
-        rows,
-        row_bytes,
-        fillfactor: 100,
-        key_bytes: 8,
-        format: BlockFormat::Postgresql,
-    }
+    Table::full_postgresql(rows, row_bytes)
 }
 
 /// The OLTP mix's bytes: its item table (100-byte rows) at `rows`, its history table

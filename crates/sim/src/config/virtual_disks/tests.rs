@@ -99,3 +99,24 @@ fn bad_set_keys_are_rejected_with_the_key() {
     assert_eq!(key, "virtual_disks[0].stripe_unit");
     assert!(reason.contains("segment_size"), "{reason}");
 }
+
+/// RAID groups and virtual disks count together against one bound, whether the virtual
+/// disk is laid out over redundancy sets or striped over its whole disk group.
+#[test]
+fn virtual_disks_count_with_the_raid_groups_against_one_bound() {
+    let groups = "[[raid_groups]]\nname = \"g\"\ncount = 4000\nlevel = \"jbod\"\ndisks = 1\n\
+                  disk_model = \"hdd-15k\"\n";
+    for sparing in ["sparing = \"single\"", ""] {
+        let text = format!("{}count = 97\n{groups}", sets_file(84, sparing, "1g"));
+        let (key, reason) = invalid(&text);
+        assert_eq!(key, "virtual_disks[0].count", "{sparing:?}");
+        assert!(
+            reason.contains("RAID groups and virtual disks in all")
+                && reason.contains("at most 4096")
+                && reason.contains("4097"),
+            "{sparing:?}: {reason}"
+        );
+        // One fewer fits.
+        assert!(parse_array(&text.replace("count = 97", "count = 96"), "x.toml").is_ok());
+    }
+}
