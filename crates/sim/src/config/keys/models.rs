@@ -188,7 +188,7 @@ pub const HDD_KEYS: &[Key] = &[
         "readahead_limit",
         Kind::Choice(&["segment", "track", "cylinder", "track_or_stream"]),
         storlab_core::keys::Default::Value("\"segment\""),
-        "where read-ahead stops: readahead_kib on, the end of the read's track or cylinder, or (track_or_stream) the end of the track after the read's for a read continuing a sequential stream and nothing after an isolated read",
+        "where read-ahead stops: readahead_kib on, the end of the read's track or cylinder, or (track_or_stream) the end of the track after the read's for a read that starts where the previous read ended (a sequential stream) and nothing after any other read",
     ),
     Key::new(
         "read_watermark",

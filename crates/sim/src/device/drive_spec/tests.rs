@@ -332,3 +332,27 @@ fn a_stream_is_read_ahead_and_an_isolated_read_is_not() {
         r.service_ms
     );
 }
+
+#[test]
+fn a_read_further_along_the_track_does_not_start_a_stream() {
+    let p = import(&drives().join("atlas_III.diskspecs"))
+        .expect("imports")
+        .params;
+    let first = 5_000_000;
+    // The second read skips four blocks: two isolated reads, not a stream. The third
+    // continues the second (a stream of two from then on), so only the fourth is buffered.
+    let trace = parse_trace(&format!(
+        "R x {first} 4 0 50000\nR x {} 4 0 50000\nR x {} 4 0 50000\nR x {} 4 0 50000\n",
+        first + 8,
+        first + 12,
+        first + 16
+    ))
+    .expect("parses");
+    let r = replay(&p, &trace).expect("replays");
+    assert_eq!(r.read_hits, 1, "{:?}", r.service_ms);
+    assert!(
+        r.service_ms[2] > 1.0 && r.service_ms[3] < 1.0,
+        "{:?}",
+        r.service_ms
+    );
+}

@@ -165,16 +165,11 @@ impl Hdd {
         self.read_media(m, now_ns, lba, n, lba, stream, after_write)
     }
 
-    /// True when the previous read ended at or before `lba`, on its track or the track
-    /// before: the read continues a sequential stream.
+    /// True when the previous read ended exactly at `lba`: the read continues a sequential
+    /// stream. A read further on along the track (or on the next one) is not one: the
+    /// drive sees a stream only in blocks asked for one after the other.
     fn continues_stream(&self, m: &Measured, lba: u64) -> bool {
-        let Some(prev_end) = m.last_read_end else {
-            return false;
-        };
-        let last = self.capacity_sectors.saturating_sub(1);
-        let spt = self.zones.of(lba.min(last)).data_spt.get();
-        let track_start = self.track_and_cylinder_end(lba).0.saturating_sub(spt);
-        prev_end <= lba && prev_end + spt > track_start
+        m.last_read_end == Some(lba)
     }
 
     /// First block of the track after the one holding `lba`, and of the cylinder after.

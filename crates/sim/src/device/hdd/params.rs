@@ -107,9 +107,8 @@ pub enum ReadaheadLimit {
     Track,
     /// The end of its cylinder (at most `readahead_kib`).
     Cylinder,
-    /// For a read that continues a sequential stream (the previous read ended at or before
-    /// its first block, on its track or the one before), the end of the track after the
-    /// read's; after an isolated read, none (DiskSim's `Buffer continuous read = 4`: stay a
+    /// For a read that continues a sequential stream (it starts where the previous read
+    /// ended), the end of the track after the read's; after any other read, none (DiskSim's `Buffer continuous read = 4`: stay a
     /// track ahead of a stream once one is seen).
     TrackOrStream,
 }
