@@ -20,7 +20,7 @@
 //!   interface rate; buffer segments, maximum read-ahead, whether the read's own data
 //!   stays buffered, where read-ahead stops (`Buffer continuous read`: track, cylinder,
 //!   segment, or a track ahead of a stream and none after an isolated read), the read water mark as a share of
-//!   the request, fast writes (any level) as write caching; the queue length. A miss
+//!   the request, the minimum seek delay (before a write), fast writes (any level) as write caching; the queue length. A miss
 //!   disconnects from the bus while the drive positions: the reselect overhead and the
 //!   disconnect overhead of its kind are added to the miss overheads.
 
@@ -187,6 +187,10 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
             .num("High (read) water mark")
             .unwrap_or(0.0)
             .clamp(0.0, 1.0),
+        write_seek_min_ms: disk
+            .num("Minimum seek delay")
+            .unwrap_or(0.0)
+            .clamp(0.0, 1000.0),
     };
     if disk.num("Buffer continuous read") == Some(0.0) {
         params.readahead_kib = 0;
@@ -218,6 +222,7 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         cache_keeps_read_data: false,
         readahead_limit: Default::default(),
         read_watermark: 0.0,
+        write_seek_min_ms: 0.0,
         ..p.clone()
     }
 }

@@ -50,6 +50,7 @@ fn hdd(
         write_cache: false,
         readahead_limit: Default::default(),
         read_watermark: 0.0,
+        write_seek_min_ms: 0.0,
     })
 }
 
@@ -194,6 +195,7 @@ mod tests {
             "write_cache",
             "readahead_limit",
             "read_watermark",
+            "write_seek_min_ms",
         ];
         let sourced: Vec<&str> = HDD_SOURCES
             .iter()

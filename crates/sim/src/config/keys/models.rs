@@ -197,6 +197,14 @@ pub const HDD_KEYS: &[Key] = &[
         "share of a read missed in the buffer that is read from the media before the drive starts sending it",
     )
     .float(0.0, 1.0),
+    Key::new(
+        "write_seek_min_ms",
+        Kind::Number,
+        storlab_core::keys::Default::Value("0"),
+        "least time a write positions for, in place of a shorter seek or none (DiskSim's `Minimum seek delay`: the drive settles before writing even on its own track)",
+    )
+    .float(0.0, 1000.0)
+    .unit("ms"),
 ];
 
 /// A solid-state drive.

@@ -356,3 +356,21 @@ fn a_read_further_along_the_track_does_not_start_a_stream() {
         r.service_ms
     );
 }
+
+#[test]
+fn a_write_on_the_heads_track_still_positions_for_the_minimum_seek_delay() {
+    let p = import(&drives().join("hp_c2247a.diskspecs"))
+        .expect("imports")
+        .params;
+    assert_eq!(p.write_seek_min_ms, 0.6);
+    let mut disk = Hdd::new(&p, 0).expect("builds");
+    // A read leaves the head on the track; a write issued as it ends, just past it, needs
+    // no seek, yet the drive takes its minimum seek delay before writing.
+    disk.enqueue(0, 0, 1_000_000, 1, false);
+    let (_, read) = disk.start_next(0).expect("starts");
+    disk.finish(read.total_ns());
+    let now_ns = read.total_ns();
+    disk.enqueue(now_ns, 1, 1_000_002, 1, true);
+    let (_, write) = disk.start_next(now_ns).expect("starts");
+    assert_eq!(write.seek_ns, 600_000, "{write:?}");
+}

@@ -39,6 +39,8 @@ pub(super) struct Measured {
     last_write: bool,
     /// End of the last read (its last block plus one), for stream detection.
     last_read_end: Option<u64>,
+    /// Least positioning time before a write.
+    write_seek_min_ns: u64,
 }
 
 impl Measured {
@@ -51,7 +53,8 @@ impl Measured {
             || p.write_cache
             || p.cache_keeps_read_data
             || p.readahead_limit != ReadaheadLimit::Segment
-            || p.read_watermark > 0.0;
+            || p.read_watermark > 0.0
+            || p.write_seek_min_ms > 0.0;
         used.then(|| {
             Box::new(Measured {
                 overheads: p
@@ -66,6 +69,7 @@ impl Measured {
                 media_free_ns: 0,
                 last_write: false,
                 last_read_end: None,
+                write_seek_min_ns: ms_ns(p.write_seek_min_ms),
             })
         })
     }
@@ -289,7 +293,9 @@ impl Hdd {
             };
             let start = (now_ns + overhead + iface).max(m.media_free_ns);
             let pos = self.locate(lba);
-            let seek = self.seek_between(pos.cyl, pos.head, true);
+            let seek = self
+                .seek_between(pos.cyl, pos.head, true)
+                .max(m.write_seek_min_ns);
             let rot = self.rotate_wait_ns(
                 self.wrap_rev(start + self.phase_ns),
                 seek,
@@ -304,7 +310,9 @@ impl Hdd {
             return a;
         }
         let pos = self.locate(lba);
-        let seek_ns = self.seek_between(pos.cyl, pos.head, true);
+        let seek_ns = self
+            .seek_between(pos.cyl, pos.head, true)
+            .max(m.write_seek_min_ns);
         // The data crosses the interface while the head moves; the head writes a sector
         // only once its data is in the buffer.
         let lead = wait + overhead + seek_ns;

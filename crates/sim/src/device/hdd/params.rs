@@ -90,6 +90,11 @@ pub struct HddParams {
     /// starts sending it (0: it sends each sector as it arrives).
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub read_watermark: f64,
+    /// Least time from a write's command to the head starting to write, in place of a
+    /// shorter (or no) seek: a drive that must settle before writing even on its track
+    /// (DiskSim's `Minimum seek delay`), ms.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub write_seek_min_ms: f64,
 }
 
 fn is_zero_f64(v: &f64) -> bool {
@@ -270,6 +275,12 @@ fn check_detail(p: &HddParams) -> Result<(), String> {
                 ));
             }
         }
+    }
+    if !(p.write_seek_min_ms.is_finite() && (0.0..MAX_STEP_MS).contains(&p.write_seek_min_ms)) {
+        return Err(format!(
+            "write_seek_min_ms must be 0 to {MAX_STEP_MS} ms; got {}",
+            p.write_seek_min_ms
+        ));
     }
     let mut last = 0.0;
     for (i, [d, ms]) in p.seek_curve.iter().copied().enumerate() {
