@@ -7,8 +7,10 @@
 //! - layout: surfaces, block count, each zone's cylinders, blocks per track, skews for a
 //!   track and a cylinder switch, front space, spares and slipped sectors; DiskSim's
 //!   sparing schemes map to `sparing` (track sparing to `tracks`, sectors per cylinder or
-//!   per range of one cylinder to `sectors_per_cylinder`, sectors per track to
-//!   `sectors_per_track`; spares at the end of the disk or zone move no block). When the
+//!   per range of one cylinder to `sectors_per_cylinder`, sectors per range of several
+//!   cylinders to `sectors_per_range` with `spare_range_cylinders` from `Rangesize for
+//!   sparing`, sectors per track to `sectors_per_track`; spares at the end of the disk or
+//!   zone move no block). When the
 //!   spares as read leave fewer blocks than the block count, they are not counted.
 //! - mechanics: rotation speed, head switch, additional write settle (a negative one is
 //!   taken as zero), the seek curve: the measured table (`Seek type = extracted`), or
@@ -108,7 +110,8 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
     let cylinders = need(model, "Number of cylinders", &model_path)? as u32;
     let blocks = need(model, "Block count", &model_path)? as u64;
     let rpm_exact = need(mech, "Rotation speed (in rpms)", &model_path)?;
-    let (zone_table, sparing) = zones(layout, heads, blocks, &model_path, &mut notes)?;
+    let (zone_table, sparing, spare_range_cylinders) =
+        zones(layout, heads, blocks, &model_path, &mut notes)?;
     let seek_curve = seek_curve(mech, cylinders, &model_path)?;
     let settle = mech.num("Add. write settling delay").unwrap_or(0.0);
     if settle < 0.0 {
@@ -167,6 +170,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         seek_curve,
         zone_table,
         sparing,
+        spare_range_cylinders,
         command_overheads_ms: Some(overheads),
         cache_segments: if caching {
             disk.num("Number of buffer segments")
@@ -217,6 +221,7 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         seek_curve: Vec::new(),
         zone_table: Vec::new(),
         sparing: Default::default(),
+        spare_range_cylinders: 1,
         command_overheads_ms: None,
         cache_segments: 0,
         cache_keeps_read_data: false,

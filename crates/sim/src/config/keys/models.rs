@@ -154,10 +154,17 @@ pub const HDD_KEYS: &[Key] = &[
     ),
     Key::new(
         "sparing",
-        Kind::Choice(&["none", "tracks", "sectors_per_cylinder", "sectors_per_track"]),
+        Kind::Choice(&["none", "tracks", "sectors_per_cylinder", "sectors_per_track", "sectors_per_range"]),
         storlab_core::keys::Default::Value("\"none\""),
-        "where each zone's `spares` lie (whole tracks at the zone's end, or sectors at the end of every cylinder or track)",
+        "where each zone's `spares` lie (whole tracks at the zone's end, or sectors at the end of every cylinder, track, or range of `spare_range_cylinders` cylinders)",
     ),
+    Key::new(
+        "spare_range_cylinders",
+        Kind::Count,
+        storlab_core::keys::Default::Value("1"),
+        "cylinders of one sparing range with `sparing = \"sectors_per_range\"`: each range keeps the zone's `spares` sectors at its end and a slipped sector moves blocks only within its range (DiskSim's `Rangesize for sparing`)",
+    )
+    .int(1, 10_000),
     Key::new(
         "command_overheads_ms",
         Kind::Other("table: read_hit_after_read ... write_miss_after_write, read_completion, write_completion"),

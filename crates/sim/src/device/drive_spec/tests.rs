@@ -107,6 +107,37 @@ fn a_slipped_sector_moves_the_blocks_after_it() {
 }
 
 #[test]
+fn spares_at_each_range_end_move_the_next_block_to_the_next_range() {
+    // Cheetah 4LP, zone 0: 195 sectors a track, 8 surfaces (1560 a cylinder), 108 spares
+    // at the end of every 12 cylinders: a range holds 12 * 1560 - 108 = 18_612 blocks.
+    let mut p = import(&drives().join("cheetah4LP.diskspecs"))
+        .expect("imports")
+        .params;
+    assert_eq!(
+        (p.sparing, p.spare_range_cylinders),
+        (Sparing::SectorsPerRange, 12)
+    );
+    p.zone_table[0].slips = vec![100, 18_720 + 5];
+    let disk = Hdd::new(&p, 0).expect("builds");
+    let at = |lba: u64| {
+        let pos = disk.locate(lba);
+        (pos.cyl, pos.head, pos.sector)
+    };
+    // The last block of range 0 is pushed one sector on by its range's slip at 100 ...
+    assert_eq!(at(18_611), (11, 7, 87));
+    // ... and the next block starts range 1 on cylinder 12, past the spares, unmoved.
+    assert_eq!(at(18_612), (12, 0, 0));
+    // Range 1's own slip (its sector 5) moves only the blocks after it.
+    assert_eq!(at(18_612 + 4), (12, 0, 4));
+    assert_eq!(at(18_612 + 5), (12, 0, 6));
+    // The zone's 1344 cylinders hold 112 ranges: it loses 112 * 108 blocks, so the next
+    // zone (from cylinder 1345) starts at 1344 * 1560 - 12_096.
+    let zone1 = 1344 * 1560 - 112 * 108;
+    assert_eq!(at(zone1).0, 1345);
+    assert_eq!(at(zone1 - 1).0, 1343);
+}
+
+#[test]
 fn the_toml_written_is_a_disk_model_that_builds() {
     let path = drives().join("barracuda.diskspecs");
     let d = import(&path).expect("imports");
