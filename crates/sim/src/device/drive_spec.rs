@@ -7,8 +7,10 @@
 //! - layout: surfaces, block count, each zone's cylinders, blocks per track, skews for a
 //!   track and a cylinder switch, front space, spares and slipped sectors; DiskSim's
 //!   sparing schemes map to `sparing` (track sparing to `tracks`, sectors per cylinder or
-//!   per range of one cylinder to `sectors_per_cylinder`, sectors per track to
-//!   `sectors_per_track`; spares at the end of the disk or zone move no block). When the
+//!   per range of one cylinder to `sectors_per_cylinder`, sectors per range of several
+//!   cylinders to `sectors_per_range` with `spare_range_cylinders` from `Rangesize for
+//!   sparing`, sectors per track to `sectors_per_track`; spares at the end of the disk or
+//!   zone move no block). When the
 //!   spares as read leave fewer blocks than the block count, they are not counted.
 //! - mechanics: rotation speed, head switch, additional write settle (a negative one is
 //!   taken as zero), the seek curve: the measured table (`Seek type = extracted`), or
@@ -20,7 +22,7 @@
 //!   interface rate; buffer segments, maximum read-ahead, whether the read's own data
 //!   stays buffered, where read-ahead stops (`Buffer continuous read`: track, cylinder,
 //!   segment, or a track ahead of a stream and none after an isolated read), the read water mark as a share of
-//!   the request, fast writes (any level) as write caching; the queue length. A miss
+//!   the request, the minimum seek delay (before a write), fast writes (any level) as write caching; the queue length. A miss
 //!   disconnects from the bus while the drive positions: the reselect overhead and the
 //!   disconnect overhead of its kind are added to the miss overheads.
 
@@ -108,7 +110,8 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
     let cylinders = need(model, "Number of cylinders", &model_path)? as u32;
     let blocks = need(model, "Block count", &model_path)? as u64;
     let rpm_exact = need(mech, "Rotation speed (in rpms)", &model_path)?;
-    let (zone_table, sparing) = zones(layout, heads, blocks, &model_path, &mut notes)?;
+    let (zone_table, sparing, spare_range_cylinders) =
+        zones(layout, heads, blocks, &model_path, &mut notes)?;
     let seek_curve = seek_curve(mech, cylinders, &model_path)?;
     let settle = mech.num("Add. write settling delay").unwrap_or(0.0);
     if settle < 0.0 {
@@ -167,6 +170,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         seek_curve,
         zone_table,
         sparing,
+        spare_range_cylinders,
         command_overheads_ms: Some(overheads),
         cache_segments: if caching {
             disk.num("Number of buffer segments")
@@ -187,6 +191,10 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
             .num("High (read) water mark")
             .unwrap_or(0.0)
             .clamp(0.0, 1.0),
+        write_seek_min_ms: disk
+            .num("Minimum seek delay")
+            .unwrap_or(0.0)
+            .clamp(0.0, 1000.0),
     };
     if disk.num("Buffer continuous read") == Some(0.0) {
         params.readahead_kib = 0;
@@ -213,11 +221,13 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         seek_curve: Vec::new(),
         zone_table: Vec::new(),
         sparing: Default::default(),
+        spare_range_cylinders: 1,
         command_overheads_ms: None,
         cache_segments: 0,
         cache_keeps_read_data: false,
         readahead_limit: Default::default(),
         read_watermark: 0.0,
+        write_seek_min_ms: 0.0,
         ..p.clone()
     }
 }

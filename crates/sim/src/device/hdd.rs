@@ -39,6 +39,7 @@ pub(crate) use geometry::MAX_STEP_MS;
 use geometry::{SeekCurve, Zones};
 use measured::Measured;
 pub(crate) use params::MAX_QUEUE_DEPTH;
+pub(crate) use params::MAX_SPARE_RANGE_CYLINDERS;
 pub use params::{HddParams, Overheads, ReadaheadLimit, Scheduler, Sparing, ZoneSpec};
 use std::sync::Arc;
 

@@ -44,12 +44,14 @@ fn hdd(
         seek_curve: Vec::new(),
         zone_table: Vec::new(),
         sparing: Default::default(),
+        spare_range_cylinders: 1,
         command_overheads_ms: None,
         cache_segments: 0,
         cache_keeps_read_data: false,
         write_cache: false,
         readahead_limit: Default::default(),
         read_watermark: 0.0,
+        write_seek_min_ms: 0.0,
     })
 }
 
@@ -188,12 +190,14 @@ mod tests {
             "seek_curve",
             "zone_table",
             "sparing",
+            "spare_range_cylinders",
             "command_overheads_ms",
             "cache_segments",
             "cache_keeps_read_data",
             "write_cache",
             "readahead_limit",
             "read_watermark",
+            "write_seek_min_ms",
         ];
         let sourced: Vec<&str> = HDD_SOURCES
             .iter()

@@ -154,10 +154,17 @@ pub const HDD_KEYS: &[Key] = &[
     ),
     Key::new(
         "sparing",
-        Kind::Choice(&["none", "tracks", "sectors_per_cylinder", "sectors_per_track"]),
+        Kind::Choice(&["none", "tracks", "sectors_per_cylinder", "sectors_per_track", "sectors_per_range"]),
         storlab_core::keys::Default::Value("\"none\""),
-        "where each zone's `spares` lie (whole tracks at the zone's end, or sectors at the end of every cylinder or track)",
+        "where each zone's `spares` lie (whole tracks at the zone's end, or sectors at the end of every cylinder, track, or range of `spare_range_cylinders` cylinders)",
     ),
+    Key::new(
+        "spare_range_cylinders",
+        Kind::Count,
+        storlab_core::keys::Default::Value("1"),
+        "cylinders of one sparing range with `sparing = \"sectors_per_range\"`: each range keeps the zone's `spares` sectors at its end and a slipped sector moves blocks only within its range (DiskSim's `Rangesize for sparing`)",
+    )
+    .int(1, 10_000),
     Key::new(
         "command_overheads_ms",
         Kind::Other("table: read_hit_after_read ... write_miss_after_write, read_completion, write_completion"),
@@ -188,7 +195,7 @@ pub const HDD_KEYS: &[Key] = &[
         "readahead_limit",
         Kind::Choice(&["segment", "track", "cylinder", "track_or_stream"]),
         storlab_core::keys::Default::Value("\"segment\""),
-        "where read-ahead stops: readahead_kib on, the end of the read's track or cylinder, or (track_or_stream) the end of the track after the read's for a read continuing a sequential stream and nothing after an isolated read",
+        "where read-ahead stops: readahead_kib on, the end of the read's track or cylinder, or (track_or_stream) the end of the track after the read's for a read that starts where the previous read ended (a sequential stream) and nothing after any other read",
     ),
     Key::new(
         "read_watermark",
@@ -197,6 +204,14 @@ pub const HDD_KEYS: &[Key] = &[
         "share of a read missed in the buffer that is read from the media before the drive starts sending it",
     )
     .float(0.0, 1.0),
+    Key::new(
+        "write_seek_min_ms",
+        Kind::Number,
+        storlab_core::keys::Default::Value("0"),
+        "least time a write positions for, in place of a shorter seek or none (DiskSim's `Minimum seek delay`: the drive settles before writing even on its own track)",
+    )
+    .float(0.0, 1000.0)
+    .unit("ms"),
 ];
 
 /// A solid-state drive.

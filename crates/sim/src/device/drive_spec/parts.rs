@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::{need, read, sourced, Block, Value};
-use crate::device::hdd::{Overheads, Sparing, ZoneSpec};
+use crate::device::hdd::{Overheads, Sparing, ZoneSpec, MAX_SPARE_RANGE_CYLINDERS};
 
 fn scalars(list: Option<&[Value]>) -> Vec<f64> {
     list.unwrap_or(&[])
@@ -15,22 +15,35 @@ fn scalars(list: Option<&[Value]>) -> Vec<f64> {
         .collect()
 }
 
-/// The zone table and where its spares lie.
+/// The zone table, where its spares lie, and the cylinders of a sparing range.
 pub(super) fn zones(
     layout: &Block,
     heads: u32,
     blocks: u64,
     file: &Path,
     notes: &mut Vec<String>,
-) -> Result<(Vec<ZoneSpec>, Sparing), String> {
+) -> Result<(Vec<ZoneSpec>, Sparing, u16), String> {
     let scheme = layout.num("Sparing scheme used").unwrap_or(0.0) as i64;
     let range = layout.num("Rangesize for sparing").unwrap_or(1.0);
+    let range_ok =
+        range.fract() == 0.0 && (1.0..=f64::from(MAX_SPARE_RANGE_CYLINDERS)).contains(&range);
     let mut sparing = match scheme {
         1 => Sparing::Tracks,
         2 | 4 | 5 | 6 => Sparing::SectorsPerCylinder,
         8 if range == 1.0 => Sparing::SectorsPerCylinder,
+        8 if range_ok => Sparing::SectorsPerRange,
         3 => Sparing::SectorsPerTrack,
         _ => Sparing::None,
+    };
+    if scheme == 8 && !range_ok {
+        notes.push(format!(
+            "sparing scheme 8: `Rangesize for sparing` {range} is not a whole number of 1 to {MAX_SPARE_RANGE_CYLINDERS} cylinders; spares not counted"
+        ));
+    }
+    let range = if sparing == Sparing::SectorsPerRange {
+        range as u16
+    } else {
+        1
     };
     let mut table = Vec::new();
     for v in layout.list("Zones").unwrap_or(&[]) {
@@ -54,43 +67,30 @@ pub(super) fn zones(
     if table.is_empty() {
         return Err(format!("{}: the layout has no zones", file.display()));
     }
-    if layout_blocks(&table, heads, sparing) < blocks && sparing != Sparing::None {
+    if layout_blocks(&table, heads, sparing, range) < blocks && sparing != Sparing::None {
         notes.push(format!(
             "sparing scheme {scheme}: its spares as read leave fewer blocks than the block count {blocks}; not counted"
         ));
         sparing = Sparing::None;
     }
-    if layout_blocks(&table, heads, sparing) < blocks {
+    let range = if sparing == Sparing::SectorsPerRange {
+        range
+    } else {
+        1
+    };
+    if layout_blocks(&table, heads, sparing, range) < blocks {
         return Err(format!(
             "{}: the zones hold {} blocks, fewer than the block count {blocks}",
             file.display(),
-            layout_blocks(&table, heads, sparing)
+            layout_blocks(&table, heads, sparing, range)
         ));
     }
-    Ok((table, sparing))
+    Ok((table, sparing, range))
 }
 
 /// Blocks the zones hold with `sparing`.
-fn layout_blocks(table: &[ZoneSpec], heads: u32, sparing: Sparing) -> u64 {
-    let heads = u64::from(heads);
-    table
-        .iter()
-        .map(|z| {
-            let cyls = u64::from(z.last_cylinder.saturating_sub(z.first_cylinder)) + 1;
-            let (spt, spares) = (u64::from(z.sectors_per_track), u64::from(z.spares));
-            let spc = match sparing {
-                Sparing::SectorsPerTrack => spt.saturating_sub(spares) * heads,
-                Sparing::SectorsPerCylinder => (spt * heads).saturating_sub(spares),
-                _ => spt * heads,
-            };
-            let spare_tracks = if sparing == Sparing::Tracks {
-                spares * spt
-            } else {
-                0
-            };
-            (cyls * spc).saturating_sub(z.reserved_front_sectors + spare_tracks)
-        })
-        .sum()
+fn layout_blocks(table: &[ZoneSpec], heads: u32, sparing: Sparing, range: u16) -> u64 {
+    table.iter().map(|z| z.blocks(heads, sparing, range)).sum()
 }
 
 /// The seek curve as `[cylinders, ms]` points.

@@ -107,6 +107,37 @@ fn a_slipped_sector_moves_the_blocks_after_it() {
 }
 
 #[test]
+fn spares_at_each_range_end_move_the_next_block_to_the_next_range() {
+    // Cheetah 4LP, zone 0: 195 sectors a track, 8 surfaces (1560 a cylinder), 108 spares
+    // at the end of every 12 cylinders: a range holds 12 * 1560 - 108 = 18_612 blocks.
+    let mut p = import(&drives().join("cheetah4LP.diskspecs"))
+        .expect("imports")
+        .params;
+    assert_eq!(
+        (p.sparing, p.spare_range_cylinders),
+        (Sparing::SectorsPerRange, 12)
+    );
+    p.zone_table[0].slips = vec![100, 18_720 + 5];
+    let disk = Hdd::new(&p, 0).expect("builds");
+    let at = |lba: u64| {
+        let pos = disk.locate(lba);
+        (pos.cyl, pos.head, pos.sector)
+    };
+    // The last block of range 0 is pushed one sector on by its range's slip at 100 ...
+    assert_eq!(at(18_611), (11, 7, 87));
+    // ... and the next block starts range 1 on cylinder 12, past the spares, unmoved.
+    assert_eq!(at(18_612), (12, 0, 0));
+    // Range 1's own slip (its sector 5) moves only the blocks after it.
+    assert_eq!(at(18_612 + 4), (12, 0, 4));
+    assert_eq!(at(18_612 + 5), (12, 0, 6));
+    // The zone's 1344 cylinders hold 112 ranges: it loses 112 * 108 blocks, so the next
+    // zone (from cylinder 1345) starts at 1344 * 1560 - 12_096.
+    let zone1 = 1344 * 1560 - 112 * 108;
+    assert_eq!(at(zone1).0, 1345);
+    assert_eq!(at(zone1 - 1).0, 1343);
+}
+
+#[test]
 fn the_toml_written_is_a_disk_model_that_builds() {
     let path = drives().join("barracuda.diskspecs");
     let d = import(&path).expect("imports");
@@ -331,4 +362,46 @@ fn a_stream_is_read_ahead_and_an_isolated_read_is_not() {
         "{:?}",
         r.service_ms
     );
+}
+
+#[test]
+fn a_read_further_along_the_track_does_not_start_a_stream() {
+    let p = import(&drives().join("atlas_III.diskspecs"))
+        .expect("imports")
+        .params;
+    let first = 5_000_000;
+    // The second read skips four blocks: two isolated reads, not a stream. The third
+    // continues the second (a stream of two from then on), so only the fourth is buffered.
+    let trace = parse_trace(&format!(
+        "R x {first} 4 0 50000\nR x {} 4 0 50000\nR x {} 4 0 50000\nR x {} 4 0 50000\n",
+        first + 8,
+        first + 12,
+        first + 16
+    ))
+    .expect("parses");
+    let r = replay(&p, &trace).expect("replays");
+    assert_eq!(r.read_hits, 1, "{:?}", r.service_ms);
+    assert!(
+        r.service_ms[2] > 1.0 && r.service_ms[3] < 1.0,
+        "{:?}",
+        r.service_ms
+    );
+}
+
+#[test]
+fn a_write_on_the_heads_track_still_positions_for_the_minimum_seek_delay() {
+    let p = import(&drives().join("hp_c2247a.diskspecs"))
+        .expect("imports")
+        .params;
+    assert_eq!(p.write_seek_min_ms, 0.6);
+    let mut disk = Hdd::new(&p, 0).expect("builds");
+    // A read leaves the head on the track; a write issued as it ends, just past it, needs
+    // no seek, yet the drive takes its minimum seek delay before writing.
+    disk.enqueue(0, 0, 1_000_000, 1, false);
+    let (_, read) = disk.start_next(0).expect("starts");
+    disk.finish(read.total_ns());
+    let now_ns = read.total_ns();
+    disk.enqueue(now_ns, 1, 1_000_002, 1, true);
+    let (_, write) = disk.start_next(now_ns).expect("starts");
+    assert_eq!(write.seek_ns, 600_000, "{write:?}");
 }

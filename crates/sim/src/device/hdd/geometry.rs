@@ -21,6 +21,10 @@ pub(super) struct Zone {
     pub cyl_skew: f64,
     /// Sectors at the zone's front that hold no data (measured zones).
     pub front: u64,
+    /// Cylinders of a sparing range that keeps spares at its end (0: no such ranges), and
+    /// the blocks one range holds, as a divisor.
+    pub range_cyls: u32,
+    pub range_blocks: Divisor,
 }
 
 impl Zone {
@@ -43,6 +47,8 @@ impl Zone {
             track_skew: 0.0,
             cyl_skew: 0.0,
             front: 0,
+            range_cyls: 0,
+            range_blocks: Divisor::new(1),
         }
     }
 }

@@ -4,8 +4,10 @@
 //! A zone's logical blocks fill its cylinders in order, each cylinder surface by surface,
 //! after the zone's reserved front sectors. With `sparing = "sectors_per_track"` the last
 //! `spares` sectors of every track hold no data; with `"sectors_per_cylinder"` the last
-//! `spares` sectors of every cylinder; with `"tracks"` the zone's last `spares` tracks (they
-//! only shorten the zone). A slipped sector holds no data: the blocks after it slide one
+//! `spares` sectors of every cylinder; with `"sectors_per_range"` the last `spares` sectors
+//! of every range of `spare_range_cylinders` cylinders (a partial range at the zone's end
+//! keeps none); with `"tracks"` the zone's last `spares` tracks (they only shorten the
+//! zone). A slipped sector holds no data: the blocks after it slide one
 //! sector on. Track `t` of a zone starts `track_skew * switches + cylinder_skew * cylinders`
 //! sectors round from the first, where `switches` counts the head switches and `cylinders`
 //! the cylinder changes since the zone's first track, so a transfer that runs onto the next
@@ -31,7 +33,7 @@ pub(super) fn measured_zones(p: &HddParams, rev_ns: u64) -> (Vec<Zone>, Vec<Vec<
                 (d, d * heads)
             }
             Sparing::SectorsPerCylinder => (spt, (spt * heads).saturating_sub(spares).max(1)),
-            Sparing::None | Sparing::Tracks => (spt, spt * heads),
+            Sparing::None | Sparing::Tracks | Sparing::SectorsPerRange => (spt, spt * heads),
         };
         let mut zone = Zone::new(
             lba,
@@ -46,13 +48,13 @@ pub(super) fn measured_zones(p: &HddParams, rev_ns: u64) -> (Vec<Zone>, Vec<Vec<
         zone.track_skew = z.track_skew_sectors;
         zone.cyl_skew = z.cylinder_skew_sectors;
         zone.front = z.reserved_front_sectors;
-        let spare_tracks = if p.sparing == Sparing::Tracks {
-            spares * spt
-        } else {
-            0
-        };
-        let blocks =
-            (u64::from(cylinders) * spc).saturating_sub(z.reserved_front_sectors + spare_tracks);
+        if p.sparing == Sparing::SectorsPerRange {
+            let range = u32::from(p.spare_range_cylinders.max(1));
+            zone.range_cyls = range;
+            zone.range_blocks =
+                Divisor::new((u64::from(range) * spc).saturating_sub(spares).max(1));
+        }
+        let blocks = z.blocks(p.heads, p.sparing, p.spare_range_cylinders);
         zones.push(zone);
         let mut s = z.slips.clone();
         s.sort_unstable();
@@ -66,6 +68,9 @@ impl Hdd {
     /// [`Hdd::locate_in`] on a measured layout.
     pub(super) fn locate_measured(&self, zone: usize, lba: u64) -> Position {
         let z = &self.zones.list[zone];
+        if z.range_cyls > 0 {
+            return self.locate_in_range(zone, lba);
+        }
         let mut phys = lba - z.first_lba + z.front;
         for &s in self.zones.slips.get(zone).map_or(&[][..], |v| &v[..]) {
             if s <= phys {
@@ -82,6 +87,34 @@ impl Hdd {
         Position {
             cyl: (z.first_cyl + cyl_in_zone as u32).min(self.max_cyl),
             head: head as u32,
+            sector: sector as u32,
+            spt: z.spt,
+        }
+    }
+
+    /// [`Hdd::locate_measured`] with spares at the end of each range of cylinders: a block's
+    /// range is its place among the ranges' data blocks, and a slipped sector moves only
+    /// the blocks of its own range.
+    fn locate_in_range(&self, zone: usize, lba: u64) -> Position {
+        let z = &self.zones.list[zone];
+        let (range, mut at) = z.range_blocks.div_rem(lba - z.first_lba + z.front);
+        let range_start = range * u64::from(z.range_cyls) * z.spc.get();
+        for &s in self.zones.slips.get(zone).map_or(&[][..], |v| &v[..]) {
+            if s < range_start {
+                continue;
+            }
+            if s - range_start <= at {
+                at += 1;
+            } else {
+                break;
+            }
+        }
+        let (cyl_in_range, r) = z.spc.div_rem(at);
+        let (head, sector) = z.data_spt.div_rem(r);
+        let cyl = range * u64::from(z.range_cyls) + cyl_in_range;
+        Position {
+            cyl: (u64::from(z.first_cyl) + cyl).min(u64::from(self.max_cyl)) as u32,
+            head: head.min(self.heads - 1) as u32,
             sector: sector as u32,
             spt: z.spt,
         }

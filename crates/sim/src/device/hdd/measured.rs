@@ -39,6 +39,8 @@ pub(super) struct Measured {
     last_write: bool,
     /// End of the last read (its last block plus one), for stream detection.
     last_read_end: Option<u64>,
+    /// Least positioning time before a write.
+    write_seek_min_ns: u64,
 }
 
 impl Measured {
@@ -51,7 +53,8 @@ impl Measured {
             || p.write_cache
             || p.cache_keeps_read_data
             || p.readahead_limit != ReadaheadLimit::Segment
-            || p.read_watermark > 0.0;
+            || p.read_watermark > 0.0
+            || p.write_seek_min_ms > 0.0;
         used.then(|| {
             Box::new(Measured {
                 overheads: p
@@ -66,6 +69,7 @@ impl Measured {
                 media_free_ns: 0,
                 last_write: false,
                 last_read_end: None,
+                write_seek_min_ns: ms_ns(p.write_seek_min_ms),
             })
         })
     }
@@ -165,16 +169,11 @@ impl Hdd {
         self.read_media(m, now_ns, lba, n, lba, stream, after_write)
     }
 
-    /// True when the previous read ended at or before `lba`, on its track or the track
-    /// before: the read continues a sequential stream.
+    /// True when the previous read ended exactly at `lba`: the read continues a sequential
+    /// stream. A read further on along the track (or on the next one) is not one: the
+    /// drive sees a stream only in blocks asked for one after the other.
     fn continues_stream(&self, m: &Measured, lba: u64) -> bool {
-        let Some(prev_end) = m.last_read_end else {
-            return false;
-        };
-        let last = self.capacity_sectors.saturating_sub(1);
-        let spt = self.zones.of(lba.min(last)).data_spt.get();
-        let track_start = self.track_and_cylinder_end(lba).0.saturating_sub(spt);
-        prev_end <= lba && prev_end + spt > track_start
+        m.last_read_end == Some(lba)
     }
 
     /// First block of the track after the one holding `lba`, and of the cylinder after.
@@ -294,7 +293,9 @@ impl Hdd {
             };
             let start = (now_ns + overhead + iface).max(m.media_free_ns);
             let pos = self.locate(lba);
-            let seek = self.seek_between(pos.cyl, pos.head, true);
+            let seek = self
+                .seek_between(pos.cyl, pos.head, true)
+                .max(m.write_seek_min_ns);
             let rot = self.rotate_wait_ns(
                 self.wrap_rev(start + self.phase_ns),
                 seek,
@@ -309,7 +310,9 @@ impl Hdd {
             return a;
         }
         let pos = self.locate(lba);
-        let seek_ns = self.seek_between(pos.cyl, pos.head, true);
+        let seek_ns = self
+            .seek_between(pos.cyl, pos.head, true)
+            .max(m.write_seek_min_ns);
         // The data crosses the interface while the head moves; the head writes a sector
         // only once its data is in the buffer.
         let lead = wait + overhead + seek_ns;

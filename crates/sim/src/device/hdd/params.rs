@@ -4,6 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use super::geometry::MAX_STEP_MS;
 
+/// Most cylinders of one sparing range (`spare_range_cylinders`).
+pub(crate) const MAX_SPARE_RANGE_CYLINDERS: u16 = 10_000;
+
 /// Most commands a drive's tagged queue holds.
 pub(crate) const MAX_QUEUE_DEPTH: usize = 256;
 
@@ -70,6 +73,10 @@ pub struct HddParams {
     /// Where each zone's spare sectors lie (`spares` of a zone row).
     #[serde(default, skip_serializing_if = "Sparing::is_none")]
     pub sparing: Sparing,
+    /// Cylinders of one sparing range with `sparing = "sectors_per_range"`: each range keeps
+    /// its zone's `spares` sectors at its end (DiskSim's `Rangesize for sparing`).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub spare_range_cylinders: u16,
     /// Overheads by kind of command (absent: `command_overhead_ms` for every kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_overheads_ms: Option<Overheads>,
@@ -90,6 +97,19 @@ pub struct HddParams {
     /// starts sending it (0: it sends each sector as it arrives).
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub read_watermark: f64,
+    /// Least time from a write's command to the head starting to write, in place of a
+    /// shorter (or no) seek: a drive that must settle before writing even on its track
+    /// (DiskSim's `Minimum seek delay`), ms.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub write_seek_min_ms: f64,
+}
+
+fn one() -> u16 {
+    1
+}
+
+fn is_one(v: &u16) -> bool {
+    *v == 1
 }
 
 fn is_zero_f64(v: &f64) -> bool {
@@ -107,9 +127,8 @@ pub enum ReadaheadLimit {
     Track,
     /// The end of its cylinder (at most `readahead_kib`).
     Cylinder,
-    /// For a read that continues a sequential stream (the previous read ended at or before
-    /// its first block, on its track or the one before), the end of the track after the
-    /// read's; after an isolated read, none (DiskSim's `Buffer continuous read = 4`: stay a
+    /// For a read that continues a sequential stream (it starts where the previous read
+    /// ended), the end of the track after the read's; after any other read, none (DiskSim's `Buffer continuous read = 4`: stay a
     /// track ahead of a stream once one is seen).
     TrackOrStream,
 }
@@ -157,6 +176,28 @@ pub struct ZoneSpec {
     pub slips: Vec<u64>,
 }
 
+impl ZoneSpec {
+    /// Blocks the zone holds on a drive of `heads` surfaces with its spares placed as
+    /// `sparing` says (`range_cylinders`: cylinders per range with `SectorsPerRange`; a
+    /// partial range at the zone's end keeps no spares).
+    pub fn blocks(&self, heads: u32, sparing: Sparing, range_cylinders: u16) -> u64 {
+        let heads = u64::from(heads);
+        let cyls = u64::from(self.last_cylinder.saturating_sub(self.first_cylinder)) + 1;
+        let (spt, spares) = (u64::from(self.sectors_per_track), u64::from(self.spares));
+        let spc = match sparing {
+            Sparing::SectorsPerTrack => spt.saturating_sub(spares).max(1) * heads,
+            Sparing::SectorsPerCylinder => (spt * heads).saturating_sub(spares).max(1),
+            _ => spt * heads,
+        };
+        let lost = match sparing {
+            Sparing::Tracks => spares * spt,
+            Sparing::SectorsPerRange => spares * (cyls / u64::from(range_cylinders.max(1))),
+            _ => 0,
+        };
+        (cyls * spc).saturating_sub(self.reserved_front_sectors + lost)
+    }
+}
+
 /// Placement of a zone's spare sectors.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -170,6 +211,9 @@ pub enum Sparing {
     SectorsPerCylinder,
     /// `spares` sectors at the end of every track.
     SectorsPerTrack,
+    /// `spares` sectors at the end of every range of `spare_range_cylinders` cylinders (a
+    /// slipped sector moves blocks only within its range).
+    SectorsPerRange,
 }
 
 impl Sparing {
@@ -271,6 +315,18 @@ fn check_detail(p: &HddParams) -> Result<(), String> {
                 ));
             }
         }
+    }
+    if !(1..=MAX_SPARE_RANGE_CYLINDERS).contains(&p.spare_range_cylinders) {
+        return Err(format!(
+            "spare_range_cylinders must be 1 to {MAX_SPARE_RANGE_CYLINDERS}; got {}",
+            p.spare_range_cylinders
+        ));
+    }
+    if !(p.write_seek_min_ms.is_finite() && (0.0..MAX_STEP_MS).contains(&p.write_seek_min_ms)) {
+        return Err(format!(
+            "write_seek_min_ms must be 0 to {MAX_STEP_MS} ms; got {}",
+            p.write_seek_min_ms
+        ));
     }
     let mut last = 0.0;
     for (i, [d, ms]) in p.seek_curve.iter().copied().enumerate() {
