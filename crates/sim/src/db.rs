@@ -11,6 +11,7 @@
 pub mod archiver;
 pub mod buffer_cache;
 pub mod checkpoint_queue;
+pub mod cleanout;
 pub mod db_writer;
 pub(crate) mod engine;
 pub mod layout;

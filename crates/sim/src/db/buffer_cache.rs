@@ -260,6 +260,12 @@ impl BufferCache {
         }
     }
 
+    /// Whether `page` is cached and dirty (changed since it was last written).
+    pub fn dirty_page(&self, page: u64) -> bool {
+        self.frame_of(page)
+            .is_some_and(|f| self.is_dirty(f as usize))
+    }
+
     /// Cleans `page` when it is cached and dirty (its write is the caller's): true then.
     pub fn clean(&mut self, page: u64) -> bool {
         let Some(f) = self.table.get(page as u32) else {

@@ -9,6 +9,14 @@
 //! of the buffer holds unwritten redo and on its timeout (every 3 s), and after a write it
 //! writes again only for waiting commits or a third of the buffer; without one (PostgreSQL)
 //! it writes whatever is unwritten as soon as the previous write is done.
+//!
+//! The last block of a write is usually partly filled. PostgreSQL writes that WAL page again
+//! with the next write; Oracle's LGWR instead moves the redo generation position to the
+//! start of the next redo block before it writes (`wastes_tail`), so each write starts on a
+//! fresh block and the rest of the last one is never used: the `redo wastage` statistic
+//! (Oracle Database Reference, "Statistics Descriptions"; Steve Adams, *Oracle Internals
+//! Notes*, "Redo Wastage"). A write then costs the redo it carries rounded up to whole
+//! blocks, once, instead of the partly filled block again at the start of the next write.
 
 use std::collections::VecDeque;
 
@@ -30,6 +38,10 @@ pub struct LogConfig {
     /// The log buffer, bytes (Oracle's `log_buffer`): a third of it unwritten starts a
     /// write. 0: no buffer trigger (PostgreSQL's WAL).
     pub buffer_bytes: u64,
+    /// Oracle: after a write the generation position moves to the next block boundary (the
+    /// rest of the written block is redo wastage); false: the partly filled block is written
+    /// again by the next write (PostgreSQL's WAL page).
+    pub wastes_tail: bool,
 }
 
 /// One log write to issue: `bytes` at byte `offset` of the log space, on every member.
@@ -76,6 +88,8 @@ pub struct LogWriter {
     pub commits: u64,
     pub switches: u64,
     pub bytes_written: u64,
+    /// Bytes of partly filled last blocks skipped (`wastes_tail`: Oracle's redo wastage).
+    pub wasted: u64,
 }
 
 impl LogWriter {
@@ -97,6 +111,7 @@ impl LogWriter {
             commits: 0,
             switches: 0,
             bytes_written: 0,
+            wasted: 0,
         }
     }
 
@@ -231,13 +246,19 @@ impl LogWriter {
             return;
         }
         let b = self.cfg.block;
-        // Whole blocks from the flushed position (a partly filled block is written again),
-        // no further than the end of the current file, no longer than max_write.
+        // Whole blocks from the flushed position (PostgreSQL: a partly filled block is
+        // written again; Oracle: the flushed position is always a block boundary), no
+        // further than the end of the current file, no longer than max_write.
         let start = self.flushed / b * b;
         let in_file = start % self.cfg.file_bytes;
         let room = self.cfg.file_bytes - in_file;
         let want = (self.lsn - start).div_ceil(b) * b;
         let bytes = want.min(self.cfg.max_write / b * b).min(room);
+        if self.cfg.wastes_tail && start + bytes > self.lsn {
+            // Oracle: redo generated from now on goes to the next block.
+            self.wasted += start + bytes - self.lsn;
+            self.lsn = start + bytes;
+        }
         let to = (start + bytes).min(self.lsn);
         let ring = self.cfg.file_bytes * u64::from(self.cfg.groups);
         step.write = Some(LogWrite {
@@ -274,6 +295,7 @@ mod tests {
             members: 1,
             archive: false,
             buffer_bytes: 0,
+            wastes_tail: false,
         }
     }
 
@@ -443,8 +465,53 @@ mod tests {
             block: 512,
             max_write: 1 << 20,
             buffer_bytes: 3 << 20,
+            wastes_tail: true,
             ..cfg()
         }
+    }
+
+    /// Oracle: each write starts on a fresh redo block; the rest of the last one is redo
+    /// wastage, never written again. PostgreSQL's writer rewrites the partly filled page.
+    #[test]
+    fn oracle_skips_the_rest_of_the_last_redo_block_and_never_rewrites_it() {
+        let mut ora = LogWriter::new(oracle());
+        let mut pg = LogWriter::new(LogConfig {
+            wastes_tail: false,
+            ..oracle()
+        });
+        let (mut ora_writes, mut pg_writes) = (Vec::new(), Vec::new());
+        // One committer at a time, 320 bytes of redo each.
+        for _ in 0..4 {
+            ora_writes.push(ora.commit(0, 320).write.expect("a write"));
+            ora.member_done();
+            pg_writes.push(pg.commit(0, 320).write.expect("a write"));
+            pg.member_done();
+        }
+        let at = |w: &[LogWrite]| w.iter().map(|w| (w.offset, w.bytes)).collect::<Vec<_>>();
+        assert_eq!(
+            at(&ora_writes),
+            [(0, 512), (512, 512), (1024, 512), (1536, 512)]
+        );
+        assert_eq!(
+            (ora.bytes_written, ora.wasted, ora.lsn()),
+            (2048, 768, 2048)
+        );
+        // The partly filled block again at the start of each write: 640 = 2 blocks, ...
+        assert_eq!(
+            at(&pg_writes),
+            [(0, 512), (0, 1024), (512, 512), (512, 1024)]
+        );
+        assert_eq!((pg.bytes_written, pg.wasted, pg.lsn()), (3072, 0, 1280));
+        // Group commit: ten commits of 320 bytes behind a write go in one write of their
+        // 3,200 bytes rounded up to whole blocks (3,584), from the next block boundary.
+        let first = ora.commit(0, 320).write.expect("a write");
+        for s in 1..=10 {
+            assert!(ora.commit(s, 320).write.is_none());
+        }
+        let next = ora.member_done().write.expect("the group's write");
+        assert_eq!((first.offset, next.offset, next.bytes), (2048, 2560, 3584));
+        assert_eq!(ora.member_done().released, (1..=10).collect::<Vec<_>>());
+        assert_eq!(ora.wasted, 768 + 192 + 384);
     }
 
     #[test]

@@ -171,3 +171,62 @@ fn the_multiblock_read_count_is_a_database_key() {
         );
     }
 }
+
+/// An Oracle mix of queries (10 blocks each) and updates changing `changed` blocks, over a
+/// 64 MiB table and a 16 MiB buffer cache (2,048 frames: a commit cleans out at most 204).
+fn cleanouts(changed: u32) -> (Run, f64) {
+    let text = format!(
+        "name = \"cleanout\"\nengine = \"oracle\"\nsessions = 4\n\
+         [[transactions]]\nname = \"update\"\nweight = 0.05\nlogical_reads = {changed}\n\
+         blocks_changed = {changed}\nredo_bytes = {redo}\ncpu_ms = 0.1\n\
+         [[transactions]]\nname = \"query\"\nweight = 0.95\nlogical_reads = 10\ncpu_ms = 0.1\n\
+         [[segments]]\nname = \"t\"\nkind = \"table\"\nsize = \"64m\"\nshare = 1.0\n\
+         [instance]\ncpus = 8\nbuffer_cache = \"16m\"\n",
+        redo = changed * 200
+    );
+    let s = system(ENTERPRISE_RAID5);
+    let c = Characterization::from_toml(&text, "c.toml").unwrap_or_else(|e| panic!("{e}"));
+    let mbrc = multiblock_read_count(Engine::Oracle, 8192);
+    let w = character_workload(&c, toml::Table::new(), "c.toml", &s, mbrc)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = simulate(&s, &w, opts(10, 5, 3)).unwrap_or_else(|e| panic!("{e}"));
+    let updates = r
+        .metrics
+        .transactions
+        .iter()
+        .find(|t| t.name == "update")
+        .map_or(0.0, |t| t.tx_per_s);
+    (r, updates)
+}
+
+/// Delayed block cleanout. An update that changes 1,000 blocks commits with at most a tenth
+/// of the 2,048-frame buffer cache cleaned out; the rest of its blocks keep their committed
+/// but uncleaned transaction, and the queries that visit them later clean them out, each
+/// visit dirtying its block and generating redo. An update of 100 blocks (under the tenth)
+/// leaves only the blocks the cache evicted or the writer wrote before its commit.
+#[test]
+fn commits_beyond_a_tenth_of_the_cache_leave_blocks_that_queries_clean_out() {
+    let (big, big_rate) = cleanouts(1000);
+    let (small, small_rate) = cleanouts(100);
+    assert!(
+        big_rate > 0.0 && small_rate > 0.0,
+        "{big_rate} {small_rate}"
+    );
+    let left = param(&big, "cleanouts_left_per_s");
+    // About 940 distinct blocks of 8,192 a transaction, at most 204 cleaned out.
+    assert!(
+        left > 0.6 * 1000.0 * big_rate,
+        "{left} blocks/s left uncleaned by {big_rate} updates/s of 1,000 blocks"
+    );
+    let delayed = param(&big, "delayed_cleanouts_per_s");
+    assert!(
+        delayed > 0.1 * left && delayed <= 1.2 * left,
+        "{delayed} delayed cleanouts/s of {left} left/s"
+    );
+    let small_left = param(&small, "cleanouts_left_per_s");
+    assert!(
+        small_left < 0.3 * 100.0 * small_rate,
+        "{small_left} blocks/s left uncleaned by {small_rate} updates/s of 100 blocks"
+    );
+    assert!(param(&big, "redo_wastage_bytes_per_s") > 0.0);
+}

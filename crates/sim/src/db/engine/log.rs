@@ -33,6 +33,7 @@ pub(super) fn config(spec: &DbSpec) -> LogConfig {
         members: 1 + spec.log_members.len() as u32,
         archive: spec.archive.is_some(),
         buffer_bytes: if oracle { spec.log_buffer_bytes } else { 0 },
+        wastes_tail: oracle,
     }
 }
 

@@ -8,6 +8,7 @@
 use super::{DbEngine, DbTimer, Stack};
 use crate::config::DbTest;
 use crate::db::checkpoint_queue::{CheckpointQueue, LAG_PCT_OF_LOG_FILE};
+use crate::db::cleanout::{Cleanout, CLEANOUT_REDO_BYTES};
 use crate::db::layout::NEW_BLOCK;
 use crate::db::undo::{self, Undo};
 use storlab_core::character::Engine;
@@ -35,6 +36,10 @@ pub(super) struct Oracle {
     pub checkpoint_blocks: u64,
     /// Sessions waiting for log buffer space.
     pub space: super::log_space::LogSpace,
+    /// Blocks whose committed transaction is not cleaned out yet.
+    pub cleanout: Cleanout,
+    /// The log writer's redo wastage when the measured window began.
+    pub wasted_at_reset: u64,
 }
 
 impl Oracle {
@@ -47,6 +52,8 @@ impl Oracle {
             queue: CheckpointQueue::new(page_space(spec, blocks)),
             checkpoint_blocks: 0,
             space: super::log_space::LogSpace::new(spec.sessions),
+            cleanout: Cleanout::new(blocks, spec.buffer_blocks as usize),
+            wasted_at_reset: 0,
         })
     }
 }
@@ -141,6 +148,53 @@ impl DbEngine {
         }
         self.writer.submit(&due);
         due.len()
+    }
+
+    /// Oracle: session `s` commits: it cleans out the blocks it changed that are still in
+    /// the buffer cache unwritten (at most a tenth of the cache); the others are left to the
+    /// next visit (delayed block cleanout).
+    pub(super) fn commit_cleanout(&mut self, s: u32) {
+        let Some(o) = self.oracle.as_mut() else {
+            return;
+        };
+        let cache = &self.cache;
+        o.cleanout
+            .commit(&self.sessions[s as usize].plan, |b| cache.dirty_page(b));
+    }
+
+    /// Oracle: session `s` visits `block` (`write`: to change it). A block holding a
+    /// committed transaction not cleaned out is cleaned out by the visit: a query's visit
+    /// then changes the block (it is dirtied, enters the checkpoint queue) and generates the
+    /// cleanout's redo; a change cleans it out as part of itself. Returns whether the access
+    /// changes the block, or None when the cleanout's redo does not fit in the log buffer
+    /// (the session waits and visits again).
+    #[inline]
+    pub(super) fn cleanout_visit(
+        &mut self,
+        s: u32,
+        block: u64,
+        write: bool,
+        stack: &mut Stack,
+    ) -> Option<bool> {
+        let Some(o) = self.oracle.as_mut() else {
+            return Some(write);
+        };
+        if !o.cleanout.uncleaned(block) {
+            return Some(write);
+        }
+        if write {
+            o.cleanout.clean(block);
+            return Some(true);
+        }
+        if !self.log_space_for(s, CLEANOUT_REDO_BYTES, stack) {
+            return None;
+        }
+        let o = self.oracle.as_mut()?;
+        o.cleanout.clean(block);
+        o.queue.changed(block, self.log.lsn());
+        let step = self.log.append(CLEANOUT_REDO_BYTES);
+        self.log_step(step, stack);
+        Some(true)
     }
 
     /// The log writer's timeout: it writes what is unwritten, and wakes again in 3 s.

@@ -135,6 +135,9 @@ impl DbEngine {
         if let Some(o) = self.oracle.as_mut() {
             o.checkpoint_blocks = 0;
             o.space.reset();
+            o.cleanout.left = 0;
+            o.cleanout.delayed = 0;
+            o.wasted_at_reset = self.log.wasted;
         }
         for m in &mut self.member_io {
             *m = HostStats::new(now_ns);
@@ -281,6 +284,21 @@ impl DbEngine {
                 o.insert(
                     "checkpoint_queue_blocks_per_s".into(),
                     round_to(ora.checkpoint_blocks as f64 / secs.max(1e-9), 1).into(),
+                );
+                // Blocks commits left uncleaned, and visits that cleaned one out (delayed
+                // block cleanout); bytes of partly filled redo blocks skipped (redo wastage).
+                let per_s = |n: u64| round_to(n as f64 / secs.max(1e-9), 1);
+                o.insert(
+                    "cleanouts_left_per_s".into(),
+                    per_s(ora.cleanout.left).into(),
+                );
+                o.insert(
+                    "delayed_cleanouts_per_s".into(),
+                    per_s(ora.cleanout.delayed).into(),
+                );
+                o.insert(
+                    "redo_wastage_bytes_per_s".into(),
+                    per_s(db.log.wasted - ora.wasted_at_reset).into(),
                 );
             }
         }

@@ -64,6 +64,14 @@ impl DbEngine {
                 }
             }
             let (block, new) = (entry & !NEW_BLOCK, entry & NEW_BLOCK != 0);
+            let mut write = write;
+            if CHECKS && self.oracle.is_some() {
+                // Oracle: a block left uncleaned by a commit is cleaned out by this visit.
+                match self.cleanout_visit(s, block, write, stack) {
+                    Some(w) => write = w,
+                    None => return Walk::Waiting,
+                }
+            }
             let a = self.cache.access(block, write);
             if measuring {
                 self.stats.accesses += 1;
@@ -115,6 +123,7 @@ impl DbEngine {
         let bytes = self.commit_log_bytes(s);
         let per_commit = self.spec.log_bytes_per_commit;
         let step = if self.oracle.is_some() {
+            self.commit_cleanout(s);
             let step = self.log.append(bytes);
             self.log_step(step, stack);
             self.log.commit_step(s, per_commit)
