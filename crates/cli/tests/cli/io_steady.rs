@@ -1,41 +1,15 @@
-//! `storlab io`'s verdict on a short measured window of a real file: a flat window is
-//! judged steady, one that stalls before its end is not. Real runs count a trend only when
-//! Student's t for the window's samples puts it clear of the noise, and a second with
-//! nothing completed as a stall.
+//! `storlab io`'s verdict on a short measured window of a real file that stalls before its
+//! end: real runs count a second with nothing completed as a stall. (How often flat noise
+//! is called a trend under Student's t is checked on seeded windows in core's steady
+//! tests: a real file's latency on a shared machine is not flat enough to test it here.)
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::io_warmup::{read_runs, STEADY as FLAT};
-use super::{scratch_dir, storlab};
+use super::scratch_dir;
 
-/// A flat 5 s window is steady. Each of its two figures is called a trend in about one
-/// flat window in twenty (a 5% test), so of three runs at least one must be judged steady.
-#[test]
-fn a_short_flat_real_run_is_judged_steady() {
-    let dir = scratch_dir();
-    let mut verdicts = Vec::new();
-    for i in 0..3 {
-        let out = dir.path().join(format!("flat{i}.json"));
-        storlab()
-            .args(["io", "--target"])
-            .arg(dir.path().join("f.dat"))
-            .args(FLAT)
-            .args(["--duration", "5s", "--warmup", "2s", "--json"])
-            .arg(&out)
-            .assert()
-            .success();
-        let run = read_runs(&out)[0].clone();
-        assert_eq!(run["series"].as_array().unwrap().len(), 5);
-        verdicts.push((run["steady"].clone(), run["steady_reason"].clone()));
-    }
-    assert!(
-        verdicts.iter().any(|(steady, _)| steady == true),
-        "{verdicts:?}"
-    );
-}
-
-/// The same run stopped (SIGSTOP) for the last seconds of its window: nothing completes
+/// A rate-limited run stopped (SIGSTOP) for the last seconds of its window: nothing completes
 /// then, and the verdict says it stalled (its catch-up burst before the stop hid any trend
 /// in the noise: [814, 650, 791, 1879, 875, 0, 0, 0] IO/s was judged steady).
 #[test]
