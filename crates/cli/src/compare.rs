@@ -394,14 +394,7 @@ fn print_unsteady(study: &Study) {
             jobs.len(),
             study.cells.len()
         );
-        for (c, r) in jobs {
-            println!(
-                "  - {} x {}: {}",
-                c.configuration,
-                c.workload,
-                r.steady_reason.as_deref().unwrap_or("no reason recorded")
-            );
-        }
+        print_reasons(&jobs);
     }
     let unsteady: Vec<_> = study
         .cells
@@ -417,7 +410,12 @@ fn print_unsteady(study: &Study) {
         unsteady.len(),
         study.cells.len()
     );
-    for (c, r) in unsteady {
+    print_reasons(&unsteady);
+}
+
+/// One line per cell: its configuration, workload and the reason its run was flagged.
+fn print_reasons(cells: &[(&Cell, &Run)]) {
+    for (c, r) in cells {
         println!(
             "  - {} x {}: {}",
             c.configuration,

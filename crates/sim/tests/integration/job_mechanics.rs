@@ -3,17 +3,10 @@
 //! the database writer falls behind.
 
 use super::jobs::{elapsed, job, outcome};
-use storlab_sim::db::schema::BlockFormat;
 use storlab_sim::db::Table;
 
 fn table(rows: u64, row_bytes: u64) -> Table {
-    Table {
-        rows,
-        row_bytes,
-        fillfactor: 100,
-        key_bytes: 8,
-        format: BlockFormat::Postgresql,
-    }
+    Table::full_postgresql(rows, row_bytes)
 }
 
 #[test]
