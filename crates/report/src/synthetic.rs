@@ -183,6 +183,7 @@ fn array(name: &str, level: &str, destage: f64, parity: bool) -> ArrayMetrics {
         destage_iops: destage,
         read_delay_ms: 6.5,
         destage_delay_ms: 11.0,
+        rank_destage_delay_ms: if parity { 24.0 } else { 12.0 },
         cache_read_hit_pct: 12.0,
         nvs_full_delay_pct: if parity { 3.5 } else { 0.4 },
         stripe_writes: parity.then_some(StripeWrites {

@@ -26,6 +26,11 @@ pub struct GroupStats {
     pub destage_ops: u64,
     /// Sum of their times from issue to completion.
     pub destage_delay_ns: u64,
+    /// Destages completed (array writes of dirty data, each one or more disk operations).
+    pub destages: u64,
+    /// Sum of their times from the issue of their first disk operation to the end of their
+    /// last.
+    pub destage_rank_ns: u64,
     /// Stripe updates by full-stripe write.
     pub full_stripe: u64,
     /// Stripe updates by read-modify-write.

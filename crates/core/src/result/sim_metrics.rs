@@ -20,6 +20,11 @@ pub struct ArrayMetrics {
     pub read_delay_ms: f64,
     /// Mean time of a destage disk operation from issue to completion, ms.
     pub destage_delay_ms: f64,
+    /// Mean time of one destage to the rank, from the issue of its first disk operation to
+    /// the completion of its last, ms ("rank destage delay"): a RAID 5/6 update's reads and
+    /// then its writes, a mirror's two writes side by side, a full stripe's writes.
+    #[serde(default)]
+    pub rank_destage_delay_ms: f64,
     /// Host reads served from cache, percent.
     pub cache_read_hit_pct: f64,
     /// Host writes that waited for free write cache, percent.

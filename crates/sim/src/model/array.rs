@@ -75,6 +75,8 @@ struct ArrayReq {
     kind: AreqKind,
     pending: u32,
     phase2: Vec<DiskIo>,
+    /// When its first disk operations were issued.
+    issued_at: SimTime,
 }
 
 /// Traffic class of a disk operation, for the group statistics.
@@ -135,6 +137,7 @@ impl ArrayPart {
                 kind: AreqKind::Ctrl(req),
                 pending: extents.len() as u32,
                 phase2: Vec::new(),
+                issued_at: core.now,
             });
             for e in &extents {
                 let io = self.choose_copy(g, e);
@@ -211,6 +214,7 @@ impl ArrayPart {
             kind,
             pending: first.len() as u32,
             phase2,
+            issued_at: core.now,
         });
         let first_is_write = plan.reads.is_empty();
         for &io in first.iter() {
@@ -327,6 +331,11 @@ impl ArrayPart {
         }
         if areq.phase2.is_empty() {
             let areq = self.areqs.remove(op.areq);
+            if op.class == OpClass::Destage {
+                let stats = &mut self.groups[g as usize].stats;
+                stats.destages += 1;
+                stats.destage_rank_ns += now - areq.issued_at;
+            }
             match areq.kind {
                 AreqKind::Ctrl(req) => done.finished = Some((op.areq, req)),
                 AreqKind::Rebuild { task } => self.rebuild_chunk_done(core, task),

@@ -116,6 +116,7 @@ impl Stack {
                     destage_iops: per_s(s.destage_ops, secs),
                     read_delay_ms: mean_ms(s.read_delay_ns, s.read_ops),
                     destage_delay_ms: mean_ms(s.destage_delay_ns, s.destage_ops),
+                    rank_destage_delay_ms: mean_ms(s.destage_rank_ns, s.destages),
                     cache_read_hit_pct: pct(c.read_hits, c.host_reads),
                     nvs_full_delay_pct: pct(c.nvs_delayed, c.host_writes),
                     stripe_writes: parity.then(|| StripeWrites {

@@ -88,3 +88,77 @@ fn mirrored_reads_balance_over_both_copies() {
     let balanced = run_profile(&s, "randread-8k", opts(20, 2, 5)).metrics.iops;
     assert!(balanced > 1.3 * run.metrics.iops);
 }
+
+/// Replays isolated 8 KiB writes far apart on the group, 100 ms apart: each is alone at the
+/// disks, so nothing but its own plan decides how long it takes. Write-back destages each at
+/// once (the watermarks are below one 8 KiB page); write-through sends it to the disks while
+/// the host waits.
+fn isolated_writes(level: &str, disks: u32, write_back: bool) -> Run {
+    let mut text = bare(level, disks, "hdd-10k", "64k");
+    if write_back {
+        text = text
+            .replace(
+                "write_policy = \"write-through\"",
+                "destage_high_pct = 1.0\ndestage_low_pct = 0.5",
+            )
+            .replace("write_cache = \"0\"", "write_cache = \"1m\"")
+            .replace("write_cache = false\n", "");
+    }
+    let s = system(&text);
+    let trace: String = (0..40u64)
+        .map(|i| format!("0,{},8192,w,{:.3}\n", i * 37_000_016, i as f64 * 0.1))
+        .collect();
+    let reader = storlab_sim::trace::TraceReader::new(
+        std::io::Cursor::new(trace.into_bytes()),
+        storlab_sim::trace::TraceFormat::Spc,
+        "writes.csv",
+    );
+    let source = storlab_sim::TraceSource {
+        feed: Box::new(reader),
+        file: "writes.csv".into(),
+        mode: storlab_sim::TraceMode::OpenLoop { speed: 1.0 },
+        map: Vec::new(),
+    };
+    let w = storlab_sim::WorkloadSpec {
+        name: "trace".into(),
+        streams: Vec::new(),
+        database: None,
+    };
+    let run = storlab_sim::simulate_with(&s, &w, &[], Some(source), opts(5, 0, 1))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.metrics.ios, 40, "{level}");
+    run
+}
+
+#[test]
+fn rank_destage_delay_spans_a_read_modify_writes_two_phases() {
+    // A RAID 5 update reads the old data and parity (two disks side by side), then writes
+    // both: the destage takes a read and then a write, at least twice the mean of its four
+    // disk operations, and as long as the same write takes written through.
+    let a = &isolated_writes("raid5", 5, true).arrays[0];
+    let through_ms = isolated_writes("raid5", 5, false).metrics.latency_ms.mean;
+    assert!(
+        a.rank_destage_delay_ms >= 2.0 * a.destage_delay_ms && a.destage_delay_ms > 0.0,
+        "raid5: rank destage {:.3} ms, per disk operation {:.3} ms",
+        a.rank_destage_delay_ms,
+        a.destage_delay_ms
+    );
+    assert!(
+        (through_ms - a.rank_destage_delay_ms).abs() <= 0.1 * through_ms,
+        "raid5: written through {through_ms:.3} ms, rank destage {:.3} ms",
+        a.rank_destage_delay_ms
+    );
+    // The data disk writes back the block it has just read: the head is on the track and the
+    // block comes round again a revolution (6 ms at 10,000 rpm) after it was read.
+    assert!(a.rank_destage_delay_ms > a.destage_delay_ms + 0.8 * 6.0);
+    // A mirror writes both copies side by side: one phase, about one disk operation.
+    let m = &isolated_writes("raid10", 4, true).arrays[0];
+    assert!(
+        m.rank_destage_delay_ms >= m.destage_delay_ms
+            && m.rank_destage_delay_ms <= 1.5 * m.destage_delay_ms,
+        "raid10: rank destage {:.3} ms, per disk operation {:.3} ms",
+        m.rank_destage_delay_ms,
+        m.destage_delay_ms
+    );
+    assert!(a.rank_destage_delay_ms > 1.5 * m.rank_destage_delay_ms);
+}
