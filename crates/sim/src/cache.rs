@@ -112,6 +112,21 @@ mod tests {
     }
 
     #[test]
+    fn a_peeked_run_marked_in_part_leaves_the_rest_idle() {
+        let mut d = DirtyPages::new(1 << 20);
+        d.write(60, 200);
+        assert_eq!(d.peek_run(0, 1024), Some((60, 140)));
+        // The first 68 pages (across a word boundary) go; the rest is found next.
+        d.mark_destaging(60, 68);
+        assert_eq!(d.peek_run(0, 1024), Some((128, 72)));
+        assert_eq!(d.take_run(0, 1024), Some((128, 72)));
+        assert_eq!(d.peek_run(0, 1024), None);
+        assert_eq!(d.destaged(60, 68), 68);
+        assert_eq!(d.destaged(128, 72), 72);
+        assert!(d.is_empty());
+    }
+
+    #[test]
     fn dirty_run_stops_at_boundary_and_wraps() {
         let mut d = DirtyPages::new(1 << 20);
         for p in 6..12 {
@@ -172,7 +187,9 @@ mod tests {
                     .next()
                     .or(model.iter().next())
                     .copied();
+                let peeked = d.peek_run(cursor, 16);
                 let got = d.take_run(cursor, 16);
+                assert_eq!(peeked, got, "peek_run finds the run take_run takes");
                 assert_eq!(got.map(|g| g.0), want);
                 if let Some((first, n)) = got {
                     for q in first..first + n {

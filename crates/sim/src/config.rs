@@ -142,6 +142,9 @@ pub struct ControllersFile {
     /// Destage disk operations kept outstanding per member disk; when absent, each group's
     /// follows its disks ([`ControllerSpec::destage_queue_for`]).
     pub destage_queue_per_disk: Option<u32>,
+    /// RAID 5/6 write gathering: how long the partial stripe at a sequential writer's head
+    /// waits for the writer to fill it, from the writer's last write (0: no wait).
+    pub full_stripe_hold: TimeSpan,
     /// Read cache segment (staging unit) size.
     pub read_segment: ByteSize,
     /// How far ahead of a sequential reader the controller prefetches.

@@ -53,6 +53,11 @@ impl DirtyPages {
         self.count
     }
 
+    /// Dirty pages not being destaged.
+    pub fn idle_len(&self) -> usize {
+        self.count - self.destaging
+    }
+
     /// True when nothing is dirty.
     pub fn is_empty(&self) -> bool {
         self.count == 0
@@ -287,6 +292,38 @@ impl DirtyPages {
             self.words.prefetch(w as u32);
         }
         Some((first, p - first))
+    }
+
+    /// The run [`DirtyPages::take_run`] would take, without marking it: (first page, page
+    /// count).
+    pub fn peek_run(&self, cursor: u64, boundary: u64) -> Option<(u64, u64)> {
+        let first = self
+            .first_idle_from(cursor)
+            .or_else(|| self.first_idle_from(0))?;
+        let limit = (first / boundary + 1) * boundary;
+        let mut p = first;
+        while p < limit {
+            let w = p >> 6;
+            let lo = p & 63;
+            let hi = limit.min((w + 1) << 6) - (w << 6);
+            let n = (!((self.idle_bits(w) & bits(lo, hi)) >> lo)).trailing_zeros() as u64;
+            p += n;
+            if n == 0 || lo + n < 64 {
+                break;
+            }
+        }
+        Some((first, p - first))
+    }
+
+    /// Marks pages [first, first+count), all dirty and idle (part of a run
+    /// [`DirtyPages::peek_run`] found), as destaging.
+    pub fn mark_destaging(&mut self, first: u64, count: u64) {
+        Self::for_words(first, first + count, |w, mask| {
+            let b = self.busy.entry(w as u32).or_default();
+            debug_assert_eq!(b.destaging & mask, 0, "pages already destaging");
+            b.destaging |= mask;
+        });
+        self.destaging += count as usize;
     }
 
     /// A destage of [first, first+count) completed; returns the pages freed. Pages written

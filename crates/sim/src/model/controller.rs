@@ -12,6 +12,7 @@
 mod build;
 mod cpu;
 mod failover;
+mod gather;
 mod read;
 mod write;
 
@@ -86,6 +87,8 @@ struct CacheGroup {
     destage_run_pages: u64,
     seq: [SeqStream; SEQ_SLOTS],
     seq_victim: usize,
+    /// Write gathering into full stripes (RAID 5/6).
+    gather: gather::Gather,
     /// The cache-side figures: host pieces, read hits, NVS waits, lost pages.
     stats: GroupStats,
 }

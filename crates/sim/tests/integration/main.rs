@@ -34,6 +34,7 @@ mod temp_io;
 mod transactions;
 mod warmup;
 mod workloads;
+mod write_gathering;
 
 use storlab_core::result::Run;
 use storlab_sim::{

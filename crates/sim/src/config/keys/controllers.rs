@@ -153,6 +153,13 @@ pub const CONTROLLER_KEYS: &[Key] = &[
     .int(1, MAX_DESTAGE_QUEUE as u64)
     .unit("operations"),
     Key::new(
+        "full_stripe_hold",
+        Kind::Time,
+        D("0"),
+        "RAID 5/6 write gathering: how long after a sequential writer's last write the partial stripe at its head stays in the write cache, so that it leaves as one full-stripe write (parity from the new data, no reads) rather than a read-modify-write; 0 destages it like any dirty data",
+    )
+    .int(0, MAX_FULL_STRIPE_HOLD_NS),
+    Key::new(
         "read_segment",
         Kind::Size,
         D("\"8KiB\""),
@@ -188,6 +195,9 @@ pub const CONTROLLER_KEYS: &[Key] = &[
     )
     .int(512, MAX_TRACK_BYTES),
 ];
+
+/// Longest `full_stripe_hold`: 60 s (a writer idle longer than that has stopped).
+const MAX_FULL_STRIPE_HOLD_NS: u64 = 60_000_000_000;
 
 /// Choices of `staging`.
 const STAGING: Kind = Kind::Choice(&["block", "record-to-end-of-track", "track"]);

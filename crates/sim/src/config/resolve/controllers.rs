@@ -82,6 +82,9 @@ pub struct ControllerSpec {
     /// Destage disk operations outstanding per member disk, when set in the file; otherwise
     /// each group's follows its disks ([`ControllerSpec::destage_queue_for`]).
     pub destage_queue_per_disk: Option<u32>,
+    /// How long the partial stripe at a sequential writer's head waits to be filled, from
+    /// the writer's last write (0: destaged like any dirty data).
+    pub full_stripe_hold_ns: u64,
     /// Read segment in sectors.
     pub segment_sectors: u64,
     /// Prefetch distance in sectors.
@@ -222,6 +225,7 @@ pub(super) fn resolve_controllers(
         destage_high_pages: (write_cache_pages as f64 * c.destage_high_pct / 100.0) as u64,
         destage_low_pages: (write_cache_pages as f64 * c.destage_low_pct / 100.0) as u64,
         destage_queue_per_disk: c.destage_queue_per_disk,
+        full_stripe_hold_ns: c.full_stripe_hold.0,
         segment_sectors: seg / 512,
         prefetch_sectors: c.prefetch.0 / 512,
         sequential_trigger: c.sequential_trigger,

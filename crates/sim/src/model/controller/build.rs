@@ -2,12 +2,14 @@
 
 use std::collections::VecDeque;
 
+use super::gather::Gather;
 use super::write::destage_run_pages;
 use super::{CacheGroup, ControllerPart, CtrlRt, LunRt, SeqStream, SEQ_SLOTS};
 use crate::cache::{DirtyPages, SegmentCache};
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::SystemSpec;
 use crate::model::resource::Resource;
+use crate::raid::RaidLevel;
 use crate::slab::Slab;
 
 impl ControllerPart {
@@ -68,6 +70,11 @@ impl ControllerPart {
                 destage_run_pages: destage_run_pages(&g.layout),
                 seq: [SeqStream::default(); SEQ_SLOTS],
                 seq_victim: 0,
+                gather: Gather::new(
+                    matches!(g.layout.level(), RaidLevel::Raid5 | RaidLevel::Raid6)
+                        .then(|| g.layout.full_stripe_sectors()),
+                    spec.controller_spec(g.controller).full_stripe_hold_ns,
+                ),
                 stats: Default::default(),
             });
         }

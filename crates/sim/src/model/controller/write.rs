@@ -98,12 +98,13 @@ impl ControllerPart {
             .write_cache_pages
             .saturating_sub(this.ctrls[ctrl].dirty_pages);
         let pages = (lba / PAGE_SECTORS, (lba + sectors).div_ceil(PAGE_SECTORS));
-        let Some(added) = this.groups[g as usize]
-            .dirty
-            .write_within(pages.0, pages.1, room)
-        else {
+        let grp = &mut this.groups[g as usize];
+        let Some(added) = grp.dirty.write_within(pages.0, pages.1, room) else {
             return false;
         };
+        if grp.gather.enabled() {
+            grp.gather.note_write(lba, sectors, s.core.now);
+        }
         let c = &mut this.ctrls[ctrl];
         c.dirty_pages += added;
         let mut ack = ready_at;
@@ -196,12 +197,10 @@ impl ControllerPart {
         if grp.destage_ops_inflight >= grp.destage_ops_limit {
             return false;
         }
-        let Some((first, pages)) = grp
-            .dirty
-            .take_run(grp.destage_cursor, grp.destage_run_pages)
-        else {
+        let Some((first, pages)) = this.next_destage_run(g, s.core.now) else {
             return false;
         };
+        let grp = &mut this.groups[g as usize];
         grp.destage_cursor = first + pages;
         this.ctrls[grp.ctrl as usize].destaging_pages += pages;
         let req = CtrlReq::Destage {
