@@ -3,13 +3,9 @@
 //! full-stripe writes (parity computed from the new data, no reads) instead of one
 //! read-modify-write per destage of the stripe's first part.
 //!
-//! Arrays of the enterprise class do this. The IBM ESS Redbook (SG24-5465) describes
-//! sequential writes destaged from NVS as whole RAID 5 stripes, avoiding the write penalty;
-//! EMC's CLARiiON best-practices guides describe the write cache assembling full stripes
-//! of sequential data (the "full-stripe" or MR3 write) for the same reason; Compaq's RAID
-//! Array 3000 user guide (EK-SMCPQ-UG, "Write Gathering") has the controller hold contiguous
-//! writes in cache until they fill an entire stripe, so parity comes from the data it holds
-//! and no data or parity is read. The hold here ends when the writer moves on past the
+//! Compaq's RAID Array 3000 user guide (EK-SMCPQ-UG §2.5.2.2, "Write Gathering") describes
+//! it: the controller holds contiguous writes in cache until they fill an entire stripe, so
+//! parity comes from the data it holds and no data or parity is read. The hold here ends when the writer moves on past the
 //! stripe, or `full_stripe_hold` after its last write (a writer that stopped), or at once
 //! when writes wait for room in the write cache or the controller has gone write-through.
 
