@@ -273,6 +273,24 @@ impl Volume {
     /// above then needs no register saves).
     #[inline(never)]
     fn map_pieces(&self, lba: u64, end: u64, out: &mut Vec<VolPiece>) {
+        // A request inside one concatenated member (a small random I/O on the LUNs) is one
+        // piece: no loop.
+        if let Layout::Concat { starts } = &self.layout {
+            if lba < end {
+                // starts[0] = 0 <= lba < starts[n], as in `piece`.
+                let i = starts.partition_point(|&s| s <= lba).saturating_sub(1);
+                if end <= starts[i + 1] {
+                    out.push(VolPiece {
+                        member: i as u32,
+                        member_lba: lba - starts[i],
+                        sectors: end - lba,
+                        copy: 0,
+                        extent: 0,
+                    });
+                    return;
+                }
+            }
+        }
         let mut pos = lba;
         let mut extent = 0u32;
         while pos < end {

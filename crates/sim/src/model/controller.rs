@@ -293,8 +293,12 @@ impl ControllerPart {
             }
             if grp.read_cache {
                 let cache = &self.ctrls[grp.ctrl as usize].cache;
-                cache.prefetch(l.group, first / seg);
-                cache.prefetch(l.group, (first + sectors - 1) / seg);
+                let (s0, s1) = (first / seg, (first + sectors - 1) / seg);
+                cache.prefetch(l.group, s0);
+                // A small read lies in one segment: its entry is loading already.
+                if s1 != s0 {
+                    cache.prefetch(l.group, s1);
+                }
             }
         }
     }

@@ -160,9 +160,11 @@ impl HostPart {
     /// Issues a host request; `start_at` is when it was meant to start.
     pub fn issue(s: &mut Stack, issuer: Issuer, io: HostIo, start_at: SimTime) {
         let host = &mut s.host;
-        let mut pieces = std::mem::take(&mut host.vol_pieces);
-        host.map_io(io.target, io.lba, io.sectors, &mut pieces);
-        host.vol_pieces = pieces;
+        // Mapped in place: the targets and the scratch pieces are separate fields.
+        host.vol_pieces.clear();
+        host.targets[io.target as usize]
+            .volume
+            .map(io.lba, io.sectors, &mut host.vol_pieces);
         Self::issue_mapped(s, issuer, io, start_at);
     }
 
