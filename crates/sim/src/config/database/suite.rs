@@ -205,8 +205,11 @@ impl DbSpec {
             name: def.name.to_string(),
             engine: self.engine,
             source: format!(
-                "the built-in test {} (storlab_core::dbtest): {} tables of {} rows",
-                def.name, tables, self.rows
+                "the built-in test {} (storlab_core::dbtest): {} table{} of {} rows",
+                def.name,
+                tables,
+                if tables == 1 { "" } else { "s" },
+                self.rows
             ),
             sessions: self.sessions,
             block_bytes: 8192,
