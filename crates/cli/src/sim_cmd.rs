@@ -338,6 +338,9 @@ fn sweep(
 
 pub fn run(a: SimArgs) -> Result<(), CliError> {
     crate::output::check_json(a.run.json.as_deref())?;
+    if a.show_character {
+        return show_character(&a);
+    }
     if a.users.users_sweep {
         return crate::users_sweep::run_sim(&a);
     }
@@ -382,6 +385,36 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
             }
         )));
     }
+    Ok(())
+}
+
+/// `--show-character`: the `--db-test` as a workload characterization, printed as TOML.
+fn show_character(a: &SimArgs) -> Result<(), CliError> {
+    if a.db_test.is_none() {
+        return Err(CliError::BadInput(
+            "--show-character prints a --db-test's characterization; add --db-test TEST".into(),
+        ));
+    }
+    let system = load_array(&a.array)?;
+    let workload = db_test_workload(a, &DatabaseKeys::new(), &system)?;
+    let c = workload
+        .database
+        .as_ref()
+        .and_then(|d| d.builtin_character())
+        .ok_or_else(|| {
+            CliError::BadInput(format!(
+                "--show-character: {} is not a transaction mix (a job or an analytic query); \
+                 the tests with one: {}",
+                a.db_test.as_deref().unwrap_or(""),
+                storlab_core::dbtest::DB_TESTS
+                    .iter()
+                    .filter(|d| !d.mix.is_empty())
+                    .map(|d| d.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+    print!("{}", c.to_toml());
     Ok(())
 }
 

@@ -1,7 +1,11 @@
 //! The database tests: each suite's tests declared once, for `storlab db` (which runs them on
 //! a real PostgreSQL) and for the simulator's database model (which runs the same names on a
 //! simulated stack). A name means the same work on both sides: the same rows per statement,
-//! the same clients when none are given, the same think time and commit interval.
+//! the same clients when none are given, the same think time and commit interval. The tests
+//! the simulator runs declare their transactions in [`mix`]: the simulator plans their
+//! operations from that declaration.
+
+pub mod mix;
 
 /// What an operation of a test does to the rows it touches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +68,10 @@ pub struct DbTestDef {
     pub real: bool,
     /// One sentence for `--test list` and the docs.
     pub summary: &'static str,
+    /// What the simulator's sessions run: the test's transaction types, each with its
+    /// statements ([`mix`]); empty for the tests it runs otherwise (jobs, queries) or not at
+    /// all.
+    pub mix: &'static [mix::TxType],
 }
 
 impl DbTestDef {
@@ -123,7 +131,14 @@ const fn def(
         simulated,
         real: true,
         summary,
+        mix: &[],
     }
+}
+
+/// A test the simulator runs as the transaction mix `mix`.
+const fn with_mix(mut d: DbTestDef, mix: &'static [mix::TxType]) -> DbTestDef {
+    d.mix = mix;
+    d
 }
 
 /// A test only the simulator runs.
@@ -143,56 +158,72 @@ const fn oltp(name: &'static str, clients: u32, summary: &'static str) -> DbTest
         summary,
     );
     d.think_ms = OLTP_THINK_MS;
+    d.mix = &mix::OLTP;
     d
 }
 
 /// Every test of every suite (`dpaws/cycle` is not a test: it runs the four DPAWS tests in
 /// turn).
 pub const DB_TESTS: &[DbTestDef] = &[
-    def(
-        "dpaws/update-row",
-        80,
-        (1, 1),
-        Access::Update,
-        (DPAWS, DPAWS_ROW_BYTES),
-        (false, true),
-        "update one random row of a random table by primary key, commit",
+    with_mix(
+        def(
+            "dpaws/update-row",
+            80,
+            (1, 1),
+            Access::Update,
+            (DPAWS, DPAWS_ROW_BYTES),
+            (false, true),
+            "update one random row of a random table by primary key, commit",
+        ),
+        &mix::UPDATE_ROW,
     ),
-    def(
-        "dpaws/update-range",
-        32,
-        (DPAWS_RANGE_ROWS, DPAWS_RANGE_ROWS),
-        Access::Update,
-        (DPAWS, DPAWS_ROW_BYTES),
-        (false, true),
-        "update 10,000 consecutive rows of a random table, commit",
+    with_mix(
+        def(
+            "dpaws/update-range",
+            32,
+            (DPAWS_RANGE_ROWS, DPAWS_RANGE_ROWS),
+            Access::Update,
+            (DPAWS, DPAWS_ROW_BYTES),
+            (false, true),
+            "update 10,000 consecutive rows of a random table, commit",
+        ),
+        &mix::UPDATE_RANGE,
     ),
-    def(
-        "dpaws/select-row",
-        80,
-        (1, 0),
-        Access::Read,
-        (DPAWS, DPAWS_ROW_BYTES),
-        (false, true),
-        "select one random row of a random table by primary key",
+    with_mix(
+        def(
+            "dpaws/select-row",
+            80,
+            (1, 0),
+            Access::Read,
+            (DPAWS, DPAWS_ROW_BYTES),
+            (false, true),
+            "select one random row of a random table by primary key",
+        ),
+        &mix::SELECT_ROW,
     ),
-    def(
-        "dpaws/select-range",
-        32,
-        (DPAWS_RANGE_ROWS, 0),
-        Access::Read,
-        (DPAWS, DPAWS_ROW_BYTES),
-        (false, true),
-        "select 10,000 consecutive rows of a random table",
+    with_mix(
+        def(
+            "dpaws/select-range",
+            32,
+            (DPAWS_RANGE_ROWS, 0),
+            Access::Read,
+            (DPAWS, DPAWS_ROW_BYTES),
+            (false, true),
+            "select 10,000 consecutive rows of a random table",
+        ),
+        &mix::SELECT_RANGE,
     ),
-    def(
-        "orabench/load-conventional",
-        8,
-        (1, 2),
-        Access::Insert,
-        (OB_LOAD, [270, 270]),
-        (false, true),
-        "insert rows one statement each at the end of a table, commit every 2",
+    with_mix(
+        def(
+            "orabench/load-conventional",
+            8,
+            (1, 2),
+            Access::Insert,
+            (OB_LOAD, [270, 270]),
+            (false, true),
+            "insert rows one statement each at the end of a table, commit every 2",
+        ),
+        &mix::LOAD,
     ),
     def(
         "orabench/load-bulk",
@@ -433,6 +464,29 @@ mod tests {
         assert!(!find("dpaws/update-row").is_some_and(|d| d.ranged()));
         assert_eq!(row_bytes_of_table(DPAWS_ROW_BYTES, 14, 15), 805);
         assert_eq!(row_bytes_of_table(DPAWS_ROW_BYTES, 0, 15), 14);
+    }
+
+    #[test]
+    fn a_mix_is_declared_for_the_tests_the_sessions_run_and_agrees_with_the_test() {
+        for d in DB_TESTS.iter().filter(|d| !d.mix.is_empty()) {
+            assert!(d.simulated, "{}", d.name);
+            let writes = d.mix.iter().any(|t| t.writes());
+            assert_eq!(writes, d.access.writes(), "{}", d.name);
+            assert_eq!(d.mix.len() > 1, d.access == Access::Mix, "{}", d.name);
+            let ranged = d
+                .mix
+                .iter()
+                .flat_map(|t| t.statements)
+                .any(|s| s.rows == mix::Rows::Range);
+            assert_eq!(ranged, d.ranged(), "{}", d.name);
+        }
+        let with_mix: Vec<&str> = DB_TESTS
+            .iter()
+            .filter(|d| !d.mix.is_empty())
+            .map(|d| d.name)
+            .collect();
+        assert_eq!(with_mix.len(), 7, "{with_mix:?}");
+        assert!(find("orabench/analytic-query").is_some_and(|d| d.mix.is_empty()));
     }
 
     #[test]

@@ -57,6 +57,12 @@ pub struct SimArgs {
     /// file with a run of the same test (pg_stat_statements blocks and WAL bytes per call).
     #[arg(long, value_name = "RESULT.json")]
     pub profile_from: Option<PathBuf>,
+    /// Print the --db-test's workload characterization (TOML, for --workload-from) instead of
+    /// running it: its transaction types with the blocks each visits and changes, its rows
+    /// inserted, redo, CPU and think time per execution, and its tables and indexes as
+    /// segments, worked out from the test's declared mix and the --rows/--db-set schema.
+    #[arg(long, requires = "db_test")]
+    pub show_character: bool,
     /// Run every profile of the IOgen matrix and print one table.
     #[arg(long)]
     pub matrix: bool,

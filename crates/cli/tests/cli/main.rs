@@ -23,6 +23,7 @@ mod sim_character;
 mod sim_db;
 mod sim_interrupt;
 mod sim_jobs;
+mod sim_show_character;
 mod sim_temp;
 mod trace;
 mod users_sweep;

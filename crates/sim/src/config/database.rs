@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use storlab_core::character::Engine;
 use storlab_core::{ByteSize, TimeSpan};
 
-use storlab_core::dbtest::{self, Access, DbTestDef};
+use storlab_core::dbtest::{self, mix, Access, DbTestDef};
 use storlab_core::keys;
 
 use super::workload::{resolve_placement, Placement};
@@ -33,6 +33,7 @@ mod character;
 mod job;
 mod keys_table;
 mod rows;
+mod suite;
 mod targets;
 
 pub use character::{character_workload, CharacterSpec, DEFAULT_MULTIBLOCK_READ_COUNT};
@@ -40,6 +41,9 @@ pub use character::{character_workload, CharacterSpec, DEFAULT_MULTIBLOCK_READ_C
 pub use job::{JobExtents, JobKind, JobSpec, JOB_KEYS};
 pub use keys_table::DATABASE_KEYS;
 use rows::{engine_table, range_rows, RowBytes};
+pub use suite::{
+    characters_md, declared_character, insert_log_bytes, INDEX_INSERT_LOG_BYTES, INSERT_LOG_BYTES,
+};
 use targets::{log_members, temp_placement};
 
 use crate::db::layout::Layout;
@@ -127,7 +131,16 @@ impl DbTest {
 
     /// Its tables grow: inserts at their end (the load's tables, the OLTP history).
     pub fn appends(self) -> bool {
-        matches!(self.def().access, Access::Insert | Access::Mix)
+        self.def()
+            .mix
+            .iter()
+            .flat_map(|t| t.statements)
+            .any(|s| s.shape == mix::Shape::Append)
+    }
+
+    /// Its mix appends to a history table, which follows the test's tables.
+    pub fn has_history(self) -> bool {
+        mix::has_history(self.def().mix)
     }
 
     /// Sessions when the section does not say: the suites' client counts.
@@ -135,9 +148,6 @@ impl DbTest {
         self.def().default_clients
     }
 }
-
-/// Rows of the OLTP history table's records (item, delta, timestamp).
-const HISTORY_ROW_BYTES: u64 = 24;
 
 /// A resolved `[database]` section.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -366,7 +376,7 @@ pub fn parse_database(
     // middle); one that never grows reserves nothing: the load's tables grow, the OLTP mix's
     // item tables do not (its inserts go to the history table).
     let grown = 2 * raw.rows;
-    let capacity = if test.def().access == Access::Insert {
+    let capacity = if mix::appends_to_tables(test.def().mix) {
         grown
     } else {
         raw.rows
@@ -380,8 +390,8 @@ pub fn parse_database(
             )
         })
         .collect();
-    if test.oltp() {
-        tables.push(engine_table(raw.engine, grown, HISTORY_ROW_BYTES));
+    if test.has_history() {
+        tables.push(engine_table(raw.engine, grown, mix::OLTP_HISTORY_ROW_BYTES));
     }
     let blocks = Layout::new(&tables).blocks() + undo::region_blocks(raw.engine, sessions);
     if blocks >= u64::from(u32::MAX) {

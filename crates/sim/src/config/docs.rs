@@ -164,6 +164,7 @@ pub fn db_md() -> String {
             d.summary
         );
     }
+    out += &super::database::characters_md();
     out += &queries_md();
     out += "\n## The `[database]` section of a workload file\n\n";
     out += &markdown_table(DATABASE_KEYS);

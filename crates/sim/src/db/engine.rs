@@ -21,6 +21,7 @@ mod log_cpu;
 mod log_space;
 mod ops;
 mod oscache;
+mod planned;
 mod profile;
 mod query_report;
 mod redo;
@@ -142,6 +143,8 @@ struct DbStats {
     /// The log writer's CPU time, and its time in the run queue before it.
     log_writer_cpu_ns: u64,
     log_writer_runqueue_ns: u64,
+    /// What the transactions that started did per execution, as planned.
+    planned: planned::Planned,
 }
 
 /// The simulated database: present only when the workload has a `[database]`. Its handlers
@@ -402,6 +405,15 @@ impl DbEngine {
         let rows = op.rows;
         self.sessions[s as usize].commits = op.commits;
         self.sessions[s as usize].log_bytes = op.log_bytes;
+        self.sessions[s as usize].tx_type = op.tx_type;
+        if stack.measuring() {
+            let commit = if op.commits {
+                self.spec.log_bytes_per_commit
+            } else {
+                0
+            };
+            self.stats.planned.add(&plan, op.log_bytes + commit);
+        }
         let mut carry = self.sessions[s as usize].dirty_carry;
         self.apply_profile(&mut plan, &mut carry);
         if self.oracle.is_some() {
@@ -432,11 +444,7 @@ impl DbEngine {
                 self.stats.txns += 1;
             }
             let response_ns = stack.now() - sess.tx_start;
-            if self.spec.character.is_some() {
-                self.tx_times.record_type(sess.tx_type, response_ns);
-            } else {
-                self.tx_times.record(sess.commits, response_ns);
-            }
+            self.tx_times.record_type(sess.tx_type, response_ns);
         }
         self.start_op(s, stack);
     }

@@ -5,6 +5,7 @@
 mod analytic;
 mod array_limits;
 mod bottlenecks;
+mod builtin_character;
 mod caches;
 mod character;
 mod database;

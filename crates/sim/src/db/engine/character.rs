@@ -53,6 +53,7 @@ impl DbEngine {
     ) {
         if stack.measuring() {
             self.stats.redo_bytes += op.log_bytes;
+            self.stats.planned.add(&plan, op.log_bytes);
         }
         self.temp_begin(s, op.tx_type);
         let sess = &mut self.sessions[s as usize];

@@ -1,5 +1,6 @@
 //! What one operation of a session touches: its block accesses, rows, and whether it
-//! commits, for each test.
+//! commits, planned from the test's transaction mix as `storlab_core::dbtest::mix` declares
+//! it:
 //!
 //! - DPAWS: a random table, a random row (or a range of `range_rows`), read or updated.
 //! - `orabench/load-conventional`: `rows_per_commit` rows appended to a random table: the
@@ -11,22 +12,17 @@
 //! Growing tables start with `rows` rows and have room for as many again; the inserts then
 //! wrap to the middle (the space of deleted rows reused).
 
+use storlab_core::dbtest::mix::{self, Rows, Shape, Target};
+
+use crate::config::database::insert_log_bytes;
 use crate::config::{DbSpec, DbTest};
 use crate::db::buffer_cache::BufferCache;
 use crate::db::layout::{Layout, NEW_BLOCK};
 use crate::rng::Rng;
 
-/// Share of OLTP transactions that write, percent.
-const OLTP_WRITE_PCT: u64 = 40;
-/// Primary-key reads of an OLTP read transaction; updates and inserts of a write one.
-const OLTP_READS: u64 = 5;
-const OLTP_UPDATES: u64 = 2;
-
-/// Log bytes of inserting a row besides its data: the heap-insert record (record and
-/// block headers, the compact tuple header) and, for an indexed table, the B-tree insert
-/// record with its index tuple: about PostgreSQL's WAL record sizes.
-const INSERT_LOG_BYTES: u64 = 52;
-const INDEX_INSERT_LOG_BYTES: u64 = 64;
+fn insert_log(layout: &Layout, table: usize, rows: u64, indexed: bool) -> u64 {
+    insert_log_bytes(layout.segments[table].table.row_bytes, rows, indexed)
+}
 
 /// One planned operation.
 #[derive(Clone, Copy)]
@@ -35,11 +31,8 @@ pub(super) struct Op {
     pub commits: bool,
     /// Log the operation generates before its commit record.
     pub log_bytes: u64,
-}
-
-fn insert_log(layout: &Layout, table: usize, rows: u64, indexed: bool) -> u64 {
-    let row = layout.segments[table].table.row_bytes;
-    rows * (INSERT_LOG_BYTES + row + if indexed { INDEX_INSERT_LOG_BYTES } else { 0 })
+    /// Its transaction type (index into the test's mix).
+    pub tx_type: usize,
 }
 
 /// Where each growing table's next insert goes.
@@ -87,6 +80,7 @@ impl Ahead {
                 rows: 0,
                 commits: false,
                 log_bytes: 0,
+                tx_type: 0,
             },
             plan: Vec::new(),
         }
@@ -145,7 +139,10 @@ pub(super) fn prefetch_ahead(cache: &BufferCache, ahead: &Ahead) {
     }
 }
 
-/// Plans session's next operation into `out` (cleared first).
+/// Plans session's next operation into `out` (cleared first): a transaction of the test's
+/// declared mix ([`storlab_core::dbtest::mix`]). The random draws, in order: the table of the
+/// transaction (when there are several), its type (when the mix has several), then each
+/// key-reached statement's first key.
 pub(super) fn plan_op(
     spec: &DbSpec,
     layout: &Layout,
@@ -154,73 +151,62 @@ pub(super) fn plan_op(
     out: &mut Vec<(u64, bool)>,
 ) -> Op {
     out.clear();
+    let types = spec.test.def().mix;
     let rows = spec.rows;
-    // The tables point operations use: all, less the OLTP history (the last).
-    let point_tables = layout.segments.len() - usize::from(spec.test.oltp());
-    let pick = |rng: &mut Rng| {
-        if point_tables > 1 {
-            rng.below(point_tables as u64) as usize
-        } else {
-            0
-        }
+    // The tables the test's statements pick from: all, less the history table (the last).
+    let history = layout.segments.len() - 1;
+    let point_tables = layout.segments.len() - usize::from(mix::has_history(types));
+    let table = if point_tables > 1 {
+        rng.below(point_tables as u64) as usize
+    } else {
+        0
     };
-    match spec.test {
-        DbTest::UpdateRow | DbTest::SelectRow | DbTest::UpdateRange | DbTest::SelectRange => {
-            let table = pick(rng);
-            let n = if spec.test.ranged() {
-                spec.range_rows.min(rows)
-            } else {
-                1
-            };
-            let key = rng.below(rows - n + 1);
-            layout.plan(table, key, n, spec.test.writes(), out);
-            let writes = spec.test.writes();
-            Op {
-                rows: n,
-                commits: writes,
-                log_bytes: if writes {
-                    n * spec.log_bytes_per_row
-                } else {
-                    0
-                },
-            }
-        }
-        DbTest::LoadConventional => {
-            let table = pick(rng);
-            let n = spec.rows_per_commit;
-            let first = appends.take(table, n);
-            layout.plan_append(table, first, n, true, out);
-            Op {
-                rows: n,
-                commits: true,
-                log_bytes: insert_log(layout, table, n, true),
-            }
-        }
-        DbTest::OltpMedium | DbTest::OltpHeavy => {
-            let item = pick(rng);
-            if rng.below(100) < OLTP_WRITE_PCT {
-                for _ in 0..OLTP_UPDATES {
-                    layout.plan(item, rng.below(rows), 1, true, out);
+    let tx_type = if types.len() > 1 {
+        mix::pick(types, rng.below(100))
+    } else {
+        0
+    };
+    let Some(ty) = types.get(tx_type) else {
+        return Op {
+            rows: 0,
+            commits: false,
+            log_bytes: 0,
+            tx_type,
+        };
+    };
+    let mut op = Op {
+        rows: 0,
+        commits: ty.writes(),
+        log_bytes: 0,
+        tx_type,
+    };
+    for st in ty.statements {
+        let (t, indexed) = match st.target {
+            Target::Tables => (table, true),
+            Target::History => (history, false),
+        };
+        let n = match st.rows {
+            Rows::One => 1,
+            Rows::Range => spec.range_rows.min(rows),
+            Rows::PerCommit => spec.rows_per_commit,
+        };
+        for _ in 0..st.times {
+            match st.shape {
+                Shape::Key => {
+                    let key = rng.below(rows - n + 1);
+                    layout.plan(t, key, n, st.writes, out);
+                    if st.writes {
+                        op.log_bytes += n * spec.log_bytes_per_row;
+                    }
                 }
-                let history = layout.segments.len() - 1;
-                let first = appends.take(history, 1);
-                layout.plan_append(history, first, 1, false, out);
-                Op {
-                    rows: OLTP_UPDATES + 1,
-                    commits: true,
-                    log_bytes: OLTP_UPDATES * spec.log_bytes_per_row
-                        + insert_log(layout, history, 1, false),
-                }
-            } else {
-                for _ in 0..OLTP_READS {
-                    layout.plan(item, rng.below(rows), 1, false, out);
-                }
-                Op {
-                    rows: OLTP_READS,
-                    commits: false,
-                    log_bytes: 0,
+                Shape::Append => {
+                    let first = appends.take(t, n);
+                    layout.plan_append(t, first, n, indexed, out);
+                    op.log_bytes += insert_log(layout, t, n, indexed);
                 }
             }
+            op.rows += n;
         }
     }
+    op
 }

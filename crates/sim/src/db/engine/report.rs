@@ -260,9 +260,11 @@ impl DbEngine {
             } else {
                 db.layout_parameters(o);
             }
-            // Measured in the window: block accesses the buffer cache served, and buffer
-            // misses the host's file cache served.
+            // Measured in the window: what the transactions did per execution as planned,
+            // block accesses the buffer cache served, and buffer misses the host's file
+            // cache served.
             let st = &db.stats;
+            o.insert("per_transaction".into(), st.planned.json());
             let pct = |n: u64, of: u64| round_to(100.0 * n as f64 / of.max(1) as f64, 1);
             o.insert("buffer_hit_pct".into(), pct(st.hits, st.accesses).into());
             let misses = st.accesses - st.hits;

@@ -3,9 +3,10 @@
 //! completing, or to its last statement for a transaction that commits nothing. Counted by
 //! transaction type, for the transactions that complete in the measured window.
 //!
-//! Every operation of a session is one transaction. Types: the OLTP mix's `read` and `write`
-//! transactions; otherwise the test's one type, named by what its statements do (`read`,
-//! `update`, `insert`).
+//! Every operation of a session is one transaction. Types: those the test's mix declares
+//! (`storlab_core::dbtest::mix`: the OLTP mix's `read` and `write` transactions; otherwise
+//! the test's one type, named by what its statements do, `read`, `update` or `insert`), or a
+//! characterization's.
 
 use storlab_core::histogram::round_to;
 use storlab_core::result::TransactionMetrics;
@@ -38,36 +39,19 @@ struct TxType {
 
 /// Response times by transaction type.
 pub(super) struct TxTimes {
-    /// The OLTP mix: index 0 its read transactions, 1 its write ones.
-    mix: bool,
     types: Vec<TxType>,
 }
 
 impl TxTimes {
-    /// The transaction types of `test`, none recorded yet.
+    /// The transaction types of `test`'s mix, none recorded yet.
     pub fn new(test: DbTest) -> TxTimes {
-        let mix = test.oltp();
-        let names: &[&'static str] = if mix {
-            &["read", "write"]
-        } else {
-            &[test.def().access.name()]
-        };
-        TxTimes {
-            mix,
-            types: names
-                .iter()
-                .map(|&name| TxType {
-                    name: name.to_string(),
-                    latency: LatencyHistogram::new(),
-                })
-                .collect(),
-        }
+        let names = test.def().mix.iter().map(|t| t.name.to_string()).collect();
+        TxTimes::named(names)
     }
 
     /// The transaction types of a characterization, by name, none recorded yet.
     pub fn named(names: Vec<String>) -> TxTimes {
         TxTimes {
-            mix: false,
             types: names
                 .into_iter()
                 .map(|name| TxType {
@@ -78,20 +62,13 @@ impl TxTimes {
         }
     }
 
-    /// Records a transaction of type `i` (of [`TxTimes::named`]) that took `response_ns`.
+    /// Records a transaction of type `i` (in the order of the types) that took
+    /// `response_ns`.
     #[inline]
     pub fn record_type(&mut self, i: usize, response_ns: u64) {
         if let Some(t) = self.types.get_mut(i) {
             t.latency.record(response_ns);
         }
-    }
-
-    /// Records a transaction that took `response_ns`; `commits` says whether it committed
-    /// (which of the OLTP mix's types it was).
-    #[inline]
-    pub fn record(&mut self, commits: bool, response_ns: u64) {
-        let i = usize::from(self.mix && commits);
-        self.types[i].latency.record(response_ns);
     }
 
     /// The warm-up is over: the counts restart.
@@ -133,9 +110,9 @@ mod tests {
     #[test]
     fn the_mix_counts_reads_and_writes_apart() {
         let mut t = TxTimes::new(DbTest::OltpMedium);
-        t.record(false, 1_000_000);
-        t.record(true, 3_000_000);
-        t.record(true, 5_000_000);
+        t.record_type(0, 1_000_000);
+        t.record_type(1, 3_000_000);
+        t.record_type(1, 5_000_000);
         let (all, types) = t.metrics(2.0);
         let names: Vec<&str> = types.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["read", "write"]);
@@ -156,7 +133,7 @@ mod tests {
             (DbTest::LoadConventional, "insert"),
         ] {
             let mut t = TxTimes::new(test);
-            t.record(test.writes(), 2_000_000);
+            t.record_type(0, 2_000_000);
             let (all, types) = t.metrics(1.0);
             assert_eq!(types.len(), 1);
             assert_eq!(types[0].name, name);
