@@ -8,7 +8,7 @@ mod docs;
 mod fields;
 mod section;
 
-pub use docs::{markdown_table, number, seconds};
+pub use docs::{markdown_table, number, seconds, span_words};
 pub use fields::serde_fields;
 pub use section::{
     check_section, check_table, count_value, default_value, fill_defaults, find, span_value,
@@ -181,6 +181,14 @@ impl Key {
     pub const fn unit(mut self, unit: &'static str) -> Key {
         self.unit = unit;
         self
+    }
+
+    /// The largest whole value accepted, in the base unit (None: not bounded in whole values).
+    pub fn int_max(&self) -> Option<u64> {
+        match self.bounds {
+            Bounds::Int(_, max) => Some(max),
+            _ => None,
+        }
     }
 
     /// A value in the base unit, as messages and docs write it (`64k`, `1 s`, `4096`).

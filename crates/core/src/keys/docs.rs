@@ -46,14 +46,49 @@ pub fn seconds(ns: u64) -> String {
     }
 }
 
+/// A duration in the largest unit it is a whole number of, for help texts: `7 days`,
+/// `1 day`, `2 h`, `10 min`, `90 s`; below a second or not whole, as [`seconds`] says it.
+pub fn span_words(ns: u64) -> String {
+    const S: u64 = 1_000_000_000;
+    let units = [
+        (86_400 * S, "day"),
+        (3_600 * S, "h"),
+        (60 * S, "min"),
+        (S, "s"),
+    ];
+    match units
+        .iter()
+        .find(|(unit, _)| ns >= *unit && ns.is_multiple_of(*unit))
+    {
+        Some((unit, "day")) if ns == *unit => "1 day".into(),
+        Some((unit, "day")) => format!("{} days", ns / unit),
+        Some((unit, name)) => format!("{} {name}", ns / unit),
+        None => seconds(ns),
+    }
+}
+
 impl Key {
     /// The bounds in words (`1 to 1000`, `at most 1t`), empty when any value goes.
     pub fn describe_bounds(&self) -> String {
+        self.bounds_with(|v| self.show(v))
+    }
+
+    /// The bounds as a help text says them: durations in the largest whole unit (`1 s to
+    /// 1 day`, `at most 7 days`), other values as [`Key::describe_bounds`] shows them.
+    pub fn bounds_in_words(&self) -> String {
+        match self.kind {
+            Kind::Time => self.bounds_with(span_words),
+            _ => self.describe_bounds(),
+        }
+    }
+
+    /// The bounds in words, whole values shown by `show`.
+    fn bounds_with(&self, show: impl Fn(u64) -> String) -> String {
         match self.bounds {
             Bounds::Any => String::new(),
-            Bounds::Int(0, max) => format!("at most {}", self.show(max)),
-            Bounds::Int(min, u64::MAX) => format!("at least {}", self.show(min)),
-            Bounds::Int(min, max) => format!("{} to {}", self.show(min), self.show(max)),
+            Bounds::Int(0, max) => format!("at most {}", show(max)),
+            Bounds::Int(min, u64::MAX) => format!("at least {}", show(min)),
+            Bounds::Int(min, max) => format!("{} to {}", show(min), show(max)),
             Bounds::Float(min, max) => {
                 let (low, high) = (min.value, max.value);
                 match (min.exclusive, max.exclusive, high == f64::MAX) {
