@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand};
 use storlab_core::steady::Warmup;
 use storlab_core::{ByteSize, TimeSpan};
 
+mod db_help;
 mod dispatch;
 mod run_args;
 mod sim_args;
@@ -157,12 +158,11 @@ pub struct DbArgs {
     /// done on someone else's server otherwise).
     #[arg(long, requires = "dsn")]
     pub checkpoint: bool,
-    /// Concurrent clients, 1 to 1000 (default: the test's, e.g. 80 for DPAWS row tests).
-    #[arg(long, value_name = "N")]
+    // Concurrent clients; the help gives the declared bounds (db_help::clients).
+    #[arg(long, value_name = "N", help = db_help::clients())]
     pub clients: Option<u32>,
-    /// Rows per table, 1 to 10^9 (orabench: rows of the big table; create-table-size: KiB
-    /// written).
-    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    // Rows per table; the help gives the declared bounds (db_help::scale).
+    #[arg(long, value_name = "N", default_value_t = 100_000, help = db_help::scale())]
     pub scale: u64,
     #[command(flatten)]
     pub run: RunArgs,
@@ -174,9 +174,10 @@ pub struct DbArgs {
     pub settings: Vec<String>,
     #[command(flatten)]
     pub users: crate::users_sweep::UsersSweepArgs,
-    /// With --dsn: instead of running a test, watch the server's own workload for this long
-    /// (1 s to 1 day), strictly read-only, and write its characterization to --out.
-    #[arg(long, value_name = "SPAN", value_parser = parse_span, requires_all = ["dsn", "out"])]
+    // With --dsn: capture the server's own workload; the help gives the declared bounds
+    // (db_help::capture).
+    #[arg(long, value_name = "SPAN", value_parser = parse_span, requires_all = ["dsn", "out"],
+          help = db_help::capture())]
     pub capture: Option<TimeSpan>,
     /// With --capture: the characterization file, JSON (.json) or TOML (.toml).
     #[arg(long, value_name = "FILE", requires = "capture")]

@@ -76,7 +76,7 @@ pub fn runs(a: &DbArgs) -> Result<Vec<Run>, CliError> {
         tablespace,
         think: None,
     };
-    if let Some(spec) = a.users.spec(storlab_db::options::MAX_CLIENTS)? {
+    if let Some(spec) = a.users.spec(&storlab_db::flags::CLIENTS)? {
         crate::users_sweep::check_db(a)?;
         return crate::users_sweep::db_runs(&spec, &opts, &crate::users_sweep::db_setting(a));
     }

@@ -56,6 +56,20 @@ pub const SWEEP_POINTS: Key = Key::new(
 .int(1, 64)
 .unit("points");
 
+/// Most users of a point of a simulated users sweep.
+pub const MAX_SIM_USERS: u32 = 10_000;
+
+/// A user count of a simulated users sweep: `storlab sim --users`, a plan's
+/// `users_sweep.sessions` (a real database's sweep takes `storlab db --clients`' bounds).
+pub const SIM_USERS: Key = Key::new(
+    "users",
+    Kind::Count,
+    Derived("found by the sweep"),
+    "users (sessions) of one point of a simulated users sweep",
+)
+.int(1, MAX_SIM_USERS as u64)
+.unit("users");
+
 /// The users sweep's response-time target without `--max-response-ms`, ms (the default of
 /// [`MAX_RESPONSE_MS`]).
 pub const DEFAULT_MAX_RESPONSE_MS: f64 = 100.0;

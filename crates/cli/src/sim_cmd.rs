@@ -452,8 +452,9 @@ fn check_load_options(a: &SimArgs) -> Result<(), CliError> {
     let total = a.run.duration.0.checked_add(warmup.0);
     if total.is_none_or(|t| t > MAX_SIM_TIME_NS) {
         return Err(CliError::BadInput(format!(
-            "--duration plus {flag} must be at most {} s (7 days of simulated time); got {} + {}",
+            "--duration plus {flag} must be at most {} s ({} of simulated time); got {} + {}",
             MAX_SIM_TIME_NS / 1_000_000_000,
+            storlab_core::keys::span_words(MAX_SIM_TIME_NS),
             a.run.duration,
             warmup
         )));

@@ -17,6 +17,7 @@ use storlab_core::result::{Results, Run};
 
 use crate::error::CliError;
 use crate::flags::{self, DEFAULT_MAX_RESPONSE_MS, MAX_RESPONSE_MS, SWEEP_POINTS, THINK_MS};
+use storlab_core::keys::Key;
 
 pub mod analysis;
 mod db;
@@ -81,8 +82,9 @@ pub struct SweepSpec {
 
 impl UsersSweepArgs {
     /// The options checked (bad input names the flag and its bound); None without
-    /// `--users-sweep`, when the sweep's other options must not be given either.
-    pub fn spec(&self, cap: u32) -> Result<Option<SweepSpec>, CliError> {
+    /// `--users-sweep`, when the sweep's other options must not be given either. `users`
+    /// declares the user counts a point may have.
+    pub fn spec(&self, users_key: &Key) -> Result<Option<SweepSpec>, CliError> {
         let bad = |m: String| Err(CliError::BadInput(m));
         if !self.users_sweep {
             let given = [
@@ -101,9 +103,12 @@ impl UsersSweepArgs {
         let mut users = self.users.clone();
         users.sort_unstable();
         users.dedup();
-        if let Some(&n) = users.iter().find(|&&n| n == 0 || n > cap) {
-            return bad(format!("--users: each count must be 1 to {cap}; got {n}"));
+        for &n in &users {
+            flags::check(users_key, "--users: each count", flags::count(u64::from(n)))?;
         }
+        let cap = users_key
+            .int_max()
+            .map_or(u32::MAX, |max| u32::try_from(max).unwrap_or(u32::MAX));
         if !users.is_empty() {
             flags::check(&SWEEP_POINTS, "--users:", flags::count(users.len() as u64))?;
         }
@@ -198,12 +203,9 @@ fn title(runs: &[Run]) -> String {
     })
 }
 
-/// Most users of a simulated sweep's point.
-const MAX_SIM_USERS: u32 = 10_000;
-
 /// The sweep of `storlab sim`, checked against the options it cannot go with.
 pub fn sim_spec(a: &crate::cli::SimArgs) -> Result<Option<SweepSpec>, CliError> {
-    let spec = a.users.spec(MAX_SIM_USERS)?;
+    let spec = a.users.spec(&flags::SIM_USERS)?;
     if spec.is_some() {
         let clash = [
             (
@@ -311,7 +313,7 @@ pub fn db_host_cpus(a: &crate::cli::DbArgs) -> Option<u32> {
 /// `storlab db --users-sweep`.
 pub fn run_db(a: &crate::cli::DbArgs) -> Result<(), CliError> {
     check_outputs(&a.users)?;
-    let Some(spec) = a.users.spec(storlab_db::options::MAX_CLIENTS)? else {
+    let Some(spec) = a.users.spec(&storlab_db::flags::CLIENTS)? else {
         return Ok(());
     };
     let runs = crate::db_cmd::runs(a)?;

@@ -227,10 +227,14 @@ fn build(p: &BTreeMap<String, String>) -> Result<Config, String> {
         let n: u16 = match port.as_str() {
             "" => 5432,
             s => s
-                .parse()
+                .parse::<u64>()
                 .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| format!("port must be a number from 1 to 65535; got {s:?}"))?,
+                .filter(|&n| flags::PORT.check(&flags::count(n)).is_ok())
+                .and_then(|n| u16::try_from(n).ok())
+                .ok_or_else(|| {
+                    let bounds = flags::PORT.describe_bounds();
+                    format!("port must be a number from {bounds}; got {s:?}")
+                })?,
         };
         c.port(n);
     }

@@ -87,6 +87,15 @@ pub const CONNINFO_SECONDS: Key = Key::new(
 .int(0, MAX_CONNINFO_SECONDS)
 .unit("s");
 
+/// A connection string's `port`.
+pub const PORT: Key = Key::new(
+    "port",
+    Kind::Count,
+    D("5432"),
+    "TCP port of the server, or of its Unix-domain socket's name",
+)
+.int(1, u16::MAX as u64);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,8 @@ use clap::{Arg, Args};
 use storlab_core::steady::Warmup;
 use storlab_core::TimeSpan;
 
-use super::{parse_span, parse_warmup};
+use super::{db_help, parse_span, parse_warmup};
+use crate::flags::IO_WARMUP;
 
 /// The measured window, warm-up, seed and results file of a run.
 #[derive(Clone, Debug, Args)]
@@ -34,9 +35,9 @@ pub struct RunArgs {
 
 /// `arg` with the help `texts` gives its option ((option, help) pairs); other options as
 /// they are.
-fn with_help(arg: Arg, texts: [(&str, &'static str); 4]) -> Arg {
-    match texts.iter().find(|(id, _)| arg.get_id() == *id) {
-        Some((_, help)) => arg.help(*help),
+fn with_help(arg: Arg, texts: [(&str, String); 4]) -> Arg {
+    match texts.into_iter().find(|(id, _)| arg.get_id() == *id) {
+        Some((_, help)) => arg.help(help),
         None => arg,
     }
 }
@@ -49,16 +50,20 @@ pub(super) fn for_sim(arg: Arg) -> Arg {
         [
             (
                 "duration",
-                "Measured simulated time after the warm-up (e.g. 60s, 5m)",
+                "Measured simulated time after the warm-up (e.g. 60s, 5m)".into(),
             ),
             (
                 "warmup",
                 "Simulated warm-up excluded from the measurement: a span (0 for none) or auto \
                  (until the per-second series is steady, at most --warmup-max) [default: auto \
-                 for database workloads, 10s otherwise]",
+                 for database workloads, 10s otherwise]"
+                    .into(),
             ),
-            ("warmup_max", "Longest automatic warm-up (simulated time)"),
-            ("seed", "Seed of every random stream"),
+            (
+                "warmup_max",
+                "Longest automatic warm-up (simulated time)".into(),
+            ),
+            ("seed", "Seed of every random stream".into()),
         ],
     )
 }
@@ -68,15 +73,10 @@ pub(super) fn for_db(arg: Arg) -> Arg {
     with_help(
         arg,
         [
-            ("duration", "Measured time per test (at most 7 days)"),
-            (
-                "warmup",
-                "Warm-up per test, excluded: a span (0 for none; at most 1 day) or auto (until \
-                 the clients' rows/s, latency and the buffer-cache hit ratio are steady, at most \
-                 --warmup-max) [default: auto]",
-            ),
-            ("warmup_max", "Longest automatic warm-up (at most 1 day)"),
-            ("seed", "Seed of the clients' random streams"),
+            ("duration", db_help::duration()),
+            ("warmup", db_help::warmup()),
+            ("warmup_max", db_help::warmup_max()),
+            ("seed", "Seed of the clients' random streams".into()),
         ],
     )
 }
@@ -90,27 +90,36 @@ pub(super) fn for_io(arg: Arg) -> Arg {
     with_help(
         arg,
         [
-            ("duration", "Measured time after the warm-up"),
+            ("duration", "Measured time after the warm-up".into()),
             (
                 "warmup",
                 "Warm-up excluded from the measurement: a span (0 for none) or auto (until the \
                  one-second IOPS and mean latency are steady, at most --warmup-max) [default: \
-                 5s]",
+                 5s]"
+                .into(),
             ),
-            ("warmup_max", "Longest automatic warm-up (at most 1 day)"),
-            ("seed", "Seed of the address streams"),
+            (
+                "warmup_max",
+                format!(
+                    "Longest automatic warm-up ({})",
+                    IO_WARMUP.bounds_in_words()
+                ),
+            ),
+            ("seed", "Seed of the address streams".into()),
         ],
     )
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use clap::{CommandFactory, Parser};
+    use storlab_db::flags::{DURATION, WARMUP};
 
     use super::super::{Cli, Command};
+    use crate::flags::IO_WARMUP;
 
     /// The `--help` of `subcommand`.
-    fn help(subcommand: &str) -> String {
+    pub(in crate::cli) fn help(subcommand: &str) -> String {
         let mut cmd = Cli::command();
         let sub = cmd
             .find_subcommand_mut(subcommand)
@@ -120,35 +129,47 @@ mod tests {
 
     #[test]
     fn every_run_option_is_in_each_help_with_that_commands_text() {
+        let db_warmup = WARMUP.bounds_in_words();
+        let io_warmup = IO_WARMUP.bounds_in_words();
         for (sub, texts) in [
             (
                 "sim",
                 [
-                    "Measured simulated time after the warm-up (e.g. 60s, 5m) [default: 60s]",
-                    "at most --warmup-max) [default: auto for database workloads, 10s otherwise]",
-                    "Longest automatic warm-up (simulated time) [default: 600s]",
-                    "Seed of every random stream [default: 1]",
+                    "Measured simulated time after the warm-up (e.g. 60s, 5m) [default: 60s]"
+                        .into(),
+                    "at most --warmup-max) [default: auto for database workloads, 10s otherwise]"
+                        .into(),
+                    "Longest automatic warm-up (simulated time) [default: 600s]".into(),
+                    "Seed of every random stream [default: 1]".into(),
                 ],
             ),
             (
                 "db",
                 [
-                    "Measured time per test (at most 7 days) [default: 60s]",
-                    "buffer-cache hit ratio are steady, at most --warmup-max) [default: auto]",
-                    "Longest automatic warm-up (at most 1 day) [default: 600s]",
-                    "Seed of the clients' random streams [default: 1]",
+                    format!(
+                        "Measured time per test ({}) [default: 60s]",
+                        DURATION.bounds_in_words()
+                    ),
+                    format!(
+                        "a span (0 for none; {db_warmup}) or auto (until the clients' rows/s, \
+                         latency and the buffer-cache hit ratio are steady, at most \
+                         --warmup-max) [default: auto]"
+                    ),
+                    format!("Longest automatic warm-up ({db_warmup}) [default: 600s]"),
+                    "Seed of the clients' random streams [default: 1]".into(),
                 ],
             ),
             (
                 "io",
                 [
-                    "Measured time after the warm-up [default: 30s]",
-                    "mean latency are steady, at most --warmup-max) [default: 5s]",
-                    "Longest automatic warm-up (at most 1 day) [default: 600s]",
-                    "Seed of the address streams [default: 1]",
+                    "Measured time after the warm-up [default: 30s]".into(),
+                    "mean latency are steady, at most --warmup-max) [default: 5s]".into(),
+                    format!("Longest automatic warm-up ({io_warmup}) [default: 600s]"),
+                    "Seed of the address streams [default: 1]".into(),
                 ],
             ),
         ] {
+            let texts: [String; 4] = texts;
             let text = help(sub).split_whitespace().collect::<Vec<_>>().join(" ");
             for flag in [
                 "--duration",
@@ -160,7 +181,7 @@ mod tests {
                 assert!(text.contains(flag), "{sub} --help lacks {flag}: {text}");
             }
             for t in texts {
-                assert!(text.contains(t), "{sub} --help lacks {t:?}: {text}");
+                assert!(text.contains(&t), "{sub} --help lacks {t:?}: {text}");
             }
         }
     }

@@ -80,7 +80,13 @@ fn bad_users_sweep_cells_exit_2_naming_the_key() {
         ),
         (
             "{ sessions = [0, 4] }",
-            "workloads[0].users_sweep.sessions: each count must be at least 1",
+            "workloads[0].users_sweep.sessions: each count must be at least 1 and at most 10000 \
+             users; got 0",
+        ),
+        (
+            "{ sessions = [4, 20000] }",
+            "workloads[0].users_sweep.sessions: each count must be at least 1 and at most 10000 \
+             users; got 20000",
         ),
         (
             "{ response = \"p50\" }",

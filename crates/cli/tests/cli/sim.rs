@@ -465,5 +465,7 @@ fn ambiguous_names_and_absurd_times_exit_2() {
         .args(["--profile", "randread-8k", "--duration", "1000000h"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("604800 s"));
+        .stderr(predicate::str::contains(
+            "must be at most 604800 s (7 days of simulated time)",
+        ));
 }

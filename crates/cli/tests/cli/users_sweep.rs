@@ -233,7 +233,7 @@ fn users_sweep_options_that_do_not_fit_are_bad_input() {
                 "--users",
                 "0,4",
             ][..],
-            "--users: each count must be 1 to 10000; got 0",
+            "--users: each count must be at least 1 and at most 10000 users; got 0",
         ),
         (
             &[

@@ -134,3 +134,30 @@ fn serde_fields_lists_a_structs_keys() {
         "{table}"
     );
 }
+
+#[test]
+fn help_texts_say_durations_in_their_largest_whole_unit() {
+    let words: Vec<String> = [
+        7 * 86_400_000_000_000,
+        86_400_000_000_000,
+        7_200_000_000_000,
+        600_000_000_000,
+        90_000_000_000,
+        1_500_000_000,
+        1_000_000,
+    ]
+    .into_iter()
+    .map(span_words)
+    .collect();
+    assert_eq!(
+        words,
+        ["7 days", "1 day", "2 h", "10 min", "90 s", "1.5 s", "1 ms"]
+    );
+    let day = 86_400_000_000_000;
+    let capture = Key::new("capture", Kind::Time, Default::Required, "c").int(1_000_000_000, day);
+    assert_eq!(capture.bounds_in_words(), "1 s to 1 day");
+    assert_eq!(capture.describe_bounds(), "1 s to 86400 s");
+    let warmup = Key::new("warmup", Kind::Time, Default::Required, "w").int(0, 7 * day);
+    assert_eq!(warmup.bounds_in_words(), "at most 7 days");
+    assert_eq!(KEYS[0].bounds_in_words(), "1 to 1000");
+}

@@ -138,6 +138,16 @@ fn services_fill_what_the_dsn_leaves_out() {
 fn bad_values_are_named_and_tls_is_refused() {
     let e = with_env(&[], None, |l| resolve("host=x port=abc", l).unwrap_err());
     assert!(e.contains("port must be a number"), "{e}");
+    for port in ["0", "65536"] {
+        let e = with_env(&[], None, |l| {
+            resolve(&format!("host=x port={port}"), l).unwrap_err()
+        });
+        let said = format!(
+            "port must be a number from {}; got \"{port}\"",
+            flags::PORT.describe_bounds()
+        );
+        assert_eq!(e, said);
+    }
     let e = with_env(&[("PGSSLMODE", "require")], None, |l| {
         resolve("host=x", l).unwrap_err()
     });

@@ -8,6 +8,7 @@ use storlab_core::keys::{Default::Derived, Default::Required, Default::Value as 
 
 use super::limits::{
     MAX_GROUPS, MAX_GROUP_BYTES, MAX_GROUP_DISKS, MAX_IO_LATENCY_NS, MAX_SIM_TIME_NS, MBPS_RANGE,
+    STRIPE_UNIT_BYTES,
 };
 use crate::raid::sets::SET_DISKS_RANGE;
 use storlab_core::profile::PROFILE_KEYS;
@@ -159,7 +160,7 @@ pub const RAID_GROUP_KEYS: &[Key] = &[
         D("\"64KiB\""),
         "per-disk chunk, a power of two from 4 KiB to 1 MiB",
     )
-    .int(4096, 1 << 20),
+    .int(STRIPE_UNIT_BYTES.0, STRIPE_UNIT_BYTES.1),
     Key::new("spares", Kind::Count, D("0"), "hot spares per group")
         .int(0, MAX_GROUP_DISKS as u64)
         .unit("disks"),
@@ -289,7 +290,7 @@ pub const VIRTUAL_DISK_KEYS: &[Key] = &[
         D("\"128KiB\""),
         "chunk per disk, a power of two",
     )
-    .int(4096, 1 << 20),
+    .int(STRIPE_UNIT_BYTES.0, STRIPE_UNIT_BYTES.1),
     Key::new(
         "controller",
         Kind::Count,

@@ -10,6 +10,7 @@
 use super::resolve::GroupSpec;
 use super::virtual_disks::DiskGroupSpec;
 use super::ConfigError;
+use storlab_core::ByteSize;
 
 /// RAID groups and virtual disks in one array (each `count` counts).
 pub const MAX_GROUPS: u64 = 4096;
@@ -40,6 +41,31 @@ pub const MAX_OUTSTANDING: u64 = 1 << 20;
 /// Host I/Os an open-loop stream keeps outstanding; arrivals beyond are dropped (counted and
 /// reported as overload).
 pub const OPEN_LOOP_MAX_OUTSTANDING: u32 = 65_536;
+/// Smallest and largest stripe unit of a RAID group or virtual disk, bytes: 4 KiB to 1 MiB.
+pub const STRIPE_UNIT_BYTES: (u64, u64) = (4096, 1 << 20);
+
+/// A RAID group's or virtual disk's stripe unit in bytes. Its bounds
+/// ([`STRIPE_UNIT_BYTES`]) are declared with its key and checked with the file; a power of
+/// two is this rule, and the message repeats the declared bounds.
+pub(crate) fn stripe_unit_bytes(
+    stripe_unit: ByteSize,
+    file: &str,
+    key: impl Into<String>,
+) -> Result<u64, ConfigError> {
+    if stripe_unit.0.is_power_of_two() {
+        return Ok(stripe_unit.0);
+    }
+    let (min, max) = STRIPE_UNIT_BYTES;
+    Err(ConfigError::invalid(
+        file,
+        key,
+        format!(
+            "must be a power of two between {} and {}; got {stripe_unit}",
+            ByteSize(min),
+            ByteSize(max)
+        ),
+    ))
+}
 
 /// A duration at most `max_ns`.
 pub(crate) fn check_time(

@@ -192,7 +192,7 @@ fn set_layout(
         "vraid5" => RaidLevel::Raid5,
         other => return Err(unknown_level(other, key, file)),
     };
-    let su = stripe_unit(v, key, file)?;
+    let su = limits::stripe_unit_bytes(v.stripe_unit, file, key("stripe_unit"))?;
     SetLayout::new(SetParams {
         level,
         unit_sectors: su / 512,
@@ -284,7 +284,7 @@ pub(super) fn resolve_virtual_disks(
             "vraid5" => (RaidLevel::Raid5, spec.disks),
             other => return Err(unknown_level(other, &key, file)),
         };
-        let su = stripe_unit(v, &key, file)?;
+        let su = limits::stripe_unit_bytes(v.stripe_unit, file, key("stripe_unit"))?;
         let su = su / 512;
         let data_disks = match level {
             RaidLevel::Raid10 => disks / 2,
@@ -324,25 +324,4 @@ fn unknown_level(level: &str, key: &dyn Fn(&str) -> String, file: &str) -> Confi
         key("level"),
         format!("unknown level {level:?}; use vraid0, vraid1 or vraid5"),
     )
-}
-
-/// A virtual disk's stripe unit in bytes: its bounds (4 KiB to 1 MiB) are declared; a power
-/// of two is this rule.
-fn stripe_unit(
-    v: &VirtualDiskFile,
-    key: &dyn Fn(&str) -> String,
-    file: &str,
-) -> Result<u64, ConfigError> {
-    let su = v.stripe_unit.0;
-    if !su.is_power_of_two() {
-        return Err(ConfigError::invalid(
-            file,
-            key("stripe_unit"),
-            format!(
-                "must be a power of two between 4k and 1m; got {}",
-                v.stripe_unit
-            ),
-        ));
-    }
-    Ok(su)
 }

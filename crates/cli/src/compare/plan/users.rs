@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::bad;
 use crate::error::CliError;
-use crate::flags::{self, MAX_RESPONSE_MS, SWEEP_POINTS, THINK_MS};
+use crate::flags::{self, MAX_RESPONSE_MS, SIM_USERS, SWEEP_POINTS, THINK_MS};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -55,8 +55,10 @@ pub(in crate::compare) fn users_sweep(
         let n = flags::count(raw.sessions.len() as u64);
         check("sessions", &SWEEP_POINTS, n)?;
     }
-    if raw.sessions.contains(&0) {
-        return Err(bad(file, &at("sessions"), "each count must be at least 1"));
+    for &n in &raw.sessions {
+        SIM_USERS
+            .check(&flags::count(u64::from(n)))
+            .map_err(|reason| bad(file, &at("sessions"), format!("each count {reason}")))?;
     }
     if let Some(ms) = raw.max_response_ms {
         check("max_response_ms", &MAX_RESPONSE_MS, ms.into())?;

@@ -308,3 +308,41 @@ fn a_bad_block_size_entry_names_its_index_and_key() {
     assert_eq!(key, "streams[0].block_sizes[1].weight");
     assert!(reason.contains("is required"), "{reason}");
 }
+
+/// A RAID group, a virtual disk striped over its disk group and one laid out over
+/// redundancy sets refuse a stripe unit that is not a power of two with one message, which
+/// names the bounds their keys declare.
+#[test]
+fn every_stripe_unit_that_is_not_a_power_of_two_gets_one_message_with_the_declared_bounds() {
+    use crate::config::keys::{RAID_GROUP_KEYS, VIRTUAL_DISK_KEYS};
+    use storlab_core::keys::{find, Bounds};
+
+    use super::STRIPE_UNIT_BYTES;
+
+    let (min, max) = STRIPE_UNIT_BYTES;
+    for keys in [RAID_GROUP_KEYS, VIRTUAL_DISK_KEYS] {
+        let declared = find(keys, "stripe_unit").expect("stripe_unit is declared");
+        assert_eq!(declared.bounds, Bounds::Int(min, max));
+    }
+    let virtual_disk = |sparing: &str| {
+        format!(
+            "name = \"t\"\n[[disk_groups]]\nname = \"dg\"\ndisks = 16\ndisk_model = \"hdd-10k\"\n\
+             {sparing}\n[[virtual_disks]]\nname = \"vd\"\ndisk_group = \"dg\"\nlevel = \"vraid5\"\n\
+             size = \"10g\"\nstripe_unit = \"48k\"\n"
+        )
+    };
+    let want = "must be a power of two between 4k and 1m; got 48k";
+    for (text, key) in [
+        (
+            group("level = \"raid5\"\ndisks = 5\nstripe_unit = \"48k\""),
+            "raid_groups[0].stripe_unit",
+        ),
+        (virtual_disk(""), "virtual_disks[0].stripe_unit"),
+        (
+            virtual_disk("sparing = \"single\""),
+            "virtual_disks[0].stripe_unit",
+        ),
+    ] {
+        assert_eq!(invalid(&text), (key.to_string(), want.to_string()));
+    }
+}

@@ -108,18 +108,7 @@ fn resolve_layout(
             ),
         )
     })?;
-    // The bounds (4 KiB to 1 MiB) are declared; a power of two is this rule.
-    let su = g.stripe_unit.0;
-    if !su.is_power_of_two() {
-        return Err(ConfigError::invalid(
-            file,
-            key("stripe_unit"),
-            format!(
-                "must be a power of two between 4k and 1m; got {}",
-                g.stripe_unit
-            ),
-        ));
-    }
+    let su = limits::stripe_unit_bytes(g.stripe_unit, file, key("stripe_unit"))?;
     Layout::new(level, g.disks, su / 512, model.capacity_sectors())
         .map_err(|e| ConfigError::invalid(file, key("disks"), e.to_string()))
 }
