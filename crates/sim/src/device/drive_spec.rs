@@ -16,15 +16,16 @@
 //!   taken as zero), the seek curve: the measured table (`Seek type = extracted`), or
 //!   `hplplus10`: the first ten measured seek times then `a + b*sqrt(d)` below the boundary
 //!   distance and `c + e*d` beyond (`HPL seek equation values`), sampled into a table.
-//! - controller: the eight overheads (read or write, hit or miss, after a read or a write)
-//!   and the completion overheads; the bulk sector transfer time, or the slower block
-//!   transfer time of the buses in `NAME.parv` when one lies beside the file, as the
-//!   interface rate; buffer segments, maximum read-ahead, whether the read's own data
+//! - controller: the eight overheads (read or write, hit or miss, after a read or a write),
+//!   the completion overheads, and the overheads of a drive that disconnects while it
+//!   positions (data preparation, first reselect, read and write disconnects; the extra
+//!   write disconnect with its own times and the other reselect); the bulk sector transfer
+//!   time, or the slower block transfer time of the buses in `NAME.parv` when one lies
+//!   beside the file, as the interface rate (one rate for both directions); buffer segments, maximum read-ahead, whether the read's own data
 //!   stays buffered, where read-ahead stops (`Buffer continuous read`: track, cylinder,
 //!   segment, or a track ahead of a stream and none after an isolated read), the read water mark as a share of
-//!   the request, the minimum seek delay (before a write), fast writes (any level) as write caching; the queue length. A miss
-//!   disconnects from the bus while the drive positions: the reselect overhead and the
-//!   disconnect overhead of its kind are added to the miss overheads.
+//!   the request, the minimum seek delay (before a write), fast writes (any level) as write
+//!   caching; the queue length.
 
 mod parts;
 mod replay;
@@ -33,7 +34,9 @@ mod syntax;
 use std::path::{Path, PathBuf};
 
 use super::hdd::{HddParams, ReadaheadLimit, Scheduler};
-use parts::{overheads, sector_transfer_ms, seek_curve, seek_summary, zones};
+use parts::{
+    extra_write_disconnect, overheads, sector_transfer_ms, seek_curve, seek_summary, zones,
+};
 pub use replay::{
     demerit, parse_trace, quantiles, read_trace, replay, Replay, TraceRequest, DEMERIT_QUANTILES,
 };
@@ -127,6 +130,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
     );
     let overheads = overheads(disk, diskspecs)?;
     let sector_ms = sector_transfer_ms(disk, diskspecs);
+    let mbps = |ms: f64| if ms > 0.0 { 0.512 / ms } else { 1000.0 };
     let (t1, tavg, tfull) = seek_summary(&seek_curve, cylinders);
     let caching = disk.num("Enable caching in buffer").unwrap_or(0.0) > 0.0;
     let readahead = disk
@@ -150,11 +154,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         head_switch_ms: need(mech, "Head switch time", &model_path)?.max(0.0),
         write_settle_ms: settle.max(0.0),
         command_overhead_ms: overheads.read_miss_after_read,
-        interface_mbps: if sector_ms > 0.0 {
-            0.512 / sector_ms
-        } else {
-            1000.0
-        },
+        interface_mbps: mbps(sector_ms),
         queue_depth: queue,
         scheduler: if queue > 1 {
             Scheduler::Sptf
@@ -171,7 +171,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         zone_table,
         sparing,
         spare_range_cylinders,
-        command_overheads_ms: Some(overheads),
+        command_overheads_ms: Some(Box::new(overheads)),
         cache_segments: if caching {
             disk.num("Number of buffer segments")
                 .unwrap_or(1.0)
@@ -195,6 +195,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
             .num("Minimum seek delay")
             .unwrap_or(0.0)
             .clamp(0.0, 1000.0),
+        extra_write_disconnect_ms: extra_write_disconnect(disk).map(Box::new),
     };
     if disk.num("Buffer continuous read") == Some(0.0) {
         params.readahead_kib = 0;
@@ -228,6 +229,7 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         readahead_limit: Default::default(),
         read_watermark: 0.0,
         write_seek_min_ms: 0.0,
+        extra_write_disconnect_ms: None,
         ..p.clone()
     }
 }

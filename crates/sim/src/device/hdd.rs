@@ -40,7 +40,9 @@ use geometry::{SeekCurve, Zones};
 use measured::Measured;
 pub(crate) use params::MAX_QUEUE_DEPTH;
 pub(crate) use params::MAX_SPARE_RANGE_CYLINDERS;
-pub use params::{HddParams, Overheads, ReadaheadLimit, Scheduler, Sparing, ZoneSpec};
+pub use params::{
+    ExtraWriteDisconnect, HddParams, Overheads, ReadaheadLimit, Scheduler, Sparing, ZoneSpec,
+};
 use std::sync::Arc;
 
 /// A measured seek curve (`[cylinders, ms]` points, as `seek_curve`) as a function of the

@@ -52,6 +52,7 @@ fn hdd(
         readahead_limit: Default::default(),
         read_watermark: 0.0,
         write_seek_min_ms: 0.0,
+        extra_write_disconnect_ms: None,
     })
 }
 
@@ -198,6 +199,7 @@ mod tests {
             "readahead_limit",
             "read_watermark",
             "write_seek_min_ms",
+            "extra_write_disconnect_ms",
         ];
         let sourced: Vec<&str> = HDD_SOURCES
             .iter()

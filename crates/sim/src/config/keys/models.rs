@@ -167,9 +167,9 @@ pub const HDD_KEYS: &[Key] = &[
     .int(1, 10_000),
     Key::new(
         "command_overheads_ms",
-        Kind::Other("table: read_hit_after_read ... write_miss_after_write, read_completion, write_completion"),
+        Kind::Other("table: read_hit_after_read ... write_miss_after_write, read_completion, write_completion, data_prep, reselect, read_disconnect_after_read, read_disconnect_after_write, write_disconnect"),
         storlab_core::keys::Default::Derived("command_overhead_ms for every kind"),
-        "overheads by kind: read or write, buffer hit or miss, after a read or a write; completion overheads",
+        "overheads by kind: read or write, buffer hit or miss, after a read or a write; completion overheads; a disconnecting drive's data preparation, reselect and disconnect overheads",
     )
     .unit("ms"),
     Key::new(
@@ -211,6 +211,13 @@ pub const HDD_KEYS: &[Key] = &[
         "least time a write positions for, in place of a shorter seek or none (DiskSim's `Minimum seek delay`: the drive settles before writing even on its own track)",
     )
     .float(0.0, 1000.0)
+    .unit("ms"),
+    Key::new(
+        "extra_write_disconnect_ms",
+        Kind::Other("table: command, disconnect, inter_disconnect, second_disconnect, seek_delta, reselect"),
+        storlab_core::keys::Default::Derived("none"),
+        "a write after a write elsewhere disconnects before taking its data (DiskSim's `Extra write disconnect`): the head starts positioning command + seek_delta after the command, the data comes inter_disconnect after the disconnect; such a drive writes nothing until min(write, 10) sectors (15 for a write over 44) are buffered",
+    )
     .unit("ms"),
 ];
 

@@ -3,7 +3,9 @@
 use std::path::Path;
 
 use super::{need, read, sourced, Block, Value};
-use crate::device::hdd::{Overheads, Sparing, ZoneSpec, MAX_SPARE_RANGE_CYLINDERS};
+use crate::device::hdd::{
+    ExtraWriteDisconnect, Overheads, Sparing, ZoneSpec, MAX_SPARE_RANGE_CYLINDERS,
+};
 
 fn scalars(list: Option<&[Value]>) -> Vec<f64> {
     list.unwrap_or(&[])
@@ -198,23 +200,37 @@ pub(super) fn seek_summary(pts: &[[f64; 2]], cylinders: u32) -> (f64, f64, f64) 
 pub(super) fn overheads(disk: &Block, file: &Path) -> Result<Overheads, String> {
     let g = |k: &str| need(disk, k, file);
     let opt = |k: &str| disk.num(k).unwrap_or(0.0).max(0.0);
-    let reselect = opt("First reselect overhead");
-    let write_disc = opt("Write disconnect overhead") + reselect;
     Ok(Overheads {
         read_hit_after_read: g("Read hit over. after read")?,
         read_hit_after_write: g("Read hit over. after write")?,
-        read_miss_after_read: g("Read miss over. after read")?
-            + opt("Read disconnect afterread")
-            + reselect,
-        read_miss_after_write: g("Read miss over. after write")?
-            + opt("Read disconnect afterwrite")
-            + reselect,
+        read_miss_after_read: g("Read miss over. after read")?,
+        read_miss_after_write: g("Read miss over. after write")?,
         write_hit_after_read: g("Write hit over. after read")?,
         write_hit_after_write: g("Write hit over. after write")?,
-        write_miss_after_read: g("Write miss over. after read")? + write_disc,
-        write_miss_after_write: g("Write miss over. after write")? + write_disc,
+        write_miss_after_read: g("Write miss over. after read")?,
+        write_miss_after_write: g("Write miss over. after write")?,
         read_completion: disk.num("Read completion overhead").unwrap_or(0.0),
         write_completion: disk.num("Write completion overhead").unwrap_or(0.0),
+        data_prep: opt("Data preparation overhead"),
+        reselect: opt("First reselect overhead"),
+        read_disconnect_after_read: opt("Read disconnect afterread"),
+        read_disconnect_after_write: opt("Read disconnect afterwrite"),
+        write_disconnect: opt("Write disconnect overhead"),
+    })
+}
+
+/// The early write disconnect (`Extra write disconnect = 1` and its `Extradisc` times), or
+/// `None` when the drive has none or never disconnects.
+pub(super) fn extra_write_disconnect(disk: &Block) -> Option<ExtraWriteDisconnect> {
+    let opt = |k: &str| disk.num(k).unwrap_or(0.0).max(0.0);
+    let on = opt("Extra write disconnect") > 0.0 && opt("Never disconnect") == 0.0;
+    on.then(|| ExtraWriteDisconnect {
+        command: opt("Extradisc command overhead"),
+        disconnect: opt("Extradisc disconnect overhead"),
+        inter_disconnect: opt("Extradisc inter-disconnect delay"),
+        second_disconnect: opt("Extradisc 2nd disconnect overhead"),
+        seek_delta: opt("Extradisc seek delta"),
+        reselect: opt("Other reselect overhead"),
     })
 }
 

@@ -60,7 +60,7 @@ fn an_extracted_drive_imports_its_zones_seeks_overheads_and_cache() {
     assert_eq!(p.seek_curve.len(), 117);
     assert_eq!(p.seek_curve[0], [1.0, 1.663]);
     assert_eq!(p.head_switch_ms, 0.999);
-    let o = p.command_overheads_ms.expect("overheads");
+    let o = p.command_overheads_ms.as_deref().expect("overheads");
     assert_eq!(
         (o.read_hit_after_read, o.write_miss_after_write),
         (0.374, 0.5002)
@@ -91,6 +91,46 @@ fn an_hpl_drive_imports_its_equation_its_spare_tracks_and_its_bus() {
     assert!(!p.write_cache);
     let hdd = Hdd::new(p, 0).expect("builds");
     assert_eq!(hdd.capacity_sectors(), 2_054_864);
+}
+
+#[test]
+fn a_disconnecting_drive_keeps_its_bus_overheads_apart_from_its_command_overheads() {
+    // The HP C2247 disconnects while it positions: its reselect, data preparation and
+    // disconnect overheads are paid where the bus protocol puts them, not added to the
+    // command overheads that delay the head.
+    let p = import(&drives().join("hp_c2247a.diskspecs"))
+        .expect("imports")
+        .params;
+    let o = p.command_overheads_ms.as_deref().expect("overheads");
+    assert_eq!(
+        (o.read_miss_after_read, o.write_miss_after_write),
+        (0.55821, 0.82391)
+    );
+    assert_eq!((o.data_prep, o.reselect), (0.02519, 0.16249));
+    assert_eq!(
+        (
+            o.read_disconnect_after_read,
+            o.read_disconnect_after_write,
+            o.write_disconnect
+        ),
+        (0.02266, 0.04551, 0.16565)
+    );
+    let x = p
+        .extra_write_disconnect_ms
+        .expect("an extra write disconnect");
+    assert_eq!(
+        (x.command, x.disconnect, x.inter_disconnect),
+        (0.64244, 0.04551, 0.42885)
+    );
+    assert_eq!(
+        (x.second_disconnect, x.seek_delta, x.reselect),
+        (0.13437, 0.25, 0.12883)
+    );
+    // A drive without one imports none.
+    let q = import(&drives().join("hp_c2490a.diskspecs"))
+        .expect("imports")
+        .params;
+    assert_eq!(q.extra_write_disconnect_ms, None);
 }
 
 #[test]

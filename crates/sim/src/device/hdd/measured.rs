@@ -7,7 +7,8 @@
 //! bringing its data in); a read miss first waits for any write the drive is still putting
 //! on the media, then seeks, waits for its first sector, and sends its data as it comes
 //! off the media (the interface finishes one sector after the media, or later when it is
-//! the slower). After a read the drive reads ahead into the same segment, while idle, up
+//! the slower); a drive that disconnects while it positions reconnects once its read
+//! water mark is buffered, paying its reselect and data preparation overheads. After a read the drive reads ahead into the same segment, while idle, up
 //! to `readahead_kib` (or where `readahead_limit` stops it); the head follows the
 //! read-ahead, so the next command seeks from the last block read ahead, not from the end
 //! of the read. The segments it filled before stay readable until reused, least recently
@@ -17,11 +18,15 @@
 //! head writes a sector only once its data is in the buffer, and a sector that passes
 //! under the head before its data arrived is written when it comes round again (on a drive
 //! whose interface is slower than its media, a write costs a revolution each time the head
-//! catches up with the data). A write ends read-ahead and drops any buffered data it
-//! overlaps. Completion overheads are added at the end.
+//! catches up with the data; write.rs has the details). A write ends read-ahead and drops
+//! any buffered data it overlaps. Completion overheads are added at the end.
 
-use super::params::{HddParams, Overheads, ReadaheadLimit};
+mod write;
+
+use super::params::{ExtraWriteDisconnect, HddParams, Overheads, ReadaheadLimit};
 use super::{Access, Hdd, Pending, ReadAhead};
+#[cfg(test)]
+use write::{write_from_buffer_ns, BufferedData};
 
 /// The measured-drive state and parameters (absent for the parametric form).
 #[derive(Clone, Debug)]
@@ -41,6 +46,9 @@ pub(super) struct Measured {
     last_read_end: Option<u64>,
     /// Least positioning time before a write.
     write_seek_min_ns: u64,
+    extra_disconnect: Option<ExtraWriteDisconnect>,
+    /// End of the last write (its last block plus one).
+    last_write_end: Option<u64>,
 }
 
 impl Measured {
@@ -54,11 +62,14 @@ impl Measured {
             || p.cache_keeps_read_data
             || p.readahead_limit != ReadaheadLimit::Segment
             || p.read_watermark > 0.0
-            || p.write_seek_min_ms > 0.0;
+            || p.write_seek_min_ms > 0.0
+            || p.extra_write_disconnect_ms.is_some();
         used.then(|| {
             Box::new(Measured {
                 overheads: p
                     .command_overheads_ms
+                    .as_deref()
+                    .copied()
                     .unwrap_or_else(|| Overheads::uniform(p.command_overhead_ms)),
                 segments_max: p.cache_segments.max(1) as usize - 1,
                 keep_read: p.cache_keeps_read_data,
@@ -70,6 +81,8 @@ impl Measured {
                 last_write: false,
                 last_read_end: None,
                 write_seek_min_ns: ms_ns(p.write_seek_min_ms),
+                extra_disconnect: p.extra_write_disconnect_ms.as_deref().copied(),
+                last_write_end: None,
             })
         })
     }
@@ -137,7 +150,7 @@ impl Hdd {
                 let from = avail.clamp(lba, end - 1);
                 return self.read_media(m, now_ns, lba, n, from, stream, after_write);
             }
-            let overhead = ms_ns(m.overheads.of(false, true, after_write));
+            let overhead = ms_ns(m.overheads.of(false, true, after_write) + m.overheads.data_prep);
             let media_wait =
                 (end.saturating_sub(avail) as f64 * self.media_ns_per_sector(avail)) as u64;
             let a = Access {
@@ -159,7 +172,7 @@ impl Hdd {
         if let Some(i) = m.segments.iter().position(|&(s, e)| s <= lba && end <= e) {
             let seg = m.segments.remove(i);
             m.segments.insert(0, seg);
-            let overhead = ms_ns(m.overheads.of(false, true, after_write));
+            let overhead = ms_ns(m.overheads.of(false, true, after_write) + m.overheads.data_prep);
             return Access {
                 overhead_ns: overhead + completion,
                 transfer_ns: self.iface_ns(n),
@@ -225,7 +238,14 @@ impl Hdd {
         let media_n = end - from;
         self.retire_readahead(m, now_ns);
         let wait = m.media_free_ns.saturating_sub(now_ns);
-        let overhead = ms_ns(m.overheads.of(false, false, after_write));
+        let o = &m.overheads;
+        let overhead = ms_ns(o.of(false, false, after_write));
+        let disconnect = ms_ns(if after_write {
+            o.read_disconnect_after_write
+        } else {
+            o.read_disconnect_after_read
+        });
+        let reconnect = ms_ns(o.reselect + o.data_prep);
         let zi = self.zones.index_of(from);
         let pos = self.locate_in(zi, from);
         let seek_ns = self.seek_between(pos.cyl, pos.head, false);
@@ -233,11 +253,15 @@ impl Hdd {
         let angle = self.angle_of(zi, &pos);
         let rotate_ns = self.rotate_wait_ns(self.wrap_rev(now_ns + self.phase_ns), lead, angle);
         let media = self.transfer_measured_ns(from, media_n);
-        // The interface starts once the watermark's share is buffered, then runs at its
-        // rate, never ahead of the media: it ends one sector after the media at the earliest.
+        // The drive disconnects while it positions and reconnects once the watermark's
+        // share is buffered (not before its disconnect is done), paying the reselect and
+        // data preparation; the interface then runs at its rate, never ahead of the media:
+        // it ends one sector after the media at the earliest.
         let held = ((m.watermark * media_n as f64).ceil() as u64).min(media_n);
-        let before_send = (held as f64 * self.media_ns_per_sector(from)) as u64;
-        let transfer_ns = (media + self.iface_ns(1)).max(before_send + self.iface_ns(n));
+        let held_ns = (held as f64 * self.media_ns_per_sector(from)) as u64;
+        let send = (lead + rotate_ns + held_ns).max(wait + overhead + disconnect) + reconnect;
+        let transfer_ns =
+            (media + self.iface_ns(1)).max(send + self.iface_ns(n) - lead - rotate_ns);
         let a = Access {
             overhead_ns: wait + overhead + ms_ns(m.overheads.read_completion),
             seek_ns,
@@ -257,130 +281,6 @@ impl Hdd {
         self.move_head_to(end.saturating_sub(1));
         a
     }
-
-    fn write_measured(
-        &mut self,
-        m: &mut Measured,
-        now_ns: u64,
-        p: &Pending,
-        after_write: bool,
-    ) -> Access {
-        let (lba, n) = (p.lba, u64::from(p.sectors));
-        let end = lba + n;
-        // A write hits when it lands on or right after buffered data.
-        let ra_range = self
-            .readahead
-            .as_ref()
-            .map(|ra| (ra.from, self.ra_available_end(ra, now_ns)));
-        let hit = m
-            .segments
-            .iter()
-            .copied()
-            .chain(ra_range)
-            .any(|(s, e)| s <= lba && lba <= e);
-        self.retire_readahead(m, now_ns);
-        m.segments.retain(|&(s, e)| e <= lba || end <= s);
-        let overhead = ms_ns(m.overheads.of(true, hit, after_write));
-        let completion = ms_ns(m.overheads.write_completion);
-        let iface = self.iface_ns(n);
-        let wait = m.media_free_ns.saturating_sub(now_ns);
-        if m.write_cache {
-            // Reported once the data is in the buffer; written when the media is free.
-            let a = Access {
-                overhead_ns: overhead + completion,
-                transfer_ns: iface,
-                ..Access::default()
-            };
-            let start = (now_ns + overhead + iface).max(m.media_free_ns);
-            let pos = self.locate(lba);
-            let seek = self
-                .seek_between(pos.cyl, pos.head, true)
-                .max(m.write_seek_min_ns);
-            let rot = self.rotate_wait_ns(
-                self.wrap_rev(start + self.phase_ns),
-                seek,
-                u64::from(p.angle_ns),
-            );
-            m.media_free_ns = start + seek + rot + self.transfer_measured_ns(lba, n);
-            if m.segments_max > 0 {
-                m.segments.insert(0, (lba, end));
-                m.segments.truncate(m.segments_max);
-            }
-            self.move_head_to(end.saturating_sub(1));
-            return a;
-        }
-        let pos = self.locate(lba);
-        let seek_ns = self
-            .seek_between(pos.cyl, pos.head, true)
-            .max(m.write_seek_min_ns);
-        // The data crosses the interface while the head moves; the head writes a sector
-        // only once its data is in the buffer.
-        let lead = wait + overhead + seek_ns;
-        let rotate_ns = self.rotate_wait_ns(
-            self.wrap_rev(now_ns + self.phase_ns),
-            lead,
-            u64::from(p.angle_ns),
-        );
-        let media = self.transfer_measured_ns(lba, n);
-        let data = BufferedData {
-            first_ns: wait + overhead,
-            ns_per_sector: self.iface_ns_per_sector,
-        };
-        let written = write_from_buffer_ns(lead + rotate_ns, media, n, data, self.rev_ns);
-        let a = Access {
-            overhead_ns: wait + overhead + completion,
-            seek_ns,
-            rotate_ns,
-            transfer_ns: written - lead - rotate_ns,
-        };
-        self.move_head_to(end.saturating_sub(1));
-        a
-    }
-}
-
-/// Data of a write arriving in the drive's buffer over the interface: the first sector's
-/// transfer starts `first_ns` after the command starts, and each sector takes
-/// `ns_per_sector`.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct BufferedData {
-    pub first_ns: u64,
-    pub ns_per_sector: f64,
-}
-
-impl BufferedData {
-    /// When sector `j` (from 0) of the write is in the buffer.
-    fn ready_ns(&self, j: u64) -> f64 {
-        self.first_ns as f64 + (j + 1) as f64 * self.ns_per_sector
-    }
-}
-
-/// When a write of `sectors` whose first sector is under the head at `start_ns` (both
-/// from the command's start) has written its last sector, taking `media_ns` on the media
-/// when nothing stops it. The head writes a sector only if its data is already in the
-/// buffer: a sector that passes under the head before its data arrived is written one
-/// revolution later, when it comes round again. A write fed over an interface slower than
-/// the media loses a revolution each time the media catches up with the data.
-pub(super) fn write_from_buffer_ns(
-    start_ns: u64,
-    media_ns: u64,
-    sectors: u64,
-    data: BufferedData,
-    rev_ns: u64,
-) -> u64 {
-    let per_sector = media_ns as f64 / sectors.max(1) as f64;
-    // On the current pass the head reaches sector `j` at `pass + j * per_sector`.
-    let mut pass = start_ns as f64;
-    let mut j = 0;
-    while j < sectors {
-        let at = pass + j as f64 * per_sector;
-        let ready = data.ready_ns(j);
-        if at >= ready {
-            j += 1;
-        } else {
-            pass += ((ready - at) / rev_ns as f64).ceil() * rev_ns as f64;
-        }
-    }
-    ((pass + media_ns as f64).round() as u64).max(start_ns + media_ns)
 }
 
 #[cfg(test)]

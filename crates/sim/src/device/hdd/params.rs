@@ -79,7 +79,7 @@ pub struct HddParams {
     pub spare_range_cylinders: u16,
     /// Overheads by kind of command (absent: `command_overhead_ms` for every kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command_overheads_ms: Option<Overheads>,
+    pub command_overheads_ms: Option<Box<Overheads>>,
     /// Buffer segments of the drive's cache (0: one read-ahead buffer of `readahead_kib`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_segments: u32,
@@ -102,6 +102,9 @@ pub struct HddParams {
     /// (DiskSim's `Minimum seek delay`), ms.
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub write_seek_min_ms: f64,
+    /// The early disconnect of a write after a write elsewhere (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_write_disconnect_ms: Option<Box<ExtraWriteDisconnect>>,
 }
 
 fn one() -> u16 {
@@ -242,6 +245,54 @@ pub struct Overheads {
     /// After a write's data is taken, before it completes.
     #[serde(default)]
     pub write_completion: f64,
+    /// After the command overhead, before data starts to cross the interface.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub data_prep: f64,
+    /// To reconnect to the host (reselect) once the drive disconnected while it positioned:
+    /// before a read miss sends its data and before a write reports its completion.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub reselect: f64,
+    /// To disconnect after a read miss's command overhead: after a read, after a write (the
+    /// drive reconnects no sooner).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub read_disconnect_after_read: f64,
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub read_disconnect_after_write: f64,
+    /// To disconnect once a write's data is in the buffer (the drive reconnects no sooner).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub write_disconnect: f64,
+}
+
+/// The early disconnect of a write that follows a write elsewhere (DiskSim's `Extra write
+/// disconnect`), ms: the drive takes the command, disconnects before it takes the data,
+/// starts positioning `command + seek_delta` after the command arrived, and reconnects to
+/// take the data `inter_disconnect` after the disconnect (paying the reselect and data
+/// preparation of [`Overheads`]); after the data it disconnects again
+/// (`second_disconnect`) and reports completion with its own reselect (`reselect`). Such a
+/// drive also writes nothing until a share of the write is buffered: the whole write up
+/// to 10 sectors, 10 sectors of a write of up to 44, 15 of a longer one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraWriteDisconnect {
+    pub command: f64,
+    pub disconnect: f64,
+    pub inter_disconnect: f64,
+    pub second_disconnect: f64,
+    pub seek_delta: f64,
+    pub reselect: f64,
+}
+
+impl ExtraWriteDisconnect {
+    fn all(&self) -> [(&'static str, f64); 6] {
+        [
+            ("command", self.command),
+            ("disconnect", self.disconnect),
+            ("inter_disconnect", self.inter_disconnect),
+            ("second_disconnect", self.second_disconnect),
+            ("seek_delta", self.seek_delta),
+            ("reselect", self.reselect),
+        ]
+    }
 }
 
 impl Overheads {
@@ -256,8 +307,7 @@ impl Overheads {
             write_hit_after_write: ms,
             write_miss_after_read: ms,
             write_miss_after_write: ms,
-            read_completion: 0.0,
-            write_completion: 0.0,
+            ..Overheads::default()
         }
     }
 
@@ -275,7 +325,7 @@ impl Overheads {
         }
     }
 
-    fn all(&self) -> [(&'static str, f64); 10] {
+    fn all(&self) -> [(&'static str, f64); 15] {
         [
             ("read_hit_after_read", self.read_hit_after_read),
             ("read_hit_after_write", self.read_hit_after_write),
@@ -287,6 +337,17 @@ impl Overheads {
             ("write_miss_after_write", self.write_miss_after_write),
             ("read_completion", self.read_completion),
             ("write_completion", self.write_completion),
+            ("data_prep", self.data_prep),
+            ("reselect", self.reselect),
+            (
+                "read_disconnect_after_read",
+                self.read_disconnect_after_read,
+            ),
+            (
+                "read_disconnect_after_write",
+                self.read_disconnect_after_write,
+            ),
+            ("write_disconnect", self.write_disconnect),
         ]
     }
 }
@@ -312,6 +373,15 @@ fn check_detail(p: &HddParams) -> Result<(), String> {
             if !(v.is_finite() && (0.0..MAX_STEP_MS).contains(&v)) {
                 return Err(format!(
                     "command_overheads_ms.{key} must be 0 to {MAX_STEP_MS} ms; got {v}"
+                ));
+            }
+        }
+    }
+    if let Some(x) = &p.extra_write_disconnect_ms {
+        for (key, v) in x.all() {
+            if !(v.is_finite() && (0.0..MAX_STEP_MS).contains(&v)) {
+                return Err(format!(
+                    "extra_write_disconnect_ms.{key} must be 0 to {MAX_STEP_MS} ms; got {v}"
                 ));
             }
         }

@@ -8,6 +8,7 @@ fn data(first_ns: u64, ns_per_sector: f64) -> BufferedData {
     BufferedData {
         first_ns,
         ns_per_sector,
+        sectors_first: 0,
     }
 }
 
@@ -24,6 +25,20 @@ fn a_first_sector_reached_before_its_data_is_written_a_revolution_later() {
     // At 500 ns every sector's data is ahead of the head: 150, 300, 450, 600 against
     // 500, 600, 700, 800.
     assert_eq!(write_from_buffer_ns(500, 400, 4, data(0, 150.0), REV), 900);
+}
+
+#[test]
+fn a_drive_that_buffers_part_of_a_write_first_writes_nothing_before() {
+    // Data in at 50, 100, 150, 200 ns; the head reaches the sectors at 120, 220, 320, 420
+    // ns, each after its data: the write ends at 520 ns. Holding for all four, the drive
+    // lets the first sector pass (its data is in, the fourth's is not) and starts a
+    // revolution later, at 1,120 ns.
+    assert_eq!(write_from_buffer_ns(120, 400, 4, data(0, 50.0), REV), 520);
+    let held = BufferedData {
+        sectors_first: 4,
+        ..data(0, 50.0)
+    };
+    assert_eq!(write_from_buffer_ns(120, 400, 4, held, REV), 1520);
 }
 
 #[test]
@@ -57,8 +72,9 @@ fn an_uncached_write_ends_when_its_last_sector_passes_under_the_head() {
         disk.finish(read.total_ns());
         disk.enqueue(now_ns, 1, lba, n, true);
         let (_, a) = disk.start_next(now_ns).expect("starts");
-        let completion_ns = ms_ns(p.command_overheads_ms.expect("overheads").write_completion);
-        let end_ns = now_ns + a.total_ns() - completion_ns;
+        // After the last sector the drive reconnects (reselect) and reports completion.
+        let o = p.command_overheads_ms.as_deref().expect("overheads");
+        let end_ns = now_ns + a.total_ns() - ms_ns(o.write_completion) - ms_ns(o.reselect);
         let last = lba + u64::from(n) - 1;
         let zone = disk.zones.index_of(last);
         let pos = disk.locate(last);
@@ -72,4 +88,59 @@ fn an_uncached_write_ends_when_its_last_sector_passes_under_the_head() {
             "start {now_ns}: {a:?} off by {off} ns"
         );
     }
+}
+
+/// The overheads of a one-sector write on the HP C2247 at `lba`, right after a one-sector
+/// write at `before`.
+fn write_after_write(before: u64, lba: u64) -> Access {
+    let p = drive("hp_c2247a");
+    let mut disk = Hdd::new(&p, 0).expect("builds");
+    disk.enqueue(0, 0, before, 1, true);
+    let (_, first) = disk.start_next(0).expect("starts");
+    let now_ns = first.total_ns();
+    disk.finish(now_ns);
+    disk.enqueue(now_ns + 5_000_000, 1, lba, 1, true);
+    disk.start_next(now_ns + 5_000_000).expect("starts").1
+}
+
+#[test]
+fn a_write_after_a_write_elsewhere_disconnects_before_taking_its_data() {
+    // The C2247's extra write disconnect: the head starts 0.64244 + 0.25 ms after the
+    // command and the completion costs the other reselect (0.12883 ms), against the write
+    // overhead (0.82391 ms) and the first reselect (0.16249 ms) of a write continuing the
+    // last one; both end with the write completion overhead (0.05045 ms).
+    let ns = |ms: f64| ms_ns(ms);
+    let elsewhere = write_after_write(500_000, 1_000_000);
+    assert_eq!(
+        elsewhere.overhead_ns,
+        ns(0.64244 + 0.25) + ns(0.12883) + ns(0.05045)
+    );
+    let continuing = write_after_write(999_999, 1_000_000);
+    assert_eq!(
+        continuing.overhead_ns,
+        ns(0.82391) + ns(0.16249) + ns(0.05045)
+    );
+}
+
+#[test]
+fn a_read_miss_positions_after_its_command_overhead_and_sends_after_a_reselect() {
+    // The C2247 starts positioning 0.55821 ms after a read command (its disconnect, 0.02266
+    // ms, runs meanwhile) and sends the data, 0.1869 ms a sector, once it reconnected: a
+    // reselect and data preparation (0.16249 + 0.02519 ms) after three quarters of the
+    // read (its water mark) is buffered. The interface being slower than the media, the
+    // read ends then plus the whole read's interface time and the completion overhead.
+    let p = drive("hp_c2247a");
+    let mut disk = Hdd::new(&p, 0).expect("builds");
+    let (lba, n) = (1_000_000u64, 40u32);
+    disk.enqueue(0, 0, lba, n, false);
+    let (_, a) = disk.start_next(0).expect("starts");
+    let lead = ms_ns(0.55821) + a.seek_ns + a.rotate_ns;
+    let held_ns = (30.0 * disk.media_ns_per_sector(lba)) as u64;
+    let send = lead + held_ns + ms_ns(0.16249 + 0.02519);
+    let want = send + disk.iface_ns(u64::from(n)) + ms_ns(0.05665);
+    assert!(
+        a.total_ns().abs_diff(want) <= 2,
+        "{a:?}: {} ns against {want} ns",
+        a.total_ns()
+    );
 }
