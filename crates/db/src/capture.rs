@@ -2,7 +2,7 @@
 //! server that storlab did not start, read strictly read-only.
 //!
 //! The connection sets `default_transaction_read_only`, a statement and a lock timeout, and
-//! reads each snapshot in a read-only transaction; it creates nothing (no extension, no table,
+//! reads each snapshot with one statement (`snapshot`); it creates nothing (no extension, no table,
 //! no temporary object) and resets no statistics. Two snapshots of the cumulative views
 //! (pg_stat_database, pg_stat_statements when the database has it, pg_stat_wal, pg_stat_io
 //! from 16, pg_stat_bgwriter and from 17 pg_stat_checkpointer, pg_statio_user_tables and
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use storlab_core::character::Characterization;
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{Client, Config};
+use tokio_postgres::{Client, Config, Statement};
 
 use crate::conninfo::{self, Lookup};
 use crate::error::DbError;
@@ -76,7 +76,7 @@ pub fn capture(opts: &CaptureOptions) -> Result<Capture, DbError> {
 }
 
 async fn run(opts: &CaptureOptions, config: &Config, target: &str) -> Result<Capture, DbError> {
-    let mut c = match config.connect(tokio_postgres::NoTls).await {
+    let c = match config.connect(tokio_postgres::NoTls).await {
         Ok((client, connection)) => {
             tokio::spawn(async move {
                 let _ = connection.await;
@@ -94,7 +94,8 @@ async fn run(opts: &CaptureOptions, config: &Config, target: &str) -> Result<Cap
     };
     c.batch_execute(
         "SET default_transaction_read_only = on; SET statement_timeout = '30s'; \
-         SET lock_timeout = '5s'; SET application_name = 'storlab capture'",
+         SET lock_timeout = '5s'; SET stats_fetch_consistency = snapshot; \
+         SET application_name = 'storlab capture'",
     )
     .await?;
     let mut server = server_info(&c, config, target).await?;
@@ -125,14 +126,21 @@ async fn run(opts: &CaptureOptions, config: &Config, target: &str) -> Result<Cap
             None
         }
     };
-    let before = Snapshot::take(&mut c, version_num, schema.as_deref()).await?;
+    // Every statement of the window is prepared before it: a preparation is a transaction.
+    let snapshot = Snapshot::prepare(&c, version_num, schema.as_deref()).await?;
+    let sample = c.prepare(&sample_sql()).await?;
+    let with_statements = schema.is_some();
+    let before = Snapshot::take(&c, &snapshot, with_statements).await?;
     let start = Instant::now();
-    let sessions = sample_until(&c, start + Duration::from_nanos(opts.interval_ns)).await?;
-    let after = Snapshot::take(&mut c, version_num, schema.as_deref()).await?;
+    let end = start + Duration::from_nanos(opts.interval_ns);
+    let sessions = sample_until(&c, &sample, end).await?;
+    let after = Snapshot::take(&c, &snapshot, with_statements).await?;
     let secs = start.elapsed().as_secs_f64();
     server.database = database(&c).await?;
-    // The samples and the second snapshot are the capture's own transactions.
-    let own = sessions.samples as f64 + 1.0;
+    // The capture's own transactions in the window: the first snapshot's read, the samples
+    // and the flush before the second snapshot (each snapshot has the capture's statistics
+    // flushed first, so its counters hold every transaction the capture committed before).
+    let own = sessions.samples as f64 + 2.0;
     let window = window(&before, &after, secs, own, sessions, server, &mut warnings);
     let (characterization, more) = build::characterize(&window).map_err(DbError::Failed)?;
     warnings.extend(more);
@@ -226,15 +234,19 @@ fn relations(
         .collect()
 }
 
-/// Samples the database's client backends until `end`; an error when a stop is requested.
-async fn sample_until(c: &Client, end: Instant) -> Result<SessionTally, DbError> {
-    let sql = format!(
+/// The sample of the database's client backends (the capture's own left out).
+fn sample_sql() -> String {
+    format!(
         "SELECT {TAG} state, coalesce(wait_event_type, 'CPU'), \
          coalesce(wait_event_type || ':' || wait_event, 'CPU') FROM pg_stat_activity \
          WHERE backend_type = 'client backend' AND datname = current_database() \
            AND pid <> pg_backend_pid()"
-    );
-    let stmt = c.prepare(&sql).await?;
+    )
+}
+
+/// Samples the database's client backends with `stmt` ([`sample_sql`]) until `end`; an
+/// error when a stop is requested.
+async fn sample_until(c: &Client, stmt: &Statement, end: Instant) -> Result<SessionTally, DbError> {
     let mut t = SessionTally {
         interval_s: SAMPLE.as_secs_f64(),
         ..SessionTally::default()
@@ -256,7 +268,7 @@ async fn sample_until(c: &Client, end: Instant) -> Result<SessionTally, DbError>
         if now >= next {
             next = now + SAMPLE;
             t.samples += 1;
-            for r in c.query(&stmt, &[]).await? {
+            for r in c.query(stmt, &[]).await? {
                 let state: Option<String> = r.get(0);
                 t.connected += 1;
                 if state.as_deref() == Some("active") {

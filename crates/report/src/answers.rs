@@ -14,6 +14,9 @@
 //! - Second sentence: where the baseline is faster ("raid5 is 4% faster at sequential-write
 //!   1 MiB (296 vs 284 MB/s)"), then how many other I/O workloads are within 3%.
 //! - Nothing outside 3% anywhere: "X and Y are within N% of each other in every workload".
+//! - Then one sentence per job (or analytic query), compared by elapsed time
+//!   ([`crate::findings`]): "Job create-tablespace: raid5 takes 1.31x the elapsed time of
+//!   raid10 (13.1 vs 10.0 s).", or which of the two did not run to completion.
 //!
 //! For a question about one configuration (this machine's disk): what it measured, one
 //! workload of each kind (random 8 KiB, else the best block size; sequential, the best block
@@ -24,7 +27,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::anchor;
-use crate::findings::{comparisons, groups, Comparison, WITHIN_PCT};
+use crate::findings::{comparisons, elapsed_comparisons, groups, Comparison, WITHIN_PCT};
 use crate::model::{Spread, Study};
 use crate::sweep::summary_runs;
 use crate::workload::{headline, human_name, is_db_workload, Metric};
@@ -236,11 +239,18 @@ fn capitalise(s: &str) -> String {
 fn compare(study: &Study, group: &[usize], idx: usize) -> Vec<String> {
     let name = &study.configurations[idx].name;
     let comps = comparisons(study, group, idx, None);
+    let jobs: Vec<String> = elapsed_comparisons(study, group, idx)
+        .iter()
+        .map(|j| capitalise(&j.sentence()))
+        .collect();
     if comps.is_empty() {
-        return vec![format!(
-            "{name} ran no workload in common with {}.",
-            study.configurations[group[0]].name
-        )];
+        if jobs.is_empty() {
+            return vec![format!(
+                "{name} ran no workload in common with {}.",
+                study.configurations[group[0]].name
+            )];
+        }
+        return jobs;
     }
     let (dbs, io): (Vec<&Comparison>, Vec<&Comparison>) = comps.iter().partition(|c| c.db);
     let mut gains: Vec<&Comparison> = io
@@ -344,6 +354,7 @@ fn compare(study: &Study, group: &[usize], idx: usize) -> Vec<String> {
             comps.len()
         ));
     }
+    out.extend(jobs);
     out
 }
 

@@ -7,6 +7,7 @@
 
 use storlab_core::result::Run;
 
+use crate::findings::is_job;
 use crate::html::spread_text;
 use crate::model::{Spread, Study};
 use crate::svg::esc;
@@ -37,14 +38,6 @@ const COLUMNS: [Column; 5] = [
 
 /// The `elapsed s` column, shown when some run has an elapsed time (a job's).
 const ELAPSED: Column = ("elapsed s", |r| r.metrics.elapsed_s);
-
-/// The workload's runs are jobs (or queries, which have no rows/s): compared by elapsed
-/// time.
-fn is_job(runs: &[&Run]) -> bool {
-    runs.iter().any(|r| {
-        r.metrics.job.is_some() || (r.metrics.elapsed_s.is_some() && r.metrics.rows_per_s.is_none())
-    })
-}
 
 /// One row per database workload and configuration of `configs` (in order; the first to
 /// run a workload is its baseline), with rows/s against the baseline's when there are

@@ -20,11 +20,18 @@
 //! - One sentence per non-baseline configuration of a question: gains, then the "within"
 //!   groups, then losses. The answer sentences that come first in the report are built from
 //!   the same comparisons ([`crate::answers`]).
+//! - Jobs (and analytic queries) have no rows/s: they are compared by elapsed time, after
+//!   the other clauses ([`elapsed`]: "job create-tablespace takes 1.31x the elapsed time of
+//!   raid10 (13.1 vs 10.0 s)"), and a job that did not run to completion is said as such.
 //! - One latency finding per configuration listing the workloads whose p99 latency differs
 //!   from the baseline's by more than 20%, lower first, then higher.
 //! - A finding for each configuration x workload with failed cells, naming the first reason.
 
+mod elapsed;
+
 use serde::{Deserialize, Serialize};
+
+pub(crate) use elapsed::{elapsed_comparisons, is_job};
 
 use crate::anchor;
 use crate::model::{Spread, Study};
@@ -159,6 +166,10 @@ pub(crate) fn comparisons(
         let base = &study.configurations[b_idx].name;
         let mut runs = summary_runs(study, base, &wl);
         runs.extend(summary_runs(study, cfg, &wl));
+        // Jobs' headline is their elapsed time ([`elapsed_comparisons`]).
+        if metric.is_none() && is_job(&runs) {
+            continue;
+        }
         let metric = metric.unwrap_or_else(|| headline(&wl, &runs));
         let (Some(b), Some(o)) = (
             mean_of(study, base, &wl, metric),
@@ -261,6 +272,13 @@ pub(crate) fn clauses(study: &Study, q: usize, group: &[usize], idx: usize) -> V
             gain: false,
         });
     }
+    for c in elapsed_comparisons(study, group, idx) {
+        out.push(Clause {
+            text: c.clause(),
+            anchor: anchor::question(q),
+            gain: false,
+        });
+    }
     out
 }
 
@@ -280,9 +298,21 @@ pub(crate) fn join_clauses(clauses: &[Clause], show: impl Fn(&Clause) -> String)
 
 fn config_finding(study: &Study, q: usize, group: &[usize], idx: usize) -> Option<Finding> {
     let comps = comparisons(study, group, idx, None);
-    let biggest = comps
+    let jobs = elapsed_comparisons(study, group, idx);
+    // The largest difference: of the headline metrics, else of the jobs' elapsed times.
+    let (workload, metric, delta_pct) = match comps
         .iter()
-        .max_by(|a, b| a.delta_pct.abs().total_cmp(&b.delta_pct.abs()))?;
+        .max_by(|a, b| a.delta_pct.abs().total_cmp(&b.delta_pct.abs()))
+    {
+        Some(c) => (c.workload.clone(), c.metric.key(), c.delta_pct),
+        None => {
+            let j = jobs
+                .iter()
+                .max_by(|a, b| a.delta_pct().abs().total_cmp(&b.delta_pct().abs()))?;
+            (j.workload.clone(), "elapsed_s", j.delta_pct())
+        }
+    };
+    // The jobs' clauses name their baselines.
     let text = format!(
         "{}: {}",
         subject(study, group, idx, &comps),
@@ -291,9 +321,9 @@ fn config_finding(study: &Study, q: usize, group: &[usize], idx: usize) -> Optio
     Some(Finding {
         text,
         anchor: anchor::question_chart(q),
-        workload: biggest.workload.clone(),
-        metric: biggest.metric.key().into(),
-        delta_pct: biggest.delta_pct,
+        workload,
+        metric: metric.into(),
+        delta_pct,
     })
 }
 

@@ -81,14 +81,54 @@ pub fn sim_runs(
 }
 
 /// Each RAID group's destage operations outstanding at most: its destage queue per disk
-/// times its disks.
+/// (its own array's setting, with `[[arrays]]`) times its disks.
 pub fn destage_slots(system: &SystemSpec) -> Vec<(String, u32)> {
     system
         .groups
         .iter()
         .map(|g| {
-            let per_disk = system.controllers.destage_queue_for(&g.model);
+            let controllers = system.controller_spec(g.controller);
+            let per_disk = controllers.destage_queue_for(&g.model);
             (g.name.clone(), per_disk.saturating_mul(g.layout.disks()))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// examples/arrays/two-arrays.toml with the west array's destage queue per disk raised
+    /// from 4 to 12.
+    fn two_arrays(west_queue: u32) -> SystemSpec {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/arrays/two-arrays.toml"
+        );
+        let text = std::fs::read_to_string(path).expect("the example");
+        let west = text
+            .rfind("destage_queue_per_disk = 4")
+            .expect("west's queue");
+        let text = format!(
+            "{}destage_queue_per_disk = {west_queue}{}",
+            &text[..west],
+            &text[west + "destage_queue_per_disk = 4".len()..]
+        );
+        storlab_sim::parse_array(&text, "two-arrays.toml").expect("parses")
+    }
+
+    #[test]
+    fn each_group_destages_with_its_own_arrays_queue() {
+        let slots = destage_slots(&two_arrays(12));
+        // 5 disks a group: east's 4 a disk, west's 12.
+        assert_eq!(
+            slots,
+            [
+                ("e-0".to_string(), 20),
+                ("e-1".to_string(), 20),
+                ("w-0".to_string(), 60),
+                ("w-1".to_string(), 60)
+            ]
+        );
+    }
 }

@@ -19,7 +19,7 @@ use super::{signal_and_wait, storlab};
 const RATE: f64 = 200.0;
 
 /// The system's server (15 on Debian bookworm) and the newest of STORLAB_TEST_PG_BINS.
-fn oldest_and_newest() -> Vec<Binaries> {
+pub(crate) fn oldest_and_newest() -> Vec<Binaries> {
     let mut all = vec![find_binaries(None).expect("the system's PostgreSQL server binaries")];
     match std::env::var_os("STORLAB_TEST_PG_BINS") {
         Some(list) if !list.is_empty() => {

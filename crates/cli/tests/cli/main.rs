@@ -7,6 +7,7 @@ mod compare_safety;
 mod compare_users;
 mod db;
 mod db_capture;
+mod db_capture_own;
 mod db_capture_temp;
 mod db_dsn;
 mod drives;

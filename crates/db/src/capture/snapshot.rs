@@ -1,5 +1,14 @@
-//! One snapshot of a live server's cumulative statistics, read in one read-only transaction
-//! (with `stats_fetch_consistency = snapshot`, so every view in it shows the same moment).
+//! One snapshot of a live server's cumulative statistics, read by one statement (the session
+//! has `stats_fetch_consistency = snapshot`, so every view in it shows the same moment).
+//!
+//! The capture sends nothing but its tagged statements between its two snapshots: no
+//! `BEGIN`, `SET` or `COMMIT`, which pg_stat_statements would count among the workload's
+//! statements when `pg_stat_statements.track_utility` is on (and, from 16, in the same
+//! entries as the workload's own `BEGIN` and `COMMIT`, where no filter can tell them apart).
+//! Before each snapshot it asks for its own pending statistics to be flushed
+//! (`pg_stat_force_next_flush()`), so that every transaction it committed before the
+//! snapshot is in pg_stat_database's counters and its own transactions in the window are
+//! known exactly.
 //!
 //! Per version: pg_stat_io from 16 (its reads and writes count blocks in 16 and 17, and
 //! operations with `read_bytes`/`write_bytes` beside them from 18); pg_stat_checkpointer from
@@ -8,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use tokio_postgres::Client;
+use tokio_postgres::{Client, Statement};
 
 use crate::error::DbError;
 
@@ -77,8 +86,17 @@ pub(crate) struct Snapshot {
     pub relations: HashMap<u32, RelCounters>,
 }
 
-const DB_SQL: &str = "SELECT /* storlab capture */ xact_commit::float8, xact_rollback::float8, \
-     blks_read::float8, blks_hit::float8, tup_inserted::float8, temp_bytes::float8 FROM pg_stat_database WHERE datname = current_database()";
+/// The statement that asks for the capture's own pending statistics to be flushed when it
+/// ends (a request to its own backend: nothing is written to the database). It reads one
+/// row of pg_class: a backend whose only pending statistics are its transaction counts
+/// (the samples of pg_stat_activity leave nothing else) skips even a forced flush, and
+/// the read gives it a relation's counts to flush with them.
+pub(crate) const FLUSH_SQL: &str = "SELECT /* storlab capture */ pg_stat_force_next_flush() \
+     FROM (SELECT 1 FROM pg_catalog.pg_class LIMIT 1) AS one";
+
+const DB_SQL: &str = "SELECT xact_commit::float8, xact_rollback::float8, \
+     blks_read::float8, blks_hit::float8, tup_inserted::float8, temp_bytes::float8 \
+     FROM pg_stat_database WHERE datname = current_database()";
 
 /// The WAL and checkpoint query of a version.
 fn cluster_sql(version_num: i32) -> String {
@@ -98,11 +116,11 @@ fn cluster_sql(version_num: i32) -> String {
         "(SELECT (buffers_checkpoint + buffers_clean + buffers_backend)::float8 \
          FROM pg_stat_bgwriter)"
     };
-    format!("SELECT {TAG} {wal}, {ckpt}, {written}")
+    format!("SELECT {wal}, {ckpt}, {written}")
 }
 
 /// User tables (heap and TOAST blocks) and indexes with their accesses and sizes.
-const REL_SQL: &str = "SELECT /* storlab capture */ t.relid::oid::int8, \
+const REL_SQL: &str = "SELECT t.relid::oid::int8, \
      quote_ident(t.schemaname) || '.' || quote_ident(t.relname), false, \
      coalesce(ts.spcname, dts.spcname)::text, pg_table_size(t.relid)::int8, \
      (pg_relation_size(t.relid) / current_setting('block_size')::int8)::float8, \
@@ -129,7 +147,7 @@ const REL_SQL: &str = "SELECT /* storlab capture */ t.relid::oid::int8, \
 /// role.
 fn statements_sql(schema: &str) -> String {
     format!(
-        "SELECT {TAG} userid::int8::text || '/' || coalesce(queryid::text, 'hidden') || '/' || toplevel::text, \
+        "SELECT userid::int8::text || '/' || coalesce(queryid::text, 'hidden') || '/' || toplevel::text, \
          calls::float8, total_exec_time, shared_blks_hit::float8, shared_blks_read::float8, \
          shared_blks_dirtied::float8, shared_blks_written::float8, wal_bytes::float8, \
          temp_blks_written::float8 \
@@ -140,68 +158,138 @@ fn statements_sql(schema: &str) -> String {
     )
 }
 
+/// Columns of each part of [`snapshot_sql`]'s one row, in order.
+const DB_COLS: usize = 6;
+const CLUSTER_COLS: usize = 4;
+const REL_COLS: usize = 8;
+
+/// The `n` columns of `sql`'s rows, each as one array (NULL when there are no rows).
+fn arrays_of(sql: &str, n: usize) -> String {
+    let names: Vec<String> = (0..n).map(|i| format!("c{i}")).collect();
+    let aggs: Vec<String> = names.iter().map(|c| format!("array_agg({c})")).collect();
+    format!(
+        "SELECT {} FROM ({sql}) AS q({})",
+        aggs.join(", "),
+        names.join(", ")
+    )
+}
+
+/// The one statement of a snapshot: one row with the database's and the cluster's counters,
+/// then the relations' columns as arrays, then (with `statements`, the schema of
+/// pg_stat_statements) the statements' columns as arrays.
+fn snapshot_sql(version_num: i32, statements: Option<&str>) -> String {
+    let mut sql = format!(
+        "SELECT {TAG} * FROM ({DB_SQL}) AS d, ({}) AS w, ({}) AS r",
+        cluster_sql(version_num),
+        arrays_of(REL_SQL, REL_COLS)
+    );
+    if let Some(schema) = statements {
+        sql.push_str(&format!(
+            ", ({}) AS s",
+            arrays_of(&statements_sql(schema), 9)
+        ));
+    }
+    sql
+}
+
+/// Column `i` of `row`, an array, each NULL element (and a NULL array) read as empty.
+fn column<'a, T: tokio_postgres::types::FromSql<'a>>(
+    row: &'a tokio_postgres::Row,
+    i: usize,
+) -> Vec<Option<T>> {
+    row.get::<_, Option<Vec<Option<T>>>>(i).unwrap_or_default()
+}
+
+fn relations(row: &tokio_postgres::Row, at: usize) -> HashMap<u32, RelCounters> {
+    let oids = column::<i64>(row, at);
+    let names = column::<String>(row, at + 1);
+    let index = column::<bool>(row, at + 2);
+    let spaces = column::<String>(row, at + 3);
+    let bytes = column::<i64>(row, at + 4);
+    let heap = column::<f64>(row, at + 5);
+    let accesses = column::<f64>(row, at + 6);
+    let scans = column::<f64>(row, at + 7);
+    let f = |v: &[Option<f64>], k: usize| v.get(k).copied().flatten().unwrap_or(0.0);
+    let mut map = HashMap::new();
+    for (k, oid) in oids.iter().enumerate() {
+        let Some(oid) = oid else { continue };
+        map.insert(
+            *oid as u32,
+            RelCounters {
+                name: names.get(k).cloned().flatten().unwrap_or_default(),
+                index: index.get(k).copied().flatten().unwrap_or(false),
+                tablespace: spaces.get(k).cloned().flatten().unwrap_or_default(),
+                bytes: bytes.get(k).copied().flatten().unwrap_or(0).max(0) as u64,
+                heap_blocks: f(&heap, k),
+                accesses: f(&accesses, k),
+                seq_scans: f(&scans, k),
+            },
+        );
+    }
+    map
+}
+
+fn statements(row: &tokio_postgres::Row, at: usize) -> HashMap<String, StatementCounters> {
+    let keys = column::<String>(row, at);
+    let v: Vec<Vec<Option<f64>>> = (1..9).map(|i| column::<f64>(row, at + i)).collect();
+    let f = |i: usize, k: usize| v[i].get(k).copied().flatten().unwrap_or(0.0);
+    let mut map = HashMap::new();
+    for (k, key) in keys.into_iter().enumerate() {
+        let e: &mut StatementCounters = map.entry(key.unwrap_or_default()).or_default();
+        e.calls += f(0, k);
+        e.exec_ms += f(1, k);
+        e.hit += f(2, k);
+        e.read += f(3, k);
+        e.dirtied += f(4, k);
+        e.written += f(5, k);
+        e.wal_bytes += f(6, k);
+        e.temp_written += f(7, k);
+    }
+    map
+}
+
 impl Snapshot {
-    /// Reads every counter in one read-only transaction; `statements` is the schema of
-    /// pg_stat_statements when it can be read.
-    pub(crate) async fn take(
-        c: &mut Client,
+    /// Prepares the statement of a snapshot (before the window: a statement's preparation is
+    /// a transaction of its own); `statements` is the schema of pg_stat_statements when it
+    /// can be read.
+    pub(crate) async fn prepare(
+        c: &Client,
         version_num: i32,
         statements: Option<&str>,
+    ) -> Result<Statement, DbError> {
+        Ok(c.prepare(&snapshot_sql(version_num, statements)).await?)
+    }
+
+    /// Flushes the capture's own pending statistics, then reads every counter with `stmt`
+    /// (from [`Snapshot::prepare`]; `statements`: whether it reads pg_stat_statements).
+    pub(crate) async fn take(
+        c: &Client,
+        stmt: &Statement,
+        statements: bool,
     ) -> Result<Snapshot, DbError> {
-        let tx = c.build_transaction().read_only(true).start().await?;
-        tx.batch_execute("SET LOCAL stats_fetch_consistency = snapshot")
-            .await?;
-        let d = tx.query_one(DB_SQL, &[]).await?;
-        let w = tx.query_one(&cluster_sql(version_num), &[]).await?;
-        let mut snap = Snapshot {
+        c.batch_execute(FLUSH_SQL).await?;
+        let r = c.query_one(stmt, &[]).await?;
+        let w = DB_COLS;
+        let opt = |i: usize| r.get::<_, Option<f64>>(i).unwrap_or(0.0);
+        let at = DB_COLS + CLUSTER_COLS;
+        Ok(Snapshot {
             db: DbCounters {
-                commits: d.get(0),
-                rollbacks: d.get(1),
-                blks_read: d.get(2),
-                blks_hit: d.get(3),
-                tup_inserted: d.get(4),
-                temp_bytes: d.get(5),
+                commits: opt(0),
+                rollbacks: opt(1),
+                blks_read: opt(2),
+                blks_hit: opt(3),
+                tup_inserted: opt(4),
+                temp_bytes: opt(5),
             },
             cluster: ClusterCounters {
-                wal_records: w.get::<_, Option<f64>>(0).unwrap_or(0.0),
-                wal_bytes: w.get::<_, Option<f64>>(1).unwrap_or(0.0),
-                checkpoints: w.get::<_, Option<f64>>(2).unwrap_or(0.0),
-                blocks_written: w.get::<_, Option<f64>>(3).unwrap_or(0.0),
+                wal_records: opt(w),
+                wal_bytes: opt(w + 1),
+                checkpoints: opt(w + 2),
+                blocks_written: opt(w + 3),
             },
-            ..Snapshot::default()
-        };
-        for r in tx.query(REL_SQL, &[]).await? {
-            let oid = r.get::<_, i64>(0) as u32;
-            snap.relations.insert(
-                oid,
-                RelCounters {
-                    name: r.get(1),
-                    index: r.get(2),
-                    tablespace: r.get::<_, Option<String>>(3).unwrap_or_default(),
-                    bytes: r.get::<_, Option<i64>>(4).unwrap_or(0).max(0) as u64,
-                    heap_blocks: r.get::<_, Option<f64>>(5).unwrap_or(0.0),
-                    accesses: r.get(6),
-                    seq_scans: r.get(7),
-                },
-            );
-        }
-        if let Some(schema) = statements {
-            let mut map = HashMap::new();
-            for r in tx.query(&statements_sql(schema), &[]).await? {
-                let e: &mut StatementCounters = map.entry(r.get::<_, String>(0)).or_default();
-                e.calls += r.get::<_, f64>(1);
-                e.exec_ms += r.get::<_, f64>(2);
-                e.hit += r.get::<_, f64>(3);
-                e.read += r.get::<_, f64>(4);
-                e.dirtied += r.get::<_, f64>(5);
-                e.written += r.get::<_, f64>(6);
-                e.wal_bytes += r.get::<_, f64>(7);
-                e.temp_written += r.get::<_, f64>(8);
-            }
-            snap.statements = Some(map);
-        }
-        tx.commit().await?;
-        Ok(snap)
+            relations: relations(&r, at),
+            statements: statements.then(|| self::statements(&r, at + REL_COLS)),
+        })
     }
 }
 
@@ -264,6 +352,15 @@ mod tests {
         assert_eq!(d.hit, 60.0 + 30.0 + 8.0);
         let (_, reset) = statements_delta(&before, &before);
         assert!(!reset);
+    }
+
+    #[test]
+    fn a_snapshot_is_one_tagged_statement() {
+        let sql = snapshot_sql(150_000, Some("\"public\""));
+        assert!(sql.starts_with(&format!("SELECT {TAG}")), "{sql}");
+        assert_eq!(sql.matches(';').count(), 0, "{sql}");
+        assert!(sql.contains("\"public\".pg_stat_statements"), "{sql}");
+        assert!(!snapshot_sql(150_000, None).contains("pg_stat_statements"));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! docs/bottlenecks.md: each example array without component keys reaches the ceilings
 //! worked out by hand there (host links, the default processors, the disks) within 5%, with
-//! the loads in examples/bottlenecks/.
+//! the loads in examples/bottlenecks/; two-arrays.toml's through its volumes as well.
 
 use crate::{opts, run_workload, system};
 
@@ -34,6 +34,11 @@ const ROWS: &[(&str, &str, Figure, f64)] = &[
     ("redo-raid5-vs-jbod", "links", Figure::Mbps, 800.0),
     ("redo-raid5-vs-jbod", "write-hits", Figure::Iops, 200_000.0),
     ("redo-raid5-vs-jbod", "disk-reads", Figure::Mbps, 250.0),
+    ("two-arrays", "links", Figure::Mbps, 1600.0),
+    ("two-arrays", "hits", Figure::Iops, 400_000.0),
+    ("two-arrays", "write-hits", Figure::Iops, 400_000.0),
+    ("two-arrays", "volume-links", Figure::Mbps, 1600.0),
+    ("two-arrays", "eastvol-links", Figure::Mbps, 800.0),
 ];
 
 fn read(path: &str) -> String {
