@@ -358,18 +358,7 @@ impl DbEngine {
             },
             DbTimer::VictimBuffered(s) => self.victim_written(s, stack),
             DbTimer::WriterBuffered => self.writer_write_done(stack),
-            DbTimer::Writer => {
-                // Like PostgreSQL's background writer: clean ahead of the clock hand twice as
-                // many buffers as sessions allocated since the last round.
-                let frames = self.cache.frames();
-                let want = (2 * self.allocs).max(1) as usize;
-                self.allocs = 0;
-                let pages = self.cache.clean_ahead(frames, want);
-                self.writer.submit(&pages);
-                self.incremental_checkpoint(stack.measuring());
-                stack.schedule_db(stack.now() + self.spec.dbwr_interval_ns, DbTimer::Writer);
-                self.pump_writer(stack);
-            }
+            DbTimer::Writer => self.writer_round(stack),
             DbTimer::Checkpoint => {
                 stack.schedule_db(stack.now() + self.spec.checkpoint_ns, DbTimer::Checkpoint);
                 self.checkpoint(stack);

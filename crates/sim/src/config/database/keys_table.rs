@@ -204,6 +204,14 @@ pub const DATABASE_KEYS: &[Key] = &[
     )
     .int(0, MAX_SIM_TIME_NS),
     Key::new(
+        "log_checkpoint_timeout",
+        Kind::Time,
+        D("\"1800s\""),
+        "Oracle engine: longest a block stays dirty before the incremental checkpoint writes \
+         it (LOG_CHECKPOINT_TIMEOUT, default 1800 s; 0: no time target)",
+    )
+    .int(0, MAX_SIM_TIME_NS),
+    Key::new(
         "log_file_size",
         Kind::Size,
         D("\"256MiB\""),

@@ -65,7 +65,7 @@ impl DbEngine {
         if step.switches > 0 && self.oracle.is_some() {
             let group = self.log.group();
             stack.note("log switch", "database", format!("to group {group}"));
-            let blocks = self.queue_checkpoint(0, stack.measuring());
+            let blocks = self.queue_checkpoint(0, 0, stack.measuring());
             stack.note("checkpoint", "database", format!("{blocks} blocks"));
             self.pump_writer(stack);
         }

@@ -40,6 +40,10 @@ pub(super) struct Oracle {
     pub cleanout: Cleanout,
     /// The log writer's redo wastage when the measured window began.
     pub wasted_at_reset: u64,
+    /// Frames the buffer cache's hand had passed at the writer's last round.
+    pub swept_at_round: u64,
+    /// Blocks the writer took from the cold end of the cache (measured window).
+    pub cold_end_blocks: u64,
 }
 
 impl Oracle {
@@ -54,6 +58,8 @@ impl Oracle {
             space: super::log_space::LogSpace::new(spec.sessions),
             cleanout: Cleanout::new(blocks, spec.buffer_blocks as usize),
             wasted_at_reset: 0,
+            swept_at_round: 0,
+            cold_end_blocks: 0,
         })
     }
 }
@@ -111,7 +117,7 @@ impl DbEngine {
         p.bytes -= share;
         p.changes -= 1;
         let block = self.sessions[s as usize].plan[at].0 & !NEW_BLOCK;
-        o.queue.changed(block, self.log.lsn());
+        o.queue.changed(block, self.log.lsn(), stack.now().0);
         let step = self.log.append(share);
         self.log_step(step, stack);
         true
@@ -126,22 +132,31 @@ impl DbEngine {
         }
     }
 
-    /// Oracle's incremental checkpoint, on each of the writer's rounds: the blocks first
-    /// changed more than 90% of a log file ago go to the writer, oldest change first (those
-    /// written meanwhile by other means skipped).
-    pub(super) fn incremental_checkpoint(&mut self, measuring: bool) {
+    /// Oracle's incremental checkpoint, on each of the writer's rounds at time `now_ns`: the
+    /// blocks first changed more than 90% of a log file ago, or longer ago than
+    /// `log_checkpoint_timeout` (0: no time target), go to the writer, oldest change first
+    /// (those written meanwhile by other means skipped).
+    pub(super) fn incremental_checkpoint(&mut self, now_ns: u64, measuring: bool) {
         let lag = self.spec.log_file_bytes / 100 * LAG_PCT_OF_LOG_FILE;
-        self.queue_checkpoint(lag, measuring);
+        let timeout = self.spec.log_checkpoint_timeout_ns;
+        let before_ns = if timeout == 0 {
+            0
+        } else {
+            now_ns.saturating_sub(timeout)
+        };
+        self.queue_checkpoint(lag, before_ns, measuring);
     }
 
-    /// The blocks first changed more than `lag` log bytes ago go to the writer, oldest
-    /// change first (those written meanwhile by other means skipped); returns their count.
-    pub(super) fn queue_checkpoint(&mut self, lag: u64, measuring: bool) -> usize {
+    /// The blocks first changed more than `lag` log bytes ago or before time `before_ns` go
+    /// to the writer, oldest change first (those written meanwhile by other means skipped);
+    /// returns their count.
+    pub(super) fn queue_checkpoint(&mut self, lag: u64, before_ns: u64, measuring: bool) -> usize {
         let Some(o) = self.oracle.as_mut() else {
             return 0;
         };
         let mut due = Vec::new();
-        o.queue.due(self.log.lsn().saturating_sub(lag), &mut due);
+        o.queue
+            .due(self.log.lsn().saturating_sub(lag), before_ns, &mut due);
         due.retain(|&b| self.cache.clean(b));
         if measuring {
             o.checkpoint_blocks += due.len() as u64;
@@ -191,7 +206,7 @@ impl DbEngine {
         }
         let o = self.oracle.as_mut()?;
         o.cleanout.clean(block);
-        o.queue.changed(block, self.log.lsn());
+        o.queue.changed(block, self.log.lsn(), stack.now().0);
         let step = self.log.append(CLEANOUT_REDO_BYTES);
         self.log_step(step, stack);
         Some(true)

@@ -134,6 +134,7 @@ impl DbEngine {
         self.archive_io = HostStats::new(now_ns);
         if let Some(o) = self.oracle.as_mut() {
             o.checkpoint_blocks = 0;
+            o.cold_end_blocks = 0;
             o.space.reset();
             o.cleanout.left = 0;
             o.cleanout.delayed = 0;
@@ -284,6 +285,11 @@ impl DbEngine {
                 o.insert(
                     "checkpoint_queue_blocks_per_s".into(),
                     round_to(ora.checkpoint_blocks as f64 / secs.max(1e-9), 1).into(),
+                );
+                // And those it took from the cold end of the cache.
+                o.insert(
+                    "cold_end_blocks_per_s".into(),
+                    round_to(ora.cold_end_blocks as f64 / secs.max(1e-9), 1).into(),
                 );
                 // Blocks commits left uncleaned, and visits that cleaned one out (delayed
                 // block cleanout); bytes of partly filled redo blocks skipped (redo wastage).

@@ -5,6 +5,36 @@ use super::{DbEngine, DbIo, Stack, BLOCK_SECTORS};
 use crate::db::DbTimer;
 
 impl DbEngine {
+    /// The writer's round. PostgreSQL's background writer cleans, ahead of the clock hand,
+    /// twice as many buffers as sessions allocated since the last round, at usage one or
+    /// less wherever they are. Oracle's DBWR writes the dirty buffers at the cold end (those
+    /// the next sweep takes) and the incremental checkpoint's.
+    pub(super) fn writer_round(&mut self, stack: &mut Stack) {
+        let pages = match self.oracle.as_mut() {
+            None => {
+                let frames = self.cache.frames();
+                let want = (2 * self.allocs).max(1) as usize;
+                self.cache.clean_ahead(frames, want)
+            }
+            Some(o) => {
+                let swept = self.cache.swept();
+                let window = cold_end_window(swept - o.swept_at_round);
+                o.swept_at_round = swept;
+                self.cache.clean_cold_end(window, usize::MAX)
+            }
+        };
+        self.allocs = 0;
+        self.writer.submit(&pages);
+        if stack.measuring() {
+            if let Some(o) = self.oracle.as_mut() {
+                o.cold_end_blocks += pages.len() as u64;
+            }
+        }
+        self.incremental_checkpoint(stack.now().0, stack.measuring());
+        stack.schedule_db(stack.now() + self.spec.dbwr_interval_ns, DbTimer::Writer);
+        self.pump_writer(stack);
+    }
+
     /// Issues the database writer's next writes while it has room for them.
     pub(super) fn pump_writer(&mut self, stack: &mut Stack) {
         loop {
@@ -51,4 +81,11 @@ impl DbEngine {
             self.job_free_buffers(stack);
         }
     }
+}
+
+/// Oracle's DBWR: the frames from the clock hand whose dirty buffers a round writes, twice
+/// the frames the hand passed during the last round (the sweep the next round's
+/// allocations are likely to make, with room for a faster one).
+fn cold_end_window(swept_last_round: u64) -> usize {
+    usize::try_from(swept_last_round.saturating_mul(2)).unwrap_or(usize::MAX)
 }
