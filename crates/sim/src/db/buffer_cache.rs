@@ -46,6 +46,11 @@ pub struct BufferCache {
     dirty_count: usize,
     /// Frames the hand has passed, in all.
     swept: u64,
+    /// Oracle: the sweep moves a dirty buffer at usage zero to the write list and goes on
+    /// for a clean one, skipping at most this many dirty ones (0: it takes the dirty one).
+    skip_dirty_frames: usize,
+    /// Pages the sweep moved to the write list, for the database writer.
+    write_list: Vec<u64>,
 }
 
 impl BufferCache {
@@ -68,6 +73,8 @@ impl BufferCache {
             hand: 0,
             dirty_count: 0,
             swept: 0,
+            skip_dirty_frames: 0,
+            write_list: Vec::new(),
         }
     }
 
@@ -80,6 +87,19 @@ impl BufferCache {
     /// while sweeping for a victim counts one).
     pub fn swept(&self) -> u64 {
         self.swept
+    }
+
+    /// Oracle's foreground sweep: a dirty buffer at the cold end goes to the write list and
+    /// the sweep goes on for a clean one, skipping at most `pct` percent of the frames; past
+    /// that it takes the dirty one (the session writes it: a free buffer wait).
+    pub fn skip_dirty_victims(&mut self, pct: u64) {
+        self.skip_dirty_frames = (self.frames.len() as u64 * pct / 100) as usize;
+    }
+
+    /// Takes the pages the sweep moved to the write list (they are clean now; their writes
+    /// are the caller's).
+    pub fn take_write_list(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.write_list)
     }
 
     /// Number of dirty frames.
@@ -215,6 +235,7 @@ impl BufferCache {
     /// Sweeps the hand to the first frame with usage zero (an empty frame is taken at once).
     fn victim(&mut self) -> usize {
         let n = self.frames.len();
+        let mut skipped = 0;
         loop {
             let f = self.hand;
             self.hand += 1;
@@ -224,6 +245,14 @@ impl BufferCache {
             }
             let fr = &mut self.frames[f];
             if fr.page == EMPTY || fr.usage == 0 {
+                if skipped < self.skip_dirty_frames && self.dirty[f / 64] >> (f % 64) & 1 != 0 {
+                    skipped += 1;
+                    let page = u64::from(fr.page);
+                    self.set_dirty(f, false);
+                    self.dirty_count -= 1;
+                    self.write_list.push(page);
+                    continue;
+                }
                 return f;
             }
             fr.usage -= 1;
@@ -577,5 +606,32 @@ mod tests {
             assert_eq!(c.access(p, false).evicted_dirty, None, "page {p}");
         }
         assert!(!c.contains(5));
+    }
+
+    /// Oracle's foreground sweep: a dirty buffer reaching the cold end between the writer's
+    /// rounds goes to the write list and the session takes the next clean buffer, so it
+    /// never writes it itself; past the scan limit it takes the dirty one.
+    #[test]
+    fn the_sweep_moves_a_dirty_cold_buffer_to_the_write_list() {
+        let frames = 10usize;
+        let mut c = BufferCache::new(frames, 1_000);
+        c.skip_dirty_victims(40);
+        for p in 0..frames as u64 {
+            c.access(p, p < 2);
+        }
+        // Every frame at usage one: the sweep zeroes them all, comes back to pages 0 and 1
+        // (dirty): to the write list; page 2's buffer is taken.
+        assert_eq!(c.access(100, false).evicted_dirty, None);
+        assert_eq!(c.take_write_list(), vec![0, 1]);
+        assert!(!c.contains(2) && c.contains(0) && !c.dirty_page(0));
+        // Five dirty buffers in a row: four (40% of the frames) skipped, the fifth taken
+        // dirty.
+        let mut c = BufferCache::new(frames, 1_000);
+        c.skip_dirty_victims(40);
+        for p in 0..frames as u64 {
+            c.access(p, p < 5);
+        }
+        assert_eq!(c.access(100, false).evicted_dirty, Some(4));
+        assert_eq!(c.take_write_list(), vec![0, 1, 2, 3]);
     }
 }

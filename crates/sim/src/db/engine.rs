@@ -287,7 +287,7 @@ impl DbEngine {
             spec: spec.clone(),
             data,
             log_target,
-            cache: BufferCache::new(spec.buffer_blocks as usize, pages),
+            cache: new_cache(spec, pages),
             os_cache: oscache::initial(spec, page_blocks),
             writer: DbWriter::new(spec.dbwr_outstanding, DBWR_MAX_BLOCKS),
             log: LogWriter::new(log::config(spec)),
@@ -497,4 +497,16 @@ impl DbEngine {
             DbIo::JobRead => self.job_read_done(stack),
         }
     }
+}
+
+/// The buffer cache of `spec` over `pages` blocks. With Oracle's engine the sweep for a free
+/// buffer moves dirty ones to the write list and looks on, at most 40% of the cache
+/// (_db_block_max_scan_pct, assumed: the percentage of the LRU a foreground scans for a free
+/// buffer before it waits).
+fn new_cache(spec: &crate::config::DbSpec, pages: u64) -> BufferCache {
+    let mut cache = BufferCache::new(spec.buffer_blocks as usize, pages);
+    if spec.engine == storlab_core::character::Engine::Oracle {
+        cache.skip_dirty_victims(40);
+    }
+    cache
 }

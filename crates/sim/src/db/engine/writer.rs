@@ -20,7 +20,9 @@ impl DbEngine {
                 let swept = self.cache.swept();
                 let window = cold_end_window(swept - o.swept_at_round);
                 o.swept_at_round = swept;
-                self.cache.clean_cold_end(window, usize::MAX)
+                let mut pages = self.cache.take_write_list();
+                pages.extend(self.cache.clean_cold_end(window, usize::MAX));
+                pages
             }
         };
         self.allocs = 0;
