@@ -335,12 +335,16 @@ impl DbEngine {
         self.start_background(stack);
     }
 
-    /// Schedules the writer's rounds, the checkpoints and (Oracle) the log writer's timeout.
+    /// Schedules the writer's rounds, the timed checkpoints and (Oracle) the log writer's
+    /// timeout. Oracle has no timed full checkpoint: its checkpoints are incremental (the
+    /// checkpoint queue's targets, on each writer round) and each log switch's, which
+    /// writes the queue up to the switch (Oracle Database Reference,
+    /// `LOG_CHECKPOINT_TIMEOUT`: time-based checkpoints are the incremental checkpoint's).
     fn start_background(&mut self, stack: &mut Stack) {
         let interval = self.spec.dbwr_interval_ns;
         let checkpoint = self.spec.checkpoint_ns;
         stack.schedule_db(stack.now() + interval, DbTimer::Writer);
-        if checkpoint > 0 {
+        if checkpoint > 0 && self.oracle.is_none() {
             stack.schedule_db(stack.now() + checkpoint, DbTimer::Checkpoint);
         }
         if self.oracle.is_some() {

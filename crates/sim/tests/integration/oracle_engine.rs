@@ -251,3 +251,21 @@ fn the_checkpoint_queue_writes_the_changed_blocks_of_a_cached_table() {
         "checkpoint queue {queue_per_s} blocks/s of {writes_per_s} writes/s"
     );
 }
+
+/// Oracle runs no timed full checkpoint: `checkpoint_interval` (PostgreSQL's
+/// checkpoint_timeout) does not flush the buffer cache; without a log switch and with the
+/// queue's targets far off, the changed blocks of a cached table stay dirty in it.
+#[test]
+fn oracle_flushes_no_dirty_buffer_at_the_checkpoint_interval() {
+    let r = run_split(
+        "test = \"dpaws/update-row\"\nsessions = 4\nrows = 2000000\nbuffer = \"512MiB\"\n\
+         log_file_size = \"4GiB\"\ncheckpoint_interval = \"2s\"",
+        20,
+        5,
+    );
+    let kinds = |kind: &str| r.events.iter().filter(|e| e.kind == kind).count();
+    assert_eq!(kinds("log switch"), 0, "the log does not switch");
+    assert_eq!(kinds("checkpoint"), 0, "no checkpoint every 2 s");
+    let writes_per_s = class(&r, "data").metrics.write_iops;
+    assert!(writes_per_s < 10.0, "{writes_per_s} data writes/s");
+}

@@ -200,7 +200,8 @@ pub const DATABASE_KEYS: &[Key] = &[
         "checkpoint_interval",
         Kind::Time,
         D("\"300s\""),
-        "checkpoint interval (0: none)",
+        "PostgreSQL engine: timed checkpoint interval (0: none); the Oracle engine has no \
+         timed full checkpoint (incremental and log-switch checkpoints only)",
     )
     .int(0, MAX_SIM_TIME_NS),
     Key::new(
