@@ -13,6 +13,9 @@
 
 use std::collections::VecDeque;
 
+mod log_groups;
+pub use log_groups::GroupCheckpoints;
+
 /// Share of the smallest log file the checkpoint position may lag the log, percent.
 pub const LAG_PCT_OF_LOG_FILE: u64 = 90;
 
@@ -63,6 +66,11 @@ impl CheckpointQueue {
             self.queued[(block / 64) as usize] &= !(1u64 << (block % 64));
             out.push(block);
         }
+    }
+
+    /// The log position of the oldest change still queued (None: the queue is empty).
+    pub fn head_lsn(&self) -> Option<u64> {
+        self.queue.front().map(|e| e.lsn)
     }
 
     /// Blocks queued.

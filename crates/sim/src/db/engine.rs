@@ -25,6 +25,7 @@ mod profile;
 mod query_report;
 mod redo;
 mod report;
+mod switch;
 mod temp;
 mod tx;
 mod walk;
@@ -337,8 +338,8 @@ impl DbEngine {
 
     /// Schedules the writer's rounds, the timed checkpoints and (Oracle) the log writer's
     /// timeout. Oracle has no timed full checkpoint: its checkpoints are incremental (the
-    /// checkpoint queue's targets, on each writer round) and each log switch's, which
-    /// writes the queue up to the switch (Oracle Database Reference,
+    /// checkpoint queue's targets, on each writer round) and each log switch's, which is
+    /// lazy: due before the group it leaves is reused (Oracle Database Reference,
     /// `LOG_CHECKPOINT_TIMEOUT`: time-based checkpoints are the incremental checkpoint's).
     fn start_background(&mut self, stack: &mut Stack) {
         let interval = self.spec.dbwr_interval_ns;

@@ -21,6 +21,7 @@ mod jobs;
 mod log_writer_cpu;
 mod measured_profile;
 mod mva;
+mod oracle_checkpoint;
 mod oracle_engine;
 mod oracle_layout;
 mod oracle_mechanics;

@@ -224,7 +224,8 @@ fn members_get_every_write_groups_alternate_and_the_archiver_reads_the_previous_
 
 /// With the table in the buffer cache, dirty blocks leave it only through checkpoints, and
 /// Oracle's come from the checkpoint queue: the incremental checkpoint (blocks first changed
-/// 90% of a log file ago) and each switch's (the blocks first changed before it). Without
+/// 90% of a log file ago) and each switch's (the blocks first changed before it, written
+/// lazily before the group is reused). Without
 /// a timed checkpoint the queue then writes nearly every block changed.
 #[test]
 fn the_checkpoint_queue_writes_the_changed_blocks_of_a_cached_table() {

@@ -78,6 +78,7 @@ impl DbEngine {
     /// next one may go.
     pub(super) fn writer_write_done(&mut self, stack: &mut Stack) {
         self.writer.done();
+        self.release_checkpoint_hold(stack);
         self.pump_writer(stack);
         if self.job.is_some() {
             self.job_free_buffers(stack);
