@@ -8,6 +8,7 @@
 pub const MAX_USAGE: u8 = 5;
 
 mod page_table;
+mod writing;
 
 const EMPTY: u32 = u32::MAX;
 
@@ -21,6 +22,9 @@ pub struct Access {
     pub hit: bool,
     /// A dirty page was evicted to make room: the session writes it before its read.
     pub evicted_dirty: Option<u64>,
+    /// Oracle: no free buffer within the scan limit (every one looked at is being written or
+    /// went to the write list); the page was not loaded. Only [`BufferCache::access_or_wait`].
+    pub no_free: bool,
 }
 
 /// One buffer frame: the page it holds and its usage count, in 8 bytes so an access touches
@@ -51,6 +55,10 @@ pub struct BufferCache {
     skip_dirty_frames: usize,
     /// Pages the sweep moved to the write list, for the database writer.
     write_list: Vec<u64>,
+    /// Oracle: one bit per frame whose buffer is on the write list or being written: not
+    /// reusable until its write completes ([`writing`]).
+    writing: Vec<u64>,
+    writing_count: usize,
 }
 
 impl BufferCache {
@@ -75,6 +83,8 @@ impl BufferCache {
             swept: 0,
             skip_dirty_frames: 0,
             write_list: Vec::new(),
+            writing: Vec::new(),
+            writing_count: 0,
         }
     }
 
@@ -92,8 +102,11 @@ impl BufferCache {
     /// Oracle's foreground sweep: a dirty buffer at the cold end goes to the write list and
     /// the sweep goes on for a clean one, skipping at most `pct` percent of the frames; past
     /// that it takes the dirty one (the session writes it: a free buffer wait).
+    /// Buffers handed to the writer are pinned until their writes complete
+    /// ([`BufferCache::written`]).
     pub fn skip_dirty_victims(&mut self, pct: u64) {
         self.skip_dirty_frames = (self.frames.len() as u64 * pct / 100) as usize;
+        self.writing = vec![0; self.frames.len().div_ceil(64)];
     }
 
     /// Takes the pages the sweep moved to the write list (they are clean now; their writes
@@ -160,6 +173,18 @@ impl BufferCache {
     /// The hit, nearly every access, inlines into the caller; the load is out of line.
     #[inline(always)]
     pub fn access(&mut self, page: u64, write: bool) -> Access {
+        self.access_in(page, write, false)
+    }
+
+    /// [`BufferCache::access`] by a session that can wait for a free buffer (Oracle): past
+    /// the scan limit it gets no buffer (`no_free`) rather than a dirty one to write.
+    #[inline(always)]
+    pub fn access_or_wait(&mut self, page: u64, write: bool) -> Access {
+        self.access_in(page, write, true)
+    }
+
+    #[inline(always)]
+    fn access_in(&mut self, page: u64, write: bool, may_wait: bool) -> Access {
         assert!(
             page < self.pages,
             "page {page} outside a page space of {}",
@@ -175,15 +200,22 @@ impl BufferCache {
             return Access {
                 hit: true,
                 evicted_dirty: None,
+                no_free: false,
             };
         }
-        self.load(page, write)
+        self.load(page, write, may_wait)
     }
 
     /// A miss of `page`: the clock's victim frame takes it.
     #[inline(never)]
-    fn load(&mut self, page: u64, write: bool) -> Access {
-        let f = self.victim();
+    fn load(&mut self, page: u64, write: bool, may_wait: bool) -> Access {
+        let Some(f) = self.victim(may_wait) else {
+            return Access {
+                hit: false,
+                evicted_dirty: None,
+                no_free: true,
+            };
+        };
         let old = self.frames[f];
         let old_dirty = self.is_dirty(f);
         let evicted_dirty = (old.page != EMPTY && old_dirty).then_some(old.page as u64);
@@ -210,6 +242,7 @@ impl BufferCache {
         Access {
             hit: false,
             evicted_dirty,
+            no_free: false,
         }
     }
 
@@ -233,27 +266,49 @@ impl BufferCache {
     }
 
     /// Sweeps the hand to the first frame with usage zero (an empty frame is taken at once).
-    fn victim(&mut self) -> usize {
+    /// Oracle: a buffer being written is passed over and a dirty one at usage zero goes to
+    /// the write list, at most `skip_dirty_frames` of them in all; past that a session that
+    /// can wait gets none, others take the dirty buffer (or, all being written, any).
+    fn victim(&mut self, may_wait: bool) -> Option<usize> {
         let n = self.frames.len();
-        let mut skipped = 0;
+        let limit = self.skip_dirty_frames;
+        let (mut skipped, mut looked) = (0, 0);
         loop {
             let f = self.hand;
             self.hand += 1;
             self.swept += 1;
+            looked += 1;
             if self.hand == n {
                 self.hand = 0;
             }
+            if limit > 0 && self.is_writing(f) {
+                if skipped >= limit && may_wait {
+                    return None;
+                }
+                skipped += 1;
+                if looked > 2 * n {
+                    self.set_writing(f, false);
+                    return Some(f);
+                }
+                continue;
+            }
             let fr = &mut self.frames[f];
             if fr.page == EMPTY || fr.usage == 0 {
-                if skipped < self.skip_dirty_frames && self.dirty[f / 64] >> (f % 64) & 1 != 0 {
-                    skipped += 1;
-                    let page = u64::from(fr.page);
-                    self.set_dirty(f, false);
-                    self.dirty_count -= 1;
-                    self.write_list.push(page);
-                    continue;
+                if limit > 0 && self.dirty[f / 64] >> (f % 64) & 1 != 0 {
+                    if skipped < limit {
+                        skipped += 1;
+                        let page = u64::from(fr.page);
+                        self.set_dirty(f, false);
+                        self.dirty_count -= 1;
+                        self.set_writing(f, true);
+                        self.write_list.push(page);
+                        continue;
+                    }
+                    if may_wait {
+                        return None;
+                    }
                 }
-                return f;
+                return Some(f);
             }
             fr.usage -= 1;
         }
@@ -310,8 +365,9 @@ impl BufferCache {
             while candidates != 0 && out.len() < max {
                 let f = w * 64 + candidates.trailing_zeros() as usize;
                 candidates &= candidates - 1;
-                if self.frames[f].usage <= usage {
+                if self.frames[f].usage <= usage && !self.is_writing(f) {
                     self.dirty[w] &= !(1 << (f % 64));
+                    self.set_writing(f, true);
                     out.push(u64::from(self.frames[f].page));
                 }
             }
@@ -333,6 +389,7 @@ impl BufferCache {
             return false;
         }
         self.set_dirty(f as usize, false);
+        self.set_writing(f as usize, true);
         self.dirty_count -= 1;
         true
     }
@@ -347,6 +404,11 @@ impl BufferCache {
                 let f = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 out.push(u64::from(self.frames[f].page));
+            }
+        }
+        for &p in &out {
+            if let Some(f) = self.frame_of(p) {
+                self.set_writing(f as usize, true);
             }
         }
         self.dirty_count = 0;
@@ -425,7 +487,7 @@ mod tests {
         let (mut near, mut far) = (0, 0);
         for _ in 0..100_000 {
             let guess = c.likely_victim();
-            let taken = c.clone().victim();
+            let taken = c.clone().victim(false).expect("a frame");
             let first = &c.frames[c.hand];
             if guess != c.hand || first.page == EMPTY || first.usage == 0 {
                 // Found within the look-ahead: exactly the frame a sweep now takes.
@@ -532,7 +594,7 @@ mod tests {
         let n = c.frames.len() as u64;
         let target = c.swept + (frame as u64 + n - c.hand as u64) % n + 1;
         while c.swept < target {
-            c.victim();
+            c.victim(false);
         }
     }
 
@@ -550,7 +612,7 @@ mod tests {
             oracle.access(p, false);
         }
         // One sweep round: every frame to usage zero; then the block in use at usage one.
-        oracle.victim();
+        oracle.victim(false);
         oracle.access(hot, true);
         let f = oracle.frame_of(hot).map_or(0, |f| f as usize);
         let mut postgres = oracle.clone();

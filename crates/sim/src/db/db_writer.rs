@@ -18,8 +18,8 @@ pub struct DbWriter {
     max_blocks: u64,
     queue: VecDeque<BlockWrite>,
     outstanding: u32,
-    /// Blocks of each write in flight, in the order issued.
-    inflight_blocks: VecDeque<u64>,
+    /// Each write in flight, in the order issued.
+    inflight: VecDeque<BlockWrite>,
     /// Counters.
     pub writes: u64,
     pub blocks_written: u64,
@@ -39,7 +39,7 @@ impl DbWriter {
             max_blocks: max_blocks.max(1),
             queue: VecDeque::new(),
             outstanding: 0,
-            inflight_blocks: VecDeque::new(),
+            inflight: VecDeque::new(),
             writes: 0,
             blocks_written: 0,
             submitted_blocks: 0,
@@ -86,7 +86,7 @@ impl DbWriter {
         self.outstanding += 1;
         self.writes += 1;
         self.blocks_written += w.blocks;
-        self.inflight_blocks.push_back(w.blocks);
+        self.inflight.push_back(w);
         Some(w)
     }
 
@@ -95,11 +95,19 @@ impl DbWriter {
         self.queue.front()
     }
 
-    /// A write completed.
-    pub fn done(&mut self) {
+    /// A write completed: returns it, taken as the oldest in flight (completions out of
+    /// order name another write of the same batch).
+    pub fn done(&mut self) -> Option<BlockWrite> {
         assert!(self.outstanding > 0, "completion without a write in flight");
         self.outstanding -= 1;
-        self.completed_blocks += self.inflight_blocks.pop_front().unwrap_or(0);
+        let w = self.inflight.pop_front();
+        self.completed_blocks += w.map_or(0, |w| w.blocks);
+        w
+    }
+
+    /// Blocks handed over whose writes have not completed: the writer's backlog.
+    pub fn backlog_blocks(&self) -> u64 {
+        self.submitted_blocks - self.completed_blocks
     }
 }
 

@@ -103,6 +103,8 @@ struct Session {
     carry: crate::db::workload_mix::Carry,
     /// A drawn think time is running; this CPU burst queues when it is over.
     cpu_pending: Option<u64>,
+    /// Oracle: since when the session has been waiting for a free buffer.
+    free_wait_since: Option<SimTime>,
 }
 
 #[derive(Default)]
@@ -143,6 +145,11 @@ struct DbStats {
     /// The log writer's CPU time, and its time in the run queue before it.
     log_writer_cpu_ns: u64,
     log_writer_runqueue_ns: u64,
+    /// Oracle: sessions' waits for a free buffer (none within the scan limit), their time,
+    /// and the writer's largest backlog (blocks handed over, not yet written).
+    free_buffer_waits: u64,
+    free_buffer_wait_ns: u64,
+    writer_backlog_max_blocks: u64,
 }
 
 /// The simulated database: present only when the workload has a `[database]`. Its handlers
@@ -198,6 +205,8 @@ pub(crate) struct DbEngine {
     temp: Option<temp::Temp>,
     /// A fixed-size job the database runs instead of its sessions' operations.
     job: Option<Box<jobs::JobRun>>,
+    /// Oracle: sessions waiting for the writer to free a buffer.
+    free_buffer_waiters: Vec<u32>,
 }
 
 impl DbEngine {
@@ -282,6 +291,7 @@ impl DbEngine {
                 think_after_ns: 0,
                 carry: mix.map_or_else(Vec::new, |m| m.new_carry()),
                 cpu_pending: None,
+                free_wait_since: None,
             })
             .collect();
         Ok(DbEngine {
@@ -320,6 +330,7 @@ impl DbEngine {
             mix_appends: mix.map_or_else(Vec::new, |m| vec![0; m.segments.len()]),
             temp,
             job,
+            free_buffer_waiters: Vec::new(),
         })
     }
 

@@ -23,6 +23,7 @@ mod measured_profile;
 mod mva;
 mod oracle_checkpoint;
 mod oracle_engine;
+mod oracle_free_buffers;
 mod oracle_layout;
 mod oracle_mechanics;
 mod query_keys;

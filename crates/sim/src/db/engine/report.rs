@@ -199,10 +199,12 @@ impl DbEngine {
                     .saturating_sub(db.oracle.as_ref().map_or(0, |o| o.switch.session_ns)),
                 st.commit_waits,
             ),
+            // Oracle: a session writing a dirty buffer itself, or waiting for the writer to
+            // free one.
             wait(
                 name("IO:DataFileWrite", "free buffer waits"),
-                st.victim_wait_ns,
-                st.victim_waits,
+                st.victim_wait_ns + st.free_buffer_wait_ns,
+                st.victim_waits + st.free_buffer_waits,
             ),
             wait("CPU", st.cpu_ns, st.ops),
             wait("CPU:RunQueue", st.runqueue_ns, st.ops),
@@ -292,6 +294,16 @@ impl DbEngine {
                 round_to(st.writer_blocks as f64 / secs.max(1e-9), 1).into(),
             );
             if let Some(ora) = db.oracle.as_ref() {
+                // Sessions' waits for a free buffer, and the writer's largest backlog (it
+                // holds at most the cache's buffers while each stays pinned until written).
+                o.insert(
+                    "free_buffer_waits_per_s".into(),
+                    round_to(st.free_buffer_waits as f64 / secs.max(1e-9), 1).into(),
+                );
+                o.insert(
+                    "writer_backlog_max_blocks".into(),
+                    st.writer_backlog_max_blocks.into(),
+                );
                 // Of them, those the incremental checkpoint wrote.
                 o.insert(
                     "checkpoint_queue_blocks_per_s".into(),
