@@ -205,6 +205,9 @@ pub struct DbSpec {
     pub dbwr_interval_ns: u64,
     /// Checkpoint interval, ns (0: none).
     pub checkpoint_ns: u64,
+    /// Oracle: longest a block stays dirty before the incremental checkpoint writes it
+    /// (`log_checkpoint_timeout`; 0: no time target).
+    pub log_checkpoint_timeout_ns: u64,
     /// Log file size and number of files in the ring.
     pub log_file_bytes: u64,
     pub log_groups: u32,
@@ -274,6 +277,7 @@ struct Raw {
     dbwr_outstanding: u32,
     dbwr_interval: TimeSpan,
     checkpoint_interval: TimeSpan,
+    log_checkpoint_timeout: TimeSpan,
     log_file_size: ByteSize,
     log_files: u32,
     #[serde(default)]
@@ -495,6 +499,7 @@ pub fn parse_database(
         dbwr_outstanding: raw.dbwr_outstanding,
         dbwr_interval_ns: raw.dbwr_interval.0,
         checkpoint_ns: raw.checkpoint_interval.0,
+        log_checkpoint_timeout_ns: raw.log_checkpoint_timeout.0,
         log_file_bytes: raw.log_file_size.0,
         log_groups: raw.log_files,
         log_offset,

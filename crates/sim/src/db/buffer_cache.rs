@@ -8,6 +8,7 @@
 pub const MAX_USAGE: u8 = 5;
 
 mod page_table;
+mod writing;
 
 const EMPTY: u32 = u32::MAX;
 
@@ -21,6 +22,9 @@ pub struct Access {
     pub hit: bool,
     /// A dirty page was evicted to make room: the session writes it before its read.
     pub evicted_dirty: Option<u64>,
+    /// Oracle: no free buffer within the scan limit (every one looked at is being written or
+    /// went to the write list); the page was not loaded. Only [`BufferCache::access_or_wait`].
+    pub no_free: bool,
 }
 
 /// One buffer frame: the page it holds and its usage count, in 8 bytes so an access touches
@@ -44,6 +48,17 @@ pub struct BufferCache {
     pages: u64,
     hand: usize,
     dirty_count: usize,
+    /// Frames the hand has passed, in all.
+    swept: u64,
+    /// Oracle: the sweep moves a dirty buffer at usage zero to the write list and goes on
+    /// for a clean one, skipping at most this many dirty ones (0: it takes the dirty one).
+    skip_dirty_frames: usize,
+    /// Pages the sweep moved to the write list, for the database writer.
+    write_list: Vec<u64>,
+    /// Oracle: one bit per frame whose buffer is on the write list or being written: not
+    /// reusable until its write completes ([`writing`]).
+    writing: Vec<u64>,
+    writing_count: usize,
 }
 
 impl BufferCache {
@@ -65,12 +80,39 @@ impl BufferCache {
             pages,
             hand: 0,
             dirty_count: 0,
+            swept: 0,
+            skip_dirty_frames: 0,
+            write_list: Vec::new(),
+            writing: Vec::new(),
+            writing_count: 0,
         }
     }
 
     /// Number of frames.
     pub fn frames(&self) -> usize {
         self.frames.len()
+    }
+
+    /// Frames the clock hand has passed since the cache was made (each look at a frame
+    /// while sweeping for a victim counts one).
+    pub fn swept(&self) -> u64 {
+        self.swept
+    }
+
+    /// Oracle's foreground sweep: a dirty buffer at the cold end goes to the write list and
+    /// the sweep goes on for a clean one, skipping at most `pct` percent of the frames; past
+    /// that it takes the dirty one (the session writes it: a free buffer wait).
+    /// Buffers handed to the writer are pinned until their writes complete
+    /// ([`BufferCache::written`]).
+    pub fn skip_dirty_victims(&mut self, pct: u64) {
+        self.skip_dirty_frames = (self.frames.len() as u64 * pct / 100) as usize;
+        self.writing = vec![0; self.frames.len().div_ceil(64)];
+    }
+
+    /// Takes the pages the sweep moved to the write list (they are clean now; their writes
+    /// are the caller's).
+    pub fn take_write_list(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.write_list)
     }
 
     /// Number of dirty frames.
@@ -131,6 +173,18 @@ impl BufferCache {
     /// The hit, nearly every access, inlines into the caller; the load is out of line.
     #[inline(always)]
     pub fn access(&mut self, page: u64, write: bool) -> Access {
+        self.access_in(page, write, false)
+    }
+
+    /// [`BufferCache::access`] by a session that can wait for a free buffer (Oracle): past
+    /// the scan limit it gets no buffer (`no_free`) rather than a dirty one to write.
+    #[inline(always)]
+    pub fn access_or_wait(&mut self, page: u64, write: bool) -> Access {
+        self.access_in(page, write, true)
+    }
+
+    #[inline(always)]
+    fn access_in(&mut self, page: u64, write: bool, may_wait: bool) -> Access {
         assert!(
             page < self.pages,
             "page {page} outside a page space of {}",
@@ -146,15 +200,22 @@ impl BufferCache {
             return Access {
                 hit: true,
                 evicted_dirty: None,
+                no_free: false,
             };
         }
-        self.load(page, write)
+        self.load(page, write, may_wait)
     }
 
     /// A miss of `page`: the clock's victim frame takes it.
     #[inline(never)]
-    fn load(&mut self, page: u64, write: bool) -> Access {
-        let f = self.victim();
+    fn load(&mut self, page: u64, write: bool, may_wait: bool) -> Access {
+        let Some(f) = self.victim(may_wait) else {
+            return Access {
+                hit: false,
+                evicted_dirty: None,
+                no_free: true,
+            };
+        };
         let old = self.frames[f];
         let old_dirty = self.is_dirty(f);
         let evicted_dirty = (old.page != EMPTY && old_dirty).then_some(old.page as u64);
@@ -181,6 +242,7 @@ impl BufferCache {
         Access {
             hit: false,
             evicted_dirty,
+            no_free: false,
         }
     }
 
@@ -204,17 +266,49 @@ impl BufferCache {
     }
 
     /// Sweeps the hand to the first frame with usage zero (an empty frame is taken at once).
-    fn victim(&mut self) -> usize {
+    /// Oracle: a buffer being written is passed over and a dirty one at usage zero goes to
+    /// the write list, at most `skip_dirty_frames` of them in all; past that a session that
+    /// can wait gets none, others take the dirty buffer (or, all being written, any).
+    fn victim(&mut self, may_wait: bool) -> Option<usize> {
         let n = self.frames.len();
+        let limit = self.skip_dirty_frames;
+        let (mut skipped, mut looked) = (0, 0);
         loop {
             let f = self.hand;
             self.hand += 1;
+            self.swept += 1;
+            looked += 1;
             if self.hand == n {
                 self.hand = 0;
             }
+            if limit > 0 && self.is_writing(f) {
+                if skipped >= limit && may_wait {
+                    return None;
+                }
+                skipped += 1;
+                if looked > 2 * n {
+                    self.set_writing(f, false);
+                    return Some(f);
+                }
+                continue;
+            }
             let fr = &mut self.frames[f];
             if fr.page == EMPTY || fr.usage == 0 {
-                return f;
+                if limit > 0 && self.dirty[f / 64] >> (f % 64) & 1 != 0 {
+                    if skipped < limit {
+                        skipped += 1;
+                        let page = u64::from(fr.page);
+                        self.set_dirty(f, false);
+                        self.dirty_count -= 1;
+                        self.set_writing(f, true);
+                        self.write_list.push(page);
+                        continue;
+                    }
+                    if may_wait {
+                        return None;
+                    }
+                }
+                return Some(f);
             }
             fr.usage -= 1;
         }
@@ -224,20 +318,39 @@ impl BufferCache {
     /// frames from the hand (the ones likely to be evicted soonest) and returns their pages,
     /// which the caller writes asynchronously.
     pub fn clean_ahead(&mut self, lookahead: usize, max: usize) -> Vec<u64> {
-        let n = self.frames.len();
-        let lookahead = lookahead.min(n);
+        let lookahead = lookahead.min(self.frames.len());
         let mut out = Vec::new();
-        // The frames from the hand to the end, then from the start.
-        let ahead = lookahead.min(n - self.hand);
-        self.clean_frames(self.hand, self.hand + ahead, max, &mut out);
-        self.clean_frames(0, lookahead - ahead, max, &mut out);
-        self.dirty_count -= out.len();
+        self.clean_from_hand(lookahead, 1, max, &mut out);
         out
     }
 
-    /// Cleans the dirty frames of [from, to) with usage at most 1, in order, until `out`
-    /// holds `max` pages. Only the dirty frames are visited, found 64 at a time.
-    fn clean_frames(&mut self, from: usize, to: usize, max: usize, out: &mut Vec<u64>) {
+    /// Oracle's database writer at the cold end: cleans up to `max` dirty frames with usage
+    /// zero among the next `window` frames from the hand (the buffers the next sweep takes:
+    /// the cold end of the replacement order) and returns their pages. A dirty frame that was
+    /// used since the hand last passed it is left dirty, however long ago it was changed,
+    /// so that a block changed again and again while in use is written once rather than
+    /// after each change.
+    pub fn clean_cold_end(&mut self, window: usize, max: usize) -> Vec<u64> {
+        let mut out = Vec::new();
+        self.clean_from_hand(window.min(self.frames.len()), 0, max, &mut out);
+        out
+    }
+
+    /// Cleans the dirty frames with usage at most `usage` among the next `lookahead` frames
+    /// from the hand (wrapping), in clock order, until `out` holds `max` pages.
+    fn clean_from_hand(&mut self, lookahead: usize, usage: u8, max: usize, out: &mut Vec<u64>) {
+        let n = self.frames.len();
+        let before = out.len();
+        // The frames from the hand to the end, then from the start.
+        let ahead = lookahead.min(n - self.hand);
+        self.clean_frames(self.hand, self.hand + ahead, usage, max, out);
+        self.clean_frames(0, lookahead - ahead, usage, max, out);
+        self.dirty_count -= out.len() - before;
+    }
+
+    /// Cleans the dirty frames of [from, to) with usage at most `usage`, in order, until
+    /// `out` holds `max` pages. Only the dirty frames are visited, found 64 at a time.
+    fn clean_frames(&mut self, from: usize, to: usize, usage: u8, max: usize, out: &mut Vec<u64>) {
         if from >= to {
             return;
         }
@@ -252,8 +365,9 @@ impl BufferCache {
             while candidates != 0 && out.len() < max {
                 let f = w * 64 + candidates.trailing_zeros() as usize;
                 candidates &= candidates - 1;
-                if self.frames[f].usage <= 1 {
+                if self.frames[f].usage <= usage && !self.is_writing(f) {
                     self.dirty[w] &= !(1 << (f % 64));
+                    self.set_writing(f, true);
                     out.push(u64::from(self.frames[f].page));
                 }
             }
@@ -275,6 +389,7 @@ impl BufferCache {
             return false;
         }
         self.set_dirty(f as usize, false);
+        self.set_writing(f as usize, true);
         self.dirty_count -= 1;
         true
     }
@@ -289,6 +404,11 @@ impl BufferCache {
                 let f = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 out.push(u64::from(self.frames[f].page));
+            }
+        }
+        for &p in &out {
+            if let Some(f) = self.frame_of(p) {
+                self.set_writing(f as usize, true);
             }
         }
         self.dirty_count = 0;
@@ -367,7 +487,7 @@ mod tests {
         let (mut near, mut far) = (0, 0);
         for _ in 0..100_000 {
             let guess = c.likely_victim();
-            let taken = c.clone().victim();
+            let taken = c.clone().victim(false).expect("a frame");
             let first = &c.frames[c.hand];
             if guess != c.hand || first.page == EMPTY || first.usage == 0 {
                 // Found within the look-ahead: exactly the frame a sweep now takes.
@@ -466,5 +586,114 @@ mod tests {
         assert_eq!(c.checkpoint(), vec![3, 7, 50, 99]);
         assert_eq!(c.dirty(), 0);
         assert!(c.checkpoint().is_empty());
+    }
+
+    /// Moves the hand on (a sweep for victims that loads nothing) until it has passed
+    /// `frame`. The other frames stay at usage zero, so the sweep passes `frame` once.
+    fn sweep_past(c: &mut BufferCache, frame: usize) {
+        let n = c.frames.len() as u64;
+        let target = c.swept + (frame as u64 + n - c.hand as u64) % n + 1;
+        while c.swept < target {
+            c.victim(false);
+        }
+    }
+
+    /// A block changed once per round while in use (the hand passes it once a round, after
+    /// its change, leaving it at usage one) stays dirty under Oracle's writer, which writes
+    /// only the cold end: written far fewer times than changed (here never: that is the
+    /// checkpoint's work). PostgreSQL's cleaning of any buffer at usage one or less writes
+    /// it after every change.
+    #[test]
+    fn a_block_changed_again_and_again_while_in_use_is_written_far_less_often() {
+        let (frames, hot) = (64usize, 1_000u64);
+        let mut oracle = BufferCache::new(frames, 2_000);
+        oracle.access(hot, true);
+        for p in 1..frames as u64 {
+            oracle.access(p, false);
+        }
+        // One sweep round: every frame to usage zero; then the block in use at usage one.
+        oracle.victim(false);
+        oracle.access(hot, true);
+        let f = oracle.frame_of(hot).map_or(0, |f| f as usize);
+        let mut postgres = oracle.clone();
+        let (mut written_oracle, mut written_postgres, rounds) = (0, 0, 50);
+        for _ in 0..rounds {
+            for (c, written, is_oracle) in [
+                (&mut oracle, &mut written_oracle, true),
+                (&mut postgres, &mut written_postgres, false),
+            ] {
+                c.access(hot, true);
+                let before = c.swept;
+                sweep_past(c, f);
+                assert_eq!(c.frames[f].usage, 1);
+                let swept = (c.swept - before) as usize;
+                let out = if is_oracle {
+                    c.clean_cold_end(2 * swept, usize::MAX)
+                } else {
+                    c.clean_ahead(frames, 2 * swept)
+                };
+                *written += out.iter().filter(|&&p| p == hot).count();
+                assert!(c.contains(hot), "the block in use was evicted");
+            }
+        }
+        assert!(
+            written_oracle * 10 <= rounds,
+            "Oracle wrote the block {written_oracle} times in {rounds} changes"
+        );
+        assert_eq!(written_postgres, rounds, "PostgreSQL's writer");
+        assert!(oracle.dirty_page(hot));
+    }
+
+    /// A dirty block no longer used reaches the cold end with usage zero: the writer's round
+    /// writes it before the sweep reuses its buffer, so the session taking the buffer finds
+    /// it clean.
+    #[test]
+    fn a_dirty_block_at_the_cold_end_is_written_before_its_buffer_is_reused() {
+        let frames = 32usize;
+        let mut c = BufferCache::new(frames, 1_000);
+        for p in 0..frames as u64 {
+            c.access(p, p == 5);
+        }
+        // One sweep round: every frame to usage zero, frame 0 taken; the hand at frame 1.
+        c.access(100, false);
+        assert_eq!(c.hand, 1);
+        // The window of the next round's sweep holds page 5's frame: the round writes it.
+        let written = c.clean_cold_end(8, usize::MAX);
+        assert_eq!(written, vec![5]);
+        assert!(!c.dirty_page(5));
+        // Beyond the window the writer leaves dirty blocks alone.
+        c.access(20, true);
+        assert!(c.clean_cold_end(8, usize::MAX).is_empty());
+        for p in 101..110 {
+            assert_eq!(c.access(p, false).evicted_dirty, None, "page {p}");
+        }
+        assert!(!c.contains(5));
+    }
+
+    /// Oracle's foreground sweep: a dirty buffer reaching the cold end between the writer's
+    /// rounds goes to the write list and the session takes the next clean buffer, so it
+    /// never writes it itself; past the scan limit it takes the dirty one.
+    #[test]
+    fn the_sweep_moves_a_dirty_cold_buffer_to_the_write_list() {
+        let frames = 10usize;
+        let mut c = BufferCache::new(frames, 1_000);
+        c.skip_dirty_victims(40);
+        for p in 0..frames as u64 {
+            c.access(p, p < 2);
+        }
+        // Every frame at usage one: the sweep zeroes them all, comes back to pages 0 and 1
+        // (dirty): to the write list; page 2's buffer is taken.
+        assert_eq!(c.access(100, false).evicted_dirty, None);
+        assert_eq!(c.take_write_list(), vec![0, 1]);
+        assert!(!c.contains(2) && c.contains(0) && !c.dirty_page(0));
+        // Five dirty buffers in a row: four (40% of the frames) skipped, the fifth taken
+        // dirty.
+        let mut c = BufferCache::new(frames, 1_000);
+        c.skip_dirty_victims(40);
+        for p in 0..frames as u64 {
+            c.access(p, p < 5);
+        }
+        assert_eq!(c.access(100, false).evicted_dirty, Some(4));
+        assert_eq!(c.take_write_list(), vec![0, 1, 2, 3]);
     }
 }

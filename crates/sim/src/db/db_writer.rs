@@ -18,9 +18,17 @@ pub struct DbWriter {
     max_blocks: u64,
     queue: VecDeque<BlockWrite>,
     outstanding: u32,
+    /// Each write in flight, in the order issued.
+    inflight: VecDeque<BlockWrite>,
     /// Counters.
     pub writes: u64,
     pub blocks_written: u64,
+    /// Blocks handed over, and blocks whose write completed (a completion is counted as
+    /// the oldest write in flight's: completions out of order shift the count by at most
+    /// the writes in flight). Blocks handed over before the `n`th are all written once
+    /// `completed_blocks` reaches `n`, up to that reordering.
+    pub submitted_blocks: u64,
+    pub completed_blocks: u64,
 }
 
 impl DbWriter {
@@ -31,14 +39,18 @@ impl DbWriter {
             max_blocks: max_blocks.max(1),
             queue: VecDeque::new(),
             outstanding: 0,
+            inflight: VecDeque::new(),
             writes: 0,
             blocks_written: 0,
+            submitted_blocks: 0,
+            completed_blocks: 0,
         }
     }
 
     /// Queues blocks to write, coalescing runs of adjacent blocks in the order given (sort
     /// them first to get the most coalescing, as a checkpoint does).
     pub fn submit(&mut self, blocks: &[u64]) {
+        self.submitted_blocks += blocks.len() as u64;
         for &b in blocks {
             match self.queue.back_mut() {
                 Some(w) if w.first + w.blocks == b && w.blocks < self.max_blocks => w.blocks += 1,
@@ -74,6 +86,7 @@ impl DbWriter {
         self.outstanding += 1;
         self.writes += 1;
         self.blocks_written += w.blocks;
+        self.inflight.push_back(w);
         Some(w)
     }
 
@@ -82,10 +95,19 @@ impl DbWriter {
         self.queue.front()
     }
 
-    /// A write completed.
-    pub fn done(&mut self) {
+    /// A write completed: returns it, taken as the oldest in flight (completions out of
+    /// order name another write of the same batch).
+    pub fn done(&mut self) -> Option<BlockWrite> {
         assert!(self.outstanding > 0, "completion without a write in flight");
         self.outstanding -= 1;
+        let w = self.inflight.pop_front();
+        self.completed_blocks += w.map_or(0, |w| w.blocks);
+        w
+    }
+
+    /// Blocks handed over whose writes have not completed: the writer's backlog.
+    pub fn backlog_blocks(&self) -> u64 {
+        self.submitted_blocks - self.completed_blocks
     }
 }
 
@@ -104,6 +126,24 @@ mod tests {
         }
         assert_eq!(got, vec![(1, 4), (5, 2), (9, 2), (20, 1)]);
         assert_eq!(w.blocks_written, 9);
+    }
+
+    /// The counts a checkpoint waits on: blocks handed over, and blocks whose writes are
+    /// done, in the order issued.
+    #[test]
+    fn completed_blocks_follow_the_writes_done() {
+        let mut w = DbWriter::new(2, 4);
+        w.submit(&[1, 2, 3, 7]);
+        assert_eq!((w.submitted_blocks, w.completed_blocks), (4, 0));
+        let first = w.next_write().expect("a write");
+        assert_eq!(first.blocks, 3);
+        w.next_write().expect("a second write");
+        assert!(w.next_write().is_none());
+        w.done();
+        assert_eq!(w.completed_blocks, 3);
+        w.submit(&[9]);
+        w.done();
+        assert_eq!((w.submitted_blocks, w.completed_blocks), (5, 4));
     }
 
     #[test]

@@ -26,6 +26,7 @@ mod profile;
 mod query_report;
 mod redo;
 mod report;
+mod switch;
 mod temp;
 mod tx;
 mod walk;
@@ -103,6 +104,8 @@ struct Session {
     carry: crate::db::workload_mix::Carry,
     /// A drawn think time is running; this CPU burst queues when it is over.
     cpu_pending: Option<u64>,
+    /// Oracle: since when the session has been waiting for a free buffer.
+    free_wait_since: Option<SimTime>,
 }
 
 #[derive(Default)]
@@ -145,6 +148,11 @@ struct DbStats {
     log_writer_runqueue_ns: u64,
     /// What the transactions that started did per execution, as planned.
     planned: planned::Planned,
+    /// Oracle: sessions' waits for a free buffer (none within the scan limit), their time,
+    /// and the writer's largest backlog (blocks handed over, not yet written).
+    free_buffer_waits: u64,
+    free_buffer_wait_ns: u64,
+    writer_backlog_max_blocks: u64,
 }
 
 /// The simulated database: present only when the workload has a `[database]`. Its handlers
@@ -200,6 +208,8 @@ pub(crate) struct DbEngine {
     temp: Option<temp::Temp>,
     /// A fixed-size job the database runs instead of its sessions' operations.
     job: Option<Box<jobs::JobRun>>,
+    /// Oracle: sessions waiting for the writer to free a buffer.
+    free_buffer_waiters: Vec<u32>,
 }
 
 impl DbEngine {
@@ -284,13 +294,14 @@ impl DbEngine {
                 think_after_ns: 0,
                 carry: mix.map_or_else(Vec::new, |m| m.new_carry()),
                 cpu_pending: None,
+                free_wait_since: None,
             })
             .collect();
         Ok(DbEngine {
             spec: spec.clone(),
             data,
             log_target,
-            cache: BufferCache::new(spec.buffer_blocks as usize, pages),
+            cache: new_cache(spec, pages),
             os_cache: oscache::initial(spec, page_blocks),
             writer: DbWriter::new(spec.dbwr_outstanding, DBWR_MAX_BLOCKS),
             log: LogWriter::new(log::config(spec)),
@@ -322,6 +333,7 @@ impl DbEngine {
             mix_appends: mix.map_or_else(Vec::new, |m| vec![0; m.segments.len()]),
             temp,
             job,
+            free_buffer_waiters: Vec::new(),
         })
     }
 
@@ -338,12 +350,16 @@ impl DbEngine {
         self.start_background(stack);
     }
 
-    /// Schedules the writer's rounds, the checkpoints and (Oracle) the log writer's timeout.
+    /// Schedules the writer's rounds, the timed checkpoints and (Oracle) the log writer's
+    /// timeout. Oracle has no timed full checkpoint: its checkpoints are incremental (the
+    /// checkpoint queue's targets, on each writer round) and each log switch's, which is
+    /// lazy: due before the group it leaves is reused (Oracle Database Reference,
+    /// `LOG_CHECKPOINT_TIMEOUT`: time-based checkpoints are the incremental checkpoint's).
     fn start_background(&mut self, stack: &mut Stack) {
         let interval = self.spec.dbwr_interval_ns;
         let checkpoint = self.spec.checkpoint_ns;
         stack.schedule_db(stack.now() + interval, DbTimer::Writer);
-        if checkpoint > 0 {
+        if checkpoint > 0 && self.oracle.is_none() {
             stack.schedule_db(stack.now() + checkpoint, DbTimer::Checkpoint);
         }
         if self.oracle.is_some() {
@@ -361,18 +377,7 @@ impl DbEngine {
             },
             DbTimer::VictimBuffered(s) => self.victim_written(s, stack),
             DbTimer::WriterBuffered => self.writer_write_done(stack),
-            DbTimer::Writer => {
-                // Like PostgreSQL's background writer: clean ahead of the clock hand twice as
-                // many buffers as sessions allocated since the last round.
-                let frames = self.cache.frames();
-                let want = (2 * self.allocs).max(1) as usize;
-                self.allocs = 0;
-                let pages = self.cache.clean_ahead(frames, want);
-                self.writer.submit(&pages);
-                self.incremental_checkpoint(stack.measuring());
-                stack.schedule_db(stack.now() + self.spec.dbwr_interval_ns, DbTimer::Writer);
-                self.pump_writer(stack);
-            }
+            DbTimer::Writer => self.writer_round(stack),
             DbTimer::Checkpoint => {
                 stack.schedule_db(stack.now() + self.spec.checkpoint_ns, DbTimer::Checkpoint);
                 self.checkpoint(stack);
@@ -516,4 +521,16 @@ impl DbEngine {
             DbIo::JobRead => self.job_read_done(stack),
         }
     }
+}
+
+/// The buffer cache of `spec` over `pages` blocks. With Oracle's engine the sweep for a free
+/// buffer moves dirty ones to the write list and looks on, at most 40% of the cache
+/// (_db_block_max_scan_pct, assumed: the percentage of the LRU a foreground scans for a free
+/// buffer before it waits).
+fn new_cache(spec: &crate::config::DbSpec, pages: u64) -> BufferCache {
+    let mut cache = BufferCache::new(spec.buffer_blocks as usize, pages);
+    if spec.engine == storlab_core::character::Engine::Oracle {
+        cache.skip_dirty_victims(40);
+    }
+    cache
 }

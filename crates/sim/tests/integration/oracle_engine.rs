@@ -224,7 +224,8 @@ fn members_get_every_write_groups_alternate_and_the_archiver_reads_the_previous_
 
 /// With the table in the buffer cache, dirty blocks leave it only through checkpoints, and
 /// Oracle's come from the checkpoint queue: the incremental checkpoint (blocks first changed
-/// 90% of a log file ago) and each switch's (the blocks first changed before it). Without
+/// 90% of a log file ago) and each switch's (the blocks first changed before it, written
+/// lazily before the group is reused). Without
 /// a timed checkpoint the queue then writes nearly every block changed.
 #[test]
 fn the_checkpoint_queue_writes_the_changed_blocks_of_a_cached_table() {
@@ -250,4 +251,22 @@ fn the_checkpoint_queue_writes_the_changed_blocks_of_a_cached_table() {
         queue_per_s > 0.8 * writes_per_s && writes_per_s > 100.0,
         "checkpoint queue {queue_per_s} blocks/s of {writes_per_s} writes/s"
     );
+}
+
+/// Oracle runs no timed full checkpoint: `checkpoint_interval` (PostgreSQL's
+/// checkpoint_timeout) does not flush the buffer cache; without a log switch and with the
+/// queue's targets far off, the changed blocks of a cached table stay dirty in it.
+#[test]
+fn oracle_flushes_no_dirty_buffer_at_the_checkpoint_interval() {
+    let r = run_split(
+        "test = \"dpaws/update-row\"\nsessions = 4\nrows = 2000000\nbuffer = \"512MiB\"\n\
+         log_file_size = \"4GiB\"\ncheckpoint_interval = \"2s\"",
+        20,
+        5,
+    );
+    let kinds = |kind: &str| r.events.iter().filter(|e| e.kind == kind).count();
+    assert_eq!(kinds("log switch"), 0, "the log does not switch");
+    assert_eq!(kinds("checkpoint"), 0, "no checkpoint every 2 s");
+    let writes_per_s = class(&r, "data").metrics.write_iops;
+    assert!(writes_per_s < 10.0, "{writes_per_s} data writes/s");
 }

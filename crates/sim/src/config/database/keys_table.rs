@@ -200,7 +200,16 @@ pub const DATABASE_KEYS: &[Key] = &[
         "checkpoint_interval",
         Kind::Time,
         D("\"300s\""),
-        "checkpoint interval (0: none)",
+        "PostgreSQL engine: timed checkpoint interval (0: none); the Oracle engine has no \
+         timed full checkpoint (incremental and log-switch checkpoints only)",
+    )
+    .int(0, MAX_SIM_TIME_NS),
+    Key::new(
+        "log_checkpoint_timeout",
+        Kind::Time,
+        D("\"1800s\""),
+        "Oracle engine: longest a block stays dirty before the incremental checkpoint writes \
+         it (LOG_CHECKPOINT_TIMEOUT, default 1800 s; 0: no time target)",
     )
     .int(0, MAX_SIM_TIME_NS),
     Key::new(

@@ -1,8 +1,8 @@
 //! The simulated database's log path: a log writer step releases the commits its write made
 //! durable and issues the next write (held first when its file still awaits archiving) to
-//! every member of the current log group; with Oracle, each log switch checkpoints the group
-//! it leaves: the blocks first changed before the switch go to the writer from the
-//! checkpoint queue, oldest change first.
+//! every member of the current log group; with Oracle, each log switch starts a lazy
+//! checkpoint of the group it leaves, and a write into a group whose checkpoint is not
+//! complete is held (see [`super::switch`]).
 
 use super::{DbEngine, DbIo, Stack};
 use crate::config::DbSpec;
@@ -57,17 +57,13 @@ impl DbEngine {
         // The write first: the files this step filled (the write's own among them) are
         // queued for archiving after it is checked against the files still to be copied.
         if let Some(w) = step.write {
-            if !self.hold_for_archive(w, stack.now()) {
+            if !self.hold_for_checkpoint(w, stack) && !self.hold_for_archive(w, stack.now()) {
                 self.log_writer_run(w, stack);
             }
         }
         self.archive_files(&step.archive, stack);
         if step.switches > 0 && self.oracle.is_some() {
-            let group = self.log.group();
-            stack.note("log switch", "database", format!("to group {group}"));
-            let blocks = self.queue_checkpoint(0, stack.measuring());
-            stack.note("checkpoint", "database", format!("{blocks} blocks"));
-            self.pump_writer(stack);
+            self.switch_checkpoint(stack);
         }
         if step.completed {
             self.wake_log_space(stack);

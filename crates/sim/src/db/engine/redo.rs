@@ -3,11 +3,12 @@
 //! redo generated change by change, so that the log buffer fills while a large transaction
 //! runs and the log writer's one-third trigger writes it out before the commit; and the
 //! checkpoint queue, from whose head the writer's rounds write the blocks whose first change
-//! is older than the incremental checkpoint's target (see [`crate::db::checkpoint_queue`]).
+//! is older than the incremental checkpoint's target or the log switches' lazy checkpoints'
+//! (see [`crate::db::checkpoint_queue`]).
 
 use super::{DbEngine, DbTimer, Stack};
 use crate::config::DbTest;
-use crate::db::checkpoint_queue::{CheckpointQueue, LAG_PCT_OF_LOG_FILE};
+use crate::db::checkpoint_queue::{CheckpointQueue, GroupCheckpoints, LAG_PCT_OF_LOG_FILE};
 use crate::db::cleanout::{Cleanout, CLEANOUT_REDO_BYTES};
 use crate::db::layout::NEW_BLOCK;
 use crate::db::undo::{self, Undo};
@@ -40,6 +41,14 @@ pub(super) struct Oracle {
     pub cleanout: Cleanout,
     /// The log writer's redo wastage when the measured window began.
     pub wasted_at_reset: u64,
+    /// Frames the buffer cache's hand had passed at the writer's last round.
+    pub swept_at_round: u64,
+    /// Blocks the writer took from the cold end of the cache (measured window).
+    pub cold_end_blocks: u64,
+    /// The log switches' checkpoints, the checkpoint position, and a log write held until
+    /// its group's checkpoint completes (see [`super::switch`]).
+    pub groups: GroupCheckpoints,
+    pub switch: super::switch::SwitchState,
 }
 
 impl Oracle {
@@ -54,6 +63,10 @@ impl Oracle {
             space: super::log_space::LogSpace::new(spec.sessions),
             cleanout: Cleanout::new(blocks, spec.buffer_blocks as usize),
             wasted_at_reset: 0,
+            swept_at_round: 0,
+            cold_end_blocks: 0,
+            groups: GroupCheckpoints::default(),
+            switch: super::switch::SwitchState::default(),
         })
     }
 }
@@ -111,7 +124,7 @@ impl DbEngine {
         p.bytes -= share;
         p.changes -= 1;
         let block = self.sessions[s as usize].plan[at].0 & !NEW_BLOCK;
-        o.queue.changed(block, self.log.lsn());
+        o.queue.changed(block, self.log.lsn(), stack.now().0);
         let step = self.log.append(share);
         self.log_step(step, stack);
         true
@@ -126,27 +139,70 @@ impl DbEngine {
         }
     }
 
-    /// Oracle's incremental checkpoint, on each of the writer's rounds: the blocks first
-    /// changed more than 90% of a log file ago go to the writer, oldest change first (those
-    /// written meanwhile by other means skipped).
-    pub(super) fn incremental_checkpoint(&mut self, measuring: bool) {
+    /// Oracle's incremental checkpoint, on each of the writer's rounds at time `now_ns`: the
+    /// blocks first changed more than 90% of a log file ago, or longer ago than
+    /// `log_checkpoint_timeout` (0: no time target), or before the position the log
+    /// switches' lazy checkpoints want reached by now, go to the writer, oldest change first
+    /// (those written meanwhile by other means skipped). The 90% is of the smallest log file
+    /// (all are one size here): the checkpoint position stays within it of the log's end
+    /// (Oracle Database Reference, V$INSTANCE_RECOVERY `LOG_FILE_SIZE_REDO_BLKS`: the redo
+    /// blocks that guarantee a log switch does not wait for a checkpoint;
+    /// `LOG_CHECKPOINT_INTERVAL`, unset by default, would only tighten it).
+    pub(super) fn incremental_checkpoint(&mut self, now_ns: u64, measuring: bool) {
+        let lsn = self.log.lsn();
         let lag = self.spec.log_file_bytes / 100 * LAG_PCT_OF_LOG_FILE;
-        self.queue_checkpoint(lag, measuring);
+        let timeout = self.spec.log_checkpoint_timeout_ns;
+        let before_ns = if timeout == 0 {
+            0
+        } else {
+            now_ns.saturating_sub(timeout)
+        };
+        let Some(position) = self.checkpoint_position() else {
+            return;
+        };
+        let Some(o) = self.oracle.as_mut() else {
+            return;
+        };
+        if measuring {
+            o.switch.lag_max = o.switch.lag_max.max(lsn.saturating_sub(position));
+        }
+        let target = lsn.saturating_sub(lag).max(o.groups.target(lsn));
+        self.queue_checkpoint(target, before_ns, measuring);
     }
 
-    /// The blocks first changed more than `lag` log bytes ago go to the writer, oldest
-    /// change first (those written meanwhile by other means skipped); returns their count.
-    pub(super) fn queue_checkpoint(&mut self, lag: u64, measuring: bool) -> usize {
+    /// The checkpoint position (Oracle): the log position of the oldest change not yet on
+    /// disk. The switch checkpoints it completes are done.
+    pub(super) fn checkpoint_position(&mut self) -> Option<u64> {
+        let lsn = self.log.lsn();
+        let o = self.oracle.as_mut()?;
+        o.groups.written(self.writer.completed_blocks);
+        let head = o.queue.head_lsn().unwrap_or(lsn);
+        Some(o.groups.position(head))
+    }
+
+    /// The blocks first changed before log position `target` or before time `before_ns` go
+    /// to the writer, oldest change first (those written meanwhile by other means skipped);
+    /// returns their count.
+    pub(super) fn queue_checkpoint(
+        &mut self,
+        target: u64,
+        before_ns: u64,
+        measuring: bool,
+    ) -> usize {
         let Some(o) = self.oracle.as_mut() else {
             return 0;
         };
+        let oldest = o.queue.head_lsn();
         let mut due = Vec::new();
-        o.queue.due(self.log.lsn().saturating_sub(lag), &mut due);
+        o.queue.due(target, before_ns, &mut due);
         due.retain(|&b| self.cache.clean(b));
         if measuring {
             o.checkpoint_blocks += due.len() as u64;
         }
         self.writer.submit(&due);
+        if let Some(oldest) = oldest.filter(|_| !due.is_empty()) {
+            o.groups.handed(oldest, self.writer.submitted_blocks);
+        }
         due.len()
     }
 
@@ -191,7 +247,7 @@ impl DbEngine {
         }
         let o = self.oracle.as_mut()?;
         o.cleanout.clean(block);
-        o.queue.changed(block, self.log.lsn());
+        o.queue.changed(block, self.log.lsn(), stack.now().0);
         let step = self.log.append(CLEANOUT_REDO_BYTES);
         self.log_step(step, stack);
         Some(true)

@@ -6,7 +6,9 @@
 //! Wait events carry PostgreSQL's names, or Oracle's with `engine = "oracle"`: `db file
 //! sequential read`, `log file sync` (sessions waiting for their commit's redo), `free buffer
 //! waits` (a session writing a dirty victim), `log file switch (archiving needed)`, `log
-//! buffer space` (a session whose redo does not fit in the log buffer), and the
+//! file switch (checkpoint incomplete)` (commits behind a log write held until its group's
+//! checkpoint completes), `log buffer space` (a session whose redo does not fit in the log
+//! buffer), and the
 //! log writer's own `log file parallel write` (its time as a share of the window, its mean
 //! the time of one write to every member).
 
@@ -134,7 +136,9 @@ impl DbEngine {
         self.archive_io = HostStats::new(now_ns);
         if let Some(o) = self.oracle.as_mut() {
             o.checkpoint_blocks = 0;
+            o.cold_end_blocks = 0;
             o.space.reset();
+            o.switch.reset();
             o.cleanout.left = 0;
             o.cleanout.delayed = 0;
             o.wasted_at_reset = self.log.wasted;
@@ -190,13 +194,17 @@ impl DbEngine {
             // two events split the commit time.
             wait(
                 name("IO:WALSync", "log file sync"),
-                st.commit_wait_ns.saturating_sub(st.archive_session_ns),
+                st.commit_wait_ns
+                    .saturating_sub(st.archive_session_ns)
+                    .saturating_sub(db.oracle.as_ref().map_or(0, |o| o.switch.session_ns)),
                 st.commit_waits,
             ),
+            // Oracle: a session writing a dirty buffer itself, or waiting for the writer to
+            // free one.
             wait(
                 name("IO:DataFileWrite", "free buffer waits"),
-                st.victim_wait_ns,
-                st.victim_waits,
+                st.victim_wait_ns + st.free_buffer_wait_ns,
+                st.victim_waits + st.free_buffer_waits,
             ),
             wait("CPU", st.cpu_ns, st.ops),
             wait("CPU:RunQueue", st.runqueue_ns, st.ops),
@@ -221,6 +229,12 @@ impl DbEngine {
             });
             if let Some(o) = db.oracle.as_ref() {
                 waits.push(wait("log buffer space", o.space.wait_ns, o.space.waits));
+                // Avg: how long the log writer was held each time.
+                let s = &o.switch;
+                waits.push(WaitEvent {
+                    avg_ms: wait("", s.hold_ns, s.holds).avg_ms,
+                    ..wait("log file switch (checkpoint incomplete)", s.session_ns, 1)
+                });
             }
             if st.log_writer_cpu_ns > 0 {
                 // The log writer's CPU and run-queue time, as a share of the window.
@@ -282,10 +296,36 @@ impl DbEngine {
                 round_to(st.writer_blocks as f64 / secs.max(1e-9), 1).into(),
             );
             if let Some(ora) = db.oracle.as_ref() {
+                // Sessions' waits for a free buffer, and the writer's largest backlog (it
+                // holds at most the cache's buffers while each stays pinned until written).
+                o.insert(
+                    "free_buffer_waits_per_s".into(),
+                    round_to(st.free_buffer_waits as f64 / secs.max(1e-9), 1).into(),
+                );
+                o.insert(
+                    "writer_backlog_max_blocks".into(),
+                    st.writer_backlog_max_blocks.into(),
+                );
                 // Of them, those the incremental checkpoint wrote.
                 o.insert(
                     "checkpoint_queue_blocks_per_s".into(),
                     round_to(ora.checkpoint_blocks as f64 / secs.max(1e-9), 1).into(),
+                );
+                // The checkpoint position's largest lag behind the log's end at a writer
+                // round, as a share of a log file (the incremental checkpoint keeps it
+                // near 90%).
+                o.insert(
+                    "checkpoint_lag_max_pct".into(),
+                    round_to(
+                        100.0 * ora.switch.lag_max as f64 / db.spec.log_file_bytes.max(1) as f64,
+                        1,
+                    )
+                    .into(),
+                );
+                // And those it took from the cold end of the cache.
+                o.insert(
+                    "cold_end_blocks_per_s".into(),
+                    round_to(ora.cold_end_blocks as f64 / secs.max(1e-9), 1).into(),
                 );
                 // Blocks commits left uncleaned, and visits that cleaned one out (delayed
                 // block cleanout); bytes of partly filled redo blocks skipped (redo wastage).

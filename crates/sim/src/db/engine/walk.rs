@@ -18,6 +18,8 @@ enum Walk {
     },
     /// A scan's multiblock read was issued.
     Waiting,
+    /// Oracle: no free buffer within the scan limit.
+    NoFreeBuffer,
 }
 
 impl DbEngine {
@@ -36,6 +38,7 @@ impl DbEngine {
             Walk::Done => self.operation_done(s, stack),
             Walk::Miss { block, new, victim } => self.miss(s, block, new, victim, stack),
             Walk::Waiting => {}
+            Walk::NoFreeBuffer => self.free_buffer_wait(s, stack),
         }
     }
 
@@ -72,7 +75,16 @@ impl DbEngine {
                     None => return Walk::Waiting,
                 }
             }
-            let a = self.cache.access(block, write);
+            let a = if CHECKS && self.oracle.is_some() {
+                let a = self.cache.access_or_wait(block, write);
+                if a.no_free {
+                    return Walk::NoFreeBuffer;
+                }
+                self.free_buffer_found(s, stack.now(), measuring);
+                a
+            } else {
+                self.cache.access(block, write)
+            };
             if measuring {
                 self.stats.accesses += 1;
                 self.stats.hits += u64::from(a.hit);

@@ -307,7 +307,7 @@ impl DbEngine {
                 misses.push(block);
             }
             if let Some(o) = self.oracle.as_mut() {
-                o.queue.changed(block, self.log.lsn());
+                o.queue.changed(block, self.log.lsn(), stack.now().0);
             }
         }
         if !victims.is_empty() {
