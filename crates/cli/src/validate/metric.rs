@@ -7,7 +7,8 @@ use crate::error::CliError;
 /// The metrics a figure can name.
 const METRICS: &str = "iops, mbps, read_iops, write_iops, latency_ms_mean, rows_per_s, tx_per_min, \
     wal_mb_per_s, commit_ms_mean, ROLE.iops/mbps/read_mbps/write_mbps/read_iops/write_iops (ROLE: data or log), \
-    disk_iops.GROUP, read_delay_ms.GROUP, destage_delay_ms.GROUP (GROUP: a RAID group name prefix)";
+    disk_iops.GROUP, read_delay_ms.GROUP, destage_delay_ms.GROUP, rank_destage_delay_ms.GROUP \
+    (GROUP: a RAID group name prefix)";
 
 pub fn metric(run: &Run, name: &str, file: &str) -> Result<f64, CliError> {
     let unknown = || {
@@ -70,6 +71,7 @@ pub fn metric(run: &Run, name: &str, file: &str) -> Result<f64, CliError> {
         ),
         "read_delay_ms" => mean(groups(&|a| a.read_delay_ms)),
         "destage_delay_ms" => mean(groups(&|a| a.destage_delay_ms)),
+        "rank_destage_delay_ms" => mean(groups(&|a| a.rank_destage_delay_ms)),
         _ => Err(unknown()),
     }
 }
