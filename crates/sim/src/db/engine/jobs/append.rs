@@ -119,7 +119,7 @@ impl RightEdge {
         let starts = if parent == 0 {
             b == 1
         } else {
-            b % self.per_block[up] == 0
+            b.is_multiple_of(self.per_block[up])
         };
         push_once(
             out,

@@ -78,7 +78,11 @@ impl Schedule {
     /// While the scan is under way with `share` of its visits done: the first pass's write
     /// that is due, if any (at most `io` blocks, in a slice of `slice` blocks).
     pub fn with_scan(&mut self, share: f64, io: u64, slice: u64) -> Option<TempIo> {
-        if self.pass != 0 || !self.settle(slice) || self.pass != 0 {
+        if self.pass != 0 || !self.settle(slice) {
+            return None;
+        }
+        // The first pass may have just ended.
+        if self.pass != 0 {
             return None;
         }
         let all = self.writes_of(0);
