@@ -15,6 +15,13 @@
 //! - **External merge sort.** S bytes fit in M: no temp. Else sorted runs of M bytes are
 //!   written (S bytes) and merged, at most M / io runs at a time; each merge pass but the last
 //!   (which feeds the query's output) writes S bytes again: S × ⌈log_fanin(S / M)⌉.
+//!
+//! The order on the device ([`QueryDef::temp_passes`], the engine's temp schedule): the
+//! first partitioning pass writes while the scans read (each input split as it is read),
+//! each further pass reads the partitions of the one before while writing its own, the last
+//! partitions are read back and joined while the sort's runs are written (the join feeds the
+//! sort; when the join fits, the runs are written during the scans), each merge pass but the
+//! last reads and writes, and the last merge reads.
 
 use storlab_core::character::{
     Access, Characterization, Engine, Instance, Segment, SegmentKind, SegmentSize, Transaction,
@@ -155,32 +162,58 @@ fn passes(x: f64, base: u64) -> u64 {
     n
 }
 
-/// Temp bytes a grace hash join writes (and reads back) with a build side of `build` bytes,
-/// a probe side of `probe` and `memory` bytes of work memory, in temp I/Os of `io` bytes.
-pub fn grace_hash_join_temp_bytes(build: u64, probe: u64, memory: u64, io: u64) -> u64 {
+/// The temp passes of a grace hash join (build side of `build` bytes, probe side of
+/// `probe`, `memory` bytes of work memory, temp I/Os of `io` bytes): the bytes each
+/// partitioning pass writes, both inputs each time; none when the build side fits.
+pub fn grace_hash_join_passes(build: u64, probe: u64, memory: u64, io: u64) -> Vec<u64> {
     if build <= memory {
-        return 0;
+        return Vec::new();
     }
     let fanout = memory / io.max(1);
     let n = passes(build as f64 / memory.max(1) as f64, fanout);
-    (build + probe) * n
+    vec![build + probe; n as usize]
+}
+
+/// The temp passes of an external merge sort of `input` bytes (`memory` bytes of work
+/// memory, temp I/Os of `io` bytes): the runs, then each merge pass but the last; none when
+/// the input fits.
+pub fn sort_passes(input: u64, memory: u64, io: u64) -> Vec<u64> {
+    if input <= memory {
+        return Vec::new();
+    }
+    let fanin = memory / io.max(1);
+    let n = passes(input as f64 / memory.max(1) as f64, fanin).max(1);
+    vec![input; n as usize]
+}
+
+/// Temp bytes a grace hash join writes (and reads back) with a build side of `build` bytes,
+/// a probe side of `probe` and `memory` bytes of work memory, in temp I/Os of `io` bytes.
+pub fn grace_hash_join_temp_bytes(build: u64, probe: u64, memory: u64, io: u64) -> u64 {
+    grace_hash_join_passes(build, probe, memory, io)
+        .iter()
+        .sum()
 }
 
 /// Temp bytes an external merge sort of `input` bytes writes (and reads back) with `memory`
 /// bytes of work memory, merging with temp I/Os of `io` bytes.
 pub fn sort_temp_bytes(input: u64, memory: u64, io: u64) -> u64 {
-    if input <= memory {
-        return 0;
-    }
-    let fanin = memory / io.max(1);
-    input * passes(input as f64 / memory.max(1) as f64, fanin).max(1)
+    sort_passes(input, memory, io).iter().sum()
 }
 
 impl QueryDef {
     /// Temp bytes of one execution with temp I/Os of `io` bytes: the join's and the sort's.
     pub fn temp_bytes(&self, io: u64) -> u64 {
-        grace_hash_join_temp_bytes(self.build_bytes, self.probe_bytes, self.work_mem_bytes, io)
-            + sort_temp_bytes(self.sort_bytes, self.work_mem_bytes, io)
+        self.temp_passes(io).iter().sum()
+    }
+
+    /// The temp passes of one execution, in the order they run: the join's partitioning
+    /// passes (the first while the scans read), then the sort's runs (written as the join
+    /// produces its rows) and merge passes.
+    pub fn temp_passes(&self, io: u64) -> Vec<u64> {
+        let m = self.work_mem_bytes;
+        let mut p = grace_hash_join_passes(self.build_bytes, self.probe_bytes, m, io);
+        p.extend(sort_passes(self.sort_bytes, m, io));
+        p
     }
 
     /// The query as a characterization for `engine` with `sessions` sessions, its temp I/Os of
@@ -278,6 +311,7 @@ pub fn database(
         .ok_or_else(|| ConfigError::invalid(file, "database", "no database"))?;
     if let Some(ch) = spec.character.as_mut() {
         ch.full_scans = true;
+        ch.temp_passes = q.temp_passes(mbrc * 8192);
     }
     Ok(spec)
 }
@@ -345,6 +379,16 @@ mod tests {
         let q = find("orabench/analytic-query").expect("declared");
         // 128 MiB over 16 MiB: 8 partitions, one pass of 640 MiB; 64 MiB sorted in 4 runs.
         assert_eq!(q.temp_bytes(MIB), 640 * MIB + 64 * MIB);
+        // In order: the join's pass (written with the scans), then the sort's runs.
+        assert_eq!(q.temp_passes(MIB), vec![640 * MIB, 64 * MIB]);
+        // Two join passes when 1 GiB is partitioned with a fan-out of 4 from 256 MiB.
+        let two = QueryDef {
+            build_bytes: 1 << 30,
+            work_mem_bytes: 4 * MIB,
+            sort_bytes: 0,
+            ..*q
+        };
+        assert_eq!(two.temp_passes(MIB), vec![1536 * MIB; 4]);
         let c = q.characterization(Engine::Oracle, 2, MIB);
         c.validate("query").expect("a valid characterization");
         assert_eq!(c.transactions[0].temp_bytes, (704 * MIB) as f64);

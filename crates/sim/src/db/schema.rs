@@ -93,6 +93,18 @@ impl Table {
         }
     }
 
+    /// Keys per leaf and children per internal block of the index grown at its right edge
+    /// (keys inserted in increasing order): PostgreSQL splits the right-most page leaving
+    /// the fill factor on its left half (90% of a leaf, 70% of an internal page, as an index
+    /// build fills them); Oracle splits it 90-10 and the old block stays full
+    /// ([`oracle::right_edge_capacity`]).
+    pub fn right_edge_capacity(&self) -> (u64, u64) {
+        match self.format {
+            BlockFormat::Oracle => oracle::right_edge_capacity(self.key_bytes),
+            BlockFormat::Postgresql => (self.keys_per_leaf(), self.fanout()),
+        }
+    }
+
     /// Children per internal (branch) block.
     fn fanout(&self) -> u64 {
         match self.format {

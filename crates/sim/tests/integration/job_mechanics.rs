@@ -1,8 +1,10 @@
 //! A job's CPU (the database's CPU per block and per row), its index maintenance (a delete
-//! changes every index, an update only the updated column's) and its free-buffer waits when
-//! the database writer falls behind.
+//! changes every index, an update only the updated column's, a conventional load fills the
+//! primary key at its right edge) and its free-buffer waits when the database writer falls
+//! behind.
 
 use super::jobs::{elapsed, job, outcome};
+use storlab_sim::db::schema::{oracle, BlockFormat};
 use storlab_sim::db::Table;
 
 fn table(rows: u64, row_bytes: u64) -> Table {
@@ -156,4 +158,63 @@ fn an_index_builds_sort_runs_take_the_temp_path() {
     };
     assert_eq!(disk(&on_data, "g-2"), 0.0);
     assert!(disk(&on_temp, "g-2") > 0.0);
+}
+
+/// Index blocks a conventional load of `rows` rows changes, `per_commit` to a batch, with
+/// `per_leaf` keys to a leaf and one branch block above the leaves: each batch its leaves
+/// and, when it starts a leaf after the first, the branch block; and the leaves started.
+fn right_edge_blocks(rows: u64, per_commit: u64, per_leaf: u64) -> (u64, u64) {
+    let blocks = (0..rows.div_ceil(per_commit))
+        .map(|b| {
+            let (first, end) = (b * per_commit, ((b + 1) * per_commit).min(rows));
+            let leaves = (end - 1) / per_leaf - first / per_leaf + 1;
+            let splits = (end - 1) / per_leaf - (first.max(1) - 1) / per_leaf;
+            leaves + u64::from(splits > 0)
+        })
+        .sum();
+    (blocks, (rows - 1) / per_leaf)
+}
+
+#[test]
+fn a_conventional_load_fills_the_primary_key_at_its_right_edge() {
+    let (rows, per_commit) = (20_000, 100);
+    let keys = format!("rows = {rows}\nrow_bytes = 300\nrows_per_commit = {per_commit}");
+    let pg = job("job/load-conventional", &keys, 600);
+    // PostgreSQL: 366 keys of 8 bytes per leaf (90% full), 55 leaves under the root; each
+    // key a 64-byte insert record, and each new leaf's entry in the root one more.
+    let per_leaf = table(rows, 300).keys_per_leaf();
+    assert_eq!(per_leaf, 366);
+    let (blocks, splits) = right_edge_blocks(rows, per_commit, per_leaf);
+    let o = outcome(&pg);
+    assert_eq!(o.index_blocks, blocks);
+    // Every leaf the load changes it formatted itself and kept in the buffer cache.
+    assert_eq!(o.index_reads, 0);
+    let commits = rows / per_commit;
+    assert_eq!(
+        o.redo_bytes,
+        rows * 150 + commits * 50 + (rows + splits) * 64
+    );
+    // Oracle: full leaves after 90-10 splits (501 keys of 4 bytes), each key logged as an
+    // insert-leaf-row change (64 bytes and the 14-byte entry) with an undo record (70 and
+    // the entry) beside the row's own (70).
+    let ora = job(
+        "job/load-conventional",
+        &format!("{keys}\nengine = \"oracle\""),
+        600,
+    );
+    let key = oracle::number_bytes(rows);
+    let entry = oracle::leaf_entry_bytes(key);
+    let t = Table {
+        key_bytes: key,
+        format: BlockFormat::Oracle,
+        ..table(rows, 300)
+    };
+    let per_leaf = t.right_edge_capacity().0;
+    assert_eq!((entry, per_leaf), (14, 501));
+    let (blocks, splits) = right_edge_blocks(rows, per_commit, per_leaf);
+    let o = outcome(&ora);
+    assert_eq!(o.index_blocks, blocks);
+    let undo = rows * (70 + 70 + entry);
+    let redo = rows * 150 + commits * 50 + (rows + splits) * (64 + entry) + undo;
+    assert_eq!(o.redo_bytes, redo);
 }

@@ -143,6 +143,9 @@ fn a_hash_join_spills_what_the_grace_arithmetic_says() {
     let n = param(&r, "temp_executions");
     assert!(n >= 4, "{n} queries");
     assert_eq!(param(&r, "temp_bytes_written"), 96 * MIB * n);
+    // The partitions are written while the scans read, each 1 MiB write due once the scan
+    // has read 1 MiB more: all but the last, which goes when the scan ends.
+    assert_eq!(param(&r, "temp_bytes_written_with_scans"), 95 * MIB * n);
     // The query's elapsed time is its transaction's response time.
     let tx = &r.metrics.transactions[0];
     assert_eq!(tx.name, "query");

@@ -31,6 +31,10 @@ pub struct CharacterSpec {
     /// ([`crate::db::query`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub full_scans: bool,
+    /// A built-in query's temp passes: the bytes each writes, in order (each reads back
+    /// what the one before wrote, [`crate::db::query`]); empty: its `temp_bytes` are one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub temp_passes: Vec<u64>,
 }
 
 fn default_target(system: &SystemSpec, volume: &str) -> Option<toml::Value> {
@@ -152,6 +156,7 @@ pub fn character_workload(
         workload: c.clone(),
         mix,
         full_scans: false,
+        temp_passes: Vec::new(),
     }));
     Ok(WorkloadSpec {
         name: c.name.clone(),

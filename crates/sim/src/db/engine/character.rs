@@ -79,6 +79,12 @@ impl DbEngine {
         if i < sess.scan.0 || i >= sess.scan.1 {
             return ScanStep::Buffer;
         }
+        let (done, visits) = (i - sess.scan.0, sess.scan.1 - sess.scan.0);
+        // A spilling join partitions what the scan has read so far.
+        if self.temp.is_some() && self.temp_with_scan(s, done, visits, stack) {
+            return ScanStep::Wait;
+        }
+        let sess = &self.sessions[s as usize];
         let (block, write) = sess.plan[i];
         if !write && self.scan_reads_direct(s) {
             return self.direct_read(s, max, stack);

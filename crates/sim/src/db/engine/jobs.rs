@@ -16,8 +16,12 @@
 //! Simplifications: creating a file and copying one spend no database CPU (the host's
 //! kernel does the work); the direct-path writes of a load or an index log one small
 //! space-management record per MiB ([`DIRECT_REDO_BYTES_PER_MIB`]); the sort writes its
-//! runs as the scan fills them and reads them back in one merge pass.
+//! runs as the scan fills them and reads them back in one merge pass. A direct-path load
+//! writes the table's blocks only: the index maintenance a real one does at its end (the
+//! new keys sorted, then merged into the index) is the work of `job/index-build`, not part
+//! of the load's elapsed time.
 
+mod append;
 mod report;
 mod rows;
 mod stream;

@@ -1,7 +1,13 @@
 //! Temp I/O of sorts and hash joins that do not fit in memory: a characterization's
-//! `temp_bytes` per execution are written to a temp segment and read back once, after the
-//! transaction's block visits and before its commit, in I/Os of the multiblock read's size,
-//! bypassing the buffer cache.
+//! `temp_bytes` per execution are written to a temp segment and read back, in I/Os of the
+//! multiblock read's size, bypassing the buffer cache, in the order a spilling join or sort
+//! does it ([`schedule`]): the first pass written while the transaction's scans read (each
+//! write due as the scanned share fills a temp I/O), later passes reading the one before
+//! and writing their own interleaved, the last read back; whatever the scan leaves unwritten
+//! (a transaction that scans nothing: all of it) is written after its visits, before its
+//! commit. A built-in query declares its passes (the grace hash join's partitioning passes,
+//! then the sort's runs and merge passes, [`crate::db::query`]); a characterization's
+//! `temp_bytes` are one pass.
 //!
 //! - Oracle writes sort runs and hash partitions by direct path (`direct path write temp`)
 //!   and reads them back the same way (`direct path read temp`); the session waits for each.
@@ -14,13 +20,15 @@
 //! - Where: the characterization's `kind = "temp"` segment when it has one, on the data
 //!   target, or the whole of `[database] temp` when that names a target of its own; else
 //!   the data target's room after the segments (and the log files that follow them), else
-//!   the segments' own blocks. Each session writes its runs in a slice of its own, one
+//!   the segments' own blocks. Each session writes its passes in a slice of its own, one
 //!   after another, wrapping at the slice's end.
 //! - An index build's sort runs ([`super::jobs`]) go the same way: to `[database] temp`
 //!   when it names a target, else after the new index on the data target; their I/O counts
 //!   in the `temp` class.
 //! - Fractions of a block carry from one execution of a type to the next, so the temp bytes
 //!   written and read average out to `temp_bytes` per execution exactly.
+
+mod schedule;
 
 use storlab_core::character::{Engine, SegmentKind};
 use storlab_core::histogram::round_to;
@@ -31,6 +39,7 @@ use super::{DbEngine, DbIo, Stack, BLOCK_SECTORS};
 use crate::config::DbSpec;
 use crate::db::workload_mix::BLOCK_BYTES;
 use crate::db::DbTimer;
+use schedule::{pass_blocks, Schedule, TempIo};
 
 /// Temp I/O of the whole database: where it goes, what each type does, and its figures.
 pub(super) struct Temp {
@@ -42,8 +51,10 @@ pub(super) struct Temp {
     slice_blocks: u64,
     /// Blocks of one temp I/O.
     io_blocks: u64,
-    /// Temp blocks per execution of each transaction type.
+    /// Temp blocks per execution of each transaction type, and the bytes each of its
+    /// passes writes (empty: one pass).
     per_type_blocks: Vec<f64>,
+    passes: Vec<u64>,
     sessions: Vec<SessionTemp>,
     /// Host I/O of the temp segment.
     pub(super) io: HostStats,
@@ -55,14 +66,11 @@ pub(super) struct Temp {
 struct SessionTemp {
     /// Fractions of a block carried to the next execution, per type.
     carry: Vec<f64>,
-    /// The current execution's blocks still to write and to read back, and how many it
-    /// writes in all.
-    write_left: u64,
-    read_left: u64,
+    /// The current execution's passes, the blocks it writes in all, and those it wrote
+    /// while its scans read.
+    schedule: Schedule,
     blocks: u64,
-    /// Where its current run starts in its slice, and where the next run starts.
-    run_start: u64,
-    next_start: u64,
+    with_scan: u64,
     /// The pending temp I/O is a write (else a read), and when it was issued.
     writing: bool,
     /// The pending write went into the file cache (the session hears by timer).
@@ -76,9 +84,11 @@ struct TempStats {
     write_wait_ns: u64,
     read_waits: u64,
     read_wait_ns: u64,
-    /// Blocks written and read back by the executions that finished their temp work.
+    /// Blocks written and read back by the executions that finished their temp work, and
+    /// the blocks they wrote while their scans read.
     blocks_written: u64,
     blocks_read: u64,
+    blocks_with_scan: u64,
     executions: u64,
     /// Temp reads the file cache served.
     read_hits: u64,
@@ -134,6 +144,7 @@ impl Temp {
             slice_blocks,
             io_blocks,
             per_type_blocks,
+            passes: c.temp_passes.clone(),
             sessions: vec![session; spec.sessions as usize],
             io: HostStats::new(warmup_ns),
             stats: TempStats::default(),
@@ -159,6 +170,7 @@ impl Temp {
             slice_blocks: blocks.max(1),
             io_blocks: 1,
             per_type_blocks: Vec::new(),
+            passes: Vec::new(),
             sessions: Vec::new(),
             io: HostStats::new(warmup_ns),
             stats: TempStats::default(),
@@ -244,43 +256,72 @@ impl DbEngine {
         let per = t.per_type_blocks.get(ty).copied().unwrap_or(0.0);
         let sess = &mut t.sessions[s as usize];
         let n = Temp::blocks_of(per, &mut sess.carry[ty]);
-        sess.write_left = n;
-        sess.read_left = n;
+        sess.schedule.begin(pass_blocks(&t.passes, n));
         sess.blocks = n;
-        sess.run_start = sess.next_start;
-        sess.next_start = (sess.next_start + n) % t.slice_blocks;
+        sess.with_scan = 0;
+    }
+
+    /// Session `s` is at visit `done` of a scan of `visits`: issues the first pass's temp
+    /// write that is due, if any (true: the session waits for it).
+    pub(super) fn temp_with_scan(
+        &mut self,
+        s: u32,
+        done: usize,
+        visits: usize,
+        stack: &mut Stack,
+    ) -> bool {
+        let Some(t) = self.temp.as_mut() else {
+            return false;
+        };
+        let (io_blocks, slice) = (t.io_blocks, t.slice_blocks);
+        let sess = &mut t.sessions[s as usize];
+        let share = done as f64 / visits.max(1) as f64;
+        let Some(io) = sess.schedule.with_scan(share, io_blocks, slice) else {
+            return false;
+        };
+        sess.with_scan += io.blocks;
+        self.temp_issue(s, io, stack);
+        true
     }
 
     /// Session `s`'s visits are done: it issues its next temp write or read and true is
     /// returned, or false when its temp work is done (it then commits or goes on).
     pub(super) fn temp_step(&mut self, s: u32, stack: &mut Stack) -> bool {
-        let buffer = self.spec.engine == Engine::Postgresql && self.spec.os_cache_blocks > 0;
-        let copy_ns = self.spec.os_read_ns;
-        let room = self.writebacks < super::oscache::WRITEBACK_MAX;
         let Some(t) = self.temp.as_mut() else {
             return false;
         };
         let (io_blocks, slice) = (t.io_blocks, t.slice_blocks);
-        let base = t.first_block + u64::from(s) * slice;
         let sess = &mut t.sessions[s as usize];
-        let (left, write) = if sess.write_left > 0 {
-            (&mut sess.write_left, true)
-        } else if sess.read_left > 0 {
-            (&mut sess.read_left, false)
-        } else {
+        let Some(io) = sess.schedule.next(io_blocks, slice) else {
             if sess.blocks > 0 && stack.measuring() {
                 t.stats.blocks_written += sess.blocks;
                 t.stats.blocks_read += sess.blocks;
+                t.stats.blocks_with_scan += sess.with_scan;
                 t.stats.executions += 1;
             }
             sess.blocks = 0;
             return false;
         };
-        // The run's next blocks: consecutive in the slice, at most one I/O, not past its end.
-        let done = sess.blocks - *left;
-        let at = (sess.run_start + done) % slice;
-        let n = (*left).min(io_blocks).min(slice - at);
-        *left -= n;
+        self.temp_issue(s, io, stack);
+        true
+    }
+
+    /// Session `s` issues temp I/O `io` (through the file cache when it has one) and waits
+    /// for it.
+    fn temp_issue(&mut self, s: u32, io: TempIo, stack: &mut Stack) {
+        let buffer = self.spec.engine == Engine::Postgresql && self.spec.os_cache_blocks > 0;
+        let copy_ns = self.spec.os_read_ns;
+        let room = self.writebacks < super::oscache::WRITEBACK_MAX;
+        let Some(t) = self.temp.as_mut() else {
+            return;
+        };
+        let base = t.first_block + u64::from(s) * t.slice_blocks;
+        let sess = &mut t.sessions[s as usize];
+        let TempIo {
+            write,
+            at,
+            blocks: n,
+        } = io;
         sess.writing = write;
         sess.buffered = write && buffer && room;
         self.sessions[s as usize].wait_start = stack.now();
@@ -306,7 +347,7 @@ impl DbEngine {
                 t.stats.read_hits += 1;
             }
             stack.schedule_db(stack.now() + (copy_ns * n).max(1), DbTimer::Session(s));
-            return true;
+            return;
         }
         if sess.buffered {
             self.writebacks += 1;
@@ -317,7 +358,6 @@ impl DbEngine {
         } else {
             stack.issue_db_io(DbIo::TempRead(s), target, lba, sectors, false);
         }
-        true
     }
 
     /// Session `s`'s temp write or read is done (or its write is in the file cache): the
@@ -406,6 +446,10 @@ impl DbEngine {
         o.insert(
             "temp_bytes_read".into(),
             (st.blocks_read * BLOCK_BYTES).into(),
+        );
+        o.insert(
+            "temp_bytes_written_with_scans".into(),
+            (st.blocks_with_scan * BLOCK_BYTES).into(),
         );
         o.insert("temp_io_bytes".into(), (t.io_blocks * BLOCK_BYTES).into());
         if st.read_hits > 0 {

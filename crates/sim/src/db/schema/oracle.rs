@@ -84,8 +84,25 @@ fn index_space() -> u64 {
 /// Keys per leaf block of a unique B-tree on a key of `key_bytes`: each entry its header,
 /// the key with its length byte, the rowid with its length byte, and its row-directory slot.
 pub fn keys_per_leaf(key_bytes: u64) -> u64 {
-    let entry = INDEX_ENTRY_HEADER + 1 + key_bytes + 1 + ROWID + ROW_SLOT;
+    let entry = leaf_entry_bytes(key_bytes) + ROW_SLOT;
     (index_space() / entry).max(2)
+}
+
+/// Bytes of a leaf entry as it is stored and logged: its header, the key with its length
+/// byte, the rowid with its length byte.
+pub fn leaf_entry_bytes(key_bytes: u64) -> u64 {
+    INDEX_ENTRY_HEADER + 1 + key_bytes + 1 + ROWID
+}
+
+/// Keys per leaf and children per branch block of an index grown at its right edge
+/// (increasing keys): a block that fills with the highest key splits 90-10, the new key
+/// alone going to the new block, so the old one stays full; PCTFREE applies only when an
+/// index is built.
+pub fn right_edge_capacity(key_bytes: u64) -> (u64, u64) {
+    let full = BLOCK - INDEX_HEADER_FIXED - INDEX_INITRANS * ITL_ENTRY;
+    let leaf = leaf_entry_bytes(key_bytes) + ROW_SLOT;
+    let branch = BRANCH_ENTRY_HEADER + CHILD_ADDRESS + 1 + key_bytes + ROW_SLOT;
+    ((full / leaf).max(2), (full / branch).max(2))
 }
 
 /// Children per branch block: each entry its header byte, the child's address, the key with
@@ -127,6 +144,8 @@ mod tests {
         assert_eq!(keys_per_leaf(5), 425);
         // Branch entries: 1 + 4 + 6 + 2 = 13 bytes.
         assert_eq!(branch_fanout(5), 555);
+        // Grown at the right edge the blocks stay full: 8031 / 17 and 8031 / 13.
+        assert_eq!(right_edge_capacity(5), (472, 617));
     }
 
     #[test]

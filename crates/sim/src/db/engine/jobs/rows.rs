@@ -9,10 +9,13 @@
 //! primary key: the leaves of the batch's keys, in key order as the heap is); an update
 //! changes an index only when the updated column has one (`indexed_update`): each row's
 //! entry moves from its old value's leaf to its new value's, two leaves anywhere in that
-//! index (the values bear no relation to the row's place). A load inserts no index entry.
-//! Each leaf changed is a buffer-cache access that dirties it, read first when it misses.
+//! index (the values bear no relation to the row's place); a conventional load inserts each
+//! row's key into the primary key at its right edge ([`super::append`]). Each index block
+//! changed is a buffer-cache access that dirties it, read first when it misses (a block the
+//! load starts is formatted, not read).
 
 use super::super::{DbEngine, Stack};
+use super::append::RightEdge;
 use super::Role;
 use crate::config::database::JobKind;
 use crate::config::DbSpec;
@@ -44,7 +47,7 @@ pub(crate) struct RowWork {
 }
 
 /// The index leaves a batch changes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum IndexWork {
     None,
     /// The primary key's leaves (first leaf, leaves) of a table of `rows` rows: a delete.
@@ -58,6 +61,8 @@ enum IndexWork {
         first: u64,
         leaves: u64,
     },
+    /// The primary key filled at its right edge: a conventional load.
+    RightEdge(RightEdge),
 }
 
 impl RowWork {
@@ -82,6 +87,10 @@ impl RowWork {
             (JobKind::UpdateAll, Some((first, leaves))) if leaves > 0 => {
                 IndexWork::Moves { first, leaves }
             }
+            (JobKind::LoadConventional, _) => layout
+                .segments
+                .first()
+                .map_or(IndexWork::None, |s| IndexWork::RightEdge(RightEdge::new(s))),
             _ => IndexWork::None,
         };
         let (heap_base, rows_per_block, rows, row_bytes) =
@@ -95,7 +104,13 @@ impl RowWork {
             });
         let undo_record = match (db.engine, kind) {
             (Engine::Postgresql, _) => 0,
-            (Engine::Oracle, JobKind::LoadConventional) => undo::INSERT_RECORD_BYTES,
+            (Engine::Oracle, JobKind::LoadConventional) => {
+                let index = match &index {
+                    IndexWork::RightEdge(e) => e.entry_undo,
+                    _ => 0,
+                };
+                undo::INSERT_RECORD_BYTES + index
+            }
             // The undo of a delete holds the whole row.
             (Engine::Oracle, JobKind::DeleteAll) => undo::UPDATE_RECORD_BYTES + row_bytes,
             (Engine::Oracle, _) => undo::UPDATE_RECORD_BYTES,
@@ -117,10 +132,23 @@ impl RowWork {
         }
     }
 
-    /// The index leaves rows `first..end` change, in the order they are changed.
+    /// The index blocks rows `first..end` change, in the order they are changed (a block
+    /// they start flagged [`NEW_BLOCK`]), and the redo of their index entries.
+    fn index_changes(&self, first: u64, end: u64) -> (Vec<u64>, u64) {
+        if let IndexWork::RightEdge(e) = &self.index {
+            let mut blocks = Vec::new();
+            let splits = e.blocks(first, end, &mut blocks);
+            let entries = end.saturating_sub(first) + splits;
+            return (blocks, entries * e.entry_redo);
+        }
+        (self.index_leaves(first, end), 0)
+    }
+
+    /// The index leaves rows `first..end` of a delete or an update change, in the order
+    /// they are changed.
     fn index_leaves(&self, first: u64, end: u64) -> Vec<u64> {
         match self.index {
-            IndexWork::None => Vec::new(),
+            IndexWork::None | IndexWork::RightEdge(_) => Vec::new(),
             IndexWork::KeyOrder {
                 first: base,
                 leaves,
@@ -264,10 +292,10 @@ impl DbEngine {
         let Some((rows, mut blocks)) = r.next_batch(done, finished) else {
             return false;
         };
-        let leaves = r.index_leaves(r.committed, r.committed + rows);
+        let (leaves, index_redo) = r.index_changes(r.committed, r.committed + rows);
         let (redo_per_row, undo_record, commit_bytes) =
             (r.redo_per_row, r.undo_record, r.commit_bytes);
-        let mut redo = rows * redo_per_row;
+        let mut redo = rows * redo_per_row + index_redo;
         let mut undo_blocks = Vec::new();
         if undo_record > 0 {
             if let Some(o) = self.oracle.as_mut() {
@@ -303,7 +331,7 @@ impl DbEngine {
             if let Some(v) = a.evicted_dirty {
                 victims.push(v);
             }
-            if i >= blocks.len() && !a.hit {
+            if i >= blocks.len() && !a.hit && b & NEW_BLOCK == 0 {
                 misses.push(block);
             }
             if let Some(o) = self.oracle.as_mut() {
