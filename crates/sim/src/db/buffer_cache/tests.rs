@@ -275,3 +275,70 @@ fn the_sweep_moves_a_dirty_cold_buffer_to_the_write_list() {
     assert_eq!(c.access(100, false).evicted_dirty, Some(4));
     assert_eq!(c.take_write_list(), vec![0, 1, 2, 3]);
 }
+
+/// The clock sweep a frame at a time, as PostgreSQL's StrategyGetBuffer does it: the victim
+/// is the first frame from the hand at usage zero; each frame passed loses one count.
+struct ReferenceClock {
+    pages: Vec<Option<u64>>,
+    usage: Vec<u8>,
+    hand: usize,
+    swept: u64,
+}
+
+impl ReferenceClock {
+    fn access(&mut self, page: u64) -> bool {
+        if let Some(f) = self.pages.iter().position(|&p| p == Some(page)) {
+            self.usage[f] = (self.usage[f] + 1).min(MAX_USAGE);
+            return true;
+        }
+        loop {
+            let f = self.hand;
+            self.hand = (self.hand + 1) % self.pages.len();
+            self.swept += 1;
+            if self.pages[f].is_none() || self.usage[f] == 0 {
+                self.pages[f] = Some(page);
+                self.usage[f] = 1;
+                return false;
+            }
+            self.usage[f] -= 1;
+        }
+    }
+}
+
+/// The cache's sweep takes the same victims, leaves the same usage counts and passes the
+/// same frames as the plain clock, step by step: with cache sizes from one frame up, the
+/// hand wrapping, and hot pages at the usage cap that the hand passes many times.
+#[test]
+fn the_sweep_takes_the_victims_of_a_frame_at_a_time_clock() {
+    let mut rng = Rng::from_seed(11);
+    for frames in [1usize, 7, 8, 13, 64, 100] {
+        let pages = 4 * frames as u64 + 5;
+        let mut cache = BufferCache::new(frames, pages);
+        let mut reference = ReferenceClock {
+            pages: vec![None; frames],
+            usage: vec![0; frames],
+            hand: 0,
+            swept: 0,
+        };
+        for step in 0..20_000 {
+            // A quarter of the accesses go to a few hot pages, which climb to the cap.
+            let page = if rng.below(4) == 0 {
+                rng.below(3)
+            } else {
+                rng.below(pages)
+            };
+            let hit = cache.access(page, false).hit;
+            assert_eq!(hit, reference.access(page), "{frames} frames, step {step}");
+            assert_eq!(
+                cache.swept(),
+                reference.swept,
+                "{frames} frames, step {step}"
+            );
+            assert_eq!(cache.hand, reference.hand, "{frames} frames, step {step}");
+        }
+        for (f, fr) in cache.frames.iter().enumerate() {
+            let page = (fr.page != EMPTY).then_some(u64::from(fr.page));
+            assert_eq!((page, fr.usage), (reference.pages[f], reference.usage[f]));
+        }
+    }
+}
