@@ -344,7 +344,7 @@ fn capture_without_pg_stat_statements_warns_and_stops_on_sigint() {
 fn capture_bad_input_and_unreachable_servers_are_named() {
     let dir = scratch_tmp();
     let out = dir.path().join("p.json");
-    let cases: [(&[&str], i32, &str); 4] = [
+    let cases: [(&[&str], i32, &str); 6] = [
         (
             &["--capture", "5s", "--out", "p.txt"],
             2,
@@ -354,6 +354,16 @@ fn capture_bad_input_and_unreachable_servers_are_named() {
             &["--capture", "25h"],
             2,
             "--capture must be at least 1 s and at most 86400 s; got 90000 s",
+        ),
+        (
+            &["--capture", "5s", "--cpus", "0"],
+            2,
+            "--cpus must be at least 1 and at most 4096 CPUs; got 0",
+        ),
+        (
+            &["--capture", "5s", "--cpus", "5000"],
+            2,
+            "--cpus must be at least 1 and at most 4096 CPUs; got 5000",
         ),
         (
             &["--capture", "5s", "--out", "/nonexistent-dir/p.json"],
