@@ -182,9 +182,8 @@ pub struct DbArgs {
     /// With --capture: the characterization file, JSON (.json) or TOML (.toml).
     #[arg(long, value_name = "FILE", requires = "capture")]
     pub out: Option<PathBuf>,
-    /// With --capture: the server's CPUs, when storlab cannot count them (a remote server
-    /// whose /proc/cpuinfo the login may not read).
-    #[arg(long, value_name = "N", requires = "capture", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    // With --capture: the server's CPUs; the help gives the declared bounds (db_help::cpus).
+    #[arg(long, value_name = "N", requires = "capture", help = db_help::cpus())]
     pub cpus: Option<u32>,
 }
 

@@ -42,8 +42,9 @@ pub struct UsersSweepArgs {
     /// not].
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub users: Vec<u32>,
-    /// Response-time target of a users sweep, ms [default: 100].
-    #[arg(long, value_name = "MS")]
+    // Response-time target; the help gives the declared bounds and default
+    // (max_response_help).
+    #[arg(long, value_name = "MS", help = max_response_help())]
     pub max_response_ms: Option<f64>,
     /// The statistic of the transaction response time held to the target [default: p95].
     #[arg(long, value_name = "STAT", value_parser = ["mean", "p95", "p99"])]
@@ -61,6 +62,15 @@ pub struct UsersSweepArgs {
     /// target and the knee) as a self-contained HTML page.
     #[arg(long, value_name = "FILE")]
     pub users_html: Option<PathBuf>,
+}
+
+/// `--max-response-ms`'s help, from its declaration: the bounds and the default.
+fn max_response_help() -> String {
+    format!(
+        "Response-time target of a users sweep, ms ({}) [default: {}]",
+        MAX_RESPONSE_MS.bounds_in_words(),
+        storlab_core::keys::number(DEFAULT_MAX_RESPONSE_MS)
+    )
 }
 
 /// A users sweep's options, checked.

@@ -62,6 +62,11 @@ pub fn capture(opts: &CaptureOptions) -> Result<Capture, DbError> {
     flags::CAPTURE
         .check_flag("--capture", flags::span(opts.interval_ns))
         .map_err(DbError::BadInput)?;
+    if let Some(n) = opts.cpus {
+        flags::CPUS
+            .check_flag("--cpus", flags::count(u64::from(n)))
+            .map_err(DbError::BadInput)?;
+    }
     let resolved = conninfo::resolve(&opts.dsn, &Lookup::from_process())
         .map_err(|e| DbError::BadInput(format!("--dsn: {e}")))?;
     for note in &resolved.notes {

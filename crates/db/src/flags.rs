@@ -77,6 +77,10 @@ pub const CAPTURE: Key = Key::new(
 )
 .int(MIN_CAPTURE_NS, MAX_CAPTURE_NS);
 
+/// `storlab db --capture --cpus`: the server's CPUs when storlab cannot count them, the
+/// characterization's `instance.cpus`.
+pub use storlab_core::character::keys_table::CPUS;
+
 /// A connection string's `connect_timeout` and `keepalives_idle`, as libpq reads them.
 pub const CONNINFO_SECONDS: Key = Key::new(
     "seconds",

@@ -1,7 +1,7 @@
 //! Help texts of `storlab db`'s options that state a bound, rendered from the flags'
 //! declarations (storlab_db::flags) so the help cannot drift from what is refused.
 
-use storlab_db::flags::{CAPTURE, CLIENTS, DURATION, SCALE, WARMUP};
+use storlab_db::flags::{CAPTURE, CLIENTS, CPUS, DURATION, SCALE, WARMUP};
 
 /// `--clients`.
 pub(super) fn clients() -> String {
@@ -28,6 +28,15 @@ pub(super) fn capture() -> String {
     )
 }
 
+/// `--cpus`.
+pub(super) fn cpus() -> String {
+    format!(
+        "With --capture: the server's CPUs, {}, when storlab cannot count them (a remote \
+         server whose /proc/cpuinfo the login may not read)",
+        CPUS.bounds_in_words()
+    )
+}
+
 /// `--duration`.
 pub(super) fn duration() -> String {
     format!("Measured time per test ({})", DURATION.bounds_in_words())
@@ -51,7 +60,7 @@ pub(super) fn warmup_max() -> String {
 #[cfg(test)]
 mod tests {
     use storlab_core::keys::Key;
-    use storlab_db::flags::{CAPTURE, CLIENTS, SCALE};
+    use storlab_db::flags::{CAPTURE, CLIENTS, CPUS, SCALE};
 
     use super::super::run_args::tests::help;
 
@@ -60,8 +69,9 @@ mod tests {
     #[test]
     fn the_bounds_in_db_help_are_the_declared_ones() {
         let text = help("db").split_whitespace().collect::<Vec<_>>().join(" ");
-        let cases: [(&str, &Key, &str); 3] = [
+        let cases: [(&str, &Key, &str); 4] = [
             ("--clients", &CLIENTS, "Concurrent clients, "),
+            ("--cpus", &CPUS, "the server's CPUs, "),
             ("--scale", &SCALE, "Rows per table, "),
             ("--capture", &CAPTURE, "workload for this long ("),
         ];

@@ -7,7 +7,7 @@
 //! title = "RAID 5 vs RAID 10 on the mid-range array"
 //! seed = 1
 //! duration = "30s"            # per cell (simulated time for arrays, wall time for real)
-//! warmup = "10s"             # or "auto": until the cell's series is steady (at most 600 s)
+//! warmup = "10s"             # or "auto": until the cell's series is steady
 //! repeats = 1
 //!
 //! [[targets]]
@@ -44,24 +44,37 @@
 //! targets = ["raid5", "raid10"]               # compared with the first; one target: its own
 //! ```
 //!
+//! An automatic warm-up lasts at most `--warmup-max`'s default
+//! ([`storlab_core::steady::DEFAULT_WARMUP_MAX`]). How many repeats, targets, workloads and
+//! cells a plan may have is declared in [`keys`].
+//!
 //! Without `[[questions]]` the report asks one question of the simulated targets and one of
 //! the real ones; a question naming a simulated and a real target compares them on purpose.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 use storlab_core::steady::Warmup;
-use storlab_core::{ByteSize, TimeSpan};
+use storlab_core::TimeSpan;
 
 use crate::error::CliError;
+use keys::{check_repeats, check_size, check_tables};
+pub use keys::{MAX_CELLS, MAX_REPEATS, MAX_TARGETS, MAX_WORKLOADS};
 pub use questions::Question;
 use questions::{questions, RawQuestion};
+use target::{target, RawTarget};
+pub use target::{Target, TargetKind};
 pub use users::UsersSweep;
 use users::{users_sweep, RawUsersSweep};
+pub(super) use workload::What;
+pub use workload::Workload;
+use workload::{workload, RawWorkload};
 
+pub mod keys;
 mod questions;
+mod target;
 mod users;
+mod workload;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -92,162 +105,6 @@ fn d_duration() -> TimeSpan {
 }
 fn d_warmup() -> Warmup {
     Warmup::Fixed(TimeSpan(10_000_000_000))
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawTarget {
-    name: String,
-    #[serde(default)]
-    array: Option<PathBuf>,
-    #[serde(default)]
-    fail: Vec<String>,
-    #[serde(default)]
-    db_data: Option<String>,
-    #[serde(default)]
-    db_log: Option<String>,
-    #[serde(default, alias = "data")]
-    dir: Option<PathBuf>,
-    #[serde(default, alias = "wal")]
-    wal_dir: Option<PathBuf>,
-    #[serde(default)]
-    io_target: Option<PathBuf>,
-    #[serde(default)]
-    io_size: Option<ByteSize>,
-    #[serde(default)]
-    engine: Option<String>,
-    #[serde(default)]
-    price_per_disk: Option<f64>,
-    #[serde(default)]
-    price_per_gb: Option<f64>,
-    #[serde(default)]
-    duration: Option<TimeSpan>,
-    #[serde(default)]
-    warmup: Option<Warmup>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawWorkload {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    iogen: bool,
-    #[serde(default)]
-    profile: Option<String>,
-    #[serde(default)]
-    workload: Option<PathBuf>,
-    #[serde(default)]
-    sweep: Option<String>,
-    #[serde(default)]
-    sweep_max: Option<u32>,
-    #[serde(default)]
-    max_p99_ms: Option<f64>,
-    #[serde(default)]
-    db_test: Option<String>,
-    #[serde(default)]
-    database: BTreeMap<String, toml::Value>,
-    #[serde(default)]
-    clients: Option<u32>,
-    #[serde(default)]
-    scale: Option<u64>,
-    #[serde(default)]
-    users_sweep: Option<RawUsersSweep>,
-    #[serde(default)]
-    trace: Option<PathBuf>,
-    #[serde(default)]
-    trace_format: Option<String>,
-    #[serde(default)]
-    trace_outstanding: Option<u32>,
-    #[serde(default)]
-    trace_map: Vec<String>,
-    #[serde(default)]
-    targets: Vec<String>,
-    #[serde(default)]
-    duration: Option<TimeSpan>,
-    #[serde(default)]
-    warmup: Option<Warmup>,
-    #[serde(default)]
-    repeats: Option<u32>,
-}
-
-/// Where a configuration runs.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TargetKind {
-    /// A simulated array file.
-    Sim { array: PathBuf, fail: Vec<String> },
-    /// A real directory (database clusters, and I/O files unless `io_target` names a file or
-    /// device for the I/O profiles).
-    Real {
-        dir: PathBuf,
-        wal_dir: Option<PathBuf>,
-        io_target: Option<PathBuf>,
-    },
-}
-
-/// A configuration under test.
-#[derive(Debug, Clone)]
-pub struct Target {
-    pub name: String,
-    pub kind: TargetKind,
-    pub(super) db_data: Option<String>,
-    pub(super) db_log: Option<String>,
-    pub(super) io_size: ByteSize,
-    pub(super) engine: String,
-    pub price_per_disk: Option<f64>,
-    pub price_per_gb: Option<f64>,
-    /// Timing of this target's cells when the workload does not set its own.
-    duration: Option<TimeSpan>,
-    warmup: Option<Warmup>,
-}
-
-/// What a workload runs.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum What {
-    Profile(String),
-    File(PathBuf),
-    Sweep {
-        profile: String,
-        max: u32,
-        max_p99_ms: Option<f64>,
-    },
-    Db {
-        test: String,
-        database: BTreeMap<String, toml::Value>,
-        clients: Option<u32>,
-        scale: Option<u64>,
-        /// A users sweep instead of one run (simulated targets only).
-        users_sweep: Option<UsersSweep>,
-    },
-    Trace {
-        path: PathBuf,
-        format: Option<String>,
-        outstanding: Option<u32>,
-        map: Vec<String>,
-    },
-}
-
-/// A workload of the plan.
-#[derive(Debug, Clone)]
-pub struct Workload {
-    pub name: String,
-    pub(super) what: What,
-    targets: Vec<String>,
-    /// The workload's own timing, then the target's, then the plan's.
-    duration: Option<TimeSpan>,
-    warmup: Option<Warmup>,
-    plan_duration: TimeSpan,
-    plan_warmup: Warmup,
-    repeats: u32,
-}
-
-impl Workload {
-    pub(super) fn timing(&self, t: &Target) -> (TimeSpan, Warmup) {
-        (
-            self.duration.or(t.duration).unwrap_or(self.plan_duration),
-            self.warmup.or(t.warmup).unwrap_or(self.plan_warmup),
-        )
-    }
 }
 
 /// One unit of work: a workload on a target, one repeat (a sweep's load points included).
@@ -292,15 +149,6 @@ pub struct Plan {
     pub questions: Vec<Question>,
 }
 
-/// Most repeats of a workload.
-pub const MAX_REPEATS: u32 = 1_000;
-/// Most targets (configurations) of a plan.
-pub const MAX_TARGETS: usize = 256;
-/// Most workloads of a plan (the IOgen matrix counts as its ten profiles).
-pub const MAX_WORKLOADS: usize = 1_000;
-/// Most cells of a plan (workloads x their targets x repeats).
-pub const MAX_CELLS: u64 = 100_000;
-
 fn bad(file: &str, key: &str, reason: impl std::fmt::Display) -> CliError {
     CliError::BadInput(format!("{file}: {key}: {reason}"))
 }
@@ -318,22 +166,8 @@ pub fn parse_plan(text: &str, path: &Path) -> Result<Plan, CliError> {
             base.join(p)
         }
     };
-    if raw.targets.is_empty() || raw.workloads.is_empty() {
-        return Err(bad(
-            &file,
-            "targets",
-            "a plan needs at least one target and one workload",
-        ));
-    }
+    check_tables(raw.targets.len(), raw.workloads.len(), &file)?;
     check_repeats(raw.repeats, &file, "repeats")?;
-    for (key, n, max) in [
-        ("targets", raw.targets.len(), MAX_TARGETS),
-        ("workloads", raw.workloads.len(), MAX_WORKLOADS),
-    ] {
-        if n > max {
-            return Err(bad(&file, key, format!("at most {max}; got {n}")));
-        }
-    }
     let mut targets = Vec::new();
     for (i, t) in std::mem::take(&mut raw.targets).into_iter().enumerate() {
         targets.push(target(t, i, &file, &rel)?);
@@ -359,52 +193,6 @@ pub fn parse_plan(text: &str, path: &Path) -> Result<Plan, CliError> {
     })
 }
 
-fn check_repeats(n: u32, file: &str, key: &str) -> Result<(), CliError> {
-    if n == 0 || n > MAX_REPEATS {
-        return Err(bad(
-            file,
-            key,
-            format!("must be between 1 and {MAX_REPEATS}; got {n}"),
-        ));
-    }
-    Ok(())
-}
-
-/// Bounds the plan's workloads and cells before any cell is built.
-fn check_size(workloads: &[Workload], targets: usize, file: &str) -> Result<(), CliError> {
-    if workloads.len() > MAX_WORKLOADS {
-        return Err(bad(
-            file,
-            "workloads",
-            format!(
-                "at most {MAX_WORKLOADS} (the IOgen matrix counts as 10); got {}",
-                workloads.len()
-            ),
-        ));
-    }
-    let cells: u64 = workloads
-        .iter()
-        .map(|w| {
-            let on = if w.targets.is_empty() {
-                targets
-            } else {
-                w.targets.len()
-            };
-            on as u64 * u64::from(w.repeats)
-        })
-        .sum();
-    if cells > MAX_CELLS {
-        return Err(bad(
-            file,
-            "repeats",
-            format!(
-                "the plan has {cells} cells (workloads x targets x repeats); at most {MAX_CELLS}"
-            ),
-        ));
-    }
-    Ok(())
-}
-
 fn unique<'a>(names: impl Iterator<Item = &'a str>, file: &str, key: &str) -> Result<(), CliError> {
     let mut seen = std::collections::BTreeSet::new();
     for n in names {
@@ -413,175 +201,6 @@ fn unique<'a>(names: impl Iterator<Item = &'a str>, file: &str, key: &str) -> Re
         }
     }
     Ok(())
-}
-
-fn target(
-    t: RawTarget,
-    i: usize,
-    file: &str,
-    rel: &dyn Fn(&Path) -> PathBuf,
-) -> Result<Target, CliError> {
-    let key = |k: &str| format!("targets[{i}].{k}");
-    let ok_name = !t.name.is_empty()
-        && t.name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if !ok_name {
-        return Err(bad(file, &key("name"), "use letters, digits, - and _"));
-    }
-    let kind = match (&t.array, &t.dir) {
-        (Some(a), None) => TargetKind::Sim {
-            array: rel(a),
-            fail: t.fail.clone(),
-        },
-        (None, Some(d)) => {
-            if !t.fail.is_empty() {
-                return Err(bad(
-                    file,
-                    &key("fail"),
-                    "failure events need a simulated array",
-                ));
-            }
-            TargetKind::Real {
-                dir: rel(d),
-                wal_dir: t.wal_dir.as_deref().map(rel),
-                io_target: t.io_target.as_deref().map(rel),
-            }
-        }
-        _ => {
-            return Err(bad(
-                file,
-                &key("array"),
-                "give either array (simulated) or dir (real)",
-            ))
-        }
-    };
-    let engine = t.engine.unwrap_or_else(|| "psync".into());
-    if engine != "psync" && engine != "io_uring" {
-        return Err(bad(file, &key("engine"), "psync or io_uring"));
-    }
-    Ok(Target {
-        name: t.name,
-        kind,
-        db_data: t.db_data,
-        db_log: t.db_log,
-        io_size: t.io_size.unwrap_or(ByteSize(1 << 30)),
-        engine,
-        price_per_disk: t.price_per_disk,
-        price_per_gb: t.price_per_gb,
-        duration: t.duration,
-        warmup: t.warmup,
-    })
-}
-
-fn workload(
-    w: RawWorkload,
-    i: usize,
-    file: &str,
-    plan: &RawPlan,
-    rel: &dyn Fn(&Path) -> PathBuf,
-    targets: &[Target],
-) -> Result<Vec<Workload>, CliError> {
-    let key = |k: &str| format!("workloads[{i}].{k}");
-    if let Some(n) = w.repeats {
-        check_repeats(n, file, &key("repeats"))?;
-    }
-    for t in &w.targets {
-        if !targets.iter().any(|x| &x.name == t) {
-            return Err(bad(file, &key("targets"), format!("no target named {t:?}")));
-        }
-    }
-    let kinds = [
-        w.iogen,
-        w.profile.is_some(),
-        w.workload.is_some(),
-        w.sweep.is_some(),
-        w.db_test.is_some(),
-        w.trace.is_some(),
-    ];
-    if kinds.iter().filter(|&&k| k).count() != 1 {
-        return Err(bad(
-            file,
-            &key("profile"),
-            "give exactly one of iogen, profile, workload, sweep, db_test, trace",
-        ));
-    }
-    let make = |name: String, what: What| Workload {
-        name,
-        what,
-        targets: w.targets.clone(),
-        duration: w.duration,
-        warmup: w.warmup,
-        plan_duration: plan.duration,
-        plan_warmup: plan.warmup,
-        repeats: w.repeats.unwrap_or(plan.repeats),
-    };
-    if w.iogen {
-        return Ok(storlab_core::profile::IOGEN_MATRIX
-            .iter()
-            .map(|p| make(p.to_string(), What::Profile(p.to_string())))
-            .collect());
-    }
-    let users = match w.users_sweep {
-        Some(_) if w.db_test.is_none() => {
-            return Err(bad(file, &key("users_sweep"), "needs db_test"));
-        }
-        Some(raw) => Some(users_sweep(raw, file, &key("users_sweep"))?),
-        None => None,
-    };
-    let what = if let Some(p) = &w.profile {
-        What::Profile(p.clone())
-    } else if let Some(f) = &w.workload {
-        What::File(rel(f))
-    } else if let Some(p) = &w.sweep {
-        if let Some(ms) = w.max_p99_ms {
-            let declared = &crate::flags::MAX_P99_MS;
-            (declared.check(&ms.into())).map_err(|r| bad(file, &key("max_p99_ms"), r))?;
-        }
-        What::Sweep {
-            profile: p.clone(),
-            max: w.sweep_max.unwrap_or(64),
-            max_p99_ms: w.max_p99_ms,
-        }
-    } else if let Some(t) = &w.db_test {
-        if !t.contains('/') {
-            return Err(bad(
-                file,
-                &key("db_test"),
-                "use SUITE/TEST, e.g. dpaws/update-row",
-            ));
-        }
-        What::Db {
-            test: t.clone(),
-            database: w.database.clone(),
-            clients: w.clients,
-            scale: w.scale,
-            users_sweep: users,
-        }
-    } else {
-        let path = rel(w.trace.as_deref().expect("one kind is set"));
-        What::Trace {
-            path,
-            format: w.trace_format.clone(),
-            outstanding: w.trace_outstanding,
-            map: w.trace_map.clone(),
-        }
-    };
-    let default_name = match &what {
-        What::Profile(p) => p.clone(),
-        What::File(f) => f
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned(),
-        What::Sweep { profile, .. } => format!("sweep-{profile}"),
-        What::Db { test, .. } => test.clone(),
-        What::Trace { path, .. } => format!(
-            "trace-{}",
-            path.file_stem().unwrap_or_default().to_string_lossy()
-        ),
-    };
-    Ok(vec![make(w.name.clone().unwrap_or(default_name), what)])
 }
 
 impl Plan {

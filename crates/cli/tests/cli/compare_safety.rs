@@ -252,28 +252,33 @@ fn plans_too_large_to_run_are_refused_at_validation() {
                 "repeats = 100000000\n{}[[workloads]]\nprofile = \"randread-8k\"\n",
                 target(0)
             ),
-            "repeats: must be between 1 and 1000; got 100000000",
+            "repeats: must be at least 1 and at most 1000; got 100000000",
         ),
         (
             format!(
                 "{}[[workloads]]\nprofile = \"randread-8k\"\nrepeats = 5000\n",
                 target(0)
             ),
-            "workloads[0].repeats: must be between 1 and 1000; got 5000",
+            "workloads[0].repeats: must be at least 1 and at most 1000; got 5000",
         ),
         (
             format!(
                 "repeats = 1000\n{}[[workloads]]\niogen = true\n",
                 (0..20).map(target).collect::<String>()
             ),
-            "the plan has 200000 cells (workloads x targets x repeats); at most 100000",
+            "repeats: the plan's cells (workloads x targets x repeats) must be at most 100000 cells; \
+             got 200000",
         ),
         (
             format!(
                 "{}[[workloads]]\nprofile = \"randread-8k\"\n",
                 (0..300).map(target).collect::<String>()
             ),
-            "targets: at most 256; got 300",
+            "targets: must be at least 1 and at most 256 targets; got 300",
+        ),
+        (
+            "targets = []\n[[workloads]]\nprofile = \"randread-8k\"\n".to_string(),
+            "targets: must be at least 1 and at most 256 targets; got 0",
         ),
     ];
     for (body, message) in cases {

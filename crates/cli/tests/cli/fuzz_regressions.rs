@@ -53,6 +53,6 @@ fn a_plan_of_more_units_than_the_bound_is_bad_input() {
     assert_eq!(err.exit_code(), 2);
     assert_eq!(
         err.to_string(),
-        "plans/big.toml: repeats: must be between 1 and 1000; got 4000000000"
+        "plans/big.toml: repeats: must be at least 1 and at most 1000; got 4000000000"
     );
 }

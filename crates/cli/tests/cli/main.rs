@@ -46,6 +46,13 @@ fn example(name: &str) -> String {
     )
 }
 
+/// `storlab sim --array` on the example array `name` (`enterprise-raid5.toml`).
+fn sim(name: &str) -> Command {
+    let mut cmd = storlab();
+    cmd.args(["sim", "--array", &example(name)]);
+    cmd
+}
+
 /// A temporary directory on the build's disk (O_DIRECT works there, unlike tmpfs).
 fn scratch_dir() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir")

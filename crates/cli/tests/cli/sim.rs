@@ -2,20 +2,14 @@
 
 use predicates::prelude::*;
 
-use super::{example, storlab};
+use super::{example, sim, storlab};
 
 #[test]
 fn sim_prints_a_table_and_writes_the_result_schema() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("midrange-raid5.toml"),
-            "--profile",
-            "randread-8k",
-        ])
+    sim("midrange-raid5.toml")
+        .args(["--profile", "randread-8k"])
         .args([
             "--duration",
             "5s",
@@ -55,8 +49,7 @@ fn a_workload_of_several_streams_prints_each_stream_under_the_total() {
         "{}/../../examples/workloads/oltp-data-and-log.toml",
         env!("CARGO_MANIFEST_DIR")
     );
-    let out = storlab()
-        .args(["sim", "--array", &example("enterprise-raid5.toml")])
+    let out = sim("enterprise-raid5.toml")
         .args([
             "--workload",
             &workload,
@@ -117,13 +110,8 @@ fn same_seed_same_bytes_apart_from_wall_time() {
 
 #[test]
 fn matrix_runs_every_iogen_profile() {
-    let assert = storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("midrange-raid10.toml"),
-            "--matrix",
-        ])
+    let assert = sim("midrange-raid10.toml")
+        .args(["--matrix"])
         .args(["--duration", "2s", "--warmup", "1s"])
         .assert()
         .success();
@@ -189,14 +177,8 @@ fn bad_config_files_exit_2_naming_the_key() {
 
 #[test]
 fn bad_flags_and_missing_files_exit_2() {
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("midrange-raid5.toml"),
-            "--profile",
-            "randread-9k",
-        ])
+    sim("midrange-raid5.toml")
+        .args(["--profile", "randread-9k"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("unknown profile"));
@@ -211,20 +193,11 @@ fn bad_flags_and_missing_files_exit_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("/nonexistent/array.toml"));
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("midrange-raid5.toml"),
-            "--profile",
-            "randread-8k",
-            "--duration",
-            "-5s",
-        ])
+    sim("midrange-raid5.toml")
+        .args(["--profile", "randread-8k", "--duration", "-5s"])
         .assert()
         .code(2);
-    storlab()
-        .args(["sim", "--array", &example("midrange-raid5.toml")])
+    sim("midrange-raid5.toml")
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--profile"));
@@ -239,13 +212,8 @@ fn workload_region_beyond_the_lun_exits_2() {
         "[[streams]]\nprofile = \"randread-8k\"\ntarget = \"r5-0\"\nregion_offset = \"2t\"\n",
     )
     .unwrap();
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("midrange-raid5.toml"),
-            "--workload",
-        ])
+    sim("midrange-raid5.toml")
+        .args(["--workload"])
         .arg(&w)
         .assert()
         .code(2)
@@ -255,14 +223,8 @@ fn workload_region_beyond_the_lun_exits_2() {
 
 #[test]
 fn failures_on_the_command_line_are_reported_and_validated() {
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("midrange-raid5.toml"),
-            "--profile",
-            "randread-8k",
-        ])
+    sim("midrange-raid5.toml")
+        .args(["--profile", "randread-8k"])
         .args([
             "--duration",
             "5s",
@@ -277,27 +239,15 @@ fn failures_on_the_command_line_are_reported_and_validated() {
         .success()
         .stdout(predicate::str::contains("failure r5-1.d2"))
         .stdout(predicate::str::contains("failure path:p0"));
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("midrange-raid5.toml"),
-            "--profile",
-            "randread-8k",
-        ])
+    sim("midrange-raid5.toml")
+        .args(["--profile", "randread-8k"])
         .args(["--fail", "r5-9.d2@2s"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--fail"))
         .stderr(predicate::str::contains("r5-9.d2"));
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("midrange-raid5.toml"),
-            "--profile",
-            "randread-8k",
-        ])
+    sim("midrange-raid5.toml")
+        .args(["--profile", "randread-8k"])
         .args(["--fail", "controller:7@2s"])
         .assert()
         .code(2)
@@ -330,14 +280,8 @@ fn a_group_naming_an_unknown_array_is_bad_input() {
         .stderr(predicate::str::contains(
             "unknown array \"north\"; arrays: east, west",
         ));
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("two-arrays.toml"),
-            "--profile",
-            "randread-8k",
-        ])
+    sim("two-arrays.toml")
+        .args(["--profile", "randread-8k"])
         .args(["--fail", "controller:north.1@2s"])
         .assert()
         .code(2)
@@ -348,8 +292,7 @@ fn a_group_naming_an_unknown_array_is_bad_input() {
 fn a_simulated_sweep_runs_one_point_per_load_and_marks_the_knee() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s.json");
-    storlab()
-        .args(["sim", "--array", &example("midrange-raid5.toml")])
+    sim("midrange-raid5.toml")
         .args(["--profile", "randread-8k", "--sweep", "--sweep-max", "16"])
         .args([
             "--max-p99-ms",
@@ -460,8 +403,7 @@ fn ambiguous_names_and_absurd_times_exit_2() {
     let shadow = "name = \"x\"\n[disk_models.hdd-10k]\nbase = \"hdd-15k\"\n\
                   [[raid_groups]]\nname = \"g\"\nlevel = \"raid5\"\ndisks = 5\ndisk_model = \"hdd-10k\"\n";
     refused(shadow, None, &["disk_models.hdd-10k", "built-in"]);
-    storlab()
-        .args(["sim", "--array", &example("midrange-raid5.toml")])
+    sim("midrange-raid5.toml")
         .args(["--profile", "randread-8k", "--duration", "1000000h"])
         .assert()
         .code(2)

@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use super::{example, storlab};
+use super::{sim, storlab};
 
 #[test]
 fn sim_runs_a_simulated_database_workload() {
@@ -12,14 +12,8 @@ fn sim_runs_a_simulated_database_workload() {
         "{}/../../examples/workloads/dpaws-update-row.toml",
         env!("CARGO_MANIFEST_DIR")
     );
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("enterprise-raid5.toml"),
-            "--workload",
-            &workload,
-        ])
+    sim("enterprise-raid5.toml")
+        .args(["--workload", &workload])
         .args(["--duration", "5s", "--warmup", "2s", "--json"])
         .arg(&out)
         .assert()
@@ -36,14 +30,8 @@ fn sim_runs_a_simulated_database_workload() {
 
 #[test]
 fn sim_db_test_from_the_command_line() {
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("enterprise-raid5.toml"),
-            "--db-test",
-            "dpaws/update-row",
-        ])
+    sim("enterprise-raid5.toml")
+        .args(["--db-test", "dpaws/update-row"])
         .args([
             "--db-data",
             "datavol",
@@ -59,29 +47,15 @@ fn sim_db_test_from_the_command_line() {
         .success()
         .stdout(predicate::str::contains("dpaws/update-row"))
         .stdout(predicate::str::contains("IO:WALSync"));
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("enterprise-raid5.toml"),
-            "--db-test",
-            "dpaws/drop-table",
-        ])
+    sim("enterprise-raid5.toml")
+        .args(["--db-test", "dpaws/drop-table"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
             "--db-test: database.test: unknown test",
         ));
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("enterprise-raid5.toml"),
-            "--profile",
-            "randread-8k",
-            "--sessions",
-            "4",
-        ])
+    sim("enterprise-raid5.toml")
+        .args(["--profile", "randread-8k", "--sessions", "4"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--sessions needs --db-test"));
@@ -97,8 +71,7 @@ fn database_options_apply_over_a_workload_file() {
         "{}/../../examples/workloads/dpaws-update-row.toml",
         env!("CARGO_MANIFEST_DIR")
     );
-    storlab()
-        .args(["sim", "--array", &example("enterprise-raid5.toml")])
+    sim("enterprise-raid5.toml")
         .args([
             "--workload",
             &workload,
@@ -124,8 +97,7 @@ fn database_options_apply_over_a_workload_file() {
         "{}/../../examples/workloads/asm-randread.toml",
         env!("CARGO_MANIFEST_DIR")
     );
-    storlab()
-        .args(["sim", "--array", &example("asm-prfg.toml")])
+    sim("asm-prfg.toml")
         .args(["--workload", &streams, "--sessions", "8"])
         .assert()
         .code(2)
@@ -138,16 +110,8 @@ fn database_options_apply_over_a_workload_file() {
 fn sim_prints_each_transaction_types_response_time() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t.json");
-    let a = storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("enterprise-raid5.toml"),
-            "--db-test",
-            "oltp/medium",
-            "--rows",
-            "200000",
-        ])
+    let a = sim("enterprise-raid5.toml")
+        .args(["--db-test", "oltp/medium", "--rows", "200000"])
         .args(["--duration", "3s", "--warmup", "1s", "--json"])
         .arg(&out)
         .assert()
@@ -237,10 +201,9 @@ fn a_real_db_result_drives_the_simulated_database() {
         "{server_cpu} ns of server CPU per update"
     );
 
-    let sim = |profile: bool, out: &std::path::Path| {
-        let mut cmd = storlab();
-        cmd.args(["sim", "--array", &example("enterprise-raid5.toml")])
-            .args(["--db-test", "dpaws/update-row", "--db-data", "datavol"])
+    let run_sim = |profile: bool, out: &std::path::Path| {
+        let mut cmd = sim("enterprise-raid5.toml");
+        cmd.args(["--db-test", "dpaws/update-row", "--db-data", "datavol"])
             .args(["--db-log", "logvol", "--sessions", "16", "--rows", "200000"])
             .args(["--duration", "5s", "--warmup", "2s", "--json"])
             .arg(out);
@@ -259,8 +222,8 @@ fn a_real_db_result_drives_the_simulated_database() {
             serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
         v["runs"][0].clone()
     };
-    let schema = sim(false, &dir.path().join("schema.json"));
-    let measured = sim(true, &dir.path().join("measured.json"));
+    let schema = run_sim(false, &dir.path().join("schema.json"));
+    let measured = run_sim(true, &dir.path().join("measured.json"));
     let p = &measured["workload"]["parameters"]["profile"];
     assert!((p["wal_bytes_per_op"].as_f64().unwrap() - wal).abs() < 0.01);
     assert!((p["blocks_per_op"].as_f64().unwrap() - blocks).abs() < 0.01);
@@ -298,26 +261,16 @@ fn a_real_db_result_drives_the_simulated_database() {
 
     // The same result is a characterization for --workload-from: its segment's size is not
     // in a result, so it must be given; then the simulated transaction writes the measured WAL.
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("enterprise-raid5.toml"),
-            "--workload-from",
-        ])
+    sim("enterprise-raid5.toml")
+        .args(["--workload-from"])
         .arg(&real)
         .args(["--duration", "2s", "--warmup", "0"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--segment-size NAME=SIZE"));
     let from = dir.path().join("from.json");
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("enterprise-raid5.toml"),
-            "--workload-from",
-        ])
+    sim("enterprise-raid5.toml")
+        .args(["--workload-from"])
         .arg(&real)
         .args(["--segment-size", "data=2GiB", "--sessions", "4"])
         .args(["--duration", "5s", "--warmup", "2s", "--json"])
@@ -342,8 +295,7 @@ fn a_real_db_result_drives_the_simulated_database() {
     );
 
     // A file without the test is bad input naming the file and what it has.
-    storlab()
-        .args(["sim", "--array", &example("enterprise-raid5.toml")])
+    sim("enterprise-raid5.toml")
         .args(["--db-test", "dpaws/select-row", "--profile-from"])
         .arg(&real)
         .assert()
@@ -352,8 +304,7 @@ fn a_real_db_result_drives_the_simulated_database() {
             "real.json: has no run of dpaws/select-row",
         ))
         .stderr(predicate::str::contains("dpaws/update-row"));
-    storlab()
-        .args(["sim", "--array", &example("enterprise-raid5.toml")])
+    sim("enterprise-raid5.toml")
         .args(["--profile", "randread-8k", "--profile-from"])
         .arg(&real)
         .assert()
@@ -389,8 +340,7 @@ fn the_help_lists_every_database_test() {
 fn database_tests_warm_up_until_steady_by_default() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("auto.json");
-    storlab()
-        .args(["sim", "--array", &example("enterprise-raid5.toml")])
+    sim("enterprise-raid5.toml")
         .args(["--db-test", "dpaws/update-row", "--db-data", "datavol"])
         .args(["--sessions", "8", "--rows", "200000", "--duration", "5s"])
         .arg("--json")
@@ -408,8 +358,7 @@ fn database_tests_warm_up_until_steady_by_default() {
 
 #[test]
 fn a_run_outside_steady_state_is_flagged() {
-    storlab()
-        .args(["sim", "--array", &example("midrange-raid5.toml")])
+    sim("midrange-raid5.toml")
         .args(["--profile", "randwrite-8k", "--duration", "10s"])
         .args(["--warmup", "auto", "--warmup-max", "2s"])
         .assert()
@@ -417,8 +366,7 @@ fn a_run_outside_steady_state_is_flagged() {
         .stdout(predicate::str::contains(
             "warning: NOT STEADY: no steady state within the 2 s warm-up limit",
         ));
-    storlab()
-        .args(["sim", "--array", &example("midrange-raid5.toml")])
+    sim("midrange-raid5.toml")
         .args(["--profile", "randwrite-8k", "--warmup", "soon"])
         .assert()
         .code(2)

@@ -3,13 +3,12 @@
 
 use storlab_core::character::Characterization;
 
-use super::{example, storlab};
+use super::sim;
 
 #[test]
 fn a_built_in_test_prints_as_a_characterization_that_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let out = storlab()
-        .args(["sim", "--array", &example("enterprise-raid5.toml")])
+    let out = sim("enterprise-raid5.toml")
         .args([
             "--db-test",
             "oltp/medium",
@@ -30,13 +29,8 @@ fn a_built_in_test_prints_as_a_characterization_that_runs() {
     assert_eq!(c.transactions[1].rows_inserted, 1.0);
     let file = dir.path().join("oltp.toml");
     std::fs::write(&file, &text).unwrap();
-    storlab()
-        .args([
-            "sim",
-            "--array",
-            &example("enterprise-raid5.toml"),
-            "--workload-from",
-        ])
+    sim("enterprise-raid5.toml")
+        .args(["--workload-from"])
         .arg(&file)
         .args(["--duration", "2s", "--warmup", "1s"])
         .assert()
@@ -49,8 +43,7 @@ fn show_character_needs_a_test_with_a_mix() {
         &["--db-test", "job/copy-file", "--show-character"][..],
         &["--profile", "randread-8k", "--show-character"],
     ] {
-        let out = storlab()
-            .args(["sim", "--array", &example("enterprise-raid5.toml")])
+        let out = sim("enterprise-raid5.toml")
             .args(args)
             .assert()
             .code(2)

@@ -216,6 +216,28 @@ fn without_users_the_sweep_brackets_the_answer() {
     }
 }
 
+/// The target's help states the bounds and the default its declaration gives, in both
+/// commands that sweep users.
+#[test]
+fn the_response_target_help_is_its_declaration() {
+    use storlab_cli::flags::{DEFAULT_MAX_RESPONSE_MS, MAX_RESPONSE_MS};
+    let said = format!(
+        "Response-time target of a users sweep, ms ({}) [default: {}]",
+        MAX_RESPONSE_MS.bounds_in_words(),
+        storlab_core::keys::number(DEFAULT_MAX_RESPONSE_MS)
+    );
+    assert!(
+        said.contains("(above 0, at most 3600000) [default: 100]"),
+        "{said}"
+    );
+    for sub in ["sim", "db"] {
+        let out = storlab().args([sub, "--help"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(&said), "{sub} --help: {text}");
+    }
+}
+
 #[test]
 fn users_sweep_options_that_do_not_fit_are_bad_input() {
     let array = example("enterprise-raid5.toml");

@@ -23,14 +23,19 @@ pub enum Access {
     Hot { data: f64, accesses: f64 },
 }
 
-const FORMS: &str = "use \"uniform\", \"zipf:THETA\" (THETA above 0, at most 10) or \
-                     \"hot:DATA/ACCESSES\" (fractions above 0 and below 1, e.g. hot:0.2/0.8)";
+/// The forms an access takes, with the bounds of their numbers.
+fn forms() -> String {
+    format!(
+        "use \"uniform\", \"zipf:THETA\" (THETA above 0, at most {MAX_ZIPF_THETA}) or \
+         \"hot:DATA/ACCESSES\" (fractions above 0 and below 1, e.g. hot:0.2/0.8)"
+    )
+}
 
 fn fraction(s: &str, what: &str) -> Result<f64, String> {
     let v: f64 = s
         .trim()
         .parse()
-        .map_err(|_| format!("{what} {s:?} is not a number; {FORMS}"))?;
+        .map_err(|_| format!("{what} {s:?} is not a number; {}", forms()))?;
     if v > 0.0 && v < 1.0 {
         Ok(v)
     } else {
@@ -50,7 +55,7 @@ impl FromStr for Access {
             let t: f64 = theta
                 .trim()
                 .parse()
-                .map_err(|_| format!("zipf exponent {theta:?} is not a number; {FORMS}"))?;
+                .map_err(|_| format!("zipf exponent {theta:?} is not a number; {}", forms()))?;
             if t > 0.0 && t <= MAX_ZIPF_THETA {
                 return Ok(Access::Zipf { theta: t });
             }
@@ -61,13 +66,13 @@ impl FromStr for Access {
         if let Some(rest) = s.strip_prefix("hot:") {
             let (d, a) = rest
                 .split_once('/')
-                .ok_or_else(|| format!("{s:?} has no '/'; {FORMS}"))?;
+                .ok_or_else(|| format!("{s:?} has no '/'; {}", forms()))?;
             return Ok(Access::Hot {
                 data: fraction(d, "the hot data fraction")?,
                 accesses: fraction(a, "the hot access fraction")?,
             });
         }
-        Err(format!("unknown access {s:?}; {FORMS}"))
+        Err(format!("unknown access {s:?}; {}", forms()))
     }
 }
 

@@ -251,16 +251,19 @@ pub const SEGMENT_KEYS: &[Key] = &[
     .float(0.0, 1.0),
 ];
 
+/// `[instance]`'s `cpus`, also what `storlab db --capture --cpus` takes.
+pub const CPUS: Key = Key::new(
+    "cpus",
+    Kind::Count,
+    Default::Required,
+    "host CPUs the sessions share",
+)
+.int(1, MAX_CPUS)
+.unit("CPUs");
+
 /// Keys of `[instance]`.
 pub const INSTANCE_KEYS: &[Key] = &[
-    Key::new(
-        "cpus",
-        Kind::Count,
-        Default::Required,
-        "host CPUs the sessions share",
-    )
-    .int(1, MAX_CPUS)
-    .unit("CPUs"),
+    CPUS,
     Key::new(
         "cpu_busy_pct",
         Kind::Number,

@@ -368,7 +368,10 @@ pub fn parse_database(
     if !raw.row_bytes.valid() {
         return Err(bad(
             "row_bytes",
-            "must be 1 to 8000, or [smallest, largest] in that range".into(),
+            format!(
+                "must be {}, or [smallest, largest] in that range",
+                keys_table::ROW_SIZE.describe_bounds()
+            ),
         ));
     }
     let range_rows =

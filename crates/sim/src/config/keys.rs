@@ -16,7 +16,7 @@ use storlab_core::profile::PROFILE_KEYS;
 mod controllers;
 mod models;
 
-pub use controllers::{BACK_END_KEYS, CONTROLLER_KEYS, HOST_PORT_KEYS};
+pub use controllers::{BACK_END_KEYS, CONTROLLER_KEYS, HOST_PORT_KEYS, READ_SEGMENT};
 pub use models::{HDD_KEYS, SSD_KEYS};
 
 /// Most controllers of an array.
@@ -213,6 +213,15 @@ pub const ARRAY_ENTRY_KEYS: &[Key] = &[
     ),
 ];
 
+/// A virtual disk's `segment_size`; besides its bounds, a power of two.
+pub const SEGMENT_SIZE: Key = Key::new(
+    "segment_size",
+    Kind::Size,
+    D("\"2MiB\""),
+    "allocation segment: each goes to the next redundancy set in turn; with `sparing` only",
+)
+.int(1 << 20, MAX_SEGMENT_BYTES);
+
 /// `[[disk_groups]]`.
 pub const DISK_GROUP_KEYS: &[Key] = &[
     Key::new(
@@ -249,13 +258,7 @@ pub const DISK_GROUP_KEYS: &[Key] = &[
     )
     .int(SET_DISKS_RANGE.0 as u64, SET_DISKS_RANGE.1 as u64)
     .unit("disks"),
-    Key::new(
-        "segment_size",
-        Kind::Size,
-        D("\"2MiB\""),
-        "allocation segment: each goes to the next redundancy set in turn; with `sparing` only",
-    )
-    .int(1 << 20, MAX_SEGMENT_BYTES),
+    SEGMENT_SIZE,
     Key::new(
         "array",
         Kind::Text,

@@ -162,7 +162,8 @@ fn redundancy_sets(
         return bad(
             "segment_size",
             format!(
-                "must be a power of two between 1m and 64m; got {}",
+                "must be a power of two from {}; got {}",
+                super::keys::SEGMENT_SIZE.describe_bounds(),
                 d.segment_size
             ),
         );

@@ -195,24 +195,8 @@ fn replay_reads(s: &SystemSpec, sectors: &[u64]) -> Run {
     let text: String = (sectors.iter().enumerate())
         .map(|(i, lba)| format!("0,{lba},8192,r,{:.3}\n", i as f64 * 0.1))
         .collect();
-    let reader = storlab_sim::trace::TraceReader::new(
-        std::io::Cursor::new(text.into_bytes()),
-        storlab_sim::trace::TraceFormat::Spc,
-        "reads.csv",
-    );
-    let source = storlab_sim::TraceSource {
-        feed: Box::new(reader),
-        file: "reads.csv".into(),
-        mode: storlab_sim::TraceMode::OpenLoop { speed: 1.0 },
-        map: Vec::new(),
-    };
-    let w = storlab_sim::WorkloadSpec {
-        name: "trace".into(),
-        streams: Vec::new(),
-        database: None,
-    };
     let o = opts(sectors.len() as u64 / 10 + 1, 0, 1);
-    storlab_sim::simulate_with(s, &w, &[], Some(source), o).unwrap_or_else(|e| panic!("{e}"))
+    replay_spc(s, text, "reads.csv", o)
 }
 
 const TRACK_32K: &str = "track = \"32KiB\"";

@@ -4,7 +4,7 @@
 use storlab_core::result::Run;
 use storlab_sim::{parse_workload, simulate};
 
-use super::{opts, system, ENTERPRISE_RAID5};
+use super::{bare_array, bare_group, opts, run_database, system, ENTERPRISE_RAID5};
 
 pub(super) fn db_run(test: &str, extra: &str, duration_s: u64, seed: u64) -> Run {
     db_run_with(test, extra, opts(duration_s, 5, seed))
@@ -12,12 +12,8 @@ pub(super) fn db_run(test: &str, extra: &str, duration_s: u64, seed: u64) -> Run
 
 /// [`db_run`] with its own run options (warm-up, seed).
 pub(super) fn db_run_with(test: &str, extra: &str, o: storlab_sim::RunOptions) -> Run {
-    let s = system(ENTERPRISE_RAID5);
-    let text = format!(
-        "name = \"db\"\n[database]\ntest = \"{test}\"\ndata = \"datavol\"\nlog = \"logvol\"\n{extra}\n"
-    );
-    let w = parse_workload(&text, "db.toml", &s).unwrap_or_else(|e| panic!("{e}"));
-    simulate(&s, &w, o).unwrap()
+    let section = format!("test = \"{test}\"\ndata = \"datavol\"\nlog = \"logvol\"\n{extra}");
+    run_database(ENTERPRISE_RAID5, &section, o)
 }
 
 /// Host writes per row the database completed.
@@ -280,52 +276,23 @@ fn sessions_spread_over_every_table_of_the_suite() {
 }
 
 /// Data and log on NVMe, the archive on one nearline disk without write cache.
-const ARCHIVE_ARRAY: &str = r#"name = "archive-test"
-[host]
-links = 8
-link_mbps = 100000
-link_latency = "0"
-[controllers]
-count = 1
-overhead = "0"
-write_policy = "write-through"
-mirror_writes = false
-write_cache = "0"
-sequential_trigger = 0
-[[raid_groups]]
-name = "data"
-level = "raid0"
-disks = 4
-disk_model = "ssd-nvme"
-stripe_unit = "64k"
-read_cache = false
-write_cache = false
-[[raid_groups]]
-name = "log"
-level = "jbod"
-disks = 1
-disk_model = "ssd-nvme"
-stripe_unit = "64k"
-read_cache = false
-write_cache = false
-[[raid_groups]]
-name = "arch"
-level = "jbod"
-disks = 1
-disk_model = "hdd-7k2"
-stripe_unit = "64k"
-read_cache = false
-write_cache = false
-"#;
+fn archive_array() -> String {
+    bare_array(
+        "archive-test",
+        &[
+            bare_group("data", "raid0", 4, "ssd-nvme", "64k"),
+            bare_group("log", "jbod", 1, "ssd-nvme", "64k"),
+            bare_group("arch", "jbod", 1, "hdd-7k2", "64k"),
+        ],
+    )
+}
 
 fn archive_run(extra: &str) -> Run {
-    let s = system(ARCHIVE_ARRAY);
-    let text = format!(
-        "name = \"a\"\n[database]\ntest = \"dpaws/update-row\"\ndata = \"data\"\nlog = \"log\"\n\
-         rows = 1000000\nbuffer = \"256MiB\"\nlog_file_size = \"16MiB\"\nlog_files = 2\n{extra}\n"
+    let section = format!(
+        "test = \"dpaws/update-row\"\ndata = \"data\"\nlog = \"log\"\nrows = 1000000\n\
+         buffer = \"256MiB\"\nlog_file_size = \"16MiB\"\nlog_files = 2\n{extra}"
     );
-    let w = parse_workload(&text, "db.toml", &s).unwrap_or_else(|e| panic!("{e}"));
-    simulate(&s, &w, opts(10, 5, 9)).unwrap()
+    run_database(&archive_array(), &section, opts(10, 5, 9))
 }
 
 #[test]
@@ -375,7 +342,7 @@ fn archiving_copies_every_filled_log_file_and_holds_the_log_when_behind() {
     let copied = class(&held, "archive").unwrap().write_mbps;
     assert!(log < 1.3 * copied, "log {log} MB/s, archive {copied} MB/s");
     // The archive cannot share LUNs with the data or the log.
-    let s = system(ARCHIVE_ARRAY);
+    let s = system(&archive_array());
     let e = parse_workload(
         "[database]\ntest = \"dpaws/update-row\"\ndata = \"data\"\nlog = \"log\"\narchive = \"log\"\n",
         "db.toml",

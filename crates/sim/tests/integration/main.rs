@@ -94,8 +94,17 @@ pub fn run_workload(s: &SystemSpec, workload: &str, o: RunOptions) -> Run {
 /// A one-group array without caches and with negligible controller and link costs, so the
 /// disks alone decide the result.
 pub fn bare(level: &str, disks: u32, model: &str, stripe_unit: &str) -> String {
+    bare_array(
+        &format!("bare-{level}"),
+        &[bare_group("g", level, disks, model, stripe_unit)],
+    )
+}
+
+/// An array of `groups` ([`bare_group`]) without caches and with negligible controller and
+/// link costs, so the disks alone decide the result.
+pub fn bare_array(name: &str, groups: &[String]) -> String {
     format!(
-        r#"name = "bare-{level}"
+        r#"name = "{name}"
 [host]
 links = 8
 link_mbps = 100000
@@ -107,8 +116,16 @@ write_policy = "write-through"
 mirror_writes = false
 write_cache = "0"
 sequential_trigger = 0
-[[raid_groups]]
-name = "g"
+{}"#,
+        groups.concat()
+    )
+}
+
+/// A RAID group of a [`bare_array`]: no read or write cache.
+pub fn bare_group(name: &str, level: &str, disks: u32, model: &str, stripe_unit: &str) -> String {
+    format!(
+        r#"[[raid_groups]]
+name = "{name}"
 level = "{level}"
 disks = {disks}
 disk_model = "{model}"
@@ -117,6 +134,34 @@ read_cache = false
 write_cache = false
 "#
     )
+}
+
+/// Runs a simulated database on `array`: `section` holds the `[database]` keys, one a line.
+pub fn run_database(array: &str, section: &str, o: RunOptions) -> Run {
+    let s = system(array);
+    run_workload(&s, &format!("name = \"db\"\n[database]\n{section}\n"), o)
+}
+
+/// Replays `trace`, SPC lines (`asu,lba,bytes,r|w,seconds`), open loop at its own pace; `file`
+/// names it in messages.
+pub fn replay_spc(s: &SystemSpec, trace: String, file: &str, o: RunOptions) -> Run {
+    let reader = storlab_sim::trace::TraceReader::new(
+        std::io::Cursor::new(trace.into_bytes()),
+        storlab_sim::trace::TraceFormat::Spc,
+        file,
+    );
+    let source = storlab_sim::TraceSource {
+        feed: Box::new(reader),
+        file: file.into(),
+        mode: storlab_sim::TraceMode::OpenLoop { speed: 1.0 },
+        map: Vec::new(),
+    };
+    let w = storlab_sim::WorkloadSpec {
+        name: "trace".into(),
+        streams: Vec::new(),
+        database: None,
+    };
+    storlab_sim::simulate_with(s, &w, &[], Some(source), o).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Sum over devices of a per-device rate.

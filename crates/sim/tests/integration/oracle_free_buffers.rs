@@ -4,42 +4,17 @@
 //! (`free buffer waits`), and the writer's backlog never exceeds the cache.
 
 use storlab_core::result::Run;
-use storlab_sim::{parse_workload, simulate};
 
-use super::{opts, system};
+use super::{bare_array, bare_group, opts, run_database};
 
 /// One data disk of `model`, no caches, the log on its own NVMe drive.
 fn one_disk_array(model: &str) -> String {
-    format!(
-        r#"name = "one-disk"
-[host]
-links = 8
-link_mbps = 100000
-link_latency = "0"
-[controllers]
-count = 1
-overhead = "0"
-write_policy = "write-through"
-mirror_writes = false
-write_cache = "0"
-sequential_trigger = 0
-[[raid_groups]]
-name = "data"
-level = "jbod"
-disks = 1
-disk_model = "{model}"
-stripe_unit = "64k"
-read_cache = false
-write_cache = false
-[[raid_groups]]
-name = "log"
-level = "jbod"
-disks = 1
-disk_model = "ssd-nvme"
-stripe_unit = "64k"
-read_cache = false
-write_cache = false
-"#
+    bare_array(
+        "one-disk",
+        &[
+            bare_group("data", "jbod", 1, model, "64k"),
+            bare_group("log", "jbod", 1, "ssd-nvme", "64k"),
+        ],
     )
 }
 
@@ -48,14 +23,11 @@ write_cache = false
 /// the cache can free buffers only as fast as the writer writes them, here with two
 /// writes in flight against the sessions' 16 reads.
 fn update_run(model: &str, dbwr_outstanding: u32) -> Run {
-    let s = system(&one_disk_array(model));
-    let text = format!(
-        "name = \"db\"\n[database]\ntest = \"dpaws/update-row\"\ndata = \"data\"\n\
-         log = \"log\"\nengine = \"oracle\"\nsessions = 16\nrows = 2000000\n\
-         buffer = \"16MiB\"\ndbwr_outstanding = {dbwr_outstanding}\n"
+    let section = format!(
+        "test = \"dpaws/update-row\"\ndata = \"data\"\nlog = \"log\"\nengine = \"oracle\"\n\
+         sessions = 16\nrows = 2000000\nbuffer = \"16MiB\"\ndbwr_outstanding = {dbwr_outstanding}"
     );
-    let w = parse_workload(&text, "db.toml", &s).unwrap_or_else(|e| panic!("{e}"));
-    simulate(&s, &w, opts(20, 5, 3)).unwrap_or_else(|e| panic!("{e}"))
+    run_database(&one_disk_array(model), &section, opts(20, 5, 3))
 }
 
 fn parameter(r: &Run, key: &str) -> f64 {

@@ -108,24 +108,7 @@ fn isolated_writes(level: &str, disks: u32, write_back: bool) -> Run {
     let trace: String = (0..40u64)
         .map(|i| format!("0,{},8192,w,{:.3}\n", i * 37_000_016, i as f64 * 0.1))
         .collect();
-    let reader = storlab_sim::trace::TraceReader::new(
-        std::io::Cursor::new(trace.into_bytes()),
-        storlab_sim::trace::TraceFormat::Spc,
-        "writes.csv",
-    );
-    let source = storlab_sim::TraceSource {
-        feed: Box::new(reader),
-        file: "writes.csv".into(),
-        mode: storlab_sim::TraceMode::OpenLoop { speed: 1.0 },
-        map: Vec::new(),
-    };
-    let w = storlab_sim::WorkloadSpec {
-        name: "trace".into(),
-        streams: Vec::new(),
-        database: None,
-    };
-    let run = storlab_sim::simulate_with(&s, &w, &[], Some(source), opts(5, 0, 1))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let run = replay_spc(&s, trace, "writes.csv", opts(5, 0, 1));
     assert_eq!(run.metrics.ios, 40, "{level}");
     run
 }

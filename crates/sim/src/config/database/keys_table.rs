@@ -22,6 +22,20 @@ const NAMES: Kind = Kind::NameOrNames;
 const ROW_BYTES: Kind = Kind::Other("integer or [smallest, largest]");
 use Default::Value as D;
 
+/// Largest row of a simulated table, bytes (a row fits in an 8 KiB block).
+pub const MAX_ROW_BYTES: u64 = 8_000;
+
+/// `row_bytes`: each size, or both ends of `[smallest, largest]`, within the bounds.
+pub const ROW_SIZE: Key = Key::new(
+    "row_bytes",
+    ROW_BYTES,
+    D("100"),
+    "row size of every table, or `[smallest, largest]` spread evenly over the tables \
+     (DPAWS: [14, 805])",
+)
+.int(1, MAX_ROW_BYTES)
+.unit("bytes");
+
 /// Every key of `[database]`, in the order the docs list them.
 pub const DATABASE_KEYS: &[Key] = &[
     Key::new(
@@ -65,14 +79,7 @@ pub const DATABASE_KEYS: &[Key] = &[
         "tables of `rows` rows each (DPAWS: 15); operations pick one at random",
     )
     .int(1, 1000),
-    Key::new(
-        "row_bytes",
-        ROW_BYTES,
-        D("100"),
-        "row size of every table, or `[smallest, largest]` spread evenly over the tables \
-         (DPAWS: [14, 805]); 1 to 8000",
-    )
-    .unit("bytes"),
+    ROW_SIZE,
     Key::new(
         "range_rows",
         Kind::Count,

@@ -6,9 +6,11 @@ use serde::Deserialize;
 
 use storlab_core::character::Engine;
 
+use super::keys_table::ROW_SIZE;
 use super::DbTest;
 use crate::db::schema::{oracle, BlockFormat};
 use crate::db::Table;
+use storlab_core::keys::Bounds;
 
 /// Row size of every table, or `[smallest, largest]` spread evenly over the tables (DPAWS:
 /// 14 to 805 bytes).
@@ -31,7 +33,7 @@ impl RowBytes {
     }
 
     pub(super) fn valid(&self) -> bool {
-        let ok = |b: u64| (1..=8_000).contains(&b);
+        let ok = |b: u64| matches!(ROW_SIZE.bounds, Bounds::Int(lo, hi) if (lo..=hi).contains(&b));
         match *self {
             RowBytes::One(b) => ok(b),
             RowBytes::Spread([lo, hi]) => ok(lo) && ok(hi) && lo <= hi,

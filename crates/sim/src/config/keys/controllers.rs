@@ -12,6 +12,15 @@ pub const MAX_PROCESSORS: u64 = 64;
 /// Most commands a controller keeps at one drive.
 pub const MAX_DISK_QUEUE_DEPTH: u64 = 1024;
 
+/// `[controllers]`'s `read_segment`; besides its bounds, a power of two.
+pub const READ_SEGMENT: Key = Key::new(
+    "read_segment",
+    Kind::Size,
+    D("\"8KiB\""),
+    "read cache segment: the unit cached, and all a miss stages under `staging = \"block\"`; a power of two",
+)
+.int(512, 1 << 20);
+
 /// `[controllers]`.
 pub const CONTROLLER_KEYS: &[Key] = &[
     Key::new(
@@ -159,13 +168,7 @@ pub const CONTROLLER_KEYS: &[Key] = &[
         "RAID 5/6 write gathering: how long after a sequential writer's last write the partial stripe at its head stays in the write cache, so that it leaves as one full-stripe write (parity from the new data, no reads) rather than a read-modify-write; 0 destages it like any dirty data",
     )
     .int(0, MAX_FULL_STRIPE_HOLD_NS),
-    Key::new(
-        "read_segment",
-        Kind::Size,
-        D("\"8KiB\""),
-        "read cache segment: the unit cached, and all a miss stages under `staging = \"block\"`; a power of two",
-    )
-    .int(512, 1 << 20),
+    READ_SEGMENT,
     Key::new(
         "prefetch",
         Kind::Size,

@@ -4,8 +4,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::super::keys::READ_SEGMENT;
 use super::super::{limits, ConfigError, ControllersFile};
 use crate::device::DiskModel;
+use storlab_core::ByteSize;
+
+/// Smallest write cache of a write-back controller.
+pub const MIN_WRITE_BACK_CACHE_BYTES: u64 = 1 << 20;
 
 /// When the host gets its write acknowledgement.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -152,11 +157,12 @@ pub(super) fn resolve_controllers(
             ),
         ));
     }
-    if c.write_policy == WritePolicy::WriteBack && c.write_cache.0 < 1 << 20 {
+    if c.write_policy == WritePolicy::WriteBack && c.write_cache.0 < MIN_WRITE_BACK_CACHE_BYTES {
         return Err(bad(
             "write_cache",
             format!(
-                "write-back needs at least 1m of write cache; got {}",
+                "write-back needs at least {} of write cache; got {}",
+                ByteSize(MIN_WRITE_BACK_CACHE_BYTES),
                 c.write_cache
             ),
         ));
@@ -174,12 +180,13 @@ pub(super) fn resolve_controllers(
         ));
     }
     let seg = c.read_segment.0;
-    // The bounds (512 bytes to 1 MiB) are declared; a power of two is this rule.
+    // The bounds are declared and checked before; a power of two is this rule.
     if !seg.is_power_of_two() {
         return Err(bad(
-            "read_segment",
+            READ_SEGMENT.name,
             format!(
-                "must be a power of two from 512 to 1m; got {}",
+                "must be a power of two from {}; got {}",
+                READ_SEGMENT.describe_bounds(),
                 c.read_segment
             ),
         ));

@@ -303,3 +303,19 @@ fn values_of_the_wrong_type_are_named_with_their_key() {
         assert!(reason.contains(want), "{extra}: {reason}");
     }
 }
+
+/// The bounds a power-of-two rule states are the declared ones, not a copy.
+#[test]
+fn a_segment_that_is_not_a_power_of_two_names_the_declared_bounds() {
+    use crate::config::keys::{READ_SEGMENT, SEGMENT_SIZE};
+    let text = format!("{GOOD}\n[controllers]\nread_segment = \"3k\"\n");
+    let (key, reason) = invalid(&text);
+    assert_eq!(key, "controllers.read_segment");
+    let bounds = READ_SEGMENT.describe_bounds();
+    assert_eq!(
+        reason,
+        format!("must be a power of two from {bounds}; got 3k")
+    );
+    assert_eq!(bounds, "512 to 1m");
+    assert_eq!(SEGMENT_SIZE.describe_bounds(), "1m to 64m");
+}
