@@ -264,38 +264,18 @@ impl DirtyPages {
     /// after `cursor` (wrapping to the start), not crossing `boundary`-page-aligned limits.
     /// Marks the run as destaging and returns (first page, page count).
     pub fn take_run(&mut self, cursor: u64, boundary: u64) -> Option<(u64, u64)> {
-        let first = self
-            .first_idle_from(cursor)
-            .or_else(|| self.first_idle_from(0))?;
-        let limit = (first / boundary + 1) * boundary;
-        let mut p = first;
-        while p < limit {
-            let w = p >> 6;
-            let lo = p & 63;
-            let hi = limit.min((w + 1) << 6) - (w << 6);
-            // Consecutive idle pages from p, within this word and the limit.
-            let idle = (self.idle_bits(w) & bits(lo, hi)) >> lo;
-            let n = (!idle).trailing_zeros() as u64;
-            if n == 0 {
-                break;
-            }
-            self.busy.entry(w as u32).or_default().destaging |= bits(lo, lo + n);
-            self.destaging += n as usize;
-            p += n;
-            if lo + n < 64 {
-                break;
-            }
-        }
+        let (first, count) = self.peek_run(cursor, boundary)?;
+        self.mark_destaging(first, count);
         // The next run for this group most likely starts in the next dirty word: start
         // loading its slot now, so the lookup then finds it in the processor cache.
-        if let Some(w) = self.next_word(((p - 1) >> 6) + 1) {
+        if let Some(w) = self.next_word(((first + count - 1) >> 6) + 1) {
             self.words.prefetch(w as u32);
         }
-        Some((first, p - first))
+        Some((first, count))
     }
 
     /// The run [`DirtyPages::take_run`] would take, without marking it: (first page, page
-    /// count).
+    /// count). The one scan both use.
     pub fn peek_run(&self, cursor: u64, boundary: u64) -> Option<(u64, u64)> {
         let first = self
             .first_idle_from(cursor)
@@ -306,6 +286,7 @@ impl DirtyPages {
             let w = p >> 6;
             let lo = p & 63;
             let hi = limit.min((w + 1) << 6) - (w << 6);
+            // Consecutive idle pages from p, within this word and the limit.
             let n = (!((self.idle_bits(w) & bits(lo, hi)) >> lo)).trailing_zeros() as u64;
             p += n;
             if n == 0 || lo + n < 64 {

@@ -131,8 +131,10 @@ impl<K: MapKey> LruCache<K> {
 
     fn evict_lru(&mut self) {
         while let Some((k, s)) = self.queue.pop_front() {
-            if self.map.get(k) == s {
-                self.map.set(k, 0);
+            // One probe finds the entry and removes it.
+            let (slot, stamp, found) = self.map.probe(k);
+            if stamp == s {
+                self.map.set_at(slot, found, k, 0);
                 return;
             }
         }

@@ -89,6 +89,16 @@ struct Pending {
 
 const _: () = assert!(std::mem::size_of::<Pending>() == 40);
 
+/// Positioning of a queued command as the SPTF pick timed it: its seek (with head switch
+/// and write settle), and that plus its overhead and rotational wait; or, when the
+/// read-ahead buffer holds its start, `buffered` (the times are then not used).
+#[derive(Clone, Copy, Debug)]
+struct Positioning {
+    seek_ns: u64,
+    total_ns: u64,
+    buffered: bool,
+}
+
 /// Where time went in one command.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Access {
@@ -259,24 +269,25 @@ impl Hdd {
         }
         // The spindle angle now, computed once for the pick and the chosen command.
         let now_angle = self.wrap_rev(now_ns + self.phase_ns);
-        let idx = if self.scheduler == Scheduler::Sptf {
+        let (idx, timed) = if self.scheduler == Scheduler::Sptf {
             // A lone command is the pick whatever its positioning time.
             if self.pending.len() == 1 {
-                0
+                (0, None)
             } else if let Some(oldest) = self.starving(now_ns) {
-                oldest
+                (oldest, None)
             } else {
-                self.pick_sptf(now_ns, now_angle)
+                let (i, t) = self.pick_sptf(now_ns, now_angle);
+                (i, Some(t))
             }
         } else {
-            self.pick(now_ns)
+            (self.pick(now_ns), None)
         };
         let p = self.pending.swap_remove(idx);
         let overlapped = p.arrived_ns < now_ns && self.last_done_ns == now_ns;
         let access = if self.measured.is_some() {
             self.access_measured(now_ns, &p)
         } else {
-            self.access(now_ns, now_angle, &p, overlapped)
+            self.access(now_ns, now_angle, &p, overlapped, timed)
         };
         self.in_service = Some(p.op);
         Some((p.op, access))
@@ -398,9 +409,23 @@ impl Hdd {
         }
     }
 
-    fn access(&mut self, now_ns: u64, now_angle: u64, p: &Pending, overlapped: bool) -> Access {
+    /// Times command `p` started at `now_ns` (the spindle at `now_angle`) and moves the
+    /// head; `timed` is its positioning as the SPTF pick computed it, if it did.
+    fn access(
+        &mut self,
+        now_ns: u64,
+        now_angle: u64,
+        p: &Pending,
+        overlapped: bool,
+        timed: Option<Positioning>,
+    ) -> Access {
         let end = p.lba + p.sectors as u64;
-        if let Some(avail) = self.ra_hit(p, now_ns) {
+        // A command the pick timed in full is not buffered: no need to look again.
+        let buffered = match timed {
+            Some(t) if !t.buffered => None,
+            _ => self.ra_hit(p, now_ns),
+        };
+        if let Some(avail) = buffered {
             let media_wait =
                 (end.saturating_sub(avail) as f64 * self.media_ns_per_sector(avail)) as u64;
             let iface = (p.sectors as f64 * self.iface_ns_per_sector) as u64;
@@ -427,9 +452,17 @@ impl Hdd {
             spt: zone.spt,
         };
         let overhead_ns = if overlapped { 0 } else { self.overhead_ns };
-        let seek_ns = self.seek_between(pos.cyl, pos.head, p.write);
-        let rotate_ns =
-            self.rotate_wait_ns(now_angle, overhead_ns + seek_ns, u64::from(p.angle_ns));
+        let (seek_ns, rotate_ns) = match timed {
+            Some(t) => (t.seek_ns, t.total_ns - overhead_ns - t.seek_ns),
+            None => {
+                let seek_ns = self.seek_between(pos.cyl, pos.head, p.write);
+                let lead = overhead_ns + seek_ns;
+                (
+                    seek_ns,
+                    self.rotate_wait_ns(now_angle, lead, u64::from(p.angle_ns)),
+                )
+            }
+        };
         let transfer_ns = self.transfer_ns(&pos, p.sectors as u64);
         let a = Access {
             overhead_ns,

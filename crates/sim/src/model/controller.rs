@@ -405,7 +405,7 @@ impl ControllerPart {
         });
         let g = done.group;
         let ctrl = s.ctrls.groups[g as usize].ctrl as usize;
-        let destage = done.class == OpClass::Destage;
+        let mut destage = done.class == OpClass::Destage;
         if destage {
             s.ctrls.destage_ops_moved(g, 1, done.started);
         }
@@ -413,7 +413,9 @@ impl ControllerPart {
             match req {
                 req @ CtrlReq::Fetch { .. } => Self::fetch_done(s, id, g, req),
                 CtrlReq::Destage { first_page, pages } => {
-                    Self::destage_done(s, g, (first_page, pages))
+                    // It pumps the destage itself: another pump would find nothing changed.
+                    Self::destage_done(s, g, (first_page, pages));
+                    destage = false;
                 }
                 CtrlReq::WriteThrough { piece } => {
                     let unreachable = s.ctrls.controller_dead(g);

@@ -1,7 +1,7 @@
 //! Command scheduling of the drive's queue: FIFO, SSTF, elevator and shortest positioning
 //! time first (the part of the model that runs on every command start).
 
-use super::{Hdd, Pending, Scheduler};
+use super::{Hdd, Pending, Positioning, Scheduler};
 
 impl Hdd {
     /// The first queued of the commands that arrived earliest.
@@ -20,7 +20,10 @@ impl Hdd {
         match self.scheduler {
             Scheduler::Fifo => oldest,
             Scheduler::Sstf => self.min_index(|p| (p.cyl.abs_diff(cur) as u64, p.arrived_ns)),
-            Scheduler::Sptf => self.pick_sptf(now_ns, self.wrap_rev(now_ns + self.phase_ns)),
+            Scheduler::Sptf => {
+                self.pick_sptf(now_ns, self.wrap_rev(now_ns + self.phase_ns))
+                    .0
+            }
             Scheduler::Elevator => {
                 let ahead = |p: &Pending, up: bool| {
                     if up {
@@ -61,7 +64,9 @@ impl Hdd {
     /// a starving command first: [`Hdd::starving`]). The hot loop of a busy array: each
     /// candidate costs one seek lookup, no division, and no branch on whether it is a read
     /// or a write; the read-ahead window is computed only when a read might fall in it.
-    pub(super) fn pick_sptf(&self, now_ns: u64, now_angle: u64) -> usize {
+    /// Returns the pick's index and its [`Positioning`], which `access` then uses instead
+    /// of timing the command again.
+    pub(super) fn pick_sptf(&self, now_ns: u64, now_angle: u64) -> (usize, Positioning) {
         // Commands queued before `now_ns` while the previous one ran skip the overhead
         // (tagged queueing overlaps it); with no such overlap every command pays it.
         let no_overhead_before = if self.last_done_ns == now_ns {
@@ -76,7 +81,7 @@ impl Hdd {
         });
         let mut ra_avail = None;
         // (positioning time, arrival) as one 128-bit key: one branch-free comparison.
-        let (mut best, mut best_key) = (0, u128::MAX);
+        let (mut best, mut best_key, mut best_seek, mut best_buffered) = (0, u128::MAX, 0, false);
         for (i, p) in self.pending.iter().enumerate() {
             // Every candidate's positioning time is computed, buffered or not, so the loop
             // has no branch that depends on the queue's mix of reads and writes (the window
@@ -87,29 +92,40 @@ impl Hdd {
                     <= *ra_avail.get_or_insert_with(|| {
                         self.ra_available_end(self.readahead.as_ref().expect("window"), now_ns)
                     });
-            let positioning = self.positioning_ns(p, now_angle, no_overhead_before);
+            let (seek, positioning) = self.positioning_ns(p, now_angle, no_overhead_before);
             let t = if buffered { 0 } else { positioning };
             let key = (u128::from(t) << 64) | u128::from(p.arrived_ns);
             if key < best_key {
                 best_key = key;
                 best = i;
+                best_seek = seek;
+                best_buffered = buffered;
             }
         }
-        best
+        let positioning = Positioning {
+            seek_ns: best_seek,
+            total_ns: (best_key >> 64) as u64,
+            buffered: best_buffered,
+        };
+        (best, positioning)
     }
 
     /// Overhead, seek and rotational wait of queued command `p` from the head's position,
-    /// as `access` times it; no overhead for a command that arrived before
-    /// `no_overhead_before`.
+    /// as `access` times it, as (seek, the three together); no overhead for a command
+    /// that arrived before `no_overhead_before`.
     #[inline(always)]
-    fn positioning_ns(&self, p: &Pending, now_angle: u64, no_overhead_before: u64) -> u64 {
+    fn positioning_ns(&self, p: &Pending, now_angle: u64, no_overhead_before: u64) -> (u64, u64) {
         let overhead = if p.arrived_ns < no_overhead_before {
             0
         } else {
             self.overhead_ns
         };
-        let lead = overhead + self.seek_between(p.cyl, u32::from(p.head), p.write);
-        lead + self.rotate_wait_ns(now_angle, lead, u64::from(p.angle_ns))
+        let seek = self.seek_between(p.cyl, u32::from(p.head), p.write);
+        let lead = overhead + seek;
+        (
+            seek,
+            lead + self.rotate_wait_ns(now_angle, lead, u64::from(p.angle_ns)),
+        )
     }
 
     fn min_index(&self, key: impl Fn(&Pending) -> (u64, u64)) -> usize {

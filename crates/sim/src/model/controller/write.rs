@@ -148,9 +148,12 @@ impl ControllerPart {
         if this.ctrls[ctrl].failed {
             return;
         }
-        let (high, low) = this.destage_marks(&s.core, ctrl);
-        let c = &mut this.ctrls[ctrl];
-        if !c.destage_active && (c.dirty_pages >= high || !c.waiters.is_empty()) {
+        if !this.ctrls[ctrl].destage_active {
+            let high = this.destage_marks(&s.core, ctrl).0;
+            let c = &mut this.ctrls[ctrl];
+            if c.dirty_pages < high && c.waiters.is_empty() {
+                return;
+            }
             c.destage_active = true;
         }
         debug_assert_eq!(
@@ -165,6 +168,12 @@ impl ControllerPart {
                 .count(),
             "destage room count out of step"
         );
+        // Every group's destage queue full (a pump follows each accepted write and each
+        // destage disk operation, most of them while the queues are full): nothing to start.
+        if this.ctrls[ctrl].destage_room == 0 {
+            return;
+        }
+        let low = this.destage_marks(&s.core, ctrl).1;
         let mut idle_groups = 0;
         loop {
             let this = &mut s.ctrls;

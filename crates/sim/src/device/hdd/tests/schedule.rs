@@ -26,8 +26,9 @@ fn lone_positioning_ns(d: &Hdd, p: Pending, now_ns: u64, long_leads: &mut usize)
 
 /// The SPTF pick against its definition: of a mixed queue (reads and writes, some inside
 /// the read-ahead window, some queued while the previous command ran), the command whose
-/// positioning time alone is least, ties to the earliest arrival, then to queue order. On
-/// a 15K drive and on a 7,200 rpm one, whose longest seeks take two revolutions.
+/// positioning time alone is least, ties to the earliest arrival, then to queue order, and
+/// timed as it would be alone. On a 15K drive and on a 7,200 rpm one, whose longest seeks
+/// take two revolutions.
 #[test]
 fn sptf_picks_the_least_positioning_time_of_the_queue() {
     for name in ["hdd-15k", "hdd-7k2"] {
@@ -67,11 +68,17 @@ fn sptf_picks_the_least_positioning_time_of_the_queue() {
                 .unwrap();
             let want = d.pending[want_i];
             buffered_picks += usize::from(times[want_i] == 0);
+            // The pick's command alone in the queue: timed from scratch.
+            let mut lone = d.clone();
+            lone.pending = vec![want];
+            let (_, lone_access) = lone.start_next(now).expect("one command queued");
             let (id, a) = d.start_next(now).expect("work queued");
             assert_eq!(
                 id, want.op,
                 "{name}: want {want:?}, positioning times {times:?}"
             );
+            // The pick's own timing of it, reused, splits the time the same way.
+            assert_eq!(a, lone_access, "{name}: {want:?}");
             if !want.write {
                 last_read_end = want.lba + u64::from(want.sectors);
             }
