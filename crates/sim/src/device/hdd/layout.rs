@@ -120,6 +120,28 @@ impl Hdd {
         }
     }
 
+    /// Data sectors of the track holding `pos` in zone `zone`: the zone's data sectors per
+    /// track, fewer on the track that ends a cylinder or a sparing range holding its spares
+    /// (slipped sectors are not counted).
+    pub(super) fn track_data_sectors(&self, zone: usize, pos: &Position) -> u64 {
+        let z = &self.zones.list[zone];
+        let spt = z.data_spt.get();
+        let (head, cyl_in_zone) = (u64::from(pos.head), u64::from(pos.cyl - z.first_cyl));
+        let (track_in_unit, unit_data) = if z.range_cyls > 0 {
+            let range_cyls = u64::from(z.range_cyls);
+            let cyl_in_range = cyl_in_zone % range_cyls;
+            let range_end = cyl_in_zone - cyl_in_range + range_cyls;
+            if range_end > u64::from(z.cylinders) {
+                // A partial range at the zone's end keeps no spares.
+                return spt;
+            }
+            (cyl_in_range * self.heads + head, z.range_blocks.get())
+        } else {
+            (head, z.spc.get())
+        };
+        unit_data.saturating_sub(track_in_unit * spt).min(spt)
+    }
+
     /// Angular position of a sector, as time into the revolution, on either layout.
     #[inline]
     pub(super) fn angle_of(&self, zone: usize, pos: &Position) -> u64 {
@@ -151,9 +173,8 @@ impl Hdd {
             let zi = self.zones.index_of(lba.min(last));
             let z = self.zones.list[zi];
             let pos = self.locate_in(zi, lba.min(last));
-            let on_track = z
-                .data_spt
-                .get()
+            let on_track = self
+                .track_data_sectors(zi, &pos)
                 .saturating_sub(u64::from(pos.sector))
                 .max(1);
             let n = left.min(on_track);
