@@ -18,6 +18,15 @@ use super::params::{HddParams, Sparing};
 use super::{Hdd, Position};
 use crate::divisor::Divisor;
 
+/// The sectors of a transfer that lie on one track: the head reaches the first `start_ns`
+/// after the transfer's first sector and passes one every `ns_per_sector`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct MediaRun {
+    pub start_ns: u64,
+    pub sectors: u64,
+    pub ns_per_sector: f64,
+}
+
 /// The zones of a measured drive, their slipped sectors, and the blocks they hold.
 pub(super) fn measured_zones(p: &HddParams, rev_ns: u64) -> (Vec<Zone>, Vec<Vec<u64>>, u64) {
     let heads = u64::from(p.heads);
@@ -167,6 +176,12 @@ impl Hdd {
     /// themselves plus, at each track boundary, the wait until the next track's first
     /// block comes round (a full revolution more when the switch takes longer).
     pub(super) fn transfer_measured_ns(&self, lba: u64, sectors: u64) -> u64 {
+        self.media_runs(lba, sectors, |_| {})
+    }
+
+    /// [`Hdd::transfer_measured_ns`], handing `run` each track's share of the transfer in
+    /// order: when the head reaches its first sector and how fast it passes its sectors.
+    pub(super) fn media_runs(&self, lba: u64, sectors: u64, mut run: impl FnMut(MediaRun)) -> u64 {
         let (mut lba, mut left, mut total) = (lba, sectors, 0u64);
         let last = self.capacity_sectors.saturating_sub(1);
         loop {
@@ -178,6 +193,11 @@ impl Hdd {
                 .saturating_sub(u64::from(pos.sector))
                 .max(1);
             let n = left.min(on_track);
+            run(MediaRun {
+                start_ns: total,
+                sectors: n,
+                ns_per_sector: z.ns_per_sector,
+            });
             total += (n as f64 * z.ns_per_sector) as u64;
             left -= n;
             if left == 0 || lba + n > last {
