@@ -18,6 +18,15 @@ use super::params::{HddParams, Sparing};
 use super::{Hdd, Position};
 use crate::divisor::Divisor;
 
+/// The sectors of a transfer that lie on one track: the head reaches the first `start_ns`
+/// after the transfer's first sector and passes one every `ns_per_sector`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct MediaRun {
+    pub start_ns: u64,
+    pub sectors: u64,
+    pub ns_per_sector: f64,
+}
+
 /// The zones of a measured drive, their slipped sectors, and the blocks they hold.
 pub(super) fn measured_zones(p: &HddParams, rev_ns: u64) -> (Vec<Zone>, Vec<Vec<u64>>, u64) {
     let heads = u64::from(p.heads);
@@ -120,6 +129,28 @@ impl Hdd {
         }
     }
 
+    /// Data sectors of the track holding `pos` in zone `zone`: the zone's data sectors per
+    /// track, fewer on the track that ends a cylinder or a sparing range holding its spares
+    /// (slipped sectors are not counted).
+    pub(super) fn track_data_sectors(&self, zone: usize, pos: &Position) -> u64 {
+        let z = &self.zones.list[zone];
+        let spt = z.data_spt.get();
+        let (head, cyl_in_zone) = (u64::from(pos.head), u64::from(pos.cyl - z.first_cyl));
+        let (track_in_unit, unit_data) = if z.range_cyls > 0 {
+            let range_cyls = u64::from(z.range_cyls);
+            let cyl_in_range = cyl_in_zone % range_cyls;
+            let range_end = cyl_in_zone - cyl_in_range + range_cyls;
+            if range_end > u64::from(z.cylinders) {
+                // A partial range at the zone's end keeps no spares.
+                return spt;
+            }
+            (cyl_in_range * self.heads + head, z.range_blocks.get())
+        } else {
+            (head, z.spc.get())
+        };
+        unit_data.saturating_sub(track_in_unit * spt).min(spt)
+    }
+
     /// Angular position of a sector, as time into the revolution, on either layout.
     #[inline]
     pub(super) fn angle_of(&self, zone: usize, pos: &Position) -> u64 {
@@ -145,18 +176,28 @@ impl Hdd {
     /// themselves plus, at each track boundary, the wait until the next track's first
     /// block comes round (a full revolution more when the switch takes longer).
     pub(super) fn transfer_measured_ns(&self, lba: u64, sectors: u64) -> u64 {
+        self.media_runs(lba, sectors, |_| {})
+    }
+
+    /// [`Hdd::transfer_measured_ns`], handing `run` each track's share of the transfer in
+    /// order: when the head reaches its first sector and how fast it passes its sectors.
+    pub(super) fn media_runs(&self, lba: u64, sectors: u64, mut run: impl FnMut(MediaRun)) -> u64 {
         let (mut lba, mut left, mut total) = (lba, sectors, 0u64);
         let last = self.capacity_sectors.saturating_sub(1);
         loop {
             let zi = self.zones.index_of(lba.min(last));
             let z = self.zones.list[zi];
             let pos = self.locate_in(zi, lba.min(last));
-            let on_track = z
-                .data_spt
-                .get()
+            let on_track = self
+                .track_data_sectors(zi, &pos)
                 .saturating_sub(u64::from(pos.sector))
                 .max(1);
             let n = left.min(on_track);
+            run(MediaRun {
+                start_ns: total,
+                sectors: n,
+                ns_per_sector: z.ns_per_sector,
+            });
             total += (n as f64 * z.ns_per_sector) as u64;
             left -= n;
             if left == 0 || lba + n > last {

@@ -196,7 +196,10 @@ impl Hdd {
         let z = self.zones.list[zi];
         let pos = self.locate_in(zi, lba.min(last));
         let spt = z.data_spt.get();
-        let track_left = spt.saturating_sub(u64::from(pos.sector)).max(1);
+        let track_left = self
+            .track_data_sectors(zi, &pos)
+            .saturating_sub(u64::from(pos.sector))
+            .max(1);
         let in_cyl = u64::from(pos.head) * spt + u64::from(pos.sector);
         let cyl_left = z.spc.get().saturating_sub(in_cyl).max(1);
         (lba + track_left, lba + cyl_left)

@@ -469,3 +469,33 @@ fn positions_equal_their_definition() {
 }
 
 mod schedule;
+
+#[test]
+fn a_transfer_leaves_the_short_last_track_of_a_sparing_range_at_its_end() {
+    // The Cheetah 4LP keeps its spares at the end of every range of 12 cylinders: the last
+    // track of a range holds fewer blocks than the others, and a transfer that runs past its
+    // last block pays the switch to the next cylinder there, not further on.
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../references/drives");
+    let p = crate::device::drive_spec::import(&dir.join("cheetah4LP.diskspecs"))
+        .expect("imports")
+        .params;
+    assert_eq!(p.sparing, Sparing::SectorsPerRange);
+    let disk = Hdd::new(&p, 0).expect("builds");
+    let switch_ns = disk.head_switch_ns.min(disk.seek_ns(1));
+    let mut short_track_ends = 0;
+    let mut at = disk.locate(0);
+    for lba in 0..disk.zones.list[1].first_lba - 1 {
+        let next = disk.locate(lba + 1);
+        if (next.cyl, next.head) != (at.cyl, at.head) {
+            if u64::from(at.sector) + 1 < at.spt.get() {
+                short_track_ends += 1;
+            }
+            assert!(
+                disk.transfer_measured_ns(lba, 2) >= switch_ns,
+                "LBA {lba} ends track {at:?}: a 2-block transfer must switch to {next:?}"
+            );
+        }
+        at = next;
+    }
+    assert!(short_track_ends > 0, "no range of the first zone ended");
+}

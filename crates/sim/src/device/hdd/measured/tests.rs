@@ -1,3 +1,4 @@
+use super::super::layout::MediaRun;
 use super::*;
 use crate::device::drive_spec::import;
 use std::path::PathBuf;
@@ -12,19 +13,60 @@ fn data(first_ns: u64, ns_per_sector: f64) -> BufferedData {
     }
 }
 
+/// [`write_from_buffer_ns`] for a write of `sectors` taking `media_ns` on one track.
+fn on_one_track(start_ns: u64, media_ns: u64, sectors: u64, data: BufferedData, rev: u64) -> u64 {
+    let run = MediaRun {
+        start_ns: 0,
+        sectors,
+        ns_per_sector: media_ns as f64 / sectors as f64,
+    };
+    write_from_buffer_ns(start_ns, &[run], media_ns, data, rev)
+}
+
+#[test]
+fn a_write_across_a_track_switch_reaches_each_sector_when_the_geometry_says() {
+    // Two sectors of 100 ns on each track, the next track's first sector 300 ns after the
+    // first track's last one ends: the head reaches them at 150, 250, 650 and 750 ns. The
+    // data of the second sector is in at 300 ns, after the head passed it: it and the rest
+    // are written a revolution later, ending at 1,150 + 700 ns. Spreading the switch over
+    // the sectors (175 ns each) would find every sector's data in (150, 300, 450, 600
+    // against 150, 325, 500, 675) and end the write at 850 ns.
+    let runs = [
+        MediaRun {
+            start_ns: 0,
+            sectors: 2,
+            ns_per_sector: 100.0,
+        },
+        MediaRun {
+            start_ns: 500,
+            sectors: 2,
+            ns_per_sector: 100.0,
+        },
+    ];
+    assert_eq!(
+        write_from_buffer_ns(150, &runs, 700, data(0, 150.0), REV),
+        1850
+    );
+    // Data ahead of the head: the switch costs its own time and nothing more.
+    assert_eq!(
+        write_from_buffer_ns(300, &runs, 700, data(0, 50.0), REV),
+        1000
+    );
+}
+
 #[test]
 fn a_write_fed_faster_than_the_media_ends_a_media_time_after_its_first_sector() {
     // 4 sectors of 100 ns on the media, their data 50 ns each from the command's start.
-    assert_eq!(write_from_buffer_ns(300, 400, 4, data(0, 50.0), REV), 700);
+    assert_eq!(on_one_track(300, 400, 4, data(0, 50.0), REV), 700);
 }
 
 #[test]
 fn a_first_sector_reached_before_its_data_is_written_a_revolution_later() {
     // The head reaches the first sector at 100 ns; its data is in at 150 ns.
-    assert_eq!(write_from_buffer_ns(100, 400, 4, data(0, 150.0), REV), 1500);
+    assert_eq!(on_one_track(100, 400, 4, data(0, 150.0), REV), 1500);
     // At 500 ns every sector's data is ahead of the head: 150, 300, 450, 600 against
     // 500, 600, 700, 800.
-    assert_eq!(write_from_buffer_ns(500, 400, 4, data(0, 150.0), REV), 900);
+    assert_eq!(on_one_track(500, 400, 4, data(0, 150.0), REV), 900);
 }
 
 #[test]
@@ -33,19 +75,19 @@ fn a_drive_that_buffers_part_of_a_write_first_writes_nothing_before() {
     // ns, each after its data: the write ends at 520 ns. Holding for all four, the drive
     // lets the first sector pass (its data is in, the fourth's is not) and starts a
     // revolution later, at 1,120 ns.
-    assert_eq!(write_from_buffer_ns(120, 400, 4, data(0, 50.0), REV), 520);
+    assert_eq!(on_one_track(120, 400, 4, data(0, 50.0), REV), 520);
     let held = BufferedData {
         sectors_first: 4,
         ..data(0, 50.0)
     };
-    assert_eq!(write_from_buffer_ns(120, 400, 4, held, REV), 1520);
+    assert_eq!(on_one_track(120, 400, 4, held, REV), 1520);
 }
 
 #[test]
 fn a_media_that_catches_up_with_its_data_loses_a_revolution_mid_write() {
     // Sectors reached at 200, 300, 400, 500; data in at 150, 300, 450, 600: the third is
     // missed and written when it comes round, 1,000 ns later, then the fourth.
-    assert_eq!(write_from_buffer_ns(200, 400, 4, data(0, 150.0), REV), 1600);
+    assert_eq!(on_one_track(200, 400, 4, data(0, 150.0), REV), 1600);
 }
 
 fn drive(name: &str) -> HddParams {

@@ -15,6 +15,7 @@
 //! command at a time, the write segment is clean when the next write comes and starts
 //! afresh).
 
+use super::super::layout::MediaRun;
 use super::super::{Access, Hdd, Pending};
 use super::{ms_ns, Measured};
 
@@ -109,7 +110,8 @@ impl Hdd {
             lead,
             u64::from(p.angle_ns),
         );
-        let media = self.transfer_measured_ns(lba, n);
+        let mut runs = Vec::with_capacity(2);
+        let media = self.media_runs(lba, n, |r| runs.push(r));
         let data = BufferedData {
             first_ns: wait + t.data_ns,
             ns_per_sector: self.iface_ns_per_sector,
@@ -118,7 +120,7 @@ impl Hdd {
                 None => 0,
             },
         };
-        let written = write_from_buffer_ns(lead + rotate_ns, media, n, data, self.rev_ns);
+        let written = write_from_buffer_ns(lead + rotate_ns, &runs, media, data, self.rev_ns);
         let taken = wait + t.data_ns + iface + t.disconnect_ns;
         let a = Access {
             overhead_ns: wait + t.mech_ns + t.tail_ns + completion,
@@ -169,30 +171,36 @@ impl BufferedData {
     }
 }
 
-/// When a write of `sectors` whose first sector is under the head at `start_ns` (both
-/// from the command's start) has written its last sector, taking `media_ns` on the media
-/// when nothing stops it. The head writes a sector only if its data is already in the
-/// buffer: a sector that passes under the head before its data arrived is written one
-/// revolution later, when it comes round again. A write fed over an interface slower than
-/// the media loses a revolution each time the media catches up with the data.
+/// When a write whose first sector is under the head at `start_ns` (both from the
+/// command's start) has written its last sector, taking `media_ns` on the media when
+/// nothing stops it; `runs` are its sectors track by track, each reached at its own time
+/// (a track switch takes the time it takes at the boundary, not spread over the sectors).
+/// The head writes a sector only if its data is already in the buffer: a sector that
+/// passes under the head before its data arrived is written one revolution later, when it
+/// comes round again, and the rest of the write with it. A write fed over an interface
+/// slower than the media loses a revolution each time the media catches up with the data.
 pub(in crate::device::hdd) fn write_from_buffer_ns(
     start_ns: u64,
+    runs: &[MediaRun],
     media_ns: u64,
-    sectors: u64,
     data: BufferedData,
     rev_ns: u64,
 ) -> u64 {
-    let per_sector = media_ns as f64 / sectors.max(1) as f64;
-    // On the current pass the head reaches sector `j` at `pass + j * per_sector`.
+    // On the current pass the head reaches the run's sector `k` at
+    // `pass + start_ns + k * ns_per_sector`.
     let mut pass = start_ns as f64;
     let mut j = 0;
-    while j < sectors {
-        let at = pass + j as f64 * per_sector;
-        let ready = data.ready_ns(j);
-        if at >= ready {
-            j += 1;
-        } else {
-            pass += ((ready - at) / rev_ns as f64).ceil() * rev_ns as f64;
+    for r in runs {
+        let mut k = 0;
+        while k < r.sectors {
+            let at = pass + r.start_ns as f64 + k as f64 * r.ns_per_sector;
+            let ready = data.ready_ns(j);
+            if at >= ready {
+                k += 1;
+                j += 1;
+            } else {
+                pass += ((ready - at) / rev_ns as f64).ceil() * rev_ns as f64;
+            }
         }
     }
     ((pass + media_ns as f64).round() as u64).max(start_ns + media_ns)
