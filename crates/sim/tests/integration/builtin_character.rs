@@ -50,7 +50,10 @@ fn every_built_in_test_runs_what_its_characterization_declares() {
     let cases = [
         ("dpaws/update-row", "tables = 15\nrow_bytes = [14, 805]"),
         ("dpaws/select-row", "tables = 3"),
-        ("dpaws/update-range", "tables = 2\nrange_rows = 5000"),
+        (
+            "dpaws/update-range",
+            "tables = 2\nrange_rows = 5000\nrow_bytes = 100",
+        ),
         ("dpaws/select-range", "range_rows = 700"),
         (
             "orabench/load-conventional",

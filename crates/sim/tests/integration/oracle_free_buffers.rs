@@ -50,7 +50,7 @@ write_cache = false
 fn update_run(model: &str, dbwr_outstanding: u32) -> Run {
     let s = system(&one_disk_array(model));
     let text = format!(
-        "name = \"db\"\n[database]\ntest = \"dpaws/update-row\"\ndata = \"data\"\n\
+        "name = \"db\"\n[database]\ntest = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\ndata = \"data\"\n\
          log = \"log\"\nengine = \"oracle\"\nsessions = 16\nrows = 2000000\n\
          buffer = \"16MiB\"\ndbwr_outstanding = {dbwr_outstanding}\n"
     );

@@ -277,31 +277,13 @@ impl DbSpec {
 /// not depend on it).
 const DOCS_ARRAY: &str = include_str!("../../../../../examples/arrays/enterprise-raid5.toml");
 
-/// The `[database]` keys of a test's data set as `storlab db` creates it (DPAWS: 15 tables of
-/// 14 to 805 bytes), the others at their defaults.
-fn declared_data_set(name: &str) -> String {
-    let Some(d) = storlab_core::dbtest::find(name) else {
-        return String::new();
-    };
-    if d.suite() == "dpaws" {
-        let [lo, hi] = d.row_bytes;
-        format!(
-            "tables = {}\nrow_bytes = [{lo}, {hi}]\n",
-            storlab_core::dbtest::DPAWS_TABLES
-        )
-    } else {
-        String::new()
-    }
-}
-
-/// The built-in test `name` as a characterization, on `[database]` defaults and its declared
-/// data set, its data on `datavol` and its log on `logvol` of the example enterprise array.
+/// The built-in test `name` as a characterization, on `[database]` defaults (its declared
+/// data set: DPAWS 15 tables of 14 to 805 bytes), its data on `datavol` and its log on `logvol` of the example enterprise array.
 pub fn declared_character(name: &str) -> Result<Characterization, String> {
     let system = crate::config::parse_array(DOCS_ARRAY, "enterprise-raid5.toml")
         .map_err(|e| e.to_string())?;
     let text = format!(
-        "name = \"{name}\"\n[database]\ntest = \"{name}\"\ndata = \"datavol\"\nlog = \"logvol\"\n{}",
-        declared_data_set(name)
+        "name = \"{name}\"\n[database]\ntest = \"{name}\"\ndata = \"datavol\"\nlog = \"logvol\"\n"
     );
     let w = crate::config::parse_workload(&text, name, &system).map_err(|e| e.to_string())?;
     w.database

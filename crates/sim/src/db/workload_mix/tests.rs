@@ -203,7 +203,7 @@ fn a_range_visits_consecutive_leaves_and_heap_blocks() {
         assert_eq!(leaves[0], pk.first_block + 100 + key * 900 / 1_000_000);
         assert!(leaves.windows(2).all(|w| w[1] == w[0] + 1));
         // 5,000 rows at 100 a block: 50 blocks, 51 when the first key is not a block's first.
-        let want = if key % 100 == 0 { 50 } else { 51 };
+        let want = if key.is_multiple_of(100) { 50 } else { 51 };
         assert_eq!(heap.len(), want, "key {key}");
         assert_eq!(heap[0], items.first_block + key / 100);
         assert!(heap.windows(2).all(|w| w[1] == w[0] + 1));
