@@ -212,6 +212,7 @@ fn transaction(cx: &mut Ctx, logical_reads: f64) -> Transaction {
         temp_bytes: 0.0,
         physical_reads: cx.per_txn("physical read"),
         physical_writes: cx.per_txn("physical write"),
+        steps: Vec::new(),
     }
 }
 
@@ -344,6 +345,10 @@ fn segments(cx: &mut Ctx) -> Vec<Segment> {
             tablespace: name.clone(),
             access: Access::Uniform,
             share: if total > 0.0 { count / total } else { 1.0 / n },
+            rows: None,
+            table: None,
+            levels: None,
+            leaf_blocks: None,
             name,
         })
         .collect();
@@ -360,6 +365,10 @@ fn segments(cx: &mut Ctx) -> Vec<Segment> {
             tablespace: "redo".into(),
             access: Access::Uniform,
             share: 0.0,
+            rows: None,
+            table: None,
+            levels: None,
+            leaf_blocks: None,
         });
     }
     out

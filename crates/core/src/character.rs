@@ -43,10 +43,12 @@ mod check;
 mod from_results;
 pub mod keys_table;
 pub mod settings;
+pub mod steps;
 
 pub use access::{Access, SegmentSize, MAX_ZIPF_THETA};
 pub use check::WEIGHT_TOLERANCE;
 pub use from_results::from_results;
+pub use steps::{Changes, Reach, Step};
 
 /// A characterization that cannot be read or breaks a rule.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -124,6 +126,10 @@ pub struct Transaction {
     /// Blocks written to storage, as observed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub physical_writes: Option<f64>,
+    /// The statements by key, range or append ([`steps`]); when given, they plan the
+    /// execution's block visits, changes and inserts instead of draws by share.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -152,6 +158,18 @@ pub struct Segment {
     pub access: Access,
     /// Share of the workload's block accesses (the shares of all segments sum to 1).
     pub share: f64,
+    /// A table's rows, for steps reaching them by key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u64>,
+    /// An index's table: the index is that table's primary key, one entry per row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    /// A primary key's B-tree height, root to leaf (1: the root is the only leaf).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub levels: Option<u32>,
+    /// A primary key's leaf blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaf_blocks: Option<u64>,
 }
 
 /// The server the workload ran on.

@@ -85,6 +85,15 @@ impl DbTestDef {
         self.name.split_once('/').map_or(self.name, |(_, t)| t)
     }
 
+    /// Tables the suite creates for it: DPAWS's 15, one for the others.
+    pub fn table_count(&self) -> u32 {
+        if self.suite() == "dpaws" {
+            DPAWS_TABLES
+        } else {
+            1
+        }
+    }
+
     /// Its operations touch a range of consecutive keys.
     pub fn ranged(&self) -> bool {
         self.rows_per_op > 1 && matches!(self.access, Access::Read | Access::Update)

@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use super::keys_table::*;
-use super::{CharacterError, Characterization, Engine, Instance, Observed};
+use super::{CharacterError, Characterization, Engine, Instance, Observed, Step, Transaction};
 use crate::keys::{self, Key, Kind};
 
 /// How far the weights of the transaction types, or the shares of the segments, may sum away
@@ -82,7 +82,7 @@ fn entries<T: DeserializeOwned>(
     key: &str,
     declared: &[Key],
     prefix: &str,
-    fill: fn(&mut toml::Table),
+    fill: &mut dyn FnMut(&mut toml::Table, &str) -> Result<(), Failure>,
 ) -> Result<Vec<T>, Failure> {
     let at = path(prefix, key);
     let items = match top.remove(key) {
@@ -97,21 +97,40 @@ fn entries<T: DeserializeOwned>(
             return Err((here, "must be a table".into()));
         };
         prepare(&mut t, declared, &here)?;
-        fill(&mut t);
+        fill(&mut t, &here)?;
         out.push(typed(t, declared, &here)?);
     }
     Ok(out)
 }
 
-fn no_fill(_: &mut toml::Table) {}
+fn no_fill(_: &mut toml::Table, _: &str) -> Result<(), Failure> {
+    Ok(())
+}
 
 /// A segment's tablespace defaults to its name.
-fn segment_fill(t: &mut toml::Table) {
+fn segment_fill(t: &mut toml::Table, _: &str) -> Result<(), Failure> {
     if !t.contains_key("tablespace") {
         if let Some(name) = t.get("name").cloned() {
             t.insert("tablespace".into(), name);
         }
     }
+    Ok(())
+}
+
+/// The `[[transactions]]` entries with their `[[transactions.steps]]`, each step checked
+/// against its own declared keys.
+fn transactions(top: &mut toml::Table) -> Result<Vec<Transaction>, Failure> {
+    let mut steps: Vec<Vec<Step>> = Vec::new();
+    let mut take_steps = |t: &mut toml::Table, here: &str| -> Result<(), Failure> {
+        steps.push(entries(t, "steps", STEP_KEYS, here, &mut no_fill)?);
+        Ok(())
+    };
+    let mut list: Vec<Transaction> =
+        entries(top, "transactions", TRANSACTION_KEYS, "", &mut take_steps)?;
+    for (t, s) in list.iter_mut().zip(steps) {
+        t.steps = s;
+    }
+    Ok(list)
 }
 
 /// The scalar keys at the top of a characterization.
@@ -147,8 +166,8 @@ fn read(value: toml::Value) -> Result<Characterization, Failure> {
             return Err((required.into(), "is required (at least one entry)".into()));
         }
     }
-    let transactions = entries(&mut top, "transactions", TRANSACTION_KEYS, "", no_fill)?;
-    let segments = entries(&mut top, "segments", SEGMENT_KEYS, "", segment_fill)?;
+    let transactions = transactions(&mut top)?;
+    let segments = entries(&mut top, "segments", SEGMENT_KEYS, "", &mut segment_fill)?;
     let mut instance = take_table(&mut top, "instance", "")?;
     prepare(&mut instance, INSTANCE_KEYS, "instance")?;
     let settings = match instance.contains_key("settings") {
@@ -189,9 +208,9 @@ fn instance_settings(
 fn observed(mut t: toml::Table) -> Result<Observed, Failure> {
     let at = "observed";
     prepare(&mut t, OBSERVED_KEYS, at)?;
-    let events = entries(&mut t, "events", EVENT_KEYS, at, no_fill)?;
-    let tablespaces = entries(&mut t, "tablespaces", IO_KEYS, at, no_fill)?;
-    let files = entries(&mut t, "files", IO_KEYS, at, no_fill)?;
+    let events = entries(&mut t, "events", EVENT_KEYS, at, &mut no_fill)?;
+    let tablespaces = entries(&mut t, "tablespaces", IO_KEYS, at, &mut no_fill)?;
+    let files = entries(&mut t, "files", IO_KEYS, at, &mut no_fill)?;
     let mut o: Observed = typed(t, OBSERVED_KEYS, at)?;
     o.events = events;
     o.tablespaces = tablespaces;
@@ -256,7 +275,8 @@ fn rules(c: &Characterization) -> Result<(), Failure> {
         return Err(("segments".into(), format!("two entries are named {n:?}")));
     }
     let shares: f64 = c.segments.iter().map(|s| s.share).sum();
-    sums_to_one("shares of the segments", shares).map_err(|r| ("segments".to_string(), r))
+    sums_to_one("shares of the segments", shares).map_err(|r| ("segments".to_string(), r))?;
+    super::steps::rules(c)
 }
 
 /// Converts JSON to the TOML value the same checks read; `null` is refused with its path.

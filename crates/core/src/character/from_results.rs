@@ -208,6 +208,7 @@ pub fn from_results(
         temp_bytes: 0.0,
         physical_reads: Some(per(s.read)),
         physical_writes: Some(round3(s.written / s.ops)),
+        steps: Vec::new(),
     };
     let rate = |v: f64| Some(round3(v / s.secs));
     // Per-call figures times the statements per transaction, over the window.
@@ -250,6 +251,10 @@ pub fn from_results(
             tablespace: "data".into(),
             access: Access::Uniform,
             share: 1.0,
+            rows: None,
+            table: None,
+            levels: None,
+            leaf_blocks: None,
         }],
         instance: Instance {
             cpus: 1,

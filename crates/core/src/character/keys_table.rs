@@ -208,6 +208,63 @@ pub const TRANSACTION_KEYS: &[Key] = &[
     )
     .float(0.0, MAX_BLOCKS)
     .unit("blocks"),
+    Key::new(
+        "steps",
+        TABLES,
+        Default::Derived("none: visits drawn by share"),
+        "the statements by key, range or append (`[[transactions.steps]]`); when given, they \
+         plan the blocks visited, changed and inserted, and `logical_reads`, `index_share`, \
+         `blocks_changed` and `rows_inserted` state their averages",
+    ),
+];
+
+/// Most rows a step reaches.
+pub const MAX_STEP_ROWS: u64 = 1 << 40;
+/// Most times a step runs per execution.
+pub const MAX_STEP_TIMES: u64 = 100_000;
+
+/// Keys of one `[[transactions.steps]]` entry: a statement reaching rows by primary key
+/// (one key, or a range of consecutive keys) or appending them at a table's end.
+pub const STEP_KEYS: &[Key] = &[
+    Key::new(
+        "table",
+        Kind::Text,
+        Default::Required,
+        "the table segment it works on (one with `rows`), or `\"*\"`: one of the tables with \
+         a primary key, picked evenly once per execution (every `\"*\"` step of the execution \
+         on the same table)",
+    ),
+    Key::new(
+        "reach",
+        Kind::Choice(&["key", "range", "append"]),
+        Default::Required,
+        "`key`/`range`: `rows` consecutive keys from a random first one (the index levels \
+         above the leaves, the leaves holding the keys, the heap blocks holding the rows); \
+         `append`: `rows` rows inserted at the table's end and its primary key's right edge, \
+         filling the last block before the next (blocks created, not read)",
+    ),
+    Key::new(
+        "rows",
+        Kind::Count,
+        D("1"),
+        "rows reached per run: a range's consecutive keys, an append's rows",
+    )
+    .int(1, MAX_STEP_ROWS)
+    .unit("rows"),
+    Key::new(
+        "changes",
+        Kind::Choice(&["none", "table", "table+index"]),
+        Default::Derived("`none` for key and range, `table+index` for append"),
+        "the blocks it changes, of those holding the rows it reached: none, the heap blocks, \
+         or the heap blocks and the index leaves (an unindexed table has no leaves to change)",
+    ),
+    Key::new(
+        "times",
+        Kind::Count,
+        D("1"),
+        "runs per execution, each from its own random key",
+    )
+    .int(1, MAX_STEP_TIMES),
 ];
 
 /// Keys of one `[[segments]]` entry.
@@ -249,6 +306,40 @@ pub const SEGMENT_KEYS: &[Key] = &[
          (within 1e-6)",
     )
     .float(0.0, 1.0),
+    Key::new(
+        "rows",
+        Kind::Count,
+        Default::Derived("none: not reached by key"),
+        "a table's rows, for steps; its blocks hold them evenly (rows per block: `rows` over \
+         its blocks, rounded up)",
+    )
+    .int(1, MAX_STEP_ROWS)
+    .unit("rows"),
+    Key::new(
+        "table",
+        Kind::Text,
+        Default::Derived("none: no table's primary key"),
+        "an index's table: the index is its primary key, one entry per row (and per row its \
+         growth room holds, when steps append to it)",
+    ),
+    Key::new(
+        "levels",
+        Kind::Count,
+        Default::Derived("none; required with `table`"),
+        "a primary key's B-tree height, root to leaf (Oracle's BLEVEL + 1; PostgreSQL's \
+         tree_level + 1); the segment holds a header block, the upper levels, then the leaves",
+    )
+    .int(1, 16)
+    .unit("levels"),
+    Key::new(
+        "leaf_blocks",
+        Kind::Count,
+        Default::Derived("the segment's blocks less a header and one block per upper level"),
+        "a primary key's leaf blocks (Oracle's LEAF_BLOCKS, PostgreSQL's leaf_pages); the \
+         keys spread evenly over them",
+    )
+    .int(1, u64::MAX)
+    .unit("blocks"),
 ];
 
 /// `[instance]`'s `cpus`, also what `storlab db --capture --cpus` takes.
@@ -467,6 +558,7 @@ pub const IO_KEYS: &[Key] = &[
 pub const SECTIONS: &[(&str, &[Key])] = &[
     ("top level", CHARACTERIZATION_KEYS),
     ("[[transactions]]", TRANSACTION_KEYS),
+    ("[[transactions.steps]]", STEP_KEYS),
     ("[[segments]]", SEGMENT_KEYS),
     ("[instance]", INSTANCE_KEYS),
     ("[instance.settings]", super::settings::SETTINGS_KEYS),

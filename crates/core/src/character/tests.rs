@@ -287,6 +287,7 @@ mod round_trip {
                     temp_bytes: pr.map_or(0.0, |p| p * 1000.0),
                     physical_reads: pr,
                     physical_writes: None,
+                    steps: Vec::new(),
                 },
             )
     }
@@ -310,6 +311,10 @@ mod round_trip {
                 tablespace,
                 access,
                 share: 0.0,
+                rows: None,
+                table: None,
+                levels: None,
+                leaf_blocks: None,
             }
         })
     }

@@ -148,6 +148,7 @@ pub(crate) fn characterize(w: &Window) -> Result<(Characterization, Vec<String>)
         temp_bytes: per(temp_bytes(w)),
         physical_reads: Some(per(physical_reads)),
         physical_writes: Some(per(w.cluster.blocks_written)),
+        steps: Vec::new(),
     };
     let cpus = w.server.cpus.unwrap_or_else(|| {
         warnings.push(
@@ -311,6 +312,10 @@ fn segment(name: &str, kind: SegmentKind, size: SegmentSize, ts: &str, share: f6
         tablespace: if ts.is_empty() { name } else { ts }.into(),
         access: Access::Uniform,
         share,
+        rows: None,
+        table: None,
+        levels: None,
+        leaf_blocks: None,
     }
 }
 

@@ -1,7 +1,10 @@
-//! OLTP: a 60/40 read/write transaction mix with think time.
+//! OLTP: the transaction mix `storlab_core::dbtest::mix::OLTP` declares (60% read
+//! transactions of 5 primary-key reads, 40% write transactions of 2 primary-key updates and
+//! an append to the history table), with think time.
 
 use std::time::{Duration, Instant};
 
+use storlab_core::dbtest::mix::{self, Shape, Statement as Declared};
 use storlab_core::rng::Rng;
 use tokio_postgres::{Client, Statement};
 
@@ -60,40 +63,68 @@ pub(crate) async fn prepare(c: &Client, schema: &str) -> Result<Vec<Statement>, 
     ])
 }
 
-/// One transaction: 60% read (5 point reads), 40% write (2 updates, 1 insert); the driver
-/// then pauses for the think time.
+/// The prepared statement (index into [`prepare`]'s) that runs `st`: a key read or update
+/// of the item table, or an append (the mix appends to the history table only).
+fn statement_of(st: &Declared) -> usize {
+    match (st.shape, st.writes) {
+        (Shape::Key, false) => 0,
+        (Shape::Key, true) => 1,
+        (Shape::Append, _) => 2,
+    }
+}
+
+/// One transaction of the declared mix, its type drawn as the simulator draws it
+/// ([`mix::pick`]); every statement reaches one row by a random key. The driver then pauses
+/// for the think time.
 pub(crate) async fn oltp_op(
     c: &Client,
     s: &[Statement],
     rng: &mut Rng,
     scale: u64,
 ) -> Result<Outcome, DbError> {
-    let read = rng.unit_f64() < 0.6;
+    let types = &mix::OLTP;
+    let ty = &types[mix::pick(types, rng.below(100))];
     c.execute(&s[3], &[]).await?;
     let mut rows = 0;
-    if read {
-        for _ in 0..5 {
+    for st in ty.statements {
+        for _ in 0..st.times {
             let id = (1 + rng.below(scale)) as i64;
-            rows += rows_selected(c, &s[0], &[&id]).await?;
+            rows += match statement_of(st) {
+                0 => rows_selected(c, &s[0], &[&id]).await?,
+                k => c.execute(&s[k], &[&id]).await?,
+            };
         }
-    } else {
-        for _ in 0..2 {
-            let id = (1 + rng.below(scale)) as i64;
-            rows += c.execute(&s[1], &[&id]).await?;
-        }
-        let id = (1 + rng.below(scale)) as i64;
-        rows += c.execute(&s[2], &[&id]).await?;
     }
     let t = Instant::now();
     c.execute(&s[4], &[]).await?;
-    let commit = (!read).then(|| t.elapsed().as_nanos() as u64);
+    let writes = ty.writes();
+    let commit = writes.then(|| t.elapsed().as_nanos() as u64);
     Ok(Outcome {
         rows,
         commit_ns: commit,
-        label: if read { "read tx" } else { "write tx" },
-        tx_type: Some(if read { "read" } else { "write" }),
+        label: if writes { "write tx" } else { "read tx" },
+        tx_type: Some(ty.name),
         exhausted: false,
         think: THINK,
         bytes: 0,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_declared_statements_map_to_the_prepared_ones() {
+        let [read, write] = &mix::OLTP;
+        assert_eq!((read.name, write.name), ("read", "write"));
+        let run = |t: &mix::TxType| -> Vec<usize> {
+            t.statements
+                .iter()
+                .flat_map(|st| std::iter::repeat_n(statement_of(st), st.times as usize))
+                .collect()
+        };
+        assert_eq!(run(read), [0; 5], "5 key reads");
+        assert_eq!(run(write), [1, 1, 2], "2 key updates, 1 history insert");
+    }
 }

@@ -255,8 +255,10 @@ struct Raw {
     data: Names,
     log: Names,
     rows: u64,
-    tables: u32,
-    row_bytes: RowBytes,
+    #[serde(default)]
+    tables: Option<u32>,
+    #[serde(default)]
+    row_bytes: Option<RowBytes>,
     #[serde(default)]
     range_rows: Option<u64>,
     rows_per_commit: u64,
@@ -365,7 +367,13 @@ pub fn parse_database(
         )
     })?;
     let sessions = raw.sessions.unwrap_or(test.default_sessions());
-    if !raw.row_bytes.valid() {
+    // The data set the suite declares for the test, unless given.
+    let n_tables = raw.tables.unwrap_or(test.def().table_count());
+    let row_bytes = raw.row_bytes.unwrap_or(match test.def().row_bytes {
+        [lo, hi] if lo == hi => RowBytes::One(lo),
+        spread => RowBytes::Spread(spread),
+    });
+    if !row_bytes.valid() {
         return Err(bad(
             "row_bytes",
             format!(
@@ -388,12 +396,12 @@ pub fn parse_database(
     } else {
         raw.rows
     };
-    let mut tables: Vec<Table> = (0..u64::from(raw.tables))
+    let mut tables: Vec<Table> = (0..u64::from(n_tables))
         .map(|k| {
             engine_table(
                 raw.engine,
                 capacity,
-                raw.row_bytes.of_table(k, u64::from(raw.tables)),
+                row_bytes.of_table(k, u64::from(n_tables)),
             )
         })
         .collect();

@@ -285,7 +285,7 @@ impl DbEngine {
             log_cpu_pending: None,
             oracle,
             page_blocks,
-            mix_appends: mix.map_or_else(Vec::new, |m| vec![0; m.segments.len()]),
+            mix_appends: mix.map_or_else(Vec::new, |m| m.new_appends()),
             temp,
             job,
             free_buffer_waiters: Vec::new(),

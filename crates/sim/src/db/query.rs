@@ -227,6 +227,10 @@ impl QueryDef {
             tablespace: name.into(),
             access: Access::Uniform,
             share,
+            rows: None,
+            table: None,
+            levels: None,
+            leaf_blocks: None,
         };
         let sort_blocks = self.sort_bytes / 8192;
         let cpu_ms = ((blocks + sort_blocks) * CPU_NS_PER_BLOCK) as f64 / 1e6;
@@ -252,6 +256,7 @@ impl QueryDef {
                 temp_bytes: temp as f64,
                 physical_reads: None,
                 physical_writes: None,
+                steps: Vec::new(),
             }],
             segments: vec![
                 segment("dimension", SegmentKind::Table, self.build_bytes, 0.2),

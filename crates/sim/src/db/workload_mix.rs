@@ -18,12 +18,17 @@
 //!   are created, not read. A table grows when the mix inserts rows; it reserves a quarter of
 //!   its size for them and the inserts wrap in that room (the space of deleted rows reused).
 //!   A table that never grows reserves nothing.
+//! - A type with `steps` plans its visits from them instead ([`steps`]): the blocks of the
+//!   keys and rows each statement reaches, and the table an append step writes grows (it
+//!   reserves room as above).
 
 use serde::Serialize;
 use storlab_core::character::{Access, Characterization, SegmentKind, Transaction};
 
 use super::layout::NEW_BLOCK;
 use crate::rng::Rng;
+
+mod steps;
 
 /// Bytes an inserted row takes in its block (a row of about 100 bytes with its header and
 /// slot), for turning `rows_inserted` into new blocks.
@@ -105,6 +110,15 @@ pub struct WorkloadMix {
     table: Shares,
     #[serde(skip)]
     growing: Shares,
+    /// Per segment: its rows and primary key, when steps reach it by key.
+    #[serde(skip)]
+    keyed: Vec<Option<steps::Keyed>>,
+    /// Per type: its steps (empty: its visits are drawn by share).
+    #[serde(skip)]
+    steps: Vec<Vec<steps::Planned>>,
+    /// The table segments a `"*"` step picks from.
+    #[serde(skip)]
+    any_tables: Vec<usize>,
 }
 
 /// What one planned execution does besides its block visits.
@@ -135,7 +149,19 @@ impl WorkloadMix {
     /// Lays out `c` (every segment's size known; 8 KiB blocks) with scans read
     /// `multiblock_read_count` blocks at a time.
     pub fn new(c: &Characterization, multiblock_read_count: u64) -> Result<WorkloadMix, String> {
-        let grows = c.transactions.iter().any(|t| t.rows_inserted > 0.0);
+        let grows = c
+            .transactions
+            .iter()
+            .any(|t| t.steps.is_empty() && t.rows_inserted > 0.0);
+        let any_tables = storlab_core::character::steps::indexed_tables(c);
+        let appended = |i: usize, name: &str| {
+            c.transactions.iter().flat_map(|t| &t.steps).any(|st| {
+                st.reach == storlab_core::character::Reach::Append
+                    && (st.table == name
+                        || (st.table == storlab_core::character::steps::ANY_TABLE
+                            && any_tables.contains(&i)))
+            })
+        };
         let mut next = 0u64;
         let mut segments = Vec::new();
         for (i, s) in c.segments.iter().enumerate() {
@@ -150,7 +176,7 @@ impl WorkloadMix {
             } else {
                 0
             };
-            let reserve = if grows && s.kind == SegmentKind::Table {
+            let reserve = if (grows || appended(i, &s.name)) && s.kind == SegmentKind::Table {
                 ((blocks as f64 * GROWTH_RESERVE).ceil() as u64).max(1)
             } else {
                 0
@@ -198,7 +224,11 @@ impl WorkloadMix {
                 acc
             })
             .collect();
+        let keyed = steps::keyed(c, &segments)?;
         Ok(WorkloadMix {
+            keyed,
+            steps: steps::planned(c),
+            any_tables,
             blocks: next,
             multiblock_read_count: multiblock_read_count.max(1),
             types: c.transactions.clone(),
@@ -220,6 +250,13 @@ impl WorkloadMix {
     /// The transaction types' names, in order.
     pub fn type_names(&self) -> Vec<String> {
         self.types.iter().map(|t| t.name.clone()).collect()
+    }
+
+    /// Where the inserts go, all at their start: per segment the next insert block of its
+    /// growth room (inserts drawn by `rows_inserted`), then per segment the next row an
+    /// append step writes in it.
+    pub fn new_appends(&self) -> Vec<u64> {
+        vec![0; 2 * self.segments.len()]
     }
 
     /// A session's carries, all zero.
@@ -256,8 +293,8 @@ impl WorkloadMix {
     }
 
     /// Plans one execution of session's next transaction into `out` (cleared first): its
-    /// point visits, then its scan's, then the blocks its inserts create. `appends` holds
-    /// each segment's next insert block (offset into its reserve).
+    /// point visits, then its scan's, then the blocks its inserts create; or its steps'
+    /// visits. `appends` holds where the inserts go ([`WorkloadMix::new_appends`]).
     pub fn plan(
         &self,
         rng: &mut Rng,
@@ -269,6 +306,10 @@ impl WorkloadMix {
         let ty = self.pick_type(rng);
         let t = &self.types[ty];
         let c = &mut carry[ty];
+        if !self.steps[ty].is_empty() {
+            let log_bytes = take(t.redo_bytes, &mut c[5]);
+            return self.plan_steps(ty, rng, log_bytes, appends, out);
+        }
         let visits = take(t.logical_reads, &mut c[0]);
         let scan = take(t.logical_reads * t.scan_share, &mut c[1]).min(visits);
         let index = take(t.logical_reads * t.index_share, &mut c[2]).min(visits - scan);

@@ -10,9 +10,25 @@ pub(super) fn db_run(test: &str, extra: &str, duration_s: u64, seed: u64) -> Run
     db_run_with(test, extra, opts(duration_s, 5, seed))
 }
 
+/// One table of 100-byte rows (the tests' database unless `extra` gives its own), not the
+/// suite's declared data set.
+pub(super) fn one_table(extra: &str) -> String {
+    let mut out = String::new();
+    if !extra.contains("tables") {
+        out += "tables = 1\n";
+    }
+    if !extra.contains("row_bytes") {
+        out += "row_bytes = 100\n";
+    }
+    out
+}
+
 /// [`db_run`] with its own run options (warm-up, seed).
 pub(super) fn db_run_with(test: &str, extra: &str, o: storlab_sim::RunOptions) -> Run {
-    let section = format!("test = \"{test}\"\ndata = \"datavol\"\nlog = \"logvol\"\n{extra}");
+    let section = format!(
+        "test = \"{test}\"\ndata = \"datavol\"\nlog = \"logvol\"\n{}{extra}",
+        one_table(extra)
+    );
     run_database(ENTERPRISE_RAID5, &section, o)
 }
 
@@ -178,15 +194,15 @@ fn database_runs_are_deterministic() {
 fn bad_database_sections_name_the_key() {
     let s = system(ENTERPRISE_RAID5);
     for (extra, key) in [
-        ("test = \"dpaws/delete-all\"\ndata = \"datavol\"\nlog = \"logvol\"", "database.test"),
-        ("test = \"dpaws/update-row\"\ndata = \"nosuch\"\nlog = \"logvol\"", "database.data"),
-        ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nsessions = 0", "database.sessions"),
-        ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nrows = 100000000000", "database.rows"),
-        ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\ncolour = 1", "database"),
-        ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nrow_bytes = [805, 14]", "database.row_bytes"),
-        ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"logvol\"\ntables = 0", "database.tables"),
+        ("test = \"dpaws/delete-all\"\ntables = 1\nrow_bytes = 100\ndata = \"datavol\"\nlog = \"logvol\"", "database.test"),
+        ("test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\ndata = \"nosuch\"\nlog = \"logvol\"", "database.data"),
+        ("test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\ndata = \"datavol\"\nlog = \"logvol\"\nsessions = 0", "database.sessions"),
+        ("test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\ndata = \"datavol\"\nlog = \"logvol\"\nrows = 100000000000", "database.rows"),
+        ("test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\ndata = \"datavol\"\nlog = \"logvol\"\ncolour = 1", "database"),
+        ("test = \"dpaws/update-row\"\ntables = 1\ndata = \"datavol\"\nlog = \"logvol\"\nrow_bytes = [805, 14]", "database.row_bytes"),
+        ("test = \"dpaws/update-row\"\nrow_bytes = 100\ndata = \"datavol\"\nlog = \"logvol\"\ntables = 0", "database.tables"),
         // The log on one of the data volume's LUNs would overlap the data.
-        ("test = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"data-0\"", "database.log"),
+        ("test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\ndata = \"datavol\"\nlog = \"data-0\"", "database.log"),
     ] {
         let text = format!("[database]\n{extra}\n");
         let e = parse_workload(&text, "db.toml", &s).unwrap_err().to_string();
@@ -197,7 +213,7 @@ fn bad_database_sections_name_the_key() {
 #[test]
 fn logs_on_the_data_target_follow_the_data() {
     let s = system(ENTERPRISE_RAID5);
-    let text = "[database]\ntest = \"dpaws/update-row\"\ndata = \"datavol\"\nlog = \"datavol\"\nrows = 200000\nsessions = 8\n";
+    let text = "[database]\ntest = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\ndata = \"datavol\"\nlog = \"datavol\"\nrows = 200000\nsessions = 8\n";
     let w = parse_workload(text, "db.toml", &s).unwrap();
     let db = w.database.as_ref().unwrap();
     let t = &db.tables[0];
@@ -289,8 +305,9 @@ fn archive_array() -> String {
 
 fn archive_run(extra: &str) -> Run {
     let section = format!(
-        "test = \"dpaws/update-row\"\ndata = \"data\"\nlog = \"log\"\nrows = 1000000\n\
-         buffer = \"256MiB\"\nlog_file_size = \"16MiB\"\nlog_files = 2\n{extra}"
+        "test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\ndata = \"data\"\n\
+         log = \"log\"\nrows = 1000000\nbuffer = \"256MiB\"\nlog_file_size = \"16MiB\"\n\
+         log_files = 2\n{extra}"
     );
     run_database(&archive_array(), &section, opts(10, 5, 9))
 }
@@ -344,7 +361,7 @@ fn archiving_copies_every_filled_log_file_and_holds_the_log_when_behind() {
     // The archive cannot share LUNs with the data or the log.
     let s = system(&archive_array());
     let e = parse_workload(
-        "[database]\ntest = \"dpaws/update-row\"\ndata = \"data\"\nlog = \"log\"\narchive = \"log\"\n",
+        "[database]\ntest = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\ndata = \"data\"\nlog = \"log\"\narchive = \"log\"\n",
         "db.toml",
         &s,
     )

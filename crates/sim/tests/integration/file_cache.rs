@@ -91,7 +91,7 @@ fn the_host_file_cache_absorbs_reads_but_writes_still_reach_the_devices() {
 #[test]
 fn a_bad_file_cache_size_names_the_key() {
     let s = system(ENTERPRISE_RAID5);
-    let text = "[database]\ntest = \"dpaws/select-row\"\ndata = \"datavol\"\nlog = \"logvol\"\nos_cache = \"lots\"\n";
+    let text = "[database]\ntest = \"dpaws/select-row\"\ntables = 1\nrow_bytes = 100\ndata = \"datavol\"\nlog = \"logvol\"\nos_cache = \"lots\"\n";
     let e = parse_workload(text, "db.toml", &s).unwrap_err().to_string();
     assert!(e.contains("os_cache"), "{e}");
 }

@@ -300,7 +300,7 @@ fn bad_job_keys_name_the_key_and_the_bound() {
     let e = bad("sessions = 4");
     assert!(e.contains("database.sessions"), "{e}");
     // A test that is not a job refuses a job's keys.
-    let w = "[database]\ntest = \"dpaws/update-row\"\ndata = \"g-0\"\nlog = \"g-1\"\nfiles = 2\n";
+    let w = "[database]\ntest = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\ndata = \"g-0\"\nlog = \"g-1\"\nfiles = 2\n";
     let e = parse_workload(w, "w.toml", &s).err().map(|e| e.to_string());
     assert!(e.is_some_and(|e| e.contains("files")));
 }

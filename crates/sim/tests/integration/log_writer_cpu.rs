@@ -12,7 +12,7 @@ use super::oracle_engine::{class, run_split};
 fn cached(extra: &str) -> Run {
     run_split(
         &format!(
-            "test = \"dpaws/update-row\"\nsessions = 8\nrows = 100000\nbuffer = \"256MiB\"\n\
+            "test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\nsessions = 8\nrows = 100000\nbuffer = \"256MiB\"\n\
              cpu_per_block = \"0\"\ncpu_per_row = \"0\"\n{extra}"
         ),
         5,

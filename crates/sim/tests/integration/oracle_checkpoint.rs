@@ -22,7 +22,8 @@ fn switches(r: &Run) -> usize {
 /// Written at the switch, they would go to the array's write cache within a second, many
 /// times the window's mean write rate; the lazy checkpoint spreads them over the next
 /// file, and no second carries twice the mean.
-const THINKING: &str = "test = \"dpaws/update-row\"\nsessions = 4\nthink = \"10ms\"\n\
+const THINKING: &str =
+    "test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\nsessions = 4\nthink = \"10ms\"\n\
      rows = 2000000\nbuffer = \"512MiB\"\nlog_file_size = \"1MiB\"\ncheckpoint_interval = 0";
 
 #[test]
@@ -69,7 +70,7 @@ fn the_checkpoint_position_stays_within_90_percent_of_a_log_file() {
 #[test]
 fn a_group_reused_before_its_checkpoint_completed_makes_the_committers_wait() {
     let r = run_split(
-        "test = \"dpaws/update-row\"\nsessions = 40\nrows = 2000000\nbuffer = \"512MiB\"\n\
+        "test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\nsessions = 40\nrows = 2000000\nbuffer = \"512MiB\"\n\
          log_file_size = \"1MiB\"\nlog_files = 2\ncheckpoint_interval = 0\ndbwr_outstanding = 1",
         10,
         2,

@@ -131,7 +131,7 @@ fn a_third_of_the_log_buffer_starts_a_write_of_that_size() {
 #[test]
 fn with_no_commit_and_little_redo_the_log_writer_writes_every_3_seconds() {
     let r = run_split(
-        "test = \"dpaws/update-range\"\nsessions = 1\nrows = 20000000\nrange_rows = 20000000\n\
+        "test = \"dpaws/update-range\"\ntables = 1\nrow_bytes = 100\nsessions = 1\nrows = 20000000\nrange_rows = 20000000\n\
          log_buffer = \"1GiB\"\nbuffer = \"4MiB\"\ncpu_per_row = 0\ncpu_per_block = 0",
         30,
         12,
@@ -152,7 +152,7 @@ fn with_no_commit_and_little_redo_the_log_writer_writes_every_3_seconds() {
 #[test]
 fn group_commit_batches_commits_and_conserves_redo() {
     let r = run_split(
-        "test = \"dpaws/update-row\"\nsessions = 80\nrows = 1000000\nbuffer = \"64MiB\"",
+        "test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\nsessions = 80\nrows = 1000000\nbuffer = \"64MiB\"",
         10,
         3,
     );
@@ -180,7 +180,7 @@ fn group_commit_batches_commits_and_conserves_redo() {
 #[test]
 fn members_get_every_write_groups_alternate_and_the_archiver_reads_the_previous_group() {
     let r = run_split(
-        "test = \"dpaws/update-row\"\nsessions = 40\nrows = 1000000\nbuffer = \"64MiB\"\n\
+        "test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\nsessions = 40\nrows = 1000000\nbuffer = \"64MiB\"\n\
          log_members = [\"logb\"]\narchive = \"arch\"\nlog_file_size = \"1MiB\"\nlog_files = 3",
         10,
         2,
@@ -230,7 +230,7 @@ fn members_get_every_write_groups_alternate_and_the_archiver_reads_the_previous_
 #[test]
 fn the_checkpoint_queue_writes_the_changed_blocks_of_a_cached_table() {
     let r = run_split(
-        "test = \"dpaws/update-row\"\nsessions = 4\nrows = 2000000\nbuffer = \"512MiB\"\n\
+        "test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\nsessions = 4\nrows = 2000000\nbuffer = \"512MiB\"\n\
          log_file_size = \"8MiB\"\ncheckpoint_interval = 0",
         30,
         5,
@@ -259,7 +259,7 @@ fn the_checkpoint_queue_writes_the_changed_blocks_of_a_cached_table() {
 #[test]
 fn oracle_flushes_no_dirty_buffer_at_the_checkpoint_interval() {
     let r = run_split(
-        "test = \"dpaws/update-row\"\nsessions = 4\nrows = 2000000\nbuffer = \"512MiB\"\n\
+        "test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\nsessions = 4\nrows = 2000000\nbuffer = \"512MiB\"\n\
          log_file_size = \"4GiB\"\ncheckpoint_interval = \"2s\"",
         20,
         5,

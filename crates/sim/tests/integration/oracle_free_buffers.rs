@@ -24,8 +24,9 @@ fn one_disk_array(model: &str) -> String {
 /// writes in flight against the sessions' 16 reads.
 fn update_run(model: &str, dbwr_outstanding: u32) -> Run {
     let section = format!(
-        "test = \"dpaws/update-row\"\ndata = \"data\"\nlog = \"log\"\nengine = \"oracle\"\n\
-         sessions = 16\nrows = 2000000\nbuffer = \"16MiB\"\ndbwr_outstanding = {dbwr_outstanding}"
+        "test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\ndata = \"data\"\n\
+         log = \"log\"\nengine = \"oracle\"\nsessions = 16\nrows = 2000000\n\
+         buffer = \"16MiB\"\ndbwr_outstanding = {dbwr_outstanding}"
     );
     run_database(&one_disk_array(model), &section, opts(20, 5, 3))
 }

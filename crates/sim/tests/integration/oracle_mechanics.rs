@@ -24,7 +24,7 @@ fn a_full_log_buffer_makes_sessions_wait_and_caps_them_at_the_log_bandwidth() {
     let run = |sessions: u32| {
         run_split(
             &format!(
-                "test = \"orabench/load-conventional\"\nsessions = {sessions}\nrows = 2000000\n\
+                "test = \"orabench/load-conventional\"\nsessions = {sessions}\nrows = 2000000\nrow_bytes = 100\n\
                  rows_per_commit = 1000\nlog_buffer = \"256KiB\"\nbuffer = \"256MiB\""
             ),
             10,

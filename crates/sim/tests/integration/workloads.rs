@@ -198,7 +198,7 @@ fn streams_of_one_profile_are_told_apart_and_one_stream_has_no_classes() {
 #[test]
 fn a_stream_beside_a_database_is_a_class_after_its_data_and_log() {
     let s = system(ENTERPRISE_RAID5);
-    let w = "[database]\ntest = \"dpaws/update-row\"\nsessions = 8\ndata = \"datavol\"\n\
+    let w = "[database]\ntest = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\nsessions = 8\ndata = \"datavol\"\n\
              log = \"logvol\"\n[[streams]]\nprofile = \"seqread-8k\"\ntarget = \"datavol\"\n";
     let run = run_workload(&s, w, opts(3, 1, 1));
     let names: Vec<&str> = run.classes.iter().map(|c| c.name.as_str()).collect();

@@ -264,6 +264,11 @@ pub(super) fn take_if_job(
     let rows_per_commit_given = table.contains_key("rows_per_commit");
     let spec = take_job(table, kind, file, system)?;
     table.insert("test".into(), toml::Value::String(BASE_TEST.into()));
+    // A job's one table of 100-byte rows, not the base test's data set.
+    table.entry("tables").or_insert(toml::Value::Integer(1));
+    table
+        .entry("row_bytes")
+        .or_insert(toml::Value::Integer(100));
     table.insert("sessions".into(), toml::Value::Integer(1));
     Ok(Some(Pending {
         spec,

@@ -29,7 +29,9 @@ pub const MAX_ROW_BYTES: u64 = 8_000;
 pub const ROW_SIZE: Key = Key::new(
     "row_bytes",
     ROW_BYTES,
-    D("100"),
+    Default::Derived(
+        "the test's: DPAWS [14, 805], orabench 270 or 300, OLTP 100; a job's table 100",
+    ),
     "row size of every table, or `[smallest, largest]` spread evenly over the tables \
      (DPAWS: [14, 805])",
 )
@@ -75,7 +77,7 @@ pub const DATABASE_KEYS: &[Key] = &[
     Key::new(
         "tables",
         Kind::Count,
-        D("1"),
+        Default::Derived("the test's: DPAWS 15, the others 1"),
         "tables of `rows` rows each (DPAWS: 15); operations pick one at random",
     )
     .int(1, 1000),

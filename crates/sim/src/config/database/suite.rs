@@ -7,9 +7,14 @@
 //! characterization is what the sessions plan, before the engine's own mechanics: Oracle's
 //! undo blocks and their redo, a measured profile's extra changes, and the CPU of undo visits
 //! come on top of it in a run.
+//!
+//! The characterization also carries the statements themselves (`[[transactions.steps]]`),
+//! its tables' rows and their primary keys' heights and leaves, so a file of it describes
+//! the test's blocks key by key as the declaration does.
 
 use storlab_core::character::{
-    Access, Characterization, Instance, Segment, SegmentKind, SegmentSize, Transaction,
+    steps::ANY_TABLE, Access, Changes, Characterization, Instance, Reach, Segment, SegmentKind,
+    SegmentSize, Step, Transaction,
 };
 use storlab_core::dbtest::mix::{Rows, Shape, Statement, Target, TxType};
 use storlab_core::ByteSize;
@@ -89,6 +94,33 @@ fn statement(spec: &DbSpec, st: &Statement, seg: &Laid, indexed: bool) -> Figure
     }
 }
 
+/// Statement `st` as a characterization's step.
+fn step(spec: &DbSpec, st: &Statement) -> Step {
+    let rows = match st.rows {
+        Rows::One => 1,
+        Rows::Range => spec.range_rows.min(spec.rows),
+        Rows::PerCommit => spec.rows_per_commit,
+    };
+    let (reach, changes) = match (st.shape, st.rows) {
+        (Shape::Append, _) => (Reach::Append, None),
+        (Shape::Key, Rows::One) => (Reach::Key, st.writes.then_some(Changes::Table)),
+        (Shape::Key, _) => (Reach::Range, st.writes.then_some(Changes::Table)),
+    };
+    Step {
+        table: match st.target {
+            Target::Tables => ANY_TABLE.to_string(),
+            Target::History => HISTORY.to_string(),
+        },
+        reach,
+        rows,
+        changes,
+        times: st.times,
+    }
+}
+
+/// The history table's segment.
+const HISTORY: &str = "history";
+
 /// A transaction type's figures, and the visits it makes of each segment's index and heap
 /// (the tables picked evenly).
 fn transaction(spec: &DbSpec, layout: &Layout, ty: &TxType) -> (Transaction, Vec<[f64; 2]>) {
@@ -142,6 +174,7 @@ fn transaction(spec: &DbSpec, layout: &Layout, ty: &TxType) -> (Transaction, Vec
         temp_bytes: 0.0,
         physical_reads: None,
         physical_writes: None,
+        steps: ty.statements.iter().map(|st| step(spec, st)).collect(),
     };
     (t, visits)
 }
@@ -172,12 +205,20 @@ impl DbSpec {
             let name = if k < tables {
                 format!("{}_{:02}", def.suite(), k + 1)
             } else {
-                "history".to_string()
+                HISTORY.to_string()
+            };
+            // A growing table's segment holds its starting rows (the characterization adds
+            // its growth room); the index covers the grown table, as in the run.
+            let grows = k >= tables || storlab_core::dbtest::mix::appends_to_tables(def.mix);
+            let heap_blocks = if grows {
+                crate::db::schema::heap_blocks(self.rows, seg.rows_per_block)
+            } else {
+                seg.table.heap_blocks()
             };
             let indexed = k < tables;
             let parts = [
                 (true, seg.table.index_blocks(), v[0]),
-                (false, seg.table.heap_blocks(), v[1]),
+                (false, heap_blocks, v[1]),
             ];
             for (index, blocks, n) in parts {
                 if index && !indexed {
@@ -198,6 +239,10 @@ impl DbSpec {
                     tablespace: "data".into(),
                     access: Access::Uniform,
                     share: n / total,
+                    rows: (!index).then_some(self.rows),
+                    table: index.then(|| name.clone()),
+                    levels: index.then_some(seg.level_blocks.len() as u32),
+                    leaf_blocks: index.then(|| seg.level_blocks.last().copied().unwrap_or(1)),
                 });
             }
         }
@@ -232,31 +277,13 @@ impl DbSpec {
 /// not depend on it).
 const DOCS_ARRAY: &str = include_str!("../../../../../examples/arrays/enterprise-raid5.toml");
 
-/// The `[database]` keys of a test's data set as `storlab db` creates it (DPAWS: 15 tables of
-/// 14 to 805 bytes), the others at their defaults.
-fn declared_data_set(name: &str) -> String {
-    let Some(d) = storlab_core::dbtest::find(name) else {
-        return String::new();
-    };
-    if d.suite() == "dpaws" {
-        let [lo, hi] = d.row_bytes;
-        format!(
-            "tables = {}\nrow_bytes = [{lo}, {hi}]\n",
-            storlab_core::dbtest::DPAWS_TABLES
-        )
-    } else {
-        String::new()
-    }
-}
-
-/// The built-in test `name` as a characterization, on `[database]` defaults and its declared
-/// data set, its data on `datavol` and its log on `logvol` of the example enterprise array.
+/// The built-in test `name` as a characterization, on `[database]` defaults (its declared
+/// data set: DPAWS 15 tables of 14 to 805 bytes), its data on `datavol` and its log on `logvol` of the example enterprise array.
 pub fn declared_character(name: &str) -> Result<Characterization, String> {
     let system = crate::config::parse_array(DOCS_ARRAY, "enterprise-raid5.toml")
         .map_err(|e| e.to_string())?;
     let text = format!(
-        "name = \"{name}\"\n[database]\ntest = \"{name}\"\ndata = \"datavol\"\nlog = \"logvol\"\n{}",
-        declared_data_set(name)
+        "name = \"{name}\"\n[database]\ntest = \"{name}\"\ndata = \"datavol\"\nlog = \"logvol\"\n"
     );
     let w = crate::config::parse_workload(&text, name, &system).map_err(|e| e.to_string())?;
     w.database

@@ -40,7 +40,7 @@ fn fractional_averages_are_carried_not_rounded_away() {
     let m = mix(BASE);
     let mut rng = Rng::from_seed(1);
     let mut carry = m.new_carry();
-    let mut appends = vec![0; m.segments.len()];
+    let mut appends = m.new_appends();
     let mut out = Vec::new();
     let (mut visits, mut changed, mut new, mut log) = (0, 0, 0, 0);
     for _ in 0..400 {
@@ -90,4 +90,154 @@ fn zipf_puts_the_most_accesses_on_the_first_ranks() {
         (first as f64 - want).abs() < 0.05 * want,
         "{first} vs {want}"
     );
+}
+
+/// A table of 1,000,000 rows in 10,000 blocks (100 rows a block) with its primary key of
+/// 900 leaves in 1,000 blocks, and a 905-row log table in 10 blocks without an index; the
+/// transaction's steps replace `STEPS`.
+const KEYED: &str = r#"
+name = "k"
+engine = "postgresql"
+sessions = 1
+[[transactions]]
+name = "t"
+weight = 1.0
+logical_reads = 4.0
+cpu_ms = 0.01
+STEPS
+[[segments]]
+name = "items_pk"
+kind = "index"
+size = 8192000
+table = "items"
+levels = 3
+leaf_blocks = 900
+share = 0.5
+[[segments]]
+name = "items"
+kind = "table"
+size = 81920000
+rows = 1000000
+share = 0.5
+[[segments]]
+name = "log"
+kind = "table"
+size = 81920
+rows = 905
+share = 0.0
+[instance]
+cpus = 1
+buffer_cache = "1m"
+"#;
+
+fn keyed(steps: &str) -> WorkloadMix {
+    mix(&KEYED.replace("STEPS", steps))
+}
+
+/// The first key the next execution's step draws (after the type's draw).
+fn next_key(rng: &Rng, rows: u64) -> u64 {
+    let mut r = rng.clone();
+    r.unit_f64();
+    r.below(rows)
+}
+
+#[test]
+fn an_update_by_key_changes_the_heap_block_and_the_leaf_holding_the_key() {
+    let m = keyed(
+        "[[transactions.steps]]\ntable = \"items\"\nreach = \"key\"\nchanges = \"table+index\"",
+    );
+    let (pk, items) = (&m.segments[0], &m.segments[1]);
+    let mut rng = Rng::from_seed(3);
+    let (mut carry, mut appends, mut out) = (m.new_carry(), m.new_appends(), Vec::new());
+    for _ in 0..200 {
+        let key = next_key(&rng, 1_000_000);
+        let op = m.plan(&mut rng, &mut carry, &mut appends, &mut out);
+        assert!(op.commits);
+        let leaf = pk.first_block + 100 + key * 900 / 1_000_000;
+        let heap = items.first_block + key / 100;
+        let changed: Vec<u64> = out.iter().filter(|e| e.1).map(|e| e.0).collect();
+        assert_eq!(changed, [leaf, heap], "key {key}: {out:?}");
+        // The root, one block of the middle level, the leaf, the heap block.
+        assert_eq!(out.len(), 4);
+        assert_eq!(
+            out[0],
+            (pk.first_block + 1, false),
+            "the root after the header"
+        );
+        assert!(out[1].0 > pk.first_block + 1 && out[1].0 < pk.first_block + 100);
+    }
+    // By default a key step changes nothing; `table` changes the heap block only.
+    let read = keyed("[[transactions.steps]]\ntable = \"items\"\nreach = \"key\"");
+    let op = read.plan(&mut rng, &mut carry, &mut appends, &mut out);
+    assert!(!op.commits && out.iter().all(|e| !e.1));
+    let update =
+        keyed("[[transactions.steps]]\ntable = \"items\"\nreach = \"key\"\nchanges = \"table\"");
+    let key = next_key(&rng, 1_000_000);
+    update.plan(&mut rng, &mut carry, &mut appends, &mut out);
+    let changed: Vec<u64> = out.iter().filter(|e| e.1).map(|e| e.0).collect();
+    assert_eq!(changed, [update.segments[1].first_block + key / 100]);
+}
+
+#[test]
+fn a_range_visits_consecutive_leaves_and_heap_blocks() {
+    let m = keyed("[[transactions.steps]]\ntable = \"items\"\nreach = \"range\"\nrows = 5000");
+    let (pk, items) = (&m.segments[0], &m.segments[1]);
+    let mut rng = Rng::from_seed(5);
+    let (mut carry, mut appends, mut out) = (m.new_carry(), m.new_appends(), Vec::new());
+    for _ in 0..100 {
+        let key = next_key(&rng, 1_000_000 - 5000 + 1);
+        m.plan(&mut rng, &mut carry, &mut appends, &mut out);
+        let leaves: Vec<u64> = out[2..]
+            .iter()
+            .map(|e| e.0)
+            .filter(|&b| b < items.first_block)
+            .collect();
+        let heap: Vec<u64> = out
+            .iter()
+            .map(|e| e.0)
+            .filter(|&b| b >= items.first_block)
+            .collect();
+        // 5,000 keys at 1,111 a leaf: at most ⌈5000 / 1111⌉ + 1 leaves, consecutive, from the
+        // one holding the first key.
+        assert!(leaves.len() <= 5000usize.div_ceil(1111) + 1, "{leaves:?}");
+        assert_eq!(leaves[0], pk.first_block + 100 + key * 900 / 1_000_000);
+        assert!(leaves.windows(2).all(|w| w[1] == w[0] + 1));
+        // 5,000 rows at 100 a block: 50 blocks, 51 when the first key is not a block's first.
+        let want = if key.is_multiple_of(100) { 50 } else { 51 };
+        assert_eq!(heap.len(), want, "key {key}");
+        assert_eq!(heap[0], items.first_block + key / 100);
+        assert!(heap.windows(2).all(|w| w[1] == w[0] + 1));
+        assert!(out.iter().all(|e| !e.1));
+    }
+}
+
+#[test]
+fn appends_fill_the_tables_last_block_then_its_growth_room() {
+    let m = keyed("[[transactions.steps]]\ntable = \"log\"\nreach = \"append\"");
+    let log = &m.segments[2];
+    // 10 blocks: a growth room of 3 blocks; no other table grows.
+    assert_eq!((log.blocks, log.reserve_blocks), (10, 3));
+    assert_eq!(m.segments[1].reserve_blocks, 0);
+    let mut rng = Rng::from_seed(9);
+    let (mut carry, mut appends, mut out) = (m.new_carry(), m.new_appends(), Vec::new());
+    let mut blocks = Vec::new();
+    for _ in 0..400 {
+        let op = m.plan(&mut rng, &mut carry, &mut appends, &mut out);
+        assert!(op.commits);
+        assert_eq!(out.len(), 1, "no index: the heap block only");
+        assert!(out[0].1 && out[0].0 & NEW_BLOCK != 0, "written and created");
+        blocks.push(out[0].0 & !NEW_BLOCK);
+    }
+    // 905 rows at 91 a block (905 / 10 rounded up): rows 819 to 904 in block 9, which
+    // the first 5 appends fill; then blocks 10 to 12, the growth room of 273 rows, after
+    // which the appends wrap to row 905.
+    let first = log.first_block;
+    let in_block = |b: u64| blocks.iter().filter(|&&x| x == first + b).count();
+    assert_eq!(blocks[..5], [first + 9; 5]);
+    assert_eq!(blocks[5], first + 10);
+    assert_eq!(blocks[273], first + 9, "wrapped");
+    assert_eq!(in_block(9), 10);
+    assert_eq!(in_block(10), 2 * 91);
+    assert_eq!(in_block(11), 91 + 31);
+    assert_eq!(in_block(12), 273 - 5 - 2 * 91);
 }
