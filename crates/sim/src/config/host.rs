@@ -194,7 +194,8 @@ pub enum FailureTarget {
     Disk {
         /// Device name (`r5-0.d3`, `dg.d17`).
         device: String,
-        /// (group, member index) pairs the disk serves.
+        /// (group, member index) pairs the disk serves as configured (none for a spare);
+        /// the model looks the device up where it is when it fails.
         members: Vec<(u32, u32)>,
     },
     /// A host path.
