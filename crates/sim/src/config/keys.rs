@@ -397,7 +397,7 @@ pub const FAILURE_KEYS: &[Key] = &[
         "disk",
         Kind::Text,
         Derived("none"),
-        "`group.dN` member disk",
+        "`group.dN` member disk, or `group.spareN` hot spare (fails where it is: in its pool, under a rebuild, or in the member it replaced)",
     ),
     Key::new("path", Kind::Text, Derived("none"), "path name"),
     Key::new(
