@@ -1,6 +1,8 @@
 //! Failure events: from `[[failures]]` tables and from `--fail TARGET@TIME` on the command line.
 //!
-//! Targets: a disk by device name (`r5-0.d3`, or `dg1.d17` for a disk of a disk group),
+//! Targets: a disk by device name (`r5-0.d3`, or `dg1.d17` for a disk of a disk group; a hot
+//! spare as `r5-0.spare0`, which fails where it is: in its pool, under a rebuild, or as the
+//! member it replaced),
 //! `path:NAME`, `controller:N`, `failure_group:VOLUME.GROUP`.
 
 use storlab_core::TimeSpan;
@@ -144,6 +146,29 @@ fn disk_target(value: &str, system: &SystemSpec) -> Result<FailureTarget, String
             system.groups[0].name
         )
     };
+    if let Some((owner, index)) = value.rsplit_once(".spare") {
+        let spares = (system.group_index(owner))
+            .filter(|&g| system.groups[g].disk_group.is_none())
+            .map(|g| system.groups[g].spares)
+            .or_else(|| {
+                (system.disk_groups.iter())
+                    .find(|d| d.name == owner)
+                    .map(|d| d.spares)
+            });
+        let index: Option<u32> = index.parse().ok();
+        return match (spares, index) {
+            (Some(n), Some(i)) if i < n => Ok(FailureTarget::Disk {
+                device: value.to_string(),
+                members: Vec::new(),
+            }),
+            (Some(n), _) => Err(format!(
+                "no spare named {value:?}: {owner} has {n} spares, {owner}.spare0 to \
+                 {owner}.spare{}",
+                n.saturating_sub(1)
+            )),
+            (None, _) => Err(unknown()),
+        };
+    }
     let (owner, index) = value.rsplit_once(".d").ok_or_else(unknown)?;
     let index: u32 = index.parse().map_err(|_| unknown())?;
     let mut members = Vec::new();

@@ -6,9 +6,12 @@ use super::resolve::arrays::{array_index, ArraySpec};
 use serde::{Deserialize, Serialize};
 use storlab_core::{ByteSize, TimeSpan};
 
-use super::resolve::GroupSpec;
 use super::ConfigError;
 use crate::volume::{Volume, VolumeKind};
+
+mod luns;
+
+pub(super) use luns::resolve_luns;
 
 /// How the host spreads I/O over paths.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,9 +63,13 @@ pub struct LunFile {
     pub name: String,
     /// RAID group (or virtual disk) it is carved from.
     pub group: String,
-    /// Size; default: the rest of the group.
+    /// Size; default: the rest of the free space it is placed in.
     #[serde(default)]
     pub size: Option<ByteSize>,
+    /// Where it starts in the group's address space; default: the first free space from the
+    /// outer edge that holds it, in file order.
+    #[serde(default)]
+    pub offset: Option<ByteSize>,
 }
 
 /// A failure group of an ASM-like volume.
@@ -187,7 +194,8 @@ pub enum FailureTarget {
     Disk {
         /// Device name (`r5-0.d3`, `dg.d17`).
         device: String,
-        /// (group, member index) pairs the disk serves.
+        /// (group, member index) pairs the disk serves as configured (none for a spare);
+        /// the model looks the device up where it is when it fails.
         members: Vec<(u32, u32)>,
     },
     /// A host path.
@@ -275,83 +283,6 @@ pub(super) fn resolve_paths(
             latency_ns: p.latency.0,
             controller: p.controller.map(|c| first + c),
             array: a as u32,
-        });
-    }
-    Ok(out)
-}
-
-/// LUNs: the explicit ones, then one LUN for every group no explicit LUN uses (named like it).
-pub(super) fn resolve_luns(
-    luns: &[LunFile],
-    groups: &[GroupSpec],
-    file: &str,
-) -> Result<Vec<LunSpec>, ConfigError> {
-    let mut used = vec![0u64; groups.len()];
-    let mut carved = vec![false; groups.len()];
-    let mut out: Vec<LunSpec> = Vec::new();
-    for (i, l) in luns.iter().enumerate() {
-        let key = |k: &str| format!("luns[{i}].{k}");
-        let g = groups
-            .iter()
-            .position(|g| g.name == l.group)
-            .ok_or_else(|| {
-                ConfigError::invalid(
-                    file,
-                    key("group"),
-                    format!("no RAID group or virtual disk named {:?}", l.group),
-                )
-            })?;
-        if let Some(j) = luns[..i].iter().position(|o| o.name == l.name) {
-            return Err(ConfigError::invalid(
-                file,
-                key("name"),
-                format!("two LUNs are named {:?}: luns[{j}] and luns[{i}]", l.name),
-            ));
-        }
-        let cap = groups[g].layout.capacity_sectors();
-        let sectors = l.size.map_or(cap - used[g], |s| s.0 / 512);
-        if sectors == 0 || used[g] + sectors > cap {
-            return Err(ConfigError::invalid(
-                file,
-                key("size"),
-                format!(
-                    "{} does not fit: {} of {} bytes of {} are free",
-                    l.size.unwrap_or_default(),
-                    (cap - used[g]) * 512,
-                    cap * 512,
-                    l.group
-                ),
-            ));
-        }
-        out.push(LunSpec {
-            name: l.name.clone(),
-            group: g as u32,
-            offset_sectors: used[g],
-            sectors,
-        });
-        used[g] += sectors;
-        carved[g] = true;
-    }
-    for (g, spec) in groups.iter().enumerate() {
-        if carved[g] {
-            continue;
-        }
-        if let Some(j) = luns.iter().position(|l| l.name == spec.name) {
-            return Err(ConfigError::invalid(
-                file,
-                format!("luns[{j}].name"),
-                format!(
-                    "two LUNs are named {:?}: luns[{j}] and the LUN of group {:?} (a group \
-                     no [[luns]] entry carves is one LUN of its own name)",
-                    spec.name, spec.name
-                ),
-            ));
-        }
-        out.push(LunSpec {
-            name: spec.name.clone(),
-            group: g as u32,
-            offset_sectors: 0,
-            sectors: spec.layout.capacity_sectors(),
         });
     }
     Ok(out)

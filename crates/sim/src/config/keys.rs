@@ -319,8 +319,20 @@ pub const LUN_KEYS: &[Key] = &[
         Required,
         "RAID group or virtual disk it is carved from",
     ),
-    Key::new("size", Kind::Size, Derived("the rest of the group"), "size")
-        .int(512, MAX_GROUP_BYTES),
+    Key::new(
+        "size",
+        Kind::Size,
+        Derived("the rest of the free space it starts in"),
+        "size",
+    )
+    .int(512, MAX_GROUP_BYTES),
+    Key::new(
+        "offset",
+        Kind::Size,
+        Derived("the first free space from the outer edge that holds it, in file order"),
+        "where it starts in the group's address space, a multiple of 512 bytes (0: the start of every member, a hard disk's outer edge); LUNs of one group must not overlap",
+    )
+    .int(0, MAX_GROUP_BYTES),
 ];
 
 /// `[[volumes]]`.
@@ -388,7 +400,7 @@ pub const FAILURE_KEYS: &[Key] = &[
         "disk",
         Kind::Text,
         Derived("none"),
-        "`group.dN` member disk",
+        "`group.dN` member disk, or `group.spareN` hot spare (fails where it is: in its pool, under a rebuild, or in the member it replaced)",
     ),
     Key::new("path", Kind::Text, Derived("none"), "path name"),
     Key::new(
@@ -533,7 +545,7 @@ pub const ARRAY_SECTIONS: &[Section] = &[
     },
     Section {
         path: "[[luns]]",
-        about: "A LUN carved from a RAID group or virtual disk.",
+        about: "A LUN carved from a RAID group or virtual disk: a slice of the group's address space. LUNs with an `offset` take their slice first; the others fill the free space from the outer edge in file order. A group striped over `k` data disks puts group address `o` at about `o / k` on each disk, so a LUN's I/O seeks within its slice of the platters and runs at the rate of the zones under it.",
         keys: LUN_KEYS,
     },
     Section {

@@ -13,9 +13,7 @@ impl Stack {
         self.core.note("failure", &f.label, "failed".into());
         self.failed_once = true;
         match f.target {
-            FailureTarget::Disk { device, members } => {
-                self.arrays.fail_disk(&mut self.core, &device, &members)
-            }
+            FailureTarget::Disk { device, .. } => self.arrays.fail_disk(&mut self.core, &device),
             FailureTarget::Path(p) => {
                 if self.host.fail_path(p) {
                     self.core.note(

@@ -28,8 +28,9 @@
 //! from its start, unit after unit, in the order the rebuilds write them, and shared by every
 //! virtual disk of the group ([`SetLayout::plan_rebuild`] takes the group's allocation); each
 //! virtual disk's [`SetHealth`] remembers where its rebuilt units went. A failed or rebuilt
-//! disk is never a target; a rebuilt unit whose new disk fails later is read from its stripe's
-//! other members, and is not rebuilt again.
+//! disk is never a target. When a disk holding rebuilt units fails, those units are read from
+//! their stripes' other members until they are rebuilt again into the reserve of another
+//! working disk ([`SetLayout::plan_relocate`]), whether or not the disk's own data finds room.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -125,6 +126,17 @@ impl SetHealth {
             rebuilt: vec![FailedDisks::none(); sets],
             spares: vec![BTreeMap::new(); sets],
         }
+    }
+
+    /// Positions (as in `spares`) of set `set`'s rebuilt units placed on group disk `disk`,
+    /// in the order of their addresses there.
+    pub fn spares_on(&self, set: usize, disk: u32) -> Vec<u64> {
+        let mut on: Vec<(u64, u64)> = (self.spares[set].iter())
+            .filter(|(_, &(d, _))| d == disk)
+            .map(|(&p, &(_, at))| (at, p))
+            .collect();
+        on.sort_unstable();
+        on.into_iter().map(|(_, p)| p).collect()
     }
 
     /// No disk failed or rebuilt.
@@ -302,7 +314,9 @@ impl SetLayout {
         for v in 0..self.width {
             let (disk, _) = self.place(set, s, v, Some(health));
             let d = disk - self.sets[set].first;
-            if health.failed[set].contains(d) {
+            // A unit placed on a rebuilt disk is a copy in the reserve of a disk that failed
+            // after taking it, not yet rebuilt again: lost like a failed disk's own.
+            if health.failed[set].contains(d) || health.rebuilt[set].contains(d) {
                 // `v < 5`: always markable.
                 let _ = f.mark(v as u32);
             }

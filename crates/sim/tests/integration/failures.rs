@@ -293,3 +293,79 @@ fn failures_and_traces_stay_deterministic() {
     let y = replay(TraceMode::OpenLoop { speed: 2.0 }, 3);
     assert_eq!(strip(&x), strip(&y));
 }
+
+fn run_light_failing(s: &SystemSpec, fails: &[&str], o: RunOptions) -> Run {
+    let w = storlab_sim::parse_workload(LIGHT, "w.toml", s).unwrap();
+    let f: Vec<_> = (fails.iter())
+        .map(|f| parse_failure_arg(f, s).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    simulate_with(s, &w, &f, None, o).unwrap()
+}
+
+fn device<'a>(run: &'a Run, name: &str) -> &'a storlab_core::result::DeviceMetrics {
+    (run.devices.iter().find(|d| d.name == name)).unwrap_or_else(|| panic!("no device {name}"))
+}
+
+#[test]
+fn a_spare_that_took_over_and_fails_is_rebuilt_onto_the_next_spare() {
+    // 0.5 GB disks rebuilt at 50 MB/s: about 10 s each. g.d2 fails at 1 s and is rebuilt onto
+    // a spare (the pool's last, g.spare1); g.spare1 fails at 20 s and is rebuilt onto
+    // g.spare0; measured from 40 s.
+    let two_spares = |spares: u32| {
+        let text = bare("raid5", 5, "small", "64k")
+            .replace("disks = 5", &format!("disks = 5\nspares = {spares}"));
+        system(&format!(
+            "{text}\n[rebuild]\nrate_mbps = 50\npriority = \"high\"\n\
+             [disk_models.small]\nbase = \"hdd-15k\"\ncapacity_gb = 0.5\n"
+        ))
+    };
+    let s = two_spares(2);
+    let run = run_light_failing(&s, &["g.d2@1s", "g.spare1@20s"], opts(10, 40, 1));
+    let spares: Vec<_> = run.rebuilds.iter().map(|r| r.spare.as_str()).collect();
+    assert_eq!(spares, ["g.spare1", "g.spare0"], "{:?}", run.events);
+    assert!(run
+        .rebuilds
+        .iter()
+        .all(|r| r.end_s.is_some_and(|t| t < 40.0)));
+    assert_eq!(device(&run, "g.d2").iops, 0.0);
+    assert_eq!(device(&run, "g.spare1").iops, 0.0);
+    assert!(device(&run, "g.spare0").read_iops > 0.0);
+    let per_read = disk_reads_per_host_read(&run);
+    assert!(
+        (per_read - 1.0).abs() < 0.01,
+        "{per_read} disk reads per host read"
+    );
+
+    // With no spare left the group runs degraded: a fifth of the reads cost four.
+    let s = two_spares(1);
+    let run = run_light_failing(&s, &["g.d2@1s", "g.spare0@20s"], opts(20, 40, 1));
+    assert!(
+        run.events.iter().any(|e| e.kind == "no_spare"),
+        "{:?}",
+        run.events
+    );
+    assert_eq!(device(&run, "g.spare0").iops, 0.0);
+    let per_read = disk_reads_per_host_read(&run);
+    assert!(
+        (per_read - 1.6).abs() < 0.1,
+        "{per_read} disk reads per host read"
+    );
+
+    // A spare that fails under its rebuild: the rebuild starts again onto the next one.
+    let s = two_spares(2);
+    let run = run_light_failing(&s, &["g.d2@1s", "g.spare1@5s"], opts(10, 40, 1));
+    let spares: Vec<_> = run.rebuilds.iter().map(|r| r.spare.as_str()).collect();
+    assert_eq!(spares, ["g.spare1", "g.spare0"], "{:?}", run.events);
+    assert!(run.rebuilds[0].end_s.is_none(), "{:?}", run.rebuilds[0]);
+    assert!(run.rebuilds[1].end_s.is_some(), "{:?}", run.rebuilds[1]);
+    assert_eq!(device(&run, "g.spare1").iops, 0.0);
+    let per_read = disk_reads_per_host_read(&run);
+    assert!(
+        (per_read - 1.0).abs() < 0.01,
+        "{per_read} disk reads per host read"
+    );
+    // A spare still in its pool leaves it.
+    let run = run_light_failing(&s, &["g.spare1@1s", "g.d2@2s"], opts(5, 20, 1));
+    assert!(run.events.iter().any(|e| e.kind == "spare_failed"));
+    assert_eq!(run.rebuilds[0].spare, "g.spare0");
+}

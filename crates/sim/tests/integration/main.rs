@@ -20,6 +20,7 @@ mod host_layer;
 mod job_mechanics;
 mod jobs;
 mod log_writer_cpu;
+mod lun_carving;
 mod measured_profile;
 mod mva;
 mod oracle_checkpoint;

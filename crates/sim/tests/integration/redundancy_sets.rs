@@ -75,3 +75,66 @@ fn the_virtual_disks_on_a_failed_disk_share_its_rebuild_rate() {
     assert!(mb <= 4.0 * 10.0 + 4.0 * 1.05, "rebuilt {mb} MB in 4 s");
     assert!(mb >= 0.9 * 4.0 * 10.0, "rebuilt {mb} MB in 4 s");
 }
+
+/// 16 disks of 1 GB in two redundancy sets of 8 (dg.d0-d7, dg.d8-d15), double sparing, one
+/// VRAID 5 virtual disk with no read cache, rebuilt at 200 MB/s.
+const SMALL_SETS: &str = r#"name = "small-sets"
+[controllers]
+count = 1
+[disk_models.hdd-1g]
+base = "hdd-10k"
+capacity_gb = 1
+[[disk_groups]]
+name = "dg"
+disks = 16
+disk_model = "hdd-1g"
+sparing = "double"
+set_disks = 8
+[[virtual_disks]]
+name = "vd"
+disk_group = "dg"
+level = "vraid5"
+size = "1g"
+read_cache = false
+[rebuild]
+rate_mbps = 200
+priority = "high"
+"#;
+
+#[test]
+fn units_rebuilt_onto_a_disk_that_fails_later_are_rebuilt_again() {
+    let s = system(SMALL_SETS);
+    // dg.d0 fails and is rebuilt into the reserves of dg.d1-d7 (about 3 s); then dg.d1,
+    // holding some of dg.d0's units, fails: its own units and dg.d0's are rebuilt again.
+    // The measured window starts after both rebuilds.
+    let w = "[[streams]]\nprofile = \"randread-8k\"\njobs = 1\niodepth = 4\n";
+    let w = parse_workload(w, "w.toml", &s).unwrap_or_else(|e| panic!("{e}"));
+    let f: Vec<_> = (["dg.d0@1s", "dg.d1@8s"].iter())
+        .map(|f| storlab_sim::parse_failure_arg(f, &s).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let run = storlab_sim::simulate_with(&s, &w, &f, None, opts(5, 20, 1))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let kinds: Vec<_> = run.events.iter().map(|e| e.kind.as_str()).collect();
+    assert!(!kinds.contains(&"data_loss"), "{:?}", run.events);
+    assert_eq!(run.rebuilds.len(), 2, "{:?}", run.rebuilds);
+    for r in &run.rebuilds {
+        assert!(r.end_s.is_some_and(|t| t < 20.0), "{r:?}");
+    }
+    // dg.d1's rebuild covers its own data (as much as dg.d0's) and the units of dg.d0 it
+    // held (a few MB: dg.d0's data is spread over the reserves of 7 disks).
+    let (first, second) = (&run.rebuilds[0], &run.rebuilds[1]);
+    assert!(
+        second.rebuilt_mb > first.rebuilt_mb * 1.03,
+        "dg.d1 rebuilt {} MB, dg.d0 {} MB",
+        second.rebuilt_mb,
+        first.rebuilt_mb
+    );
+    // Nothing is read from the failed disks, and every host read costs one disk read: no
+    // unit is reconstructed from its stripe any more.
+    for d in &run.devices[..2] {
+        assert_eq!(d.iops, 0.0, "{} serves I/O after failing", d.name);
+    }
+    let disk_reads: f64 = device_sum(&run, |d| d.read_iops);
+    let per_read = disk_reads / run.metrics.read_iops;
+    assert!(per_read < 1.001, "{per_read} disk reads per host read");
+}

@@ -28,10 +28,31 @@ impl SetLayout {
         if let Some(&at) = health.spares[set].get(&p) {
             return Some(at);
         }
+        let at = self.find_spare((set, s), health, used)?;
+        health.spares[set].insert(p, at);
+        Some(at)
+    }
+
+    /// Takes a unit of room in the reserve of a working disk of set `set` holding no unit of
+    /// stripe `s`, the first with room from the stripe's preferred disk.
+    fn find_spare(
+        &self,
+        (set, s): (usize, u64),
+        health: &SetHealth,
+        used: &mut [u64],
+    ) -> Option<(u32, u64)> {
         let RSet { first, n } = self.sets[set];
         let w = self.width;
         let preferred = (w * s + w + s % (n - w)) % n;
-        let in_stripe = |d: u64| (0..w).any(|k| (w * s + k) % n == d);
+        // The stripe's own units, and the places its other rebuilt units went: a disk
+        // holding two units of one stripe would lose both when it fails.
+        let in_stripe = |d: u64| {
+            (0..w).any(|k| {
+                (w * s + k) % n == d
+                    || (health.spares[set].get(&(w * s + k)))
+                        .is_some_and(|&(to, _)| u64::from(to - first) == d)
+            })
+        };
         let down = |d: u64| {
             health.failed[set].contains(d as u32) || health.rebuilt[set].contains(d as u32)
         };
@@ -45,7 +66,6 @@ impl SetLayout {
         let slot = &mut used[(first + d as u32) as usize];
         let at = (first + d as u32, self.reserve_at + *slot);
         *slot += self.unit;
-        health.spares[set].insert(p, at);
         Some(at)
     }
 
@@ -112,6 +132,45 @@ impl SetLayout {
                 sectors: self.unit,
             };
             push_merged(&mut plan.writes, write);
+        }
+        Ok(())
+    }
+
+    /// Plans rebuilding again the rebuilt units at `positions` of set `set` (from
+    /// [`SetHealth::spares_on`]: their copies were on a disk that failed since) into `plan`:
+    /// reads of each unit's stripe partners and a write into the reserve of another working
+    /// disk of the set. The new places go to `moved` as `(position, (disk, address))`; reads
+    /// keep reconstructing the units until the caller records them in the health's `spares`.
+    pub fn plan_relocate(
+        &self,
+        (set, positions): (usize, &[u64]),
+        health: &SetHealth,
+        reserve_used: &mut [u64],
+        plan: &mut WritePlan,
+        moved: &mut Vec<(u64, (u32, u64))>,
+    ) -> Result<(), RebuildStop> {
+        plan.clear();
+        let mut local = WritePlan::default();
+        for &p in positions {
+            let (s, v) = (p / self.width, p % self.width);
+            let f = self.failed_members(set, s, health);
+            (self.inner)
+                .plan_rebuild(v as u32, s * self.unit, self.unit, &f, &mut local)
+                .map_err(RebuildStop::Lost)?;
+            for &io in &local.reads {
+                self.remap(set, io, Some(health), &mut plan.reads);
+            }
+            let Some((to, at)) = self.find_spare((set, s), health, reserve_used) else {
+                plan.clear();
+                return Err(RebuildStop::NoReserve);
+            };
+            let write = DiskIo {
+                disk: to,
+                disk_lba: at,
+                sectors: self.unit,
+            };
+            push_merged(&mut plan.writes, write);
+            moved.push((p, (to, at)));
         }
         Ok(())
     }
