@@ -156,12 +156,32 @@ fn read_report(
             unknowns.join(", ")
         ));
     }
+    let size_estimates: Vec<(String, u64)> = crate::size_estimates(c)
+        .into_iter()
+        .filter(|(name, _)| {
+            c.segments
+                .iter()
+                .any(|s| s.name == *name && s.size == SegmentSize::Unknown)
+        })
+        .collect();
+    if !size_estimates.is_empty() {
+        let args: Vec<String> = size_estimates
+            .iter()
+            .map(|(name, bytes)| format!("--segment-size {name}={}KiB", bytes.div_ceil(1024)))
+            .collect();
+        warnings.push(format!(
+            "sizes that reproduce the report's physical reads per tablespace in its buffer \
+             cache (visits uniform within each segment; an estimate): {}",
+            args.join(" ")
+        ));
+    }
     ReadReport {
         format,
         found: found.iter().map(|s| s.to_string()).collect(),
         missing,
         warnings,
         unknowns,
+        size_estimates,
     }
 }
 
