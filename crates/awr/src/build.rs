@@ -130,6 +130,9 @@ pub(crate) fn build(
         instance,
         observed: Some(observed(&cx)),
     };
+    // The change sets are a calibration, offered in the notes (as the sizes are), not
+    // filled in: simulated, they give more reads and writes than the report's yet.
+    crate::changes::derive(&mut c.clone(), &mut cx.warnings);
     c.validate(file).map_err(|source| Error::Invalid {
         file: file.to_string(),
         source,
@@ -364,6 +367,8 @@ fn segments(cx: &mut Ctx) -> Vec<Segment> {
             tablespace: name.clone(),
             access: Access::Uniform,
             share: if total > 0.0 { count / total } else { 1.0 / n },
+            change_share: None,
+            change_set: None,
             name,
         })
         .collect();
@@ -380,6 +385,8 @@ fn segments(cx: &mut Ctx) -> Vec<Segment> {
             tablespace: "redo".into(),
             access: Access::Uniform,
             share: 0.0,
+            change_share: None,
+            change_set: None,
         });
     }
     out
@@ -422,8 +429,31 @@ fn instance(cx: &mut Ctx) -> Instance {
         buffer_cache: ByteSize(buffer_cache.max(0.0) as u64),
         log_buffer: ByteSize(log_buffer.max(0.0) as u64),
         db_time_per_s,
-        settings: Default::default(),
+        settings: log_settings(cx),
     }
+}
+
+const MIB: f64 = 1_048_576.0;
+
+/// The online log file's size (whole MiB): the redo of the interval over its log switches (Thread
+/// Activity), when the report gives both.
+fn log_settings(cx: &mut Ctx) -> std::collections::BTreeMap<String, String> {
+    let mut settings = std::collections::BTreeMap::new();
+    let f = cx.f;
+    let redo = cx.per_s("redo size").zip(f.elapsed_s).map(|(r, e)| r * e);
+    match (redo, f.log_switches) {
+        (Some(redo), Some(n)) if n >= 1.0 && redo > 0.0 => {
+            // Whole MiB, as log files are created (and as the simulated log writes them).
+            let bytes = ((redo / n / MIB).round().max(1.0) * MIB) as u64;
+            settings.insert("log_file_size".into(), bytes.to_string());
+        }
+        _ => cx.warnings.push(
+            "no log switches (Thread Activity): the log file size is not known (the simulated \
+             database takes its log_file_size)"
+                .into(),
+        ),
+    }
+    settings
 }
 
 fn observed(cx: &Ctx) -> Observed {

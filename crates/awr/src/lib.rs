@@ -10,6 +10,7 @@
 //! lacks is a warning in the [`ReadReport`].
 
 mod build;
+mod changes;
 mod detect;
 mod grid;
 mod html;
@@ -18,6 +19,7 @@ mod sections;
 mod sizing;
 mod temp;
 
+pub use changes::checkpoint_lag_s;
 pub use sizing::size_estimates;
 use storlab_core::character::{CharacterError, Characterization};
 

@@ -133,6 +133,8 @@ mod tests {
             tablespace: name.into(),
             access: Access::Uniform,
             share,
+            change_share: None,
+            change_set: None,
         }
     }
 

@@ -256,7 +256,13 @@ fn rules(c: &Characterization) -> Result<(), Failure> {
         return Err(("segments".into(), format!("two entries are named {n:?}")));
     }
     let shares: f64 = c.segments.iter().map(|s| s.share).sum();
-    sums_to_one("shares of the segments", shares).map_err(|r| ("segments".to_string(), r))
+    sums_to_one("shares of the segments", shares).map_err(|r| ("segments".to_string(), r))?;
+    let changes: Vec<f64> = c.segments.iter().filter_map(|s| s.change_share).collect();
+    if changes.is_empty() {
+        return Ok(());
+    }
+    sums_to_one("change shares of the segments", changes.iter().sum())
+        .map_err(|r| ("segments".to_string(), r))
 }
 
 /// Converts JSON to the TOML value the same checks read; `null` is refused with its path.

@@ -250,6 +250,8 @@ pub fn from_results(
             tablespace: "data".into(),
             access: Access::Uniform,
             share: 1.0,
+            change_share: None,
+            change_set: None,
         }],
         instance: Instance {
             cpus: 1,

@@ -310,6 +310,8 @@ mod round_trip {
                 tablespace,
                 access,
                 share: 0.0,
+                change_share: None,
+                change_set: None,
             }
         })
     }

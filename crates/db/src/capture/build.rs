@@ -311,6 +311,8 @@ fn segment(name: &str, kind: SegmentKind, size: SegmentSize, ts: &str, share: f6
         tablespace: if ts.is_empty() { name } else { ts }.into(),
         access: Access::Uniform,
         share,
+        change_share: None,
+        change_set: None,
     }
 }
 

@@ -194,6 +194,8 @@ impl QueryDef {
             tablespace: name.into(),
             access: Access::Uniform,
             share,
+            change_share: None,
+            change_set: None,
         };
         let sort_blocks = self.sort_bytes / 8192;
         let cpu_ms = ((blocks + sort_blocks) * CPU_NS_PER_BLOCK) as f64 / 1e6;

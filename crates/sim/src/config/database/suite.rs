@@ -198,6 +198,8 @@ impl DbSpec {
                     tablespace: "data".into(),
                     access: Access::Uniform,
                     share: n / total,
+                    change_share: None,
+                    change_set: None,
                 });
             }
         }
