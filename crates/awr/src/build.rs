@@ -130,6 +130,9 @@ pub(crate) fn build(
         instance,
         observed: Some(observed(&cx)),
     };
+    // The change sets are a calibration, offered in the notes (as the sizes are), not
+    // filled in: simulated, they give more reads and writes than the report's yet.
+    crate::changes::derive(&mut c.clone(), &mut cx.warnings);
     c.validate(file).map_err(|source| Error::Invalid {
         file: file.to_string(),
         source,
@@ -156,12 +159,32 @@ fn read_report(
             unknowns.join(", ")
         ));
     }
+    let size_estimates: Vec<(String, u64)> = crate::size_estimates(c)
+        .into_iter()
+        .filter(|(name, _)| {
+            c.segments
+                .iter()
+                .any(|s| s.name == *name && s.size == SegmentSize::Unknown)
+        })
+        .collect();
+    if !size_estimates.is_empty() {
+        let args: Vec<String> = size_estimates
+            .iter()
+            .map(|(name, bytes)| format!("--segment-size {name}={}KiB", bytes.div_ceil(1024)))
+            .collect();
+        warnings.push(format!(
+            "sizes that reproduce the report's physical reads per tablespace in its buffer \
+             cache (visits uniform within each segment; an estimate): {}",
+            args.join(" ")
+        ));
+    }
     ReadReport {
         format,
         found: found.iter().map(|s| s.to_string()).collect(),
         missing,
         warnings,
         unknowns,
+        size_estimates,
     }
 }
 
@@ -349,6 +372,8 @@ fn segments(cx: &mut Ctx) -> Vec<Segment> {
             table: None,
             levels: None,
             leaf_blocks: None,
+            change_share: None,
+            change_set: None,
             name,
         })
         .collect();
@@ -369,6 +394,8 @@ fn segments(cx: &mut Ctx) -> Vec<Segment> {
             table: None,
             levels: None,
             leaf_blocks: None,
+            change_share: None,
+            change_set: None,
         });
     }
     out
@@ -411,8 +438,31 @@ fn instance(cx: &mut Ctx) -> Instance {
         buffer_cache: ByteSize(buffer_cache.max(0.0) as u64),
         log_buffer: ByteSize(log_buffer.max(0.0) as u64),
         db_time_per_s,
-        settings: Default::default(),
+        settings: log_settings(cx),
     }
+}
+
+const MIB: f64 = 1_048_576.0;
+
+/// The online log file's size (whole MiB): the redo of the interval over its log switches (Thread
+/// Activity), when the report gives both.
+fn log_settings(cx: &mut Ctx) -> std::collections::BTreeMap<String, String> {
+    let mut settings = std::collections::BTreeMap::new();
+    let f = cx.f;
+    let redo = cx.per_s("redo size").zip(f.elapsed_s).map(|(r, e)| r * e);
+    match (redo, f.log_switches) {
+        (Some(redo), Some(n)) if n >= 1.0 && redo > 0.0 => {
+            // Whole MiB, as log files are created (and as the simulated log writes them).
+            let bytes = ((redo / n / MIB).round().max(1.0) * MIB) as u64;
+            settings.insert("log_file_size".into(), bytes.to_string());
+        }
+        _ => cx.warnings.push(
+            "no log switches (Thread Activity): the log file size is not known (the simulated \
+             database takes its log_file_size)"
+                .into(),
+        ),
+    }
+    settings
 }
 
 fn observed(cx: &Ctx) -> Observed {

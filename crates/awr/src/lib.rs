@@ -2,20 +2,25 @@
 //! turns it into a workload characterization (`storlab_core::character`): one transaction
 //! type `average` from the Load Profile, the instance from the header, Cache Sizes and Host
 //! CPU, segments per tablespace from the tablespace I/O, and what was observed (rates, top
-//! timed events, I/O per tablespace and file) for calibrating and checking a model.
+//! timed events, I/O per tablespace and file) for calibrating and checking a model; and the
+//! segment sizes the tablespaces' physical reads imply in its buffer cache, as an estimate.
 //!
 //! It reads bytes it is given and nothing else: no files of its own, no database. It never
 //! panics on any input: a report it cannot use is an [`Error`] naming the file; a section it
 //! lacks is a warning in the [`ReadReport`].
 
 mod build;
+mod changes;
 mod detect;
 mod grid;
 mod html;
 mod number;
 mod sections;
+mod sizing;
 mod temp;
 
+pub use changes::checkpoint_lag_s;
+pub use sizing::size_estimates;
 use storlab_core::character::{CharacterError, Characterization};
 
 /// The kind of report a file holds.
@@ -51,6 +56,9 @@ pub struct ReadReport {
     /// Keys the report left unknown that must be filled in before the workload is simulated
     /// (`segments[0].size (USERS)`).
     pub unknowns: Vec<String>,
+    /// Segment sizes (bytes, by segment name) that reproduce the report's physical reads per
+    /// tablespace in its buffer cache ([`size_estimates`]), for the sizes it left unknown.
+    pub size_estimates: Vec<(String, u64)>,
 }
 
 impl std::fmt::Display for ReadReport {

@@ -39,19 +39,23 @@ pub(crate) struct Facts {
     pub activity: BTreeMap<String, f64>,
     pub tablespaces: Vec<IoStat>,
     pub files: Vec<IoStat>,
+    /// Online log switches over the interval (Instance Activity Stats - Thread Activity,
+    /// `log switches (derived)`).
+    pub log_switches: Option<f64>,
     /// Sections read, as the report names them.
     pub found: Vec<&'static str>,
     pub warnings: Vec<String>,
 }
 
 /// The sections read, in report order, as the report names them.
-pub(crate) const SECTIONS: [&str; 8] = [
+pub(crate) const SECTIONS: [&str; 9] = [
     "header",
     "Cache Sizes",
     "Load Profile",
     "Top Timed Events",
     "Host CPU",
     "Instance Activity Stats",
+    "Thread Activity",
     "Tablespace IO Stats",
     "File IO Stats",
 ];
@@ -111,6 +115,8 @@ pub(crate) fn read(tables: &[Table]) -> Facts {
             host_cpu(&mut f, t);
         } else if activity_title(&t.title) {
             activity(&mut f, t);
+        } else if t.title.to_ascii_lowercase().contains("thread activity") {
+            thread_activity(&mut f, t);
         } else if t.titled("tablespace io stats") {
             let io = io_stats(&mut f, t, "Tablespace IO Stats");
             f.tablespaces.extend(io);
@@ -314,6 +320,21 @@ fn activity(f: &mut Facts, t: &Table) {
         });
         if let Some(v) = v {
             f.activity.entry(name).or_insert(v);
+        }
+    }
+}
+
+/// Instance Activity Stats - Thread Activity: the log switches over the interval.
+fn thread_activity(f: &mut Facts, t: &Table) {
+    let Some(total) = t.column(|h| h == "total") else {
+        return;
+    };
+    f.found("Thread Activity");
+    for row in &t.rows {
+        if row.cell(0).to_lowercase().starts_with("log switches") {
+            f.log_switches = f.num(row.cell(total), Scale::Count, || {
+                "Thread Activity: log switches (derived)".into()
+            });
         }
     }
 }

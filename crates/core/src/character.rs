@@ -170,6 +170,14 @@ pub struct Segment {
     /// A primary key's leaf blocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leaf_blocks: Option<u64>,
+    /// Share of the workload's changed blocks that fall on this segment (None: the changes
+    /// are the transaction's first visits, wherever they fall).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_share: Option<f64>,
+    /// The blocks (its first, as many as fit in this size) its changes fall on, evenly
+    /// (None: the whole segment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_set: Option<crate::ByteSize>,
 }
 
 /// The server the workload ran on.

@@ -181,7 +181,7 @@ fn awr_text_events_and_io(c: &Characterization, r: &ReadReport) {
 fn statspack_text_every_field_as_the_report_says() {
     let (c, r) = read("shop-statspack.txt");
     assert_eq!(r.format, Format::StatspackText);
-    assert_eq!(r.missing, ["Host CPU", "File IO Stats"]);
+    assert_eq!(r.missing, ["Host CPU", "Thread Activity", "File IO Stats"]);
     assert_eq!(c.name, "shop snaps 101-102");
     assert_eq!(c.source, "statspack:shop-statspack.txt");
     assert_eq!((c.sessions, c.block_bytes), (80, 8192));
@@ -241,7 +241,7 @@ fn statspack_text_every_field_as_the_report_says() {
 fn awr_html_every_field_as_the_report_says() {
     let (c, r) = read("bank-awr.html");
     assert_eq!(r.format, Format::AwrHtml);
-    assert_eq!(r.missing, ["File IO Stats"]);
+    assert_eq!(r.missing, ["Thread Activity", "File IO Stats"]);
     assert_eq!(c.name, "BANK snaps 880-881");
     assert_eq!((c.sessions, c.block_bytes), (1200, 8192));
     let t = &c.transactions[0];

@@ -106,41 +106,59 @@ fn bad_characterizations_exit_2_naming_the_file_key_and_bound() {
 }
 
 /// The acme report (16 CPUs, a 4 GiB buffer cache, 8 KiB blocks, 300 sessions) simulated on
-/// a matching configuration. A report gives no segment sizes; they are derived from the
-/// report itself, not tuned to any result: every segment sized in proportion to its share of
-/// the I/O requests, the whole data set the buffer cache over the report's buffer hit ratio
-/// (1 - physical reads / logical reads).
+/// a matching configuration. A report gives no segment sizes; the import derives them from the
+/// report itself (`storlab_awr::size_estimates`, offered in its notes): with visits uniform
+/// within each segment, the sizes whose LRU characteristic-time miss ratios exp(-λT) are the
+/// tablespaces' physical reads over their logical reads, the cached parts filling the cache.
+/// For acme: INDX takes the index visits (60% of 125,000/s) and misses 562 of them a second,
+/// USERS most table visits (48,468/s) and misses 1,854; T = 17.5 s, INDX 268,776 blocks,
+/// USERS 260,469 (not 3 to 1 as their I/O counts: USERS misses 5 times as often per visit).
 ///
 /// The transaction rate and the redo come out within 10% (seed 1: 255 tx/s for 250, 1.91 MB/s
-/// of redo for 1.875). The physical reads and writes do not, and are not asserted: reads hang
-/// on the data set's size and skew, which the report does not give (1,351 blocks/s for
-/// 2,500: the index visits fall on the smaller index segment, which caches better than the
-/// sizes assume); writes hang on Oracle's incremental checkpoints, which the simulated
-/// database does not have (its checkpoint every 300 s falls outside this window: none).
+/// of redo for 1.875). Physical reads come out 12% high (2,807 blocks/s for 2,500): the
+/// simulated cache is a clock sweep with usage counts up to 5, which keeps a segment's blocks
+/// less well than the LRU the sizes assume (with the I/O-proportional sizes that fill the cache
+/// over the report's hit ratio it misses 1,821 blocks/s where LRU gives 1,323).
+///
+/// The report's log switches (Thread Activity: 13 in the hour) give 495 MiB log files, so a
+/// checkpoint lag of 0.9 × 495 MiB / 1.91 MB/s = 249 s; the run warms up 400 s, past it. With
+/// that: reads 2,819 blocks/s, writes 1,656 (seed 1). The import also derives, from the
+/// tablespaces' writes and that lag, the change share and change set of each segment
+/// (`change_share`, `change_set`; offered in its notes, not filled in): with them the run gives
+/// reads 2,965 and writes 1,417, still not the report's 750.
+///
+/// Physical writes with the first 120 s window came out 3 times the report's (2,256 blocks/s
+/// for 750: the incremental checkpoint's 2,096, the cold end's 161) and are not asserted. The arithmetic: a
+/// transaction's 20 changed blocks are its first 20 visits, which are index visits, so every
+/// change lands on INDX (5,100 changes/s on 268,776 blocks: one per block every 53 s). The
+/// incremental checkpoint keeps the checkpoint position within 90% of a log file (256 MiB by
+/// default: the report gives neither the log's size nor its switches) of the log's end:
+/// τ = 0.9 × 256 MiB / 1.91 MB/s = 126 s. In steady state a block written is dirtied again
+/// about 53 s later and written 126 s after that: 268,776 / 179 s = 1,500 checkpoint writes/s
+/// (1,797 measured after a 600 s warm-up), plus the undo's (about 80 blocks/s) and the cold
+/// end's. The measured window here starts 103 s in, in the first checkpoint cycle: the
+/// 245,000 INDX blocks dirtied since the start come due together, 2,096/s. The report
+/// writes 450 blocks/s to USERS and 150 to INDX from 5,000 block changes/s (about half of them
+/// undo): its changes fall mostly on table blocks, and on a set of blocks far smaller than a
+/// segment (each written block changed about 4 times between writes), which the
+/// characterization cannot yet express (a change skew per segment, derived from the report's
+/// writes per tablespace and its log switches).
 #[test]
 fn an_awr_report_imported_and_simulated_reproduces_its_load_profile() {
-    let logical = 125_000.0;
-    let physical = 2_500.0;
-    let buffer_mib = 4096.0;
-    let data_mib = buffer_mib * logical / (logical - physical);
-    let shares = [
-        ("USERS", 6_480_000.0 + 1_620_000.0),
-        ("INDX", 2_160_000.0 + 540_000.0),
-        ("UNDOTBS1", 36_000.0 + 180_000.0),
-        ("TEMP", 18_000.0 + 18_000.0),
-        ("SYSTEM", 3_600.0 + 360.0),
-    ];
-    let total: f64 = shares.iter().map(|s| s.1).sum();
+    let (_, notes) =
+        storlab_awr::read_report(std::path::Path::new(&fixture("acme-awr.txt"))).unwrap();
     let mut args: Vec<String> = vec![
         "--workload-from".into(),
         fixture("acme-awr.txt"),
         "--duration".into(),
         "120s".into(),
+        "--warmup".into(),
+        "400s".into(),
     ];
-    for (name, io) in shares {
-        let kib = (data_mib * 1024.0 * io / total).round() as u64;
+    assert_eq!(notes.size_estimates.len(), 5, "{:?}", notes.size_estimates);
+    for (name, bytes) in &notes.size_estimates {
         args.push("--segment-size".into());
-        args.push(format!("{name}={kib}KiB"));
+        args.push(format!("{name}={bytes}"));
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let run = run_json(&args);
@@ -172,6 +190,7 @@ fn an_awr_report_imported_and_simulated_reproduces_its_load_profile() {
     eprintln!("{report}");
     assert!(near(tps, 250.0), "{report}");
     assert!(near(redo, 1_875_000.0), "{report}");
-    // Buffer misses are read, just not at the report's rate (see above).
-    assert!(reads > 0.0, "{report}");
+    // Within 15% (the clock sweep against the sizes' LRU, see above); the sizes in
+    // proportion to the I/O counts gave 1,821 blocks/s, 27% low.
+    assert!((reads - 2_500.0).abs() <= 0.15 * 2_500.0, "{report}");
 }

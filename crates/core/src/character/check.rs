@@ -276,6 +276,11 @@ fn rules(c: &Characterization) -> Result<(), Failure> {
     }
     let shares: f64 = c.segments.iter().map(|s| s.share).sum();
     sums_to_one("shares of the segments", shares).map_err(|r| ("segments".to_string(), r))?;
+    let changes: Vec<f64> = c.segments.iter().filter_map(|s| s.change_share).collect();
+    if !changes.is_empty() {
+        sums_to_one("change shares of the segments", changes.iter().sum())
+            .map_err(|r| ("segments".to_string(), r))?;
+    }
     super::steps::rules(c)
 }
 

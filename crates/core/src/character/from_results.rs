@@ -255,6 +255,8 @@ pub fn from_results(
             table: None,
             levels: None,
             leaf_blocks: None,
+            change_share: None,
+            change_set: None,
         }],
         instance: Instance {
             cpus: 1,

@@ -340,6 +340,22 @@ pub const SEGMENT_KEYS: &[Key] = &[
     )
     .int(1, u64::MAX)
     .unit("blocks"),
+    Key::new(
+        "change_share",
+        Kind::Number,
+        Default::Derived("none: the changes are each transaction's first visits"),
+        "its share of the workload's changed blocks; when any segment gives one, the changes \
+         fall on the segments that do, by these shares",
+    )
+    .float(0.0, 1.0),
+    Key::new(
+        "change_set",
+        Kind::Size,
+        Default::Derived("none: the whole segment"),
+        "the blocks its changes fall on, evenly: its first, as many as this size holds (at \
+         most the segment)",
+    )
+    .int(1, MAX_SEGMENT_BYTES),
 ];
 
 /// `[instance]`'s `cpus`, also what `storlab db --capture --cpus` takes.

@@ -76,6 +76,19 @@ pub const SETTINGS_KEYS: &[Key] = &[
     setting("work_mem", "memory of a sort or hash before it spills"),
     setting("effective_cache_size", "the cache the planner assumes"),
     setting("stats_fetch_consistency", "how statistics views are read"),
+    setting(
+        "log_file_size",
+        "Oracle: an online redo log file's size, in bytes (from a report: its redo over its \
+         log switches)",
+    ),
+    setting(
+        "log_checkpoint_timeout",
+        "Oracle: seconds a changed block may stay unwritten at most",
+    ),
+    setting(
+        "fast_start_mttr_target",
+        "Oracle: the crash recovery time, in seconds, the checkpoints aim at",
+    ),
 ];
 
 /// `checkpoint_timeout` (`30s`, `5min`, `1h`, or seconds without a unit) in ns, when given

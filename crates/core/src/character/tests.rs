@@ -315,6 +315,8 @@ mod round_trip {
                 table: None,
                 levels: None,
                 leaf_blocks: None,
+                change_share: None,
+                change_set: None,
             }
         })
     }

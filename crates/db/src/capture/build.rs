@@ -316,6 +316,8 @@ fn segment(name: &str, kind: SegmentKind, size: SegmentSize, ts: &str, share: f6
         table: None,
         levels: None,
         leaf_blocks: None,
+        change_share: None,
+        change_set: None,
     }
 }
 

@@ -231,6 +231,8 @@ impl QueryDef {
             table: None,
             levels: None,
             leaf_blocks: None,
+            change_share: None,
+            change_set: None,
         };
         let sort_blocks = self.sort_bytes / 8192;
         let cpu_ms = ((blocks + sort_blocks) * CPU_NS_PER_BLOCK) as f64 / 1e6;

@@ -12,7 +12,9 @@
 //!   kind, a block by the segment's access skew (uniform, Zipf over the blocks, or a hot set;
 //!   the hottest blocks first in the segment).
 //! - `blocks_changed` of the visits are written (point visits first, then scan visits); at
-//!   most every visited block.
+//!   most every visited block. When segments give a `change_share`, the changed point visits
+//!   go instead to a segment drawn by those shares, to a block drawn evenly from the blocks
+//!   its `change_set` holds (its first; the whole segment without one).
 //! - `rows_inserted` fill new blocks at the end of a growing table segment, at
 //!   [`ROW_BYTES_INSERTED`] bytes a row (a characterization gives no row size): the blocks
 //!   are created, not read. A table grows when the mix inserts rows; it reserves a quarter of
@@ -53,6 +55,9 @@ pub struct MixSegment {
     /// The hot set's blocks of a `hot` access skew (0 for the others), worked out once.
     #[serde(skip)]
     hot_blocks: u64,
+    /// The blocks its changes fall on (its first), when it gives a change share.
+    #[serde(skip)]
+    change_blocks: u64,
 }
 
 /// Segment indexes with their shares, and the shares' total (summed once, in list order, so
@@ -119,6 +124,9 @@ pub struct WorkloadMix {
     /// The table segments a `"*"` step picks from.
     #[serde(skip)]
     any_tables: Vec<usize>,
+    /// Segment indexes with their change shares (empty: the changes are the first visits).
+    #[serde(skip)]
+    changes: Shares,
 }
 
 /// What one planned execution does besides its block visits.
@@ -197,6 +205,10 @@ impl WorkloadMix {
                     }
                     _ => 0,
                 },
+                change_blocks: s
+                    .change_set
+                    .map_or(blocks, |b| b.0 / BLOCK_BYTES)
+                    .clamp(1, blocks.max(1)),
             });
             next += blocks + reserve;
         }
@@ -241,6 +253,14 @@ impl WorkloadMix {
                 of_kind(&|k| k == SegmentKind::Table)
                     .into_iter()
                     .filter(|&(i, _)| segments[i].reserve_blocks > 0)
+                    .collect(),
+            ),
+            changes: Shares::new(
+                c.segments
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| segments[*i].blocks > 0)
+                    .filter_map(|(i, s)| Some((i, s.change_share?)))
                     .collect(),
             ),
             segments,
@@ -333,7 +353,12 @@ impl WorkloadMix {
             }
         }
         let scan_end = out.len();
-        for e in out.iter_mut().take(changed as usize) {
+        for (k, e) in out.iter_mut().take(changed as usize).enumerate() {
+            if k < scan_start && !self.changes.is_empty() {
+                let seg = self.changes.pick(rng);
+                let s = &self.segments[seg];
+                e.0 = s.first_block + rng.below(s.change_blocks);
+            }
             e.1 = true;
         }
         if new_blocks > 0 && !self.growing.is_empty() {

@@ -97,6 +97,17 @@ pub fn character_workload(
             toml::Value::String(format!("{ns}ns")),
         );
     }
+    // An Oracle report's log file size and checkpoint timeout, in bytes and seconds.
+    let setting = |k: &str| c.instance.settings.get(k)?.trim().parse::<i64>().ok();
+    if let Some(bytes) = setting("log_file_size").filter(|b| *b > 0) {
+        put("log_file_size", toml::Value::Integer(bytes));
+    }
+    if let Some(s) = setting("log_checkpoint_timeout").filter(|s| *s >= 0) {
+        put(
+            "log_checkpoint_timeout",
+            toml::Value::String(format!("{s}s")),
+        );
+    }
     put("log_bytes_per_commit", toml::Value::Integer(0));
     // The carrier test's own settings, which a characterization replaces.
     for (k, v) in [

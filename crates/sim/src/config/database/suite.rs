@@ -243,6 +243,8 @@ impl DbSpec {
                     table: index.then(|| name.clone()),
                     levels: index.then_some(seg.level_blocks.len() as u32),
                     leaf_blocks: index.then(|| seg.level_blocks.last().copied().unwrap_or(1)),
+                    change_share: None,
+                    change_set: None,
                 });
             }
         }
