@@ -133,6 +133,10 @@ mod tests {
             tablespace: name.into(),
             access: Access::Uniform,
             share,
+            rows: None,
+            table: None,
+            levels: None,
+            leaf_blocks: None,
             change_share: None,
             change_set: None,
         }
@@ -172,6 +176,7 @@ mod tests {
                 temp_bytes: 0.0,
                 physical_reads: None,
                 physical_writes: None,
+                steps: Vec::new(),
             }],
             segments: vec![
                 segment("DATA", SegmentKind::Table, 0.5),
