@@ -72,7 +72,8 @@ fn a_plan_with_real_and_simulated_targets_runs_end_to_end() {
     // Each question is answered, first with a sentence on the target compared with the first
     // one. The simulated pair's answer is the same on every run and speaks of the random
     // writes; how this machine compares depends on the speeds it measured, so only that its
-    // answer names both targets is checked.
+    // answer compares this machine with the model: each sentence leads with the faster of the
+    // two, and this machine is named.
     let sims = answer(&stdout, "RAID 5 or RAID 10?");
     assert!(
         sims.first().is_some_and(|s| s.starts_with("raid10 ")),
@@ -80,12 +81,14 @@ fn a_plan_with_real_and_simulated_targets_runs_end_to_end() {
     );
     assert!(sims.iter().any(|s| s.contains("random-write")), "{stdout}");
     let machine = answer(&stdout, "Does the model match this machine?");
+    assert!(!machine.is_empty(), "{stdout}");
     assert!(
         machine
-            .first()
-            .is_some_and(|s| s.starts_with("local ") && s.contains("raid5")),
+            .iter()
+            .all(|s| s.starts_with("local ") || s.starts_with("raid5 ")),
         "{stdout}"
     );
+    assert!(machine.iter().any(|s| s.contains("local")), "{stdout}");
     // results.json is the common schema, one run per cell: 3 workloads x 3 targets.
     let r = read_json(&out.join("results.json"));
     assert_eq!(r["schema"], "storlab.results/1");
