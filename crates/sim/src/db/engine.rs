@@ -12,6 +12,7 @@ use storlab_core::host_stats::HostStats;
 use storlab_core::LatencyHistogram;
 
 mod archive;
+mod builtin;
 mod character;
 mod direct_path;
 pub(crate) mod jobs;
@@ -19,7 +20,6 @@ mod launch;
 mod log;
 mod log_cpu;
 mod log_space;
-mod ops;
 mod oscache;
 mod planned;
 mod profile;
@@ -35,6 +35,7 @@ mod writer;
 
 use crate::config::DbSpec;
 use crate::db::layout::{Layout, NEW_BLOCK};
+use crate::db::workload_mix::WorkloadMix;
 use crate::db::{Archiver, BufferCache, DbTimer, DbWriter, LogWrite, LogWriter};
 use crate::engine::SimTime;
 use crate::metrics::INTERVAL_NS;
@@ -93,7 +94,7 @@ struct Session {
     /// When the current transaction started: its think time over, its CPU burst asked for.
     tx_start: SimTime,
     /// The operation after the current one, planned early (single-row tests).
-    ahead: ops::Ahead,
+    ahead: builtin::Ahead,
     /// A characterization's run: the current transaction's type, its scan's visits (plan
     /// indexes), blocks the pending read covers, think time after the transaction, and the
     /// fractions carried between executions.
@@ -122,10 +123,9 @@ pub(crate) struct DbEngine {
     writer: DbWriter,
     log: LogWriter,
     sessions: Vec<Session>,
-    /// The tables' segments in the page space.
-    layout: Layout,
-    /// Where the inserts of growing tables go.
-    appends: ops::Appends,
+    /// A built-in test's characterization, laid out for its sessions to plan (None: a
+    /// characterization's run, or a job's).
+    builtin: Option<Box<WorkloadMix>>,
     stats: DbStats,
     commit_latency: LatencyHistogram,
     /// Transaction response times by type (measured window).
@@ -176,9 +176,22 @@ impl DbEngine {
         } else {
             stack.add_target(spec.log.volume, &spec.log.luns)?
         };
-        let layout = Layout::new(&spec.tables);
-        let mix = spec.character.as_ref().map(|c| &c.mix);
-        let page_blocks = mix.map_or(layout.blocks(), |m| m.blocks);
+        let builtin = match spec.builtin_mix() {
+            Some(m) => Some(Box::new(m?)),
+            None => None,
+        };
+        let mix = spec
+            .character
+            .as_ref()
+            .map(|c| &c.mix)
+            .or(builtin.as_deref());
+        let page_blocks = mix.map_or_else(|| Layout::new(&spec.tables).blocks(), |m| m.blocks);
+        let carry = mix.map_or_else(Vec::new, |m| m.new_carry());
+        let mix_appends = mix.map_or_else(Vec::new, |m| m.new_appends());
+        let tx_times = match mix {
+            Some(m) => tx::TxTimes::named(m.type_names()),
+            None => tx::TxTimes::new(spec.test),
+        };
         let pages = redo::page_space(spec, page_blocks).max(jobs::cached_blocks(spec));
         if pages >= u64::from(u32::MAX) {
             return Err(format!(
@@ -241,13 +254,13 @@ impl DbEngine {
                 dirty_carry: 0,
                 wait_start: SimTime(0),
                 tx_start: SimTime(0),
-                ahead: ops::Ahead::new(),
+                ahead: builtin::Ahead::new(),
                 tx_type: 0,
                 scan: (0, 0),
                 read_span: 1,
                 read_kind: direct_path::ReadKind::Single,
                 think_after_ns: 0,
-                carry: mix.map_or_else(Vec::new, |m| m.new_carry()),
+                carry: carry.clone(),
                 cpu_pending: None,
                 free_wait_since: None,
             })
@@ -261,14 +274,10 @@ impl DbEngine {
             writer: DbWriter::new(spec.dbwr_outstanding, DBWR_MAX_BLOCKS),
             log: LogWriter::new(log::config(spec)),
             sessions,
-            layout,
-            appends: ops::Appends::new(spec),
+            builtin,
             stats: DbStats::default(),
             commit_latency: LatencyHistogram::new(),
-            tx_times: match mix {
-                Some(m) => tx::TxTimes::named(m.type_names()),
-                None => tx::TxTimes::new(spec.test),
-            },
+            tx_times,
             allocs: 0,
             writebacks: 0,
             cpu_free: vec![SimTime(0); spec.cpus as usize],
@@ -285,7 +294,7 @@ impl DbEngine {
             log_cpu_pending: None,
             oracle,
             page_blocks,
-            mix_appends: mix.map_or_else(Vec::new, |m| m.new_appends()),
+            mix_appends,
             temp,
             job,
             free_buffer_waiters: Vec::new(),
@@ -345,44 +354,13 @@ impl DbEngine {
 
     /// Draws session `s`'s next operation and charges its CPU time.
     fn start_op(&mut self, s: u32, stack: &mut Stack) {
-        let mut plan = std::mem::take(&mut self.sessions[s as usize].plan);
-        if self.spec.character.is_some() {
-            let op = self.plan_character(s, &mut plan);
-            self.start_planned(s, plan, op, stack);
+        if self.spec.character.is_none() {
+            self.start_builtin(s, stack);
             return;
         }
-        let DbEngine {
-            spec,
-            layout,
-            appends,
-            sessions,
-            cache,
-            ..
-        } = self;
-        let Session { rng, ahead, .. } = &mut sessions[s as usize];
-        let op = ops::take_or_plan(spec, layout, appends, rng, ahead, &mut plan);
-        ops::plan_ahead(spec, layout, appends, rng, cache, ahead);
-        let rows = op.rows;
-        self.sessions[s as usize].commits = op.commits;
-        self.sessions[s as usize].log_bytes = op.log_bytes;
-        self.sessions[s as usize].tx_type = op.tx_type;
-        if stack.measuring() {
-            let commit = if op.commits {
-                self.spec.log_bytes_per_commit
-            } else {
-                0
-            };
-            self.stats.planned.add(&plan, op.log_bytes + commit);
-        }
-        let mut carry = self.sessions[s as usize].dirty_carry;
-        self.apply_profile(&mut plan, &mut carry);
-        if self.oracle.is_some() {
-            self.plan_undo(s, &mut plan, rows);
-        }
-        self.sessions[s as usize].dirty_carry = carry;
-        let cpu = self.op_cpu_ns(plan.len(), rows);
-        let think = self.spec.think_ns;
-        self.launch(s, plan, rows, cpu, think, stack);
+        let mut plan = std::mem::take(&mut self.sessions[s as usize].plan);
+        let op = self.plan_character(s, &mut plan);
+        self.start_planned(s, plan, op, stack);
     }
 
     fn finish_op(&mut self, s: u32, stack: &mut Stack) {

@@ -22,7 +22,7 @@
 //!   A table that never grows reserves nothing.
 //! - A type with `steps` plans its visits from them instead ([`steps`]): the blocks of the
 //!   keys and rows each statement reaches, and the table an append step writes grows (it
-//!   reserves room as above).
+//!   reserves room as above, or the room its data set declares: [`WorkloadMix::with_rooms`]).
 
 use serde::Serialize;
 use storlab_core::character::{Access, Characterization, SegmentKind, Transaction};
@@ -31,6 +31,8 @@ use super::layout::NEW_BLOCK;
 use crate::rng::Rng;
 
 mod steps;
+
+pub use steps::RowRedo;
 
 /// Bytes an inserted row takes in its block (a row of about 100 bytes with its header and
 /// slot), for turning `rows_inserted` into new blocks.
@@ -127,6 +129,9 @@ pub struct WorkloadMix {
     /// Segment indexes with their change shares (empty: the changes are the first visits).
     #[serde(skip)]
     changes: Shares,
+    /// The steps' redo row by row, when the data set gives it (None: each type's average).
+    #[serde(skip)]
+    row_redo: Option<steps::RowRedo>,
 }
 
 /// What one planned execution does besides its block visits.
@@ -139,6 +144,8 @@ pub struct MixOp {
     pub think_ns: u64,
     /// Plan entries `scan.0..scan.1` are the scan's visits.
     pub scan: (usize, usize),
+    /// Rows its steps reached (0 for a type without steps).
+    pub rows: u64,
 }
 
 /// A session's fractions carried between executions, per type: visits, scan visits, index
@@ -157,6 +164,28 @@ impl WorkloadMix {
     /// Lays out `c` (every segment's size known; 8 KiB blocks) with scans read
     /// `multiblock_read_count` blocks at a time.
     pub fn new(c: &Characterization, multiblock_read_count: u64) -> Result<WorkloadMix, String> {
+        WorkloadMix::laid_out(c, multiblock_read_count, None)
+    }
+
+    /// Lays out `c` like [`WorkloadMix::new`], each growing table segment with the room its
+    /// data set declares (`room_blocks`, one entry per segment) instead of a quarter of its
+    /// size, and its steps' redo worked out row by row (`row_redo`) instead of taken from
+    /// each type's average.
+    pub fn with_rooms(
+        c: &Characterization,
+        room_blocks: &[u64],
+        row_redo: steps::RowRedo,
+    ) -> Result<WorkloadMix, String> {
+        let mut m = WorkloadMix::laid_out(c, 1, Some(room_blocks))?;
+        m.row_redo = Some(row_redo);
+        Ok(m)
+    }
+
+    fn laid_out(
+        c: &Characterization,
+        multiblock_read_count: u64,
+        room_blocks: Option<&[u64]>,
+    ) -> Result<WorkloadMix, String> {
         let grows = c
             .transactions
             .iter()
@@ -184,10 +213,10 @@ impl WorkloadMix {
             } else {
                 0
             };
-            let reserve = if (grows || appended(i, &s.name)) && s.kind == SegmentKind::Table {
-                ((blocks as f64 * GROWTH_RESERVE).ceil() as u64).max(1)
-            } else {
-                0
+            let reserve = match room_blocks {
+                _ if !(grows || appended(i, &s.name)) || s.kind != SegmentKind::Table => 0,
+                Some(r) => r.get(i).copied().unwrap_or(0),
+                None => ((blocks as f64 * GROWTH_RESERVE).ceil() as u64).max(1),
             };
             segments.push(MixSegment {
                 name: s.name.clone(),
@@ -264,7 +293,19 @@ impl WorkloadMix {
                     .collect(),
             ),
             segments,
+            row_redo: None,
         })
+    }
+
+    /// Every type's statements each reach one row by key and none appends or draws by share:
+    /// an execution's plan depends only on the session's random numbers.
+    pub fn single_rows(&self) -> bool {
+        self.row_redo.is_some()
+            && self.steps.iter().all(|t| {
+                !t.is_empty()
+                    && t.iter()
+                        .all(|st| st.reach == storlab_core::character::Reach::Key && st.rows == 1)
+            })
     }
 
     /// The transaction types' names, in order.
@@ -327,7 +368,10 @@ impl WorkloadMix {
         let t = &self.types[ty];
         let c = &mut carry[ty];
         if !self.steps[ty].is_empty() {
-            let log_bytes = take(t.redo_bytes, &mut c[5]);
+            let log_bytes = match self.row_redo {
+                Some(_) => 0,
+                None => take(t.redo_bytes, &mut c[5]),
+            };
             return self.plan_steps(ty, rng, log_bytes, appends, out);
         }
         let visits = take(t.logical_reads, &mut c[0]);
@@ -377,6 +421,7 @@ impl WorkloadMix {
             cpu_ns: (t.cpu_ms * 1e6).round() as u64,
             think_ns: (t.think_ms * 1e6).round() as u64,
             scan: (scan_start, scan_end),
+            rows: 0,
         }
     }
 }

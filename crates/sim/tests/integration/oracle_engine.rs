@@ -187,8 +187,16 @@ fn members_get_every_write_groups_alternate_and_the_archiver_reads_the_previous_
     );
     let (a, b) = (&class(&r, "log").metrics, &class(&r, "log2").metrics);
     assert!(a.write_iops > 10.0);
-    assert_eq!(a.write_iops, b.write_iops);
-    assert_eq!(a.write_mbps, b.write_mbps);
+    // The same writes, but for one issued to both members that completes on one of them
+    // only by the end of the 10 s window.
+    assert!(
+        (a.write_iops - b.write_iops).abs() <= 0.1 + 1e-9,
+        "{a:?} {b:?}"
+    );
+    assert!(
+        (a.write_mbps - b.write_mbps).abs() <= 0.1 + 1e-9,
+        "{a:?} {b:?}"
+    );
     assert_eq!(b.read_iops, 0.0, "the archiver reads one member");
     assert!(class(&r, "archive").metrics.read_iops > 0.0);
     let switches: Vec<u32> = r

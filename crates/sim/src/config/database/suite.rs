@@ -21,6 +21,7 @@ use storlab_core::ByteSize;
 
 use super::DbSpec;
 use crate::db::layout::{Layout, Segment as Laid};
+use crate::db::workload_mix::{RowRedo, WorkloadMix};
 
 /// Log bytes of inserting a row besides its data: the heap-insert record (record and block
 /// headers, the compact tuple header) and, for an indexed table, the B-tree insert record
@@ -272,6 +273,41 @@ impl DbSpec {
             },
             observed: None,
         })
+    }
+}
+
+impl DbSpec {
+    /// The built-in test this database runs, laid out for the sessions to plan
+    /// ([`DbSpec::builtin_character`] on the tables as this section sizes them): a growing
+    /// table has the room the section gives it (as many rows again), and the statements'
+    /// redo is worked out row by row (`log_bytes_per_row` a changed row, the insert records
+    /// of an inserted one). None when the database runs no built-in mix.
+    pub fn builtin_mix(&self) -> Option<Result<WorkloadMix, String>> {
+        let c = self.builtin_character()?;
+        let layout = Layout::new(&self.tables);
+        let tables = layout.segments.len() - usize::from(self.test.has_history());
+        let grows_all = storlab_core::dbtest::mix::appends_to_tables(self.test.def().mix);
+        let (mut rooms, mut inserted) = (Vec::new(), Vec::new());
+        for (k, seg) in layout.segments.iter().enumerate() {
+            let indexed = k < tables;
+            if indexed {
+                rooms.push(0);
+                inserted.push(0);
+            }
+            let start = crate::db::schema::heap_blocks(self.rows, seg.rows_per_block);
+            let grows = !indexed || grows_all;
+            rooms.push(if grows {
+                seg.table.heap_blocks().saturating_sub(start)
+            } else {
+                0
+            });
+            inserted.push(insert_log_bytes(seg.table.row_bytes, 1, indexed));
+        }
+        let redo = RowRedo {
+            changed_row: self.log_bytes_per_row,
+            inserted_row: inserted,
+        };
+        Some(WorkloadMix::with_rooms(&c, &rooms, redo))
     }
 }
 

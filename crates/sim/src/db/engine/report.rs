@@ -351,7 +351,8 @@ impl DbEngine {
     /// The built-in tests' tables in the page space.
     fn layout_parameters(&self, o: &mut serde_json::Map<String, serde_json::Value>) {
         let db = self;
-        let segs = &db.layout.segments;
+        let layout = crate::db::layout::Layout::new(&db.spec.tables);
+        let segs = &layout.segments;
         let sum = |f: &dyn Fn(&Segment) -> u64| segs.iter().map(f).sum::<u64>();
         o.insert(
             "index_levels".into(),
@@ -364,6 +365,6 @@ impl DbEngine {
             "index_blocks".into(),
             sum(&|g| g.table.index_blocks()).into(),
         );
-        o.insert("database_bytes".into(), (db.layout.blocks() * 8192).into());
+        o.insert("database_bytes".into(), (db.page_blocks * 8192).into());
     }
 }

@@ -2,7 +2,7 @@
 //! access misses (a read or a dirty victim's write to wait for) or the plan is done (the
 //! commit, or the next operation).
 
-use super::{character, ops, DbEngine, DbIo, Stack};
+use super::{builtin, character, DbEngine, DbIo, Stack};
 use crate::db::layout::NEW_BLOCK;
 use crate::db::DbTimer;
 
@@ -109,7 +109,7 @@ impl DbEngine {
         self.allocs += 1;
         let sess = &mut self.sessions[s as usize];
         sess.wait_start = stack.now();
-        ops::prefetch_ahead(&self.cache, &sess.ahead);
+        builtin::prefetch_ahead(&self.cache, &sess.ahead);
         if let Some(victim) = victim {
             sess.pending_read = (!new).then_some(block);
             self.os_cache_keep(victim, 1);
@@ -131,7 +131,7 @@ impl DbEngine {
             self.finish_op(s, stack);
             return;
         }
-        ops::prefetch_ahead(&self.cache, &self.sessions[s as usize].ahead);
+        builtin::prefetch_ahead(&self.cache, &self.sessions[s as usize].ahead);
         let bytes = self.commit_log_bytes(s);
         let per_commit = self.spec.log_bytes_per_commit;
         let step = if self.oracle.is_some() {

@@ -15,6 +15,9 @@
 //! - Appends go on from the row the table's last append ended at, from the end of its rows
 //!   into its growth room, wrapping to its start when the room is full (the space of deleted
 //!   rows reused). The heap blocks and leaves they write are created, not read.
+//! - Redo: each type's average (`redo_bytes`), or, when the data set gives it ([`RowRedo`]:
+//!   a built-in test's tables), row by row: each row a step changes and each row it inserts
+//!   into its table, the commit record left to the commit.
 
 use storlab_core::character::{steps as decl, Changes, Characterization, Reach, SegmentKind};
 
@@ -51,6 +54,16 @@ impl Levels {
     fn leaf(&self, key: u64) -> u64 {
         self.block(self.blocks.len() - 1, key)
     }
+}
+
+/// Redo of the rows the steps reach, row by row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowRedo {
+    /// Bytes of a changed row.
+    pub changed_row: u64,
+    /// Per segment: bytes of a row inserted into it (its row and, with a primary key, the
+    /// key's entry).
+    pub inserted_row: Vec<u64>,
 }
 
 /// One step resolved to segment indexes.
@@ -202,6 +215,7 @@ impl WorkloadMix {
         };
         let rooms = self.segments.len();
         let mut writes = false;
+        let (mut rows, mut log_bytes) = (0, log_bytes);
         for st in steps {
             let table = st.table.unwrap_or(any);
             let Some(k) = self.keyed.get(table).and_then(Option::as_ref) else {
@@ -213,11 +227,21 @@ impl WorkloadMix {
                 match st.reach {
                     Reach::Key | Reach::Range => {
                         let n = st.rows.clamp(1, k.rows);
+                        rows += n;
+                        if let Some(r) = self.row_redo.as_ref() {
+                            if st.changes != Changes::Nothing {
+                                log_bytes += n * r.changed_row;
+                            }
+                        }
                         let key = rng.below(k.rows - n + 1);
                         reach(seg, k, key, n, st.changes, 0, out);
                     }
                     Reach::Append => {
                         let n = st.rows.max(1);
+                        rows += n;
+                        if let Some(r) = self.row_redo.as_ref() {
+                            log_bytes += n * r.inserted_row.get(table).copied().unwrap_or(0);
+                        }
                         let room = k.room_rows.max(n);
                         let at = &mut appends[rooms + table];
                         if *at + n > room {
@@ -238,6 +262,7 @@ impl WorkloadMix {
             cpu_ns: (t.cpu_ms * 1e6).round() as u64,
             think_ns: (t.think_ms * 1e6).round() as u64,
             scan: (out.len(), out.len()),
+            rows,
         }
     }
 }

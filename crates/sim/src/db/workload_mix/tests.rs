@@ -241,3 +241,57 @@ fn appends_fill_the_tables_last_block_then_its_growth_room() {
     assert_eq!(in_block(11), 91 + 31);
     assert_eq!(in_block(12), 273 - 5 - 2 * 91);
 }
+
+#[test]
+fn a_declared_room_replaces_the_quarter_and_redo_goes_row_by_row() {
+    let steps = "[[transactions.steps]]\ntable = \"items\"\nreach = \"range\"\nrows = 7\n\
+                 changes = \"table\"\n[[transactions.steps]]\ntable = \"log\"\nreach = \"append\"\n\
+                 rows = 3\n[[transactions.steps]]\ntable = \"items\"\nreach = \"key\"";
+    let c = Characterization::from_toml(&KEYED.replace("STEPS", steps), "t.toml").unwrap();
+    let redo = RowRedo {
+        changed_row: 100,
+        inserted_row: vec![0, 0, 40],
+    };
+    let m = WorkloadMix::with_rooms(&c, &[5, 6, 20], redo).unwrap();
+    // Only the appended table grows, by the room given (the index and a table that never
+    // grows take none, whatever is given for them).
+    let reserves: Vec<u64> = m.segments.iter().map(|s| s.reserve_blocks).collect();
+    assert_eq!(reserves, [0, 0, 20]);
+    assert_eq!(m.blocks, 1000 + 10_000 + 10 + 20);
+    let mut rng = Rng::from_seed(2);
+    let (mut carry, mut appends, mut out) = (m.new_carry(), m.new_appends(), Vec::new());
+    for _ in 0..50 {
+        let op = m.plan(&mut rng, &mut carry, &mut appends, &mut out);
+        // 7 rows changed at 100 bytes, 3 inserted at 40, the read row none; the type's
+        // average (`redo_bytes`, 0 here) is not used.
+        assert_eq!(op.log_bytes, 7 * 100 + 3 * 40);
+        assert_eq!(op.rows, 7 + 3 + 1);
+    }
+    assert!(carry.iter().all(|c| c.iter().all(|&x| x == 0.0)));
+    // The same characterization laid out plainly: the quarter, and the average redo.
+    let plain = WorkloadMix::new(&c, 1).unwrap();
+    assert_eq!(plain.segments[2].reserve_blocks, 3);
+    let op = plain.plan(&mut rng, &mut carry, &mut appends, &mut out);
+    assert_eq!(op.log_bytes, 0);
+    assert!(!plain.single_rows() && !m.single_rows());
+}
+
+#[test]
+fn only_single_row_key_steps_with_row_redo_plan_alone() {
+    let c = Characterization::from_toml(
+        &KEYED.replace(
+            "STEPS",
+            "[[transactions.steps]]\ntable = \"items\"\nreach = \"key\"\nchanges = \"table\"",
+        ),
+        "t.toml",
+    )
+    .unwrap();
+    let redo = || RowRedo {
+        changed_row: 1,
+        inserted_row: vec![0; 3],
+    };
+    assert!(WorkloadMix::with_rooms(&c, &[0; 3], redo())
+        .unwrap()
+        .single_rows());
+    assert!(!WorkloadMix::new(&c, 1).unwrap().single_rows());
+}
