@@ -4,8 +4,7 @@
 
 use storlab_core::character::keys_table::MAX_THINK_MS;
 use storlab_core::character::{
-    Access, Characterization, Engine, Instance, Observed, Segment, SegmentKind, SegmentSize,
-    Transaction,
+    Characterization, Engine, Instance, Observed, Segment, SegmentKind, SegmentSize, Transaction,
 };
 use storlab_core::ByteSize;
 
@@ -362,19 +361,15 @@ fn segments(cx: &mut Ctx) -> Vec<Segment> {
     let n = tablespaces.len() as f64;
     let mut out: Vec<Segment> = tablespaces
         .into_iter()
-        .map(|(name, count)| Segment {
-            kind: segment_kind(&name),
-            size: SegmentSize::Unknown,
-            tablespace: name.clone(),
-            access: Access::Uniform,
-            share: if total > 0.0 { count / total } else { 1.0 / n },
-            rows: None,
-            table: None,
-            levels: None,
-            leaf_blocks: None,
-            change_share: None,
-            change_set: None,
-            name,
+        .map(|(name, count)| {
+            let share = if total > 0.0 { count / total } else { 1.0 / n };
+            Segment::plain(
+                &name,
+                segment_kind(&name),
+                SegmentSize::Unknown,
+                &name,
+                share,
+            )
         })
         .collect();
     // Make the shares sum to 1 exactly despite rounding: the largest takes the remainder.
@@ -383,20 +378,13 @@ fn segments(cx: &mut Ctx) -> Vec<Segment> {
         top.share = (top.share + 1.0 - sum).clamp(0.0, 1.0);
     }
     if !out.iter().any(|s| s.name == "redo") {
-        out.push(Segment {
-            name: "redo".into(),
-            kind: SegmentKind::Log,
-            size: SegmentSize::Unknown,
-            tablespace: "redo".into(),
-            access: Access::Uniform,
-            share: 0.0,
-            rows: None,
-            table: None,
-            levels: None,
-            leaf_blocks: None,
-            change_share: None,
-            change_set: None,
-        });
+        out.push(Segment::plain(
+            "redo",
+            SegmentKind::Log,
+            SegmentSize::Unknown,
+            "redo",
+            0.0,
+        ));
     }
     out
 }

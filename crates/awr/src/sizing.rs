@@ -121,25 +121,12 @@ pub fn size_estimates(c: &Characterization) -> Vec<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use storlab_core::character::{Access, Instance, IoStat, Observed, Segment, SegmentSize};
     use storlab_core::character::{Engine, Transaction};
+    use storlab_core::character::{Instance, IoStat, Observed, Segment, SegmentSize};
     use storlab_core::ByteSize;
 
     fn segment(name: &str, kind: SegmentKind, share: f64) -> Segment {
-        Segment {
-            name: name.into(),
-            kind,
-            size: SegmentSize::Unknown,
-            tablespace: name.into(),
-            access: Access::Uniform,
-            share,
-            rows: None,
-            table: None,
-            levels: None,
-            leaf_blocks: None,
-            change_share: None,
-            change_set: None,
-        }
+        Segment::plain(name, kind, SegmentSize::Unknown, name, share)
     }
 
     fn reads(tablespace: &str, per_s: f64) -> IoStat {

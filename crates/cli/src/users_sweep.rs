@@ -4,8 +4,10 @@
 //! (mean, p95 or p99) stays under a target, with the knee of the throughput curve
 //! (Kleinrock's N*, see [`analysis`]).
 //!
-//! Without `--users` the counts are found: 1, 2, 4 ... until one misses the target, then a
-//! bisection between the last count that met it and the first that did not ([`grid`]).
+//! Without `--users` the counts are found: 1, 2, 4 ... until one misses the target (or,
+//! once the throughput stops growing, straight to where the response time law puts the
+//! target), then a bisection between the last count that met it and the first that did
+//! not ([`grid`]).
 //! Simulated points run in parallel, one thread each (the simulator is deterministic per
 //! seed, so the order does not matter); real ones one after the other, each on a server
 //! started and loaded for it.

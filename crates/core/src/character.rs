@@ -180,6 +180,33 @@ pub struct Segment {
     pub change_set: Option<crate::ByteSize>,
 }
 
+impl Segment {
+    /// A segment of uniform access with none of the optional facts (rows, primary key, change
+    /// set): what a source knows when it sees only a tablespace, its size and its share.
+    pub fn plain(
+        name: impl Into<String>,
+        kind: SegmentKind,
+        size: SegmentSize,
+        tablespace: impl Into<String>,
+        share: f64,
+    ) -> Segment {
+        Segment {
+            name: name.into(),
+            kind,
+            size,
+            tablespace: tablespace.into(),
+            access: Access::Uniform,
+            share,
+            rows: None,
+            table: None,
+            levels: None,
+            leaf_blocks: None,
+            change_share: None,
+            change_set: None,
+        }
+    }
+}
+
 /// The server the workload ran on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -184,7 +184,21 @@ pub(crate) struct ClientSpec {
     pub window: Window,
     /// Think time over the test's own.
     pub think: Option<crate::options::Think>,
+    /// Each client has its session publish its statistics when it stops
+    /// (`pg_stat_force_next_flush`, PostgreSQL 15 on).
+    pub flush_stats: bool,
 }
+
+/// Asks the session to publish its pending statistics as its statement ends, before the
+/// client sees the result. A backend publishes them at most once a second otherwise: up to
+/// the last second of a client's WAL and commits (half of a 2 s window) would reach
+/// pg_stat_wal and pg_stat_database only as its session ends, after the window's closing
+/// snapshot. The read of pg_class gives a session whose only pending statistics are its
+/// transaction counts something to publish them with (it would skip even a forced flush),
+/// and `pg_stat` in the text keeps the statement out of the window's statements, as
+/// storlab's own monitoring.
+const FLUSH_STATS_SQL: &str = "SELECT pg_stat_force_next_flush() \
+     FROM (SELECT 1 FROM pg_catalog.pg_class LIMIT 1) AS one";
 
 /// A test's clients, spread over a few OS threads that each run a single-threaded runtime
 /// (as pgbench's `-j` threads each drive their share of connections).
@@ -373,6 +387,9 @@ async fn client_body(
         if !think.is_zero() {
             tokio::time::sleep(think).await;
         }
+    }
+    if spec.flush_stats {
+        c.batch_execute(FLUSH_STATS_SQL).await?;
     }
     Ok(())
 }

@@ -50,6 +50,12 @@ pub fn passes(run: &Run, spec: &SweepSpec) -> bool {
     statistic(run, &spec.statistic).is_some_and(|v| v <= spec.max_response_ms)
 }
 
+/// The target over a run's statistic (above 1: the run met the target with room to spare).
+pub fn headroom(run: &Run, spec: &SweepSpec) -> Option<f64> {
+    let v = statistic(run, &spec.statistic)?;
+    (v > 0.0).then(|| spec.max_response_ms / v)
+}
+
 /// Transactions per second of every type together.
 pub fn tx_per_s(run: &Run) -> f64 {
     let m = &run.metrics;

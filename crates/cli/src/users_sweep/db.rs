@@ -98,7 +98,12 @@ pub fn db_runs(
         Server::Dsn(_) => Vec::new(),
     };
     let far_enough = |done: &grid::Points| super::analysis::past_knee(done, spec, setting);
-    let points = grid::search(&spec.users, spec.cap, 1, &passes, &far_enough, &mut measure);
+    let judge = grid::Judge {
+        passes: &passes,
+        headroom: &|r| super::analysis::headroom(r, spec),
+        far_enough: &far_enough,
+    };
+    let points = grid::search(&spec.users, spec.cap, 1, &judge, &mut measure);
     for dir in parents {
         // Only when empty: whatever a failed point left stays for the user to see.
         let _ = std::fs::remove_dir(dir);

@@ -69,14 +69,12 @@ pub fn sim_runs(
         };
         analysis::past_knee(done, spec, &setting)
     };
-    let points = grid::search(
-        &spec.users,
-        spec.cap,
-        threads,
-        &passes,
-        &far_enough,
-        &mut measure,
-    )?;
+    let judge = grid::Judge {
+        passes: &passes,
+        headroom: &|r| analysis::headroom(r, spec),
+        far_enough: &far_enough,
+    };
+    let points = grid::search(&spec.users, spec.cap, threads, &judge, &mut measure)?;
     Ok(points.into_iter().map(|p| p.1).collect())
 }
 

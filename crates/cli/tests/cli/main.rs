@@ -10,6 +10,7 @@ mod db_capture;
 mod db_capture_own;
 mod db_capture_temp;
 mod db_dsn;
+mod db_interrupt;
 mod drives;
 mod fuzz_regressions;
 mod heap;

@@ -12,8 +12,8 @@
 use std::collections::BTreeSet;
 
 use super::{
-    Access, CharacterError, Characterization, Engine, Event, Instance, Observed, Segment,
-    SegmentKind, SegmentSize, Transaction,
+    CharacterError, Characterization, Engine, Event, Instance, Observed, Segment, SegmentKind,
+    SegmentSize, Transaction,
 };
 use crate::result::{Results, Run, WorkloadKind};
 use crate::ByteSize;
@@ -244,20 +244,13 @@ pub fn from_results(
         sessions: (s.clients.round() as u32).clamp(1, 100_000),
         block_bytes: block as u32,
         transactions: vec![transaction],
-        segments: vec![Segment {
-            name: "data".into(),
-            kind: SegmentKind::Table,
-            size: SegmentSize::Unknown,
-            tablespace: "data".into(),
-            access: Access::Uniform,
-            share: 1.0,
-            rows: None,
-            table: None,
-            levels: None,
-            leaf_blocks: None,
-            change_share: None,
-            change_set: None,
-        }],
+        segments: vec![Segment::plain(
+            "data",
+            SegmentKind::Table,
+            SegmentSize::Unknown,
+            "data",
+            1.0,
+        )],
         instance: Instance {
             cpus: 1,
             cpu_busy_pct: None,

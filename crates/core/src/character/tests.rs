@@ -305,18 +305,8 @@ mod round_trip {
         ];
         ("[a-z_]{1,10}", size, "\\PC{0,8}", access).prop_map(|(name, size, tablespace, access)| {
             Segment {
-                name,
-                kind: SegmentKind::Table,
-                size,
-                tablespace,
                 access,
-                share: 0.0,
-                rows: None,
-                table: None,
-                levels: None,
-                leaf_blocks: None,
-                change_share: None,
-                change_set: None,
+                ..Segment::plain(name, SegmentKind::Table, size, tablespace, 0.0)
             }
         })
     }

@@ -85,7 +85,18 @@ pub struct ComponentMetrics {
 pub struct SimEvent {
     /// Simulated seconds since the start (warm-up included).
     pub t_s: f64,
-    /// `failure`, `failover`, `rebuild_start`, `rebuild_done`, `data_loss`, `no_spare`.
+    /// What happened:
+    /// - `failure`: a failure of the run's list (`--fail`, `[[failures]]`) takes effect;
+    /// - `failover`: a controller's LUNs move to a surviving one;
+    /// - `data_loss`: a group, redundancy set or unmirrored write cache lost data;
+    /// - `data_unavailable`: no path or controller is left to serve some LUNs;
+    /// - `spare_failed`: a spare still in its pool fails and leaves the pool;
+    /// - `no_spare`: a failed disk stays failed (no spare or reserved capacity left);
+    /// - `rebuild_start`, `rebuild_done`: a rebuild onto a spare or into reserved capacity;
+    /// - `rebuild_stop`: the spare under a rebuild fails (the member is rebuilt onto the
+    ///   next spare, if any);
+    /// - simulated databases: `checkpoint`, `checkpoint not complete`, `log switch`,
+    ///   `archive`, `job`.
     pub kind: String,
     /// What it happened to.
     pub target: String,

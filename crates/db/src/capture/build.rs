@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use storlab_core::character::{
-    Access, Characterization, Engine, Event, Instance, Observed, Segment, SegmentKind, SegmentSize,
+    Characterization, Engine, Event, Instance, Observed, Segment, SegmentKind, SegmentSize,
     Transaction,
 };
 use storlab_core::host_stats::round3;
@@ -305,20 +305,13 @@ fn segments(w: &Window, warnings: &mut Vec<String>) -> Vec<Segment> {
 }
 
 fn segment(name: &str, kind: SegmentKind, size: SegmentSize, ts: &str, share: f64) -> Segment {
-    Segment {
-        name: name.into(),
+    Segment::plain(
+        name,
         kind,
         size,
-        tablespace: if ts.is_empty() { name } else { ts }.into(),
-        access: Access::Uniform,
+        if ts.is_empty() { name } else { ts },
         share,
-        rows: None,
-        table: None,
-        levels: None,
-        leaf_blocks: None,
-        change_share: None,
-        change_set: None,
-    }
+    )
 }
 
 #[cfg(test)]

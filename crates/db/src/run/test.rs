@@ -48,6 +48,18 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
     if test.once {
         return run_once(ctx, test, roles).await;
     }
+    // Without a warm-up the window opens as the clients start: the counters are read before
+    // they do, as a session publishes the statistics of its first transaction at once (and
+    // then at most once a second), before a snapshot taken once they run could see it.
+    let opening = if opts.warmup_ns == 0 && !opts.warmup_auto {
+        let server = Snapshot::take(admin, ctx.version_num).await?;
+        Some((
+            server,
+            StatementsSnapshot::take(admin, ctx.statements).await?,
+        ))
+    } else {
+        None
+    };
     let start = Instant::now();
     // An automatic warm-up ends the window at the limit until the run is steady.
     let w = Window::new(
@@ -64,6 +76,7 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
             seed: opts.seed,
             window: w.clone(),
             think: opts.think,
+            flush_stats: ctx.version_num >= 150_000,
         },
     )?;
     let warmed = if opts.warmup_auto {
@@ -89,8 +102,13 @@ pub(super) async fn run_test(ctx: &Context<'_>, test: TestDef) -> Result<Run, Db
     let cpu0 = process_cpu();
     let server_cpu0 = conn.cluster.as_ref().and_then(Cluster::server_cpu);
     let monitor_cpu0 = conn.cluster.as_ref().and_then(monitors_cpu);
-    let before = Snapshot::take(admin, ctx.version_num).await?;
-    let stmts_before = StatementsSnapshot::take(admin, ctx.statements).await?;
+    let (before, stmts_before) = match opening {
+        Some(counters) => counters,
+        None => (
+            Snapshot::take(admin, ctx.version_num).await?,
+            StatementsSnapshot::take(admin, ctx.statements).await?,
+        ),
+    };
     roles.restart();
     let sampler_stop = Arc::new(AtomicBool::new(false));
     let waits = tokio::spawn(sample_waits(sampler.clone(), sampler_stop.clone()));

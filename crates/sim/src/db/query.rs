@@ -24,7 +24,7 @@
 //! last reads and writes, and the last merge reads.
 
 use storlab_core::character::{
-    Access, Characterization, Engine, Instance, Segment, SegmentKind, SegmentSize, Transaction,
+    Characterization, Engine, Instance, Segment, SegmentKind, SegmentSize, Transaction,
 };
 use storlab_core::keys::{self, Default as KeyDefault, Key, Kind};
 use storlab_core::ByteSize;
@@ -220,19 +220,8 @@ impl QueryDef {
     /// `io` bytes.
     pub fn characterization(&self, engine: Engine, sessions: u32, io: u64) -> Characterization {
         let blocks = (self.probe_bytes + self.build_bytes) / 8192;
-        let segment = |name: &str, kind, bytes: u64, share| Segment {
-            name: name.into(),
-            kind,
-            size: SegmentSize::Known(ByteSize(bytes)),
-            tablespace: name.into(),
-            access: Access::Uniform,
-            share,
-            rows: None,
-            table: None,
-            levels: None,
-            leaf_blocks: None,
-            change_share: None,
-            change_set: None,
+        let segment = |name: &str, kind, bytes: u64, share| {
+            Segment::plain(name, kind, SegmentSize::Known(ByteSize(bytes)), name, share)
         };
         let sort_blocks = self.sort_bytes / 8192;
         let cpu_ms = ((blocks + sort_blocks) * CPU_NS_PER_BLOCK) as f64 / 1e6;

@@ -13,7 +13,7 @@
 //! the test's blocks key by key as the declaration does.
 
 use storlab_core::character::{
-    steps::ANY_TABLE, Access, Changes, Characterization, Instance, Reach, Segment, SegmentKind,
+    steps::ANY_TABLE, Changes, Characterization, Instance, Reach, Segment, SegmentKind,
     SegmentSize, Step, Transaction,
 };
 use storlab_core::dbtest::mix::{Rows, Shape, Statement, Target, TxType};
@@ -225,27 +225,18 @@ impl DbSpec {
                 if index && !indexed {
                     continue;
                 }
+                let (segment_name, kind) = if index {
+                    (format!("{name}_pk"), SegmentKind::Index)
+                } else {
+                    (name.clone(), SegmentKind::Table)
+                };
+                let size = SegmentSize::Known(ByteSize(blocks * 8192));
                 segments.push(Segment {
-                    name: if index {
-                        format!("{name}_pk")
-                    } else {
-                        name.clone()
-                    },
-                    kind: if index {
-                        SegmentKind::Index
-                    } else {
-                        SegmentKind::Table
-                    },
-                    size: SegmentSize::Known(ByteSize(blocks * 8192)),
-                    tablespace: "data".into(),
-                    access: Access::Uniform,
-                    share: n / total,
                     rows: (!index).then_some(self.rows),
                     table: index.then(|| name.clone()),
                     levels: index.then_some(seg.level_blocks.len() as u32),
                     leaf_blocks: index.then(|| seg.level_blocks.last().copied().unwrap_or(1)),
-                    change_share: None,
-                    change_set: None,
+                    ..Segment::plain(segment_name, kind, size, "data", n / total)
                 });
             }
         }

@@ -120,12 +120,7 @@ impl ArrayPart {
                 );
                 continue;
             };
-            let spare_name = self.devices[s as usize].name.clone();
-            let work = RebuildWork {
-                own: true,
-                relocate: Vec::new(),
-            };
-            self.start_rebuild(core, (g, m), Some(s), spare_name, work);
+            self.rebuild_onto_spare(core, (g, m), s);
         }
     }
 
@@ -153,13 +148,18 @@ impl ArrayPart {
                 );
                 continue;
             };
-            let spare_name = self.devices[s as usize].name.clone();
-            let work = RebuildWork {
-                own: true,
-                relocate: Vec::new(),
-            };
-            self.start_rebuild(core, (g, m), Some(s), spare_name, work);
+            self.rebuild_onto_spare(core, (g, m), s);
         }
+    }
+
+    /// Starts rebuilding all of member `m` of group `g` onto spare device `spare`.
+    fn rebuild_onto_spare(&mut self, core: &mut Core, (g, m): (u32, u32), spare: u32) {
+        let spare_name = self.devices[spare as usize].name.clone();
+        let work = RebuildWork {
+            own: true,
+            relocate: Vec::new(),
+        };
+        self.start_rebuild(core, (g, m), Some(spare), spare_name, work);
     }
 
     /// Starts rebuilding member `m` of group `g` onto `spare` (None: into reserved capacity,

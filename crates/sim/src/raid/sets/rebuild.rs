@@ -1,6 +1,8 @@
 //! Rebuilding a failed disk of a redundancy set into the reserved capacity of the set's
 //! working disks: the reserve allocated unit by unit, shared by the group's virtual disks.
 
+use std::borrow::Borrow;
+
 use super::{RSet, SetHealth, SetLayout};
 use crate::raid::plan::push_merged;
 use crate::raid::{DataLoss, DiskIo, FailedDisks, LostAt, WritePlan};
@@ -105,35 +107,14 @@ impl SetLayout {
             return Err(lost(FailedDisks::none()));
         };
         let n = self.sets[set].n;
-        let mut local = WritePlan::default();
         let end = disk_lba
             .saturating_add(sectors)
             .min(self.data_sectors_per_disk());
-        for row in disk_lba / self.unit..end.div_ceil(self.unit) {
-            let p = row * n + u64::from(x);
-            let (s, v) = (p / self.width, p % self.width);
-            if s >= self.stripes_per_set {
-                continue;
-            }
-            let f = self.failed_members(set, s, health);
-            (self.inner)
-                .plan_rebuild(v as u32, s * self.unit, self.unit, &f, &mut local)
-                .map_err(RebuildStop::Lost)?;
-            for &io in &local.reads {
-                self.remap(set, io, Some(health), &mut plan.reads);
-            }
-            let Some((to, at)) = self.allocate_spare((set, s, p), health, reserve_used) else {
-                plan.clear();
-                return Err(RebuildStop::NoReserve);
-            };
-            let write = DiskIo {
-                disk: to,
-                disk_lba: at,
-                sectors: self.unit,
-            };
-            push_merged(&mut plan.writes, write);
-        }
-        Ok(())
+        let units = (disk_lba / self.unit..end.div_ceil(self.unit))
+            .map(|row| row * n + u64::from(x))
+            .filter(|p| p / self.width < self.stripes_per_set);
+        let spare = |h: &mut SetHealth, s, p| self.allocate_spare((set, s, p), h, reserve_used);
+        self.plan_units((set, units), health, spare, plan)
     }
 
     /// Plans rebuilding again the rebuilt units at `positions` of set `set` (from
@@ -144,23 +125,43 @@ impl SetLayout {
     pub fn plan_relocate(
         &self,
         (set, positions): (usize, &[u64]),
-        health: &SetHealth,
+        mut health: &SetHealth,
         reserve_used: &mut [u64],
         plan: &mut WritePlan,
         moved: &mut Vec<(u64, (u32, u64))>,
     ) -> Result<(), RebuildStop> {
         plan.clear();
+        let spare = |h: &mut &SetHealth, s, p| {
+            let at = self.find_spare((set, s), h, reserve_used)?;
+            moved.push((p, at));
+            Some(at)
+        };
+        self.plan_units((set, positions.iter().copied()), &mut health, spare, plan)
+    }
+
+    /// Plans rebuilding the units at `units` (positions in set `set`) into `plan`, unit by
+    /// unit: reads of the unit's stripe partners (placed by `health` as it stands before the
+    /// unit's room is taken), then a write of the unit into the room `spare` takes for it
+    /// (given the stripe and the position; None: no working disk has room, and the plan is
+    /// emptied).
+    fn plan_units<H: Borrow<SetHealth>>(
+        &self,
+        (set, units): (usize, impl Iterator<Item = u64>),
+        health: &mut H,
+        mut spare: impl FnMut(&mut H, u64, u64) -> Option<(u32, u64)>,
+        plan: &mut WritePlan,
+    ) -> Result<(), RebuildStop> {
         let mut local = WritePlan::default();
-        for &p in positions {
+        for p in units {
             let (s, v) = (p / self.width, p % self.width);
-            let f = self.failed_members(set, s, health);
+            let f = self.failed_members(set, s, (*health).borrow());
             (self.inner)
                 .plan_rebuild(v as u32, s * self.unit, self.unit, &f, &mut local)
                 .map_err(RebuildStop::Lost)?;
             for &io in &local.reads {
-                self.remap(set, io, Some(health), &mut plan.reads);
+                self.remap(set, io, Some((*health).borrow()), &mut plan.reads);
             }
-            let Some((to, at)) = self.find_spare((set, s), health, reserve_used) else {
+            let Some((to, at)) = spare(health, s, p) else {
                 plan.clear();
                 return Err(RebuildStop::NoReserve);
             };
@@ -170,7 +171,6 @@ impl SetLayout {
                 sectors: self.unit,
             };
             push_merged(&mut plan.writes, write);
-            moved.push((p, (to, at)));
         }
         Ok(())
     }
