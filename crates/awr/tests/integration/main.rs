@@ -48,8 +48,10 @@ fn awr_text_every_field_as_the_report_says() {
     let t = &c.transactions[0];
     assert_eq!((t.name.as_str(), t.weight), ("average", 1.0));
     assert_close!(t.logical_reads, 500.0);
-    assert_close!(t.blocks_changed, 20.0);
-    assert_close!(t.redo_bytes, 7500.0);
+    // 20 block changes: 9 of table and index blocks, 9 of their undo records, 2 of the undo
+    // header; the redo without the 9 undo records' 120 bytes each.
+    assert_close!(t.blocks_changed, 9.0);
+    assert_close!(t.redo_bytes, 7500.0 - 9.0 * 120.0);
     assert_close!(t.cpu_ms, 24.0); // DB CPU 6.0 s/s over 250 transactions/s
     assert_close!(t.statements, 25.0);
     assert_close!(t.physical_reads.unwrap(), 10.0);
@@ -181,14 +183,23 @@ fn awr_text_events_and_io(c: &Characterization, r: &ReadReport) {
 fn statspack_text_every_field_as_the_report_says() {
     let (c, r) = read("shop-statspack.txt");
     assert_eq!(r.format, Format::StatspackText);
-    assert_eq!(r.missing, ["Host CPU", "Thread Activity", "File IO Stats"]);
+    assert_eq!(
+        r.missing,
+        [
+            "Host CPU",
+            "Time Model Statistics",
+            "Operating System Statistics",
+            "Thread Activity",
+            "File IO Stats"
+        ]
+    );
     assert_eq!(c.name, "shop snaps 101-102");
     assert_eq!(c.source, "statspack:shop-statspack.txt");
     assert_eq!((c.sessions, c.block_bytes), (80, 8192));
     let t = &c.transactions[0];
     assert_close!(t.logical_reads, 300.0);
-    assert_close!(t.blocks_changed, 20.0);
-    assert_close!(t.redo_bytes, 4000.0);
+    assert_close!(t.blocks_changed, 9.0);
+    assert_close!(t.redo_bytes, 4000.0 - 9.0 * 120.0);
     assert_close!(t.cpu_ms, 15.0);
     assert_close!(t.statements, 10.0);
     assert_close!(t.physical_reads.unwrap(), 5.0);
@@ -202,7 +213,8 @@ fn statspack_text_every_field_as_the_report_says() {
     assert_close!(c.instance.cpu_busy_pct.unwrap(), 22.5);
     assert!(has_warning(
         &r,
-        "no Host CPU section: cpu_busy_pct estimated"
+        "no Host CPU or Operating System Statistics: cpu_busy_pct estimated from DB CPU \
+         (foreground only)"
     ));
     let o = c.observed.as_ref().unwrap();
     assert_close!(o.elapsed_s.unwrap(), 1800.0);
@@ -241,13 +253,21 @@ fn statspack_text_every_field_as_the_report_says() {
 fn awr_html_every_field_as_the_report_says() {
     let (c, r) = read("bank-awr.html");
     assert_eq!(r.format, Format::AwrHtml);
-    assert_eq!(r.missing, ["Thread Activity", "File IO Stats"]);
+    assert_eq!(
+        r.missing,
+        [
+            "Time Model Statistics",
+            "Operating System Statistics",
+            "Thread Activity",
+            "File IO Stats"
+        ]
+    );
     assert_eq!(c.name, "BANK snaps 880-881");
     assert_eq!((c.sessions, c.block_bytes), (1200, 8192));
     let t = &c.transactions[0];
     assert_close!(t.logical_reads, 320.0);
-    assert_close!(t.blocks_changed, 24.0);
-    assert_close!(t.redo_bytes, 4800.0);
+    assert_close!(t.blocks_changed, 11.0);
+    assert_close!(t.redo_bytes, 4800.0 - 11.0 * 120.0);
     assert_close!(t.cpu_ms, 8.0);
     assert_close!(t.statements, 18.0);
     assert_close!(t.physical_reads.unwrap(), 8.0);
@@ -425,13 +445,16 @@ fn instance_activity_stands_in_for_missing_load_profile_lines() {
     let text = std::fs::read_to_string(fixture("acme-awr.txt")).unwrap();
     let cut: String = text
         .lines()
-        .filter(|l| !l.contains("Block changes:") && !l.contains("DB CPU(s):"))
+        .filter(|l| {
+            !l.contains("Block changes:") && !l.contains("DB CPU(s):") && !l.starts_with("DB CPU ")
+        })
         .map(|l| format!("{l}\n"))
         .collect();
     let (c, _) = parse_report(cut.as_bytes(), "cut.txt").unwrap();
     let t = &c.transactions[0];
-    // db block changes 18,000,000 over 3600 s and 250 transactions/s.
-    assert_close!(t.blocks_changed, 20.0);
+    // db block changes 18,000,000 over 3600 s and 250 transactions/s: 20, of which 9 are of
+    // table and index blocks.
+    assert_close!(t.blocks_changed, 9.0);
     // CPU used by this session 2,160,000 cs over 900,000 transactions.
     assert_close!(t.cpu_ms, 24.0);
     assert_eq!(c.observed.unwrap().db_cpu_per_s, None);
@@ -487,7 +510,8 @@ fn an_older_statspack_layout_reads_too() {
     assert_eq!(c.instance.log_buffer, ByteSize(1 << 20));
     let t = &c.transactions[0];
     assert_close!(t.logical_reads, 200.0);
-    assert_close!(t.redo_bytes, 2000.0);
+    // 10 block changes: 4 of table and index blocks, their 4 undo records' 480 bytes of redo.
+    assert_close!(t.redo_bytes, 2000.0 - 4.0 * 120.0);
     assert_close!(t.statements, 8.0);
     assert_close!(c.observed.unwrap().elapsed_s.unwrap(), 1200.0);
     assert!(has_warning(&r, "no DB CPU"), "{:?}", r.warnings);
@@ -527,4 +551,53 @@ fn temp_events_and_statistics_give_the_temp_bytes_per_transaction() {
     // A report without temp I/O has none.
     let (c, _) = read("acme-awr.txt");
     assert_eq!(c.transactions[0].temp_bytes, 0.0);
+}
+
+/// The CPU a report gives: the sessions' per transaction from the Load Profile's DB CPU (Time
+/// Model's when the Load Profile has none), the host's CPUs, the background CPU, and the log
+/// writer's CPU per write (all background CPU over the redo writes: 288 s over 720,000).
+#[test]
+fn cpu_from_the_time_model_and_the_os_statistics() {
+    let (c, r) = read("acme-awr.txt");
+    assert!(r.found.contains(&"Time Model Statistics".to_string()));
+    assert!(r.found.contains(&"Operating System Statistics".to_string()));
+    assert_close!(c.transactions[0].cpu_ms, 24.0);
+    assert_eq!(c.instance.cpus, 16);
+    let o = c.observed.as_ref().unwrap();
+    assert_close!(o.db_cpu_per_s.unwrap(), 6.0);
+    assert_close!(o.background_cpu_per_s.unwrap(), 288.0 / 3600.0);
+    assert_eq!(
+        c.instance
+            .settings
+            .get("log_writer_cpu_us")
+            .map(String::as_str),
+        Some("400")
+    );
+
+    let text = std::fs::read_to_string(fixture("acme-awr.txt")).unwrap();
+    // Without the Load Profile's DB CPU, the header's CPUs and Host CPU: Time Model's DB CPU
+    // (21,600 s over 900,000 transactions), NUM_CPUS, and BUSY_TIME over BUSY_TIME + IDLE_TIME.
+    let cut: String = text
+        .lines()
+        .filter(|l| !l.contains("DB CPU(s):") && !l.starts_with("acmedb01"))
+        .map(|l| l.replace("CPUs:   16", "").replace("Host CPU", "Host Load"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let (c, r) = parse_report(cut.as_bytes(), "cut.txt").unwrap();
+    assert!(!r.found.contains(&"Host CPU".to_string()), "{:?}", r.found);
+    assert_close!(c.transactions[0].cpu_ms, 24.0);
+    assert_eq!(c.instance.cpus, 16);
+    assert_close!(c.instance.cpu_busy_pct.unwrap(), 45.0);
+    let o = c.observed.as_ref().unwrap();
+    assert_close!(o.db_cpu_per_s.unwrap(), 6.0);
+
+    // Without redo writes the log writer's CPU is not known, and a warning says so.
+    let cut: String = text
+        .lines()
+        .filter(|l| !l.starts_with("redo writes"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let (c, r) = parse_report(cut.as_bytes(), "cut.txt").unwrap();
+    assert!(!c.instance.settings.contains_key("log_writer_cpu_us"));
+    assert!(has_warning(&r, "no redo writes"), "{:?}", r.warnings);
 }
