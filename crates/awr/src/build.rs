@@ -25,14 +25,14 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn per_s(&self, key: &str) -> Option<f64> {
+    pub(crate) fn per_s(&self, key: &str) -> Option<f64> {
         self.f.load.get(key).and_then(|l| l.per_s)
     }
 
     /// Per transaction. Both columns are printed with the same decimals, so the larger one
     /// has more significant digits: per second over transactions per second when there is
     /// at least one transaction per second, else the per-transaction column.
-    fn per_txn(&self, key: &str) -> Option<f64> {
+    pub(crate) fn per_txn(&self, key: &str) -> Option<f64> {
         let l = self.f.load.get(key)?;
         let from_rate = l.per_s.map(|s| s / self.tps);
         if self.tps >= 1.0 {
@@ -118,7 +118,7 @@ pub(crate) fn build(
         Format::StatspackText => "statspack",
         Format::AwrText | Format::AwrHtml => "awr",
     };
-    let c = Characterization {
+    let mut c = Characterization {
         name: name(&f),
         engine: Engine::Oracle,
         source: format!("{kind}:{file}"),
@@ -129,9 +129,8 @@ pub(crate) fn build(
         instance,
         observed: Some(observed(&cx)),
     };
-    // The change sets are a calibration, offered in the notes (as the sizes are), not
-    // filled in: simulated, they give more reads and writes than the report's yet.
-    crate::changes::derive(&mut c.clone(), &mut cx.warnings);
+    // Where the changes fall, calibrated to the tablespaces' writes (a note says so).
+    crate::changes::derive(&mut c, &mut cx.warnings);
     c.validate(file).map_err(|source| Error::Invalid {
         file: file.to_string(),
         source,
@@ -213,22 +212,29 @@ fn block_bytes(cx: &mut Ctx) -> u32 {
     }
 }
 
-/// The one transaction type: the Load Profile per transaction.
+/// The one transaction type: the Load Profile per transaction, its block changes and redo
+/// less the undo's (the simulated Oracle adds those).
 fn transaction(cx: &mut Ctx, logical_reads: f64) -> Transaction {
     let (index_share, scan_share) = read_split(cx, logical_reads);
+    let db_block_changes = cx
+        .per_txn("block change")
+        .or_else(|| Some(cx.stat_per_s("db block changes")? / cx.tps))
+        .unwrap_or(0.0);
+    let (blocks_changed, redo_bytes) = crate::changes::without_undo(
+        db_block_changes,
+        cx.per_txn("redo size").unwrap_or(0.0),
+        &mut cx.warnings,
+    );
     Transaction {
         name: "average".into(),
         weight: 1.0,
         logical_reads,
         index_share,
         scan_share,
-        blocks_changed: cx
-            .per_txn("block change")
-            .or_else(|| Some(cx.stat_per_s("db block changes")? / cx.tps))
-            .unwrap_or(0.0),
+        blocks_changed,
         rows_inserted: 0.0,
-        redo_bytes: cx.per_txn("redo size").unwrap_or(0.0),
-        cpu_ms: cpu_ms(cx),
+        redo_bytes,
+        cpu_ms: crate::cpu::cpu_ms(cx),
         statements: cx.per_txn("execute").unwrap_or(1.0),
         think_ms: 0.0,
         temp_bytes: 0.0,
@@ -267,28 +273,6 @@ fn read_split(cx: &mut Ctx, logical_reads: f64) -> (f64, f64) {
         ));
     }
     (index_share, scan_share)
-}
-
-/// Database CPU per transaction: the Load Profile's DB CPU, else `CPU used by this session`
-/// (centiseconds), else the CPU line of the top timed events.
-fn cpu_ms(cx: &mut Ctx) -> f64 {
-    if let Some(s) = cx.per_txn("db cpu") {
-        return s * 1000.0;
-    }
-    let per_interval = cx.f.elapsed_s.map(|e| e * cx.tps).filter(|n| *n > 0.0);
-    if let (Some(cs), Some(n)) = (cx.stat("cpu used by this session"), per_interval) {
-        return cs * 10.0 / n;
-    }
-    let cpu =
-        cx.f.events
-            .iter()
-            .find(|e| e.name == "DB CPU" || e.name == "CPU time");
-    if let (Some(e), Some(n)) = (cpu, per_interval) {
-        return e.time_s * 1000.0 / n;
-    }
-    cx.warnings
-        .push("no DB CPU in the Load Profile, Instance Activity or top events: cpu_ms = 0".into());
-    0.0
 }
 
 /// Sessions: the average connected at the two snapshots.
@@ -411,22 +395,18 @@ fn instance(cx: &mut Ctx) -> Instance {
     let db_time_per_s = cx
         .per_s("db time")
         .or_else(|| Some(f.db_time_s? / f.elapsed_s.filter(|e| *e > 0.0)?));
-    let cpu_busy_pct = f.cpu_busy_pct.or_else(|| {
-        let db_cpu = cx.per_s("db cpu")?;
-        cx.warnings.push(
-            "no Host CPU section: cpu_busy_pct estimated from DB CPU per second over the CPUs \
-             (foreground CPU only, an underestimate)"
-                .into(),
-        );
-        Some((db_cpu / f64::from(cpus) * 100.0).clamp(0.0, 100.0))
-    });
+    let cpu_busy_pct = crate::cpu::cpu_busy_pct(cx, cpus);
     Instance {
         cpus,
         cpu_busy_pct,
         buffer_cache: ByteSize(buffer_cache.max(0.0) as u64),
         log_buffer: ByteSize(log_buffer.max(0.0) as u64),
         db_time_per_s,
-        settings: log_settings(cx),
+        settings: {
+            let mut settings = log_settings(cx);
+            crate::cpu::log_writer_settings(cx, &mut settings);
+            settings
+        },
     }
 }
 
@@ -467,7 +447,13 @@ fn observed(cx: &Ctx) -> Observed {
         executes_per_s: cx.per_s("execute"),
         parses_per_s: cx.per_s("parse"),
         rollbacks_per_s: cx.per_s("rollback"),
-        db_cpu_per_s: cx.per_s("db cpu"),
+        db_cpu_per_s: cx
+            .per_s("db cpu")
+            .or_else(|| Some(f.db_cpu_s()? / f.elapsed_s.filter(|e| *e > 0.0)?)),
+        background_cpu_per_s: f
+            .background_cpu_s()
+            .zip(f.elapsed_s.filter(|e| *e > 0.0))
+            .map(|(s, e)| s / e),
         direct_reads_per_s: cx.stat_per_s("physical reads direct"),
         index_fetches_per_s: cx.stat_per_s("index fetch by key"),
         events: f.events.clone(),

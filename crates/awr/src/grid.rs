@@ -162,13 +162,34 @@ fn underlined(line: &Line, under: &Line) -> Option<String> {
 }
 
 /// The section title above the heading block that starts at `top`.
+/// Line `i` is indented and continues a `->` note above it (`-> Statistics including the
+/// word "background" measure background process` / `   time, and so do not contribute ...`).
+fn note_continued(lines: &[Line], i: usize) -> bool {
+    if !lines[i].first().is_some_and(|c| c.is_whitespace()) {
+        return false;
+    }
+    let mut j = i;
+    while j > 0 {
+        j -= 1;
+        let text: String = lines[j].iter().collect();
+        let trimmed = text.trim();
+        if trimmed.starts_with("->") {
+            return true;
+        }
+        if trimmed.is_empty() || !text.starts_with(char::is_whitespace) {
+            return false;
+        }
+    }
+    false
+}
+
 fn title_above(lines: &[Line], top: usize) -> (String, String) {
     let mut i = top;
     while i > 0 {
         i -= 1;
         let line = &lines[i];
         let trimmed: String = line.iter().collect::<String>().trim().to_string();
-        if trimmed.is_empty() || trimmed.starts_with("->") {
+        if trimmed.is_empty() || trimmed.starts_with("->") || note_continued(lines, i) {
             continue;
         }
         if rule_runs(line).is_some() {

@@ -1,9 +1,12 @@
 //! storlab-awr: reads an Oracle AWR report (text or HTML) or a Statspack report (text) and
 //! turns it into a workload characterization (`storlab_core::character`): one transaction
-//! type `average` from the Load Profile, the instance from the header, Cache Sizes and Host
-//! CPU, segments per tablespace from the tablespace I/O, and what was observed (rates, top
-//! timed events, I/O per tablespace and file) for calibrating and checking a model; and the
-//! segment sizes the tablespaces' physical reads imply in its buffer cache, as an estimate.
+//! type `average` from the Load Profile (its block changes and redo without the undo's, which
+//! the simulated Oracle adds), the instance and its CPU from the header, Cache Sizes, Host CPU,
+//! Time Model and Operating System Statistics, segments per tablespace from the tablespace
+//! I/O with where the changes fall calibrated to their writes, and what was observed (rates,
+//! top timed events, I/O per tablespace and file) for calibrating and checking a model; and
+//! the segment sizes the tablespaces' physical reads imply in its buffer cache, as an
+//! estimate.
 //!
 //! It reads bytes it is given and nothing else: no files of its own, no database. It never
 //! panics on any input: a report it cannot use is an [`Error`] naming the file; a section it
@@ -11,6 +14,7 @@
 
 mod build;
 mod changes;
+mod cpu;
 mod detect;
 mod grid;
 mod html;

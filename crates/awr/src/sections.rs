@@ -1,5 +1,6 @@
 //! The facts of a report, read section by section from its tables: the header, Cache Sizes,
-//! Load Profile, the top timed events, Host CPU, Instance Activity Stats, and the tablespace
+//! Load Profile, the top timed events, Host CPU, Time Model and Operating System Statistics
+//! ([`crate::cpu`]), Instance Activity Stats, and the tablespace
 //! and file I/O. Whatever a section lacks is left out and said in a warning; nothing here
 //! fails.
 
@@ -42,18 +43,24 @@ pub(crate) struct Facts {
     /// Online log switches over the interval (Instance Activity Stats - Thread Activity,
     /// `log switches (derived)`).
     pub log_switches: Option<f64>,
+    /// Time Model Statistics: seconds over the interval by lowercase statistic name.
+    pub time_model: BTreeMap<String, f64>,
+    /// Operating System Statistics: values by uppercase statistic name.
+    pub os_stats: BTreeMap<String, f64>,
     /// Sections read, as the report names them.
     pub found: Vec<&'static str>,
     pub warnings: Vec<String>,
 }
 
 /// The sections read, in report order, as the report names them.
-pub(crate) const SECTIONS: [&str; 9] = [
+pub(crate) const SECTIONS: [&str; 11] = [
     "header",
     "Cache Sizes",
     "Load Profile",
     "Top Timed Events",
     "Host CPU",
+    "Time Model Statistics",
+    "Operating System Statistics",
     "Instance Activity Stats",
     "Thread Activity",
     "Tablespace IO Stats",
@@ -62,7 +69,12 @@ pub(crate) const SECTIONS: [&str; 9] = [
 
 impl Facts {
     /// A number of a cell; an overflowed column (`#####`) is a warning naming where.
-    fn num(&mut self, token: &str, scale: Scale, at: impl FnOnce() -> String) -> Option<f64> {
+    pub(crate) fn num(
+        &mut self,
+        token: &str,
+        scale: Scale,
+        at: impl FnOnce() -> String,
+    ) -> Option<f64> {
         match number::value(token, scale) {
             Ok(v) => v,
             Err(()) => {
@@ -75,7 +87,7 @@ impl Facts {
         }
     }
 
-    fn found(&mut self, section: &'static str) {
+    pub(crate) fn found(&mut self, section: &'static str) {
         if !self.found.contains(&section) {
             self.found.push(section);
         }
@@ -113,6 +125,10 @@ pub(crate) fn read(tables: &[Table]) -> Facts {
             top_events(&mut f, t);
         } else if t.titled("host cpu") {
             host_cpu(&mut f, t);
+        } else if crate::cpu::is_time_model(t) {
+            crate::cpu::time_model(&mut f, t);
+        } else if crate::cpu::is_os_stats(t) {
+            crate::cpu::os_stats(&mut f, t);
         } else if activity_title(&t.title) {
             activity(&mut f, t);
         } else if t.title.to_ascii_lowercase().contains("thread activity") {

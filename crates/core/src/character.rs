@@ -50,6 +50,18 @@ pub use check::WEIGHT_TOLERANCE;
 pub use from_results::from_results;
 pub use steps::{Changes, Reach, Step};
 
+/// Bytes of the undo record Oracle writes for each block an update changes (headers and a
+/// short before image; the simulated database's undo, `storlab_sim::db::undo`, explains the
+/// figure): the undo and its redo that a characterization's changes bring under
+/// `engine = "oracle"`, and that an imported report's figures already hold.
+pub const ORACLE_UNDO_UPDATE_RECORD_BYTES: u64 = 120;
+/// Bytes of an 8 KiB undo block that hold undo records (after its headers).
+pub const ORACLE_UNDO_BLOCK_RECORD_BYTES: u64 = 8100;
+
+/// The simulated buffer cache's highest usage count (its clock sweep: an access adds one, up
+/// to this; each pass of the hand takes one away), for estimates of how it caches.
+pub const SIM_BUFFER_MAX_USAGE: u8 = 5;
+
 /// A characterization that cannot be read or breaks a rule.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CharacterError {
@@ -253,6 +265,9 @@ pub struct Observed {
     pub rollbacks_per_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cpu_per_s: Option<f64>,
+    /// Background processes' CPU seconds (Oracle's background cpu time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background_cpu_per_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direct_reads_per_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -34,6 +34,7 @@ fn has_warning(r: &ReadReport, part: &str) -> bool {
 }
 
 mod bad_input;
+mod cpu;
 mod fuzz;
 mod layouts;
 mod missing;

@@ -144,7 +144,8 @@ pub const TRANSACTION_KEYS: &[Key] = &[
         "blocks_changed",
         Kind::Number,
         D("0.0"),
-        "blocks changed (Oracle's db block changes)",
+        "table and index blocks changed (under `engine = \"oracle\"` the simulated undo adds \
+         each change's undo record; Oracle's db block changes count both)",
     )
     .float(0.0, MAX_BLOCKS)
     .unit("blocks"),
@@ -430,6 +431,10 @@ pub const OBSERVED_KEYS: &[Key] = &[
     rate("parses_per_s", "SQL parses"),
     rate("rollbacks_per_s", "rollbacks"),
     rate("db_cpu_per_s", "database CPU seconds"),
+    rate(
+        "background_cpu_per_s",
+        "background processes' CPU seconds (the log writer, the database writer)",
+    ),
     rate(
         "direct_reads_per_s",
         "blocks read by direct path, bypassing the buffer cache",

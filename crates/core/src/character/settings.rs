@@ -86,6 +86,11 @@ pub const SETTINGS_KEYS: &[Key] = &[
         "Oracle: seconds a changed block may stay unwritten at most",
     ),
     setting(
+        "log_writer_cpu_us",
+        "Oracle: CPU time the log writer takes per log write, in microseconds (from a report: \
+         its background CPU over its redo writes)",
+    ),
+    setting(
         "fast_start_mttr_target",
         "Oracle: the crash recovery time, in seconds, the checkpoints aim at",
     ),

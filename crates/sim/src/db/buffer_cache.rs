@@ -5,7 +5,7 @@
 //! writer can clean frames just ahead of the hand.
 
 /// Highest usage count a frame can reach (PostgreSQL's BM_MAX_USAGE_COUNT).
-pub const MAX_USAGE: u8 = 5;
+pub const MAX_USAGE: u8 = storlab_core::character::SIM_BUFFER_MAX_USAGE;
 
 mod page_table;
 mod writing;

@@ -24,9 +24,9 @@ use storlab_core::character::Engine;
 /// Blocks of one session's undo segment: its header and a ring of undo blocks (8 MiB).
 pub const SEGMENT_BLOCKS: u64 = 1024;
 /// Bytes of an 8 KiB undo block that hold records.
-pub const BLOCK_RECORD_BYTES: u64 = 8100;
+pub const BLOCK_RECORD_BYTES: u64 = storlab_core::character::ORACLE_UNDO_BLOCK_RECORD_BYTES;
 /// Undo record of an updated row, and of an inserted row, bytes.
-pub const UPDATE_RECORD_BYTES: u64 = 120;
+pub const UPDATE_RECORD_BYTES: u64 = storlab_core::character::ORACLE_UNDO_UPDATE_RECORD_BYTES;
 pub const INSERT_RECORD_BYTES: u64 = 70;
 
 /// Blocks of the undo segments of `sessions` sessions (none without Oracle's undo).
@@ -69,6 +69,11 @@ impl Undo {
             blocks_started: 0,
             bytes: 0,
         }
+    }
+
+    /// The first block of the undo segments (they run to the end of the page space).
+    pub fn base(&self) -> u64 {
+        self.base
     }
 
     /// Session `s`'s transaction leaves `records` undo records of `record_bytes` each: the

@@ -108,6 +108,10 @@ pub fn character_workload(
             toml::Value::String(format!("{s}s")),
         );
     }
+    // An Oracle report's log writer CPU per write, in microseconds.
+    if let Some(us) = setting("log_writer_cpu_us").filter(|us| *us > 0) {
+        put("log_writer_cpu", toml::Value::String(format!("{us}us")));
+    }
     put("log_bytes_per_commit", toml::Value::Integer(0));
     // The carrier test's own settings, which a characterization replaces.
     for (k, v) in [

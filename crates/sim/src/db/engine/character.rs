@@ -159,6 +159,17 @@ impl DbEngine {
         if direct > 0 {
             o.insert("direct_read_blocks_per_s".into(), per_s(direct).into());
         }
+        if self.spec.engine == Engine::Oracle {
+            // The host CPUs' busy share: the sessions' CPU and the log writer's over the
+            // CPUs (Oracle's DB CPU and background CPU over NUM_CPUS).
+            let busy_ns = (st.cpu_ns + st.log_writer_cpu_ns) as f64;
+            let cpus = f64::from(self.spec.cpus.max(1));
+            let pct = 100.0 * busy_ns / (cpus * secs * 1e9);
+            o.insert(
+                "host_cpu_busy_pct".into(),
+                storlab_core::histogram::round_to(pct, 1).into(),
+            );
+        }
         // Redo generated (the log's writes round each up to whole log blocks).
         o.insert("redo_bytes_per_s".into(), per_s(st.redo_bytes).into());
         o.insert("database_bytes".into(), (self.page_blocks * 8192).into());

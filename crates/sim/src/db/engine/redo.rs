@@ -45,6 +45,8 @@ pub(super) struct Oracle {
     pub swept_at_round: u64,
     /// Blocks the writer took from the cold end of the cache (measured window).
     pub cold_end_blocks: u64,
+    /// Undo blocks the writer wrote, whatever handed them over (measured window).
+    pub undo_blocks_written: u64,
     /// The log switches' checkpoints, the checkpoint position, and a log write held until
     /// its group's checkpoint completes (see [`super::switch`]).
     pub groups: GroupCheckpoints,
@@ -65,6 +67,7 @@ impl Oracle {
             wasted_at_reset: 0,
             swept_at_round: 0,
             cold_end_blocks: 0,
+            undo_blocks_written: 0,
             groups: GroupCheckpoints::default(),
             switch: super::switch::SwitchState::default(),
         })

@@ -137,6 +137,7 @@ impl DbEngine {
         if let Some(o) = self.oracle.as_mut() {
             o.checkpoint_blocks = 0;
             o.cold_end_blocks = 0;
+            o.undo_blocks_written = 0;
             o.space.reset();
             o.switch.reset();
             o.cleanout.left = 0;
@@ -326,6 +327,11 @@ impl DbEngine {
                 o.insert(
                     "cold_end_blocks_per_s".into(),
                     round_to(ora.cold_end_blocks as f64 / secs.max(1e-9), 1).into(),
+                );
+                // And of all the writer wrote, the undo blocks.
+                o.insert(
+                    "undo_blocks_written_per_s".into(),
+                    round_to(ora.undo_blocks_written as f64 / secs.max(1e-9), 1).into(),
                 );
                 // Blocks commits left uncleaned, and visits that cleaned one out (delayed
                 // block cleanout); bytes of partly filled redo blocks skipped (redo wastage).

@@ -53,6 +53,10 @@ impl DbEngine {
             let following = self.writer.peek().map(|n| (n.first, n.blocks));
             if stack.measuring() {
                 self.stats.writer_blocks += w.blocks;
+                if let Some(o) = self.oracle.as_mut() {
+                    let end = w.first + w.blocks;
+                    o.undo_blocks_written += end.saturating_sub(o.undo.base().max(w.first));
+                }
             }
             self.os_cache_keep(w.first, w.blocks);
             if !self.os_cache_write(w.first, w.blocks, DbTimer::WriterBuffered, stack) {
