@@ -1,5 +1,5 @@
-//! Controller caches: an LRU read cache of fixed-size segments, and the dirty-page table of the
-//! battery-backed write cache (NVS).
+//! Controller caches: an LRU read cache of fixed-size segments (allocated one by one or in
+//! slots of several), and the dirty-page table of the battery-backed write cache (NVS).
 //!
 //! The read cache is keyed by (group, segment): 32 bits when every group's segments fit beside
 //! the group index, else the 64-bit page key (group index in the top 16 bits, page number
@@ -9,11 +9,15 @@
 
 use std::collections::HashMap;
 
+mod age;
 mod dirty;
 mod lru;
+mod slots;
 mod wordmap;
+pub use age::WriteOrder;
 pub use dirty::DirtyPages;
 pub use lru::{LruCache, SegmentCache};
+pub use slots::ReadCache;
 use std::hash::{BuildHasherDefault, Hasher};
 pub(crate) use wordmap::WordMap;
 pub(crate) use wordmap::{

@@ -33,8 +33,8 @@ pub use host::{
 };
 pub use host_ports::HostPortSpec;
 pub use resolve::{
-    parse_failure_arg, ControllerSpec, GroupSpec, HostSpec, MirrorRead, Staging, SystemSpec,
-    WritePolicy,
+    parse_failure_arg, ControllerSpec, DestageOrder, GroupSpec, HostSpec, MirrorRead, Staging,
+    SystemSpec, WritePolicy,
 };
 pub use virtual_disks::DiskGroupSpec;
 pub use workload::{Placement, StreamSpec, WorkloadSpec};
@@ -142,6 +142,8 @@ pub struct ControllersFile {
     /// Destage disk operations kept outstanding per member disk; when absent, each group's
     /// follows its disks ([`ControllerSpec::destage_queue_for`]).
     pub destage_queue_per_disk: Option<u32>,
+    /// Which dirty data a destage takes first: by address or by age.
+    pub destage_order: DestageOrder,
     /// RAID 5/6 write gathering: how long the partial stripe at a sequential writer's head
     /// waits for the writer to fill it, from the writer's last write (0: no wait).
     pub full_stripe_hold: TimeSpan,
@@ -151,6 +153,9 @@ pub struct ControllersFile {
     pub prefetch: ByteSize,
     /// Consecutive sequential reads that start prefetching.
     pub sequential_trigger: u32,
+    /// The read cache's unit of allocation, a power-of-two number of segments (None: each
+    /// segment is allocated on its own).
+    pub cache_slot: Option<ByteSize>,
     /// What a read miss stages: the blocks asked for, from them to the end of their track,
     /// or their whole track.
     pub staging: Staging,

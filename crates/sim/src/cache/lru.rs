@@ -96,20 +96,22 @@ impl<K: MapKey> LruCache<K> {
         self.map.get(key) != 0
     }
 
-    /// Inserts `key` as most recently used, evicting the least recently used when full.
-    pub fn insert(&mut self, key: K) {
+    /// Inserts `key` as most recently used, evicting the least recently used when full;
+    /// returns the evicted key.
+    pub fn insert(&mut self, key: K) -> Option<K> {
         if self.capacity == 0 {
-            return;
+            return None;
         }
         let stamp = self.next_stamp();
         let (slot, _, found) = self.map.probe(key);
+        let mut evicted = None;
         if found || self.map.len() < self.capacity {
             // Stored at the slot the lookup found: one probe.
             self.map.set_at(slot, found, key, stamp);
         } else {
             // Evicted first, so the map never holds more than `capacity` keys (one more
             // could double its table); the eviction may move entries, so probe again.
-            self.evict_lru();
+            evicted = self.evict_lru();
             // The next eviction will most likely take the entry now at the front: start
             // loading its map slot so that eviction does not wait for memory.
             if let Some(&(k, _)) = self.queue.front() {
@@ -118,6 +120,7 @@ impl<K: MapKey> LruCache<K> {
             self.map.set(key, stamp);
         }
         self.record(key, stamp);
+        evicted
     }
 
     #[inline]
@@ -129,15 +132,16 @@ impl<K: MapKey> LruCache<K> {
         }
     }
 
-    fn evict_lru(&mut self) {
+    fn evict_lru(&mut self) -> Option<K> {
         while let Some((k, s)) = self.queue.pop_front() {
             // One probe finds the entry and removes it.
             let (slot, stamp, found) = self.map.probe(k);
             if stamp == s {
                 self.map.set_at(slot, found, k, 0);
-                return;
+                return Some(k);
             }
         }
+        None
     }
 
     /// A cache whose stamps run out after `left` more uses (tests of the renumbering).
@@ -204,9 +208,11 @@ impl SegmentCache {
     pub fn insert(&mut self, group: u32, segment: u64) {
         match self {
             SegmentCache::Narrow { lru, shift } => {
-                lru.insert(Self::narrow_key(*shift, group, segment))
+                lru.insert(Self::narrow_key(*shift, group, segment));
             }
-            SegmentCache::Wide(lru) => lru.insert(super::page_key(group, segment)),
+            SegmentCache::Wide(lru) => {
+                lru.insert(super::page_key(group, segment));
+            }
         }
     }
 

@@ -18,7 +18,8 @@ mod groups;
 pub use super::failures::parse_failure_arg;
 pub use arrays::ArraySpec;
 pub use controllers::{
-    ControllerSpec, Staging, WritePolicy, HDD_DESTAGE_QUEUE, MAX_DESTAGE_QUEUE, PAGE_SECTORS,
+    ControllerSpec, DestageOrder, Staging, WritePolicy, HDD_DESTAGE_QUEUE, MAX_DESTAGE_QUEUE,
+    PAGE_SECTORS,
 };
 pub use groups::{GroupSpec, MirrorRead};
 

@@ -22,7 +22,7 @@ use super::array::OpClass;
 use super::core::Core;
 use super::resource::Resource;
 use super::Stack;
-use crate::cache::{DirtyPages, SegmentCache};
+use crate::cache::{DirtyPages, ReadCache, WriteOrder};
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::HostScheduler;
 use crate::engine::SimTime;
@@ -81,6 +81,8 @@ struct CacheGroup {
     write_cache: bool,
     dirty: DirtyPages,
     destage_cursor: u64,
+    /// The dirty pages in the order they became dirty, when destage goes by age.
+    write_order: Option<WriteOrder>,
     destage_ops_inflight: u32,
     destage_ops_limit: u32,
     /// Longest destage run, pages (whole stripes; see `destage_run_pages`).
@@ -103,7 +105,7 @@ struct NvsWaiter {
 }
 
 struct CtrlRt {
-    cache: SegmentCache,
+    cache: ReadCache,
     /// Segment key -> the id of the fetch bringing it, plus one (0 reads as none).
     inflight: crate::cache::WordMap<u64, u32>,
     dirty_pages: u64,

@@ -162,6 +162,12 @@ pub const CONTROLLER_KEYS: &[Key] = &[
     .int(1, MAX_DESTAGE_QUEUE as u64)
     .unit("operations"),
     Key::new(
+        "destage_order",
+        DESTAGE_ORDER,
+        D("\"address\""),
+        "which dirty data a destage takes first: the next in address order from where the previous one ended (`address`, CSCAN), or the data dirty longest (`age`, least recently written), with the dirty pages after it in its stripe (Gill and Modha, WOW, FAST 2005, name both as storage controllers' policies)",
+    ),
+    Key::new(
         "full_stripe_hold",
         Kind::Time,
         D("0"),
@@ -185,6 +191,13 @@ pub const CONTROLLER_KEYS: &[Key] = &[
     .int(0, MAX_SEQUENTIAL_TRIGGER)
     .unit("reads"),
     Key::new(
+        "cache_slot",
+        Kind::Size,
+        Derived("`read_segment`: each segment is allocated on its own"),
+        "the read cache's unit of allocation: a miss takes a whole slot however little it stages, and the least recently used slot leaves whole; a power of two from `read_segment` to 64 of them (Symmetrix: one slot per track, 32 KiB up to DMX-2, 64 KiB on DMX-3/4; Hitachi USP / HP XP: 16 KiB segments, 16.5 KB with check bytes; DS8000: 4 KiB pages, IBM SG24-6786 2.2)",
+    )
+    .int(512, MAX_CACHE_SLOT_BYTES),
+    Key::new(
         "staging",
         STAGING,
         D("\"block\""),
@@ -201,6 +214,12 @@ pub const CONTROLLER_KEYS: &[Key] = &[
 
 /// Longest `full_stripe_hold`: 60 s (a writer idle longer than that has stopped).
 const MAX_FULL_STRIPE_HOLD_NS: u64 = 60_000_000_000;
+
+/// Largest cache slot: 1 MiB (64 segments of 16 KiB; arrays' slots are 4 to 128 KiB).
+const MAX_CACHE_SLOT_BYTES: u64 = 1 << 20;
+
+/// Choices of `destage_order`.
+const DESTAGE_ORDER: Kind = Kind::Choice(&["address", "age"]);
 
 /// Choices of `staging`.
 const STAGING: Kind = Kind::Choice(&["block", "record-to-end-of-track", "track"]);

@@ -47,6 +47,23 @@ pub enum Staging {
     Track,
 }
 
+/// Which dirty data a destage takes first.
+///
+/// A write cache can destage by address (CSCAN: short seeks between destages) or by age
+/// (LRW, least recently written: the data least likely to be written again soon, wherever
+/// it lies); Gill and Modha (WOW, FAST 2005) name both as the policies storage controllers
+/// use, and combine them. By age, successive destages land anywhere in the group's data, so
+/// each one seeks as a random write does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DestageOrder {
+    /// In ascending address order from where the previous destage ended, wrapping.
+    #[default]
+    Address,
+    /// The page dirty longest first, with the dirty pages after it in its stripe.
+    Age,
+}
+
 /// Controller settings, resolved into sectors and nanoseconds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ControllerSpec {
@@ -54,6 +71,10 @@ pub struct ControllerSpec {
     pub count: u32,
     /// Read cache per controller in segments.
     pub read_cache_segments: u64,
+    /// Read cache per controller in slots (its unit of allocation).
+    pub read_cache_slots: u64,
+    /// Segments per slot: 1 when each segment is allocated on its own.
+    pub slot_segments: u64,
     /// Write cache per controller in 4 KiB pages.
     pub write_cache_pages: u64,
     /// Write-back or write-through.
@@ -98,6 +119,8 @@ pub struct ControllerSpec {
     pub sequential_trigger: u32,
     /// What a read miss stages.
     pub staging: Staging,
+    /// Which dirty data a destage takes first.
+    pub destage_order: DestageOrder,
     /// The cache's track in sectors, a whole number of segments (0 when `staging` is
     /// `block`).
     pub track_sectors: u64,
@@ -212,9 +235,12 @@ pub(super) fn resolve_controllers(
         ));
     }
     let track_sectors = resolve_track(c, file)?;
+    let slot_segments = resolve_slot(c, file)?;
     Ok(ControllerSpec {
         count: c.count,
         read_cache_segments,
+        read_cache_slots: read_cache_segments / slot_segments,
+        slot_segments,
         write_cache_pages,
         write_policy: c.write_policy,
         mirror_writes,
@@ -237,6 +263,7 @@ pub(super) fn resolve_controllers(
         prefetch_sectors: c.prefetch.0 / 512,
         sequential_trigger: c.sequential_trigger,
         staging: c.staging,
+        destage_order: c.destage_order,
         track_sectors,
     })
 }
@@ -270,6 +297,32 @@ fn resolve_track(c: &super::super::ControllersFile, file: &str) -> Result<u64, C
     }
     Ok(track.0 / 512)
 }
+
+/// Read segments per cache slot: 1 without `cache_slot`; else a power of two from 1 to 64.
+fn resolve_slot(c: &super::super::ControllersFile, file: &str) -> Result<u64, ConfigError> {
+    let Some(slot) = c.cache_slot else {
+        return Ok(1);
+    };
+    let seg = c.read_segment.0;
+    let per_slot = slot.0 / seg;
+    if !slot.0.is_power_of_two() || slot.0 < seg || per_slot > MAX_SLOT_SEGMENTS {
+        return Err(ConfigError::invalid(
+            file,
+            "controllers.cache_slot",
+            format!(
+                "must be a power of two from read_segment ({}) to {MAX_SLOT_SEGMENTS} of them \
+                 ({}); got {}",
+                c.read_segment,
+                ByteSize(seg * MAX_SLOT_SEGMENTS),
+                slot
+            ),
+        ));
+    }
+    Ok(per_slot)
+}
+
+/// Most read segments in one cache slot (one bit each in a word).
+const MAX_SLOT_SEGMENTS: u64 = 64;
 
 /// The file's name of a staging unit.
 fn staging_name(s: Staging) -> &'static str {

@@ -319,3 +319,26 @@ fn a_segment_that_is_not_a_power_of_two_names_the_declared_bounds() {
     assert_eq!(bounds, "512 to 1m");
     assert_eq!(SEGMENT_SIZE.describe_bounds(), "1m to 64m");
 }
+
+#[test]
+fn a_cache_slot_counts_the_read_cache_in_slots_of_whole_segments() {
+    let s = parse_array(GOOD, "x.toml").unwrap();
+    assert_eq!(s.controllers.slot_segments, 1);
+    assert_eq!(
+        s.controllers.read_cache_slots,
+        s.controllers.read_cache_segments
+    );
+    let text = format!("{GOOD}\n[controllers]\ncache_slot = \"64k\"\n");
+    let c = parse_array(&text, "x.toml").unwrap().controllers;
+    // 2 GiB of read cache: 262,144 segments of 8 KiB, 32,768 slots of 64 KiB.
+    assert_eq!((c.slot_segments, c.read_cache_slots), (8, 32_768));
+    for (slot, want) in [
+        ("4k", "from read_segment (8k) to 64 of them (512k); got 4k"),
+        ("24k", "got 24k"),
+        ("1m", "got 1m"),
+    ] {
+        let (key, reason) = invalid(&format!("{GOOD}\n[controllers]\ncache_slot = \"{slot}\"\n"));
+        assert_eq!(key, "controllers.cache_slot");
+        assert!(reason.contains(want), "{slot}: {reason}");
+    }
+}

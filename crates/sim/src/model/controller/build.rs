@@ -5,9 +5,9 @@ use std::collections::VecDeque;
 use super::gather::Gather;
 use super::write::destage_run_pages;
 use super::{CacheGroup, ControllerPart, CtrlRt, LunRt, SeqStream, SEQ_SLOTS};
-use crate::cache::{DirtyPages, SegmentCache};
+use crate::cache::{DirtyPages, ReadCache, WriteOrder};
 use crate::config::resolve::PAGE_SECTORS;
-use crate::config::SystemSpec;
+use crate::config::{DestageOrder, SystemSpec};
 use crate::model::resource::Resource;
 use crate::raid::RaidLevel;
 use crate::slab::Slab;
@@ -23,10 +23,11 @@ impl ControllerPart {
             .map(|i| (i, spec.controller_spec(i)))
             .map(|(i, c)| CtrlRt {
                 // The read caches' keys: (group, segment of the group).
-                cache: SegmentCache::new(
-                    c.read_cache_segments,
+                cache: ReadCache::new(
+                    c.read_cache_slots,
                     spec.groups.len(),
                     max_segments(spec, c.segment_sectors),
+                    c.slot_segments,
                 ),
                 inflight: Default::default(),
                 dirty_pages: 0,
@@ -65,6 +66,9 @@ impl ControllerPart {
                 write_cache: g.write_cache,
                 dirty: DirtyPages::new(capacity_sectors.div_ceil(PAGE_SECTORS)),
                 destage_cursor: 0,
+                write_order: (spec.controller_spec(g.controller).destage_order
+                    == DestageOrder::Age)
+                    .then(WriteOrder::default),
                 destage_ops_inflight: 0,
                 destage_ops_limit: destage_queue * g.layout.disks(),
                 destage_run_pages: destage_run_pages(&g.layout),

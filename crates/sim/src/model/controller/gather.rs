@@ -147,16 +147,19 @@ impl ControllerPart {
         let ctrl = self.groups[g as usize].ctrl as usize;
         let hold = !self.ctrls[ctrl].write_through && self.ctrls[ctrl].waiters.is_empty();
         let grp: &mut CacheGroup = &mut self.groups[g as usize];
+        // By age, the run starts at the oldest dirty page; by address, at the cursor.
+        let start = match &mut grp.write_order {
+            Some(order) => order.oldest(&grp.dirty).unwrap_or(grp.destage_cursor),
+            None => grp.destage_cursor,
+        };
         if !hold || !grp.gather.enabled() {
-            return grp
-                .dirty
-                .take_run(grp.destage_cursor, grp.destage_run_pages);
+            return grp.dirty.take_run(start, grp.destage_run_pages);
         }
         let idle = grp.dirty.idle_len();
         if grp.gather.nothing_new(idle, now) {
             return None;
         }
-        let mut cursor = grp.destage_cursor;
+        let mut cursor = start;
         let mut first_held = None;
         // Each held stripe belongs to a writer: past them all, a run is found or none is.
         for _ in 0..=WRITE_SEQ_SLOTS {

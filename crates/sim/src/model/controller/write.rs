@@ -105,6 +105,9 @@ impl ControllerPart {
         if grp.gather.enabled() {
             grp.gather.note_write(lba, sectors, s.core.now);
         }
+        if let (Some(order), true) = (&mut grp.write_order, added > 0) {
+            order.note(pages.0, &grp.dirty);
+        }
         let c = &mut this.ctrls[ctrl];
         c.dirty_pages += added;
         let mut ack = ready_at;
@@ -255,6 +258,12 @@ impl ControllerPart {
     fn release_destaged(&mut self, core: &Core, g: u32, first_page: u64, pages: u64) -> usize {
         let grp = &mut self.groups[g as usize];
         let freed = grp.dirty.destaged(first_page, pages);
+        if let (Some(order), true) = (&mut grp.write_order, freed < pages) {
+            // Pages written again during their destage are dirty anew: newest by age.
+            for p in (first_page..first_page + pages).filter(|&p| grp.dirty.contains(p)) {
+                order.note(p, &grp.dirty);
+            }
+        }
         let ctrl = grp.ctrl as usize;
         let c = &mut self.ctrls[ctrl];
         c.dirty_pages -= freed;
