@@ -15,7 +15,8 @@ fn plan(dir: &Path, sweep: &str) -> std::path::PathBuf {
          [[targets]]\nname = \"raid5\"\narray = \"{}\"\ndb_data = \"datavol\"\ndb_log = \"logvol\"\n\
          [[workloads]]\nname = \"select-row-users\"\ndb_test = \"dpaws/select-row\"\n\
          database = {{ rows = 1000, buffer = \"64MiB\", think = \"9ms\", client_cpu = \"1ms\", \
-         cpu_per_block = \"0\", cpu_per_row = \"0\", cpus = 1, variability = \"exponential\" }}\n\
+         cpu_per_block = \"0\", cpu_per_row = \"0\", \
+         cpu_per_statement = \"0\", cpu_per_commit = \"0\", cpus = 1, variability = \"exponential\" }}\n\
          users_sweep = {sweep}\n",
         example("enterprise-raid5.toml"),
     );

@@ -18,6 +18,8 @@ think = "9ms"
 client_cpu = "1ms"
 cpu_per_block = "0"
 cpu_per_row = "0"
+cpu_per_statement = "0"
+cpu_per_commit = "0"
 cpus = 1
 variability = "exponential"
 "#;
@@ -123,6 +125,8 @@ think = "20ms"
 client_cpu = "0"
 cpu_per_block = "0"
 cpu_per_row = "0"
+cpu_per_statement = "0"
+cpu_per_commit = "0"
 cpus = 64
 variability = "exponential"
 "#;

@@ -183,6 +183,11 @@ pub struct DbSpec {
     pub cpu_ns_per_block: u64,
     /// CPU time per row processed and returned, ns.
     pub cpu_ns_per_row: u64,
+    /// CPU time per statement besides its blocks and rows (user call, bind and execute of a
+    /// cached statement), ns.
+    pub cpu_ns_per_statement: u64,
+    /// CPU time per commit besides its statement (commit record, lock release, posting), ns.
+    pub cpu_ns_per_commit: u64,
     /// CPU time the load generator spends per operation on the same host CPUs (a client on
     /// the database host, as `storlab db`'s driver is), ns; 0: clients run elsewhere.
     pub client_cpu_ns: u64,
@@ -270,6 +275,8 @@ struct Raw {
     think: Option<TimeSpan>,
     cpu_per_block: TimeSpan,
     cpu_per_row: TimeSpan,
+    cpu_per_statement: TimeSpan,
+    cpu_per_commit: TimeSpan,
     client_cpu: TimeSpan,
     cpus: u32,
     log_writer_cpu: TimeSpan,
@@ -501,6 +508,8 @@ pub fn parse_database(
         think_ns: raw.think.map_or(test.def().think_ms * 1_000_000, |t| t.0),
         cpu_ns_per_block: raw.cpu_per_block.0,
         cpu_ns_per_row: raw.cpu_per_row.0,
+        cpu_ns_per_statement: raw.cpu_per_statement.0,
+        cpu_ns_per_commit: raw.cpu_per_commit.0,
         client_cpu_ns: raw.client_cpu.0,
         cpus: raw.cpus,
         log_writer_cpu_ns: raw.log_writer_cpu.0,

@@ -168,9 +168,35 @@ pub fn db_md() -> String {
     out += &queries_md();
     out += "\n## The `[database]` section of a workload file\n\n";
     out += &markdown_table(DATABASE_KEYS);
+    out += CPU_SOURCES;
     out += &jobs_md();
     out
 }
+
+/// Where the default CPU costs per statement and per commit come from.
+const CPU_SOURCES: &str = "\n### Where the CPU costs come from\n\n\
+    `cpu_per_statement` (10 us) and `cpu_per_commit` (6 us) were measured on PostgreSQL 15.18 \
+    (Debian) on the lab's host (AMD EPYC, a virtual machine with 2 CPUs), not fitted to any \
+    study. pgbench ran tiny scripts with prepared statements (`-M prepared`), 2 clients over a \
+    Unix socket, 100,000 transactions each; the server's CPU is the user and system time of \
+    all its processes, exited backends included (the postmaster's `cutime` and `cstime` in \
+    `/proc`), over the run, divided by the 200,000 transactions; three rounds.\n\n\
+    | script | what it costs | us per transaction (3 rounds) |\n|---|---|---|\n\
+    | `SELECT 1;` | one user call: a cached statement that visits no block, no transaction \
+    id | 12.1, 10.1, 9.9 |\n\
+    | `BEGIN; SELECT 1; COMMIT;` | three user calls, no transaction id | 32.8, 31.7, 25.8 |\n\
+    | `SELECT txid_current();` | one user call and a commit, its record written and flushed \
+    | 17.9, 15.8, 16.6 |\n\
+    | `BEGIN; SELECT txid_current(); COMMIT;` | three user calls and that commit | 35.1, \
+    35.4, 43.5 |\n\n\
+    Per statement: 12.1, 10.1 and 9.9 us from the first script, 10.9, 10.6 and 8.6 from the \
+    second (a third of each): median 10.3, so 10 us. Per commit: the third less the first \
+    (5.8, 5.7, 6.7 us) and the fourth less the second (2.3, 3.7, 17.8): median 5.7, so 6 us. \
+    These are a current CPU's costs; the studies' servers of 2005 to 2008 were slower per \
+    call, which a workload states with these keys. `storlab db` reports the measured \
+    server's CPU per transaction (`db.server_cpu_ns_per_op`, the same `/proc` times over the \
+    window), and `--profile-from` such a result carries it into the simulation in place of \
+    the assumed costs.\n";
 
 /// The jobs, and the keys they add to `[database]`.
 fn jobs_md() -> String {

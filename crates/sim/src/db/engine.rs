@@ -21,6 +21,7 @@ mod log;
 mod log_cpu;
 mod log_space;
 mod oscache;
+mod pins;
 mod planned;
 mod profile;
 mod query_report;
@@ -109,6 +110,8 @@ struct Session {
     cpu_pending: Option<u64>,
     /// Oracle: since when the session has been waiting for a free buffer.
     free_wait_since: Option<SimTime>,
+    /// The plan index whose block's pin the session took (`pins`).
+    pinned: Option<usize>,
 }
 
 /// The simulated database: present only when the workload has a `[database]`. Its handlers
@@ -165,6 +168,8 @@ pub(crate) struct DbEngine {
     job: Option<Box<jobs::JobRun>>,
     /// Oracle: sessions waiting for the writer to free a buffer.
     free_buffer_waiters: Vec<u32>,
+    /// Blocks being changed: sessions changing one block take turns.
+    pins: pins::Pins,
 }
 
 impl DbEngine {
@@ -263,6 +268,7 @@ impl DbEngine {
                 carry: carry.clone(),
                 cpu_pending: None,
                 free_wait_since: None,
+                pinned: None,
             })
             .collect();
         Ok(DbEngine {
@@ -298,6 +304,7 @@ impl DbEngine {
             temp,
             job,
             free_buffer_waiters: Vec::new(),
+            pins: pins::Pins::new(spec.cpu_ns_per_block + spec.cpu_ns_per_row),
         })
     }
 

@@ -13,7 +13,8 @@ fn cached(extra: &str) -> Run {
     run_split(
         &format!(
             "test = \"dpaws/update-row\"\ntables = 1\nrow_bytes = 100\nsessions = 8\nrows = 100000\nbuffer = \"256MiB\"\n\
-             cpu_per_block = \"0\"\ncpu_per_row = \"0\"\n{extra}"
+             cpu_per_block = \"0\"\ncpu_per_row = \"0\"\n\
+             cpu_per_statement = \"0\"\ncpu_per_commit = \"0\"\n{extra}"
         ),
         5,
         5,

@@ -5,6 +5,7 @@
 mod analytic;
 mod array_limits;
 mod bottlenecks;
+mod buffer_pins;
 mod builtin_character;
 mod caches;
 mod character;

@@ -40,6 +40,7 @@ fn simulated(sessions: u32, z_ms: f64, d_ms: f64, cpus: u32) -> Run {
     let extra = format!(
         "sessions = {sessions}\nrows = 1000\nbuffer = \"64MiB\"\nthink = \"{z_ms}ms\"\n\
          client_cpu = \"{d_ms}ms\"\ncpu_per_block = \"0\"\ncpu_per_row = \"0\"\n\
+         cpu_per_statement = \"0\"\ncpu_per_commit = \"0\"\n\
          cpus = {cpus}\nvariability = \"exponential\""
     );
     // Long enough for about 40,000 transactions (the mean of 40,000 exponential draws is

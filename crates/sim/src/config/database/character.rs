@@ -121,6 +121,8 @@ pub fn character_workload(
         ("think", toml::Value::String("0s".into())),
         ("cpu_per_block", toml::Value::String("0s".into())),
         ("cpu_per_row", toml::Value::String("0s".into())),
+        ("cpu_per_statement", toml::Value::String("0s".into())),
+        ("cpu_per_commit", toml::Value::String("0s".into())),
         ("client_cpu", toml::Value::String("0s".into())),
     ] {
         database.insert(k.into(), v);

@@ -147,6 +147,23 @@ pub const DATABASE_KEYS: &[Key] = &[
     )
     .int(0, MAX_IO_LATENCY_NS),
     Key::new(
+        "cpu_per_statement",
+        Kind::Time,
+        D("\"10us\""),
+        "CPU time the server spends per statement besides its blocks and rows: the user call \
+         (receiving the request, sending the reply) and the bind and execute of a cached \
+         statement",
+    )
+    .int(0, MAX_IO_LATENCY_NS),
+    Key::new(
+        "cpu_per_commit",
+        Kind::Time,
+        D("\"6us\""),
+        "CPU time the server spends per commit besides the commit's statement: the commit \
+         record, releasing the transaction's locks, asking the log writer and being posted",
+    )
+    .int(0, MAX_IO_LATENCY_NS),
+    Key::new(
         "client_cpu",
         Kind::Time,
         D("0"),

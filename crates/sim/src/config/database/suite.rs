@@ -155,6 +155,12 @@ fn transaction(spec: &DbSpec, layout: &Layout, ty: &TxType) -> (Transaction, Vec
     };
     let cpu_ns = spec.cpu_ns_per_block as f64 * reads
         + spec.cpu_ns_per_row as f64 * sum.rows
+        + spec.cpu_ns_per_statement as f64 * f64::from(ty.statement_count())
+        + if ty.writes() {
+            spec.cpu_ns_per_commit as f64
+        } else {
+            0.0
+        }
         + spec.client_cpu_ns as f64;
     let t = Transaction {
         name: ty.name.to_string(),
@@ -334,7 +340,8 @@ pub fn characters_md() -> String {
          block format). A run reports what its transactions did per execution in \
          `workload.parameters.per_transaction` (`logical_reads`, `blocks_changed`, \
          `redo_bytes`, as planned: Oracle's undo comes on top). Redo includes the commit \
-         record; CPU is `cpu_per_block` per block visited and `cpu_per_row` per row.\n\n\
+         record; CPU is `cpu_per_block` per block visited, `cpu_per_row` per row, \
+         `cpu_per_statement` per statement and `cpu_per_commit` per commit.\n\n\
          | test | type | weight | logical reads | index share | blocks changed | rows inserted \
          | redo bytes | CPU ms | statements | think ms |\n\
          |---|---|---|---|---|---|---|---|---|---|---|\n",

@@ -102,7 +102,7 @@ impl DbEngine {
             self.plan_undo(s, &mut plan, rows);
         }
         self.sessions[s as usize].dirty_carry = carry;
-        let cpu = self.op_cpu_ns(plan.len(), rows);
+        let cpu = self.op_cpu_ns(plan.len(), rows, op.tx_type, op.commits);
         let think = self.spec.think_ns;
         self.launch(s, plan, rows, cpu, think, stack);
     }

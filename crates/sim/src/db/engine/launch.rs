@@ -41,6 +41,7 @@ impl DbEngine {
         let (think, cpu) = tx::draw_times(exponential, think, cpu, &mut sess.rng);
         sess.plan = plan;
         sess.next = 0;
+        sess.pinned = None;
         sess.rows = rows;
         let ready = now + think;
         sess.tx_start = ready;

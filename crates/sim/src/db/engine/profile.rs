@@ -26,19 +26,30 @@ impl DbEngine {
         }
     }
 
-    /// CPU time of an operation that visits `blocks` blocks and processes `rows` rows: the
-    /// server's CPU per operation measured on a real server when the profile has it, else
-    /// the assumed cost per block visited and row processed; and the load generator's CPU
-    /// when it shares the host.
-    pub(super) fn op_cpu_ns(&self, blocks: usize, rows: u64) -> u64 {
+    /// CPU time of an operation of the test's transaction type `tx_type` that visits `blocks`
+    /// blocks, processes `rows` rows and commits when `commits`: the server's CPU per
+    /// operation measured on a real server when the profile has it, else the assumed cost
+    /// per block visited, row processed, statement of the type and commit; and the load
+    /// generator's CPU when it shares the host.
+    pub(super) fn op_cpu_ns(&self, blocks: usize, rows: u64, tx_type: usize, commits: bool) -> u64 {
         let per_block = self.spec.cpu_ns_per_block;
-        let per_row = self.spec.cpu_ns_per_row * rows;
+        let mix = self.spec.test.def().mix;
+        let statements = mix
+            .get(tx_type)
+            .map_or(0, |t| u64::from(t.statement_count()));
+        let calls = self.spec.cpu_ns_per_row * rows
+            + self.spec.cpu_ns_per_statement * statements
+            + if commits {
+                self.spec.cpu_ns_per_commit
+            } else {
+                0
+            };
         let server = match self.spec.profile.as_ref() {
             Some(p) => match p.server_cpu_ns_per_op {
                 Some(cpu) => cpu.round() as u64,
-                None => (per_block as f64 * p.blocks_per_op).round() as u64 + per_row,
+                None => (per_block as f64 * p.blocks_per_op).round() as u64 + calls,
             },
-            None => per_block * blocks as u64 + per_row,
+            None => per_block * blocks as u64 + calls,
         };
         server + self.spec.client_cpu_ns
     }

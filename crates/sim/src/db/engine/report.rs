@@ -207,6 +207,11 @@ impl DbEngine {
                 st.victim_wait_ns + st.free_buffer_wait_ns,
                 st.victim_waits + st.free_buffer_waits,
             ),
+            wait(
+                name("LWLock:BufferContent", "buffer busy waits"),
+                db.pins.wait_ns,
+                db.pins.waits,
+            ),
             wait("CPU", st.cpu_ns, st.ops),
             wait("CPU:RunQueue", st.runqueue_ns, st.ops),
             WaitEvent {

@@ -54,6 +54,10 @@ impl DbEngine {
             let Some(&(entry, write)) = sess.plan.get(at) else {
                 return Walk::Done;
             };
+            // A change waits for the sessions changing the same block before it.
+            if write && self.pins.on() && self.pin_wait(s, at, entry & !NEW_BLOCK, stack) {
+                return Walk::Waiting;
+            }
             if CHECKS {
                 // Oracle: the change's redo into the log buffer, or a wait for space in it.
                 if write && self.oracle.is_some() && !self.redo_of_change(s, at, stack) {

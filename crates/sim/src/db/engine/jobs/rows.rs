@@ -305,7 +305,11 @@ impl DbEngine {
         blocks.extend(undo_blocks.into_iter().map(|(b, _)| b));
         let misses = self.job_dirty(&blocks, &leaves, stack);
         let touched = (blocks.len() + leaves.len()) as u64;
-        let cpu = self.spec.cpu_ns_per_block * touched + self.spec.cpu_ns_per_row * rows;
+        // A batch is one statement and its commit.
+        let cpu = self.spec.cpu_ns_per_block * touched
+            + self.spec.cpu_ns_per_row * rows
+            + self.spec.cpu_ns_per_statement
+            + self.spec.cpu_ns_per_commit;
         let Some(job) = self.job.as_mut() else {
             return true;
         };
