@@ -129,7 +129,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         zone_table.last().map_or(1.0, |z| rate(z.sectors_per_track)),
     );
     let overheads = overheads(disk, diskspecs)?;
-    let sector_ms = sector_transfer_ms(disk, diskspecs);
+    let (sector_ms, write_sector_ms) = sector_transfer_ms(disk, diskspecs);
     let mbps = |ms: f64| if ms > 0.0 { 0.512 / ms } else { 1000.0 };
     let (t1, tavg, tfull) = seek_summary(&seek_curve, cylinders);
     let caching = disk.num("Enable caching in buffer").unwrap_or(0.0) > 0.0;
@@ -155,6 +155,11 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         write_settle_ms: settle.max(0.0),
         command_overhead_ms: overheads.read_miss_after_read,
         interface_mbps: mbps(sector_ms),
+        interface_write_mbps: if write_sector_ms == sector_ms {
+            0.0
+        } else {
+            mbps(write_sector_ms)
+        },
         queue_depth: queue,
         scheduler: if queue > 1 {
             Scheduler::Sptf
@@ -228,6 +233,7 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         cache_keeps_read_data: false,
         readahead_limit: Default::default(),
         read_watermark: 0.0,
+        interface_write_mbps: 0.0,
         write_seek_min_ms: 0.0,
         extra_write_disconnect_ms: None,
         ..p.clone()

@@ -51,6 +51,7 @@ fn hdd(
         write_cache: false,
         readahead_limit: Default::default(),
         read_watermark: 0.0,
+        interface_write_mbps: 0.0,
         write_seek_min_ms: 0.0,
         extra_write_disconnect_ms: None,
     })
@@ -198,6 +199,7 @@ mod tests {
             "write_cache",
             "readahead_limit",
             "read_watermark",
+            "interface_write_mbps",
             "write_seek_min_ms",
             "extra_write_disconnect_ms",
         ];

@@ -148,7 +148,7 @@ pub const HDD_KEYS: &[Key] = &[
     ),
     Key::new(
         "zone_table",
-        Kind::Other("list of tables: first_cylinder, last_cylinder, sectors_per_track, track_skew_sectors, cylinder_skew_sectors, reserved_front_sectors, spares, slips"),
+        Kind::Other("list of tables: first_cylinder, last_cylinder, sectors_per_track, track_skew_sectors, cylinder_skew_sectors, first_block_offset_sectors, reserved_front_sectors, spares, slips"),
         storlab_core::keys::Default::Derived("`zones` bands from the media rates"),
         "measured zones, outer to inner, with skews, spares and slipped sectors",
     ),
@@ -204,6 +204,14 @@ pub const HDD_KEYS: &[Key] = &[
         "share of a read missed in the buffer that is read from the media before the drive starts sending it",
     )
     .float(0.0, 1.0),
+    Key::new(
+        "interface_write_mbps",
+        Kind::Number,
+        storlab_core::keys::Default::Value("0"),
+        "interface rate of a write's data into the drive where it differs from interface_mbps (0: the same; DiskSim's bus `Write block transfer time` against `Read block transfer time`)",
+    )
+    .float(0.0, MBPS_RANGE.1)
+    .unit("MB/s"),
     Key::new(
         "write_seek_min_ms",
         Kind::Number,

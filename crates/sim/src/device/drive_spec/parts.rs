@@ -60,6 +60,7 @@ pub(super) fn zones(
             sectors_per_track: need(z, "Blocks per track", file)? as u32,
             track_skew_sectors: z.num("Skew for track switch").unwrap_or(0.0).max(0.0),
             cylinder_skew_sectors: z.num("Skew for cylinder switch").unwrap_or(0.0).max(0.0),
+            first_block_offset_sectors: z.num("Offset of first block").unwrap_or(0.0).max(0.0),
             reserved_front_sectors: z.num("Empty space at zone front").unwrap_or(0.0).max(0.0)
                 as u64,
             spares: z.num("Number of spares").unwrap_or(0.0).max(0.0) as u32,
@@ -234,14 +235,15 @@ pub(super) fn extra_write_disconnect(disk: &Block) -> Option<ExtraWriteDisconnec
     })
 }
 
-/// Time of one sector across the interface, ms: the drive's bulk sector transfer time or
-/// the slowest bus block transfer time of `NAME.parv` beside the description, the larger.
-pub(super) fn sector_transfer_ms(disk: &Block, diskspecs: &Path) -> f64 {
+/// Time of one sector across the interface, ms, for a read's data and for a write's: the
+/// drive's bulk sector transfer time or the slowest bus's read (write) block transfer time
+/// in `NAME.parv` beside the description, the larger.
+pub(super) fn sector_transfer_ms(disk: &Block, diskspecs: &Path) -> (f64, f64) {
     let bulk = disk.num("Bulk sector transfer time").unwrap_or(0.0);
     let parv = diskspecs.with_extension("parv");
     let text = std::fs::read_to_string(parv).unwrap_or_default();
     // The bus blocks only: the rest of a .parv (topology, instantiation) is another syntax.
-    let mut bus = 0.0f64;
+    let (mut read, mut write) = (0.0f64, 0.0f64);
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
         let l = line.trim();
@@ -257,10 +259,9 @@ pub(super) fn sector_transfer_ms(disk: &Block, diskspecs: &Path) -> f64 {
             }
         }
         if let Some(b) = super::parse(&block).ok().and_then(|v| v.into_iter().next()) {
-            for k in ["Read block transfer time", "Write block transfer time"] {
-                bus = bus.max(b.num(k).unwrap_or(0.0));
-            }
+            read = read.max(b.num("Read block transfer time").unwrap_or(0.0));
+            write = write.max(b.num("Write block transfer time").unwrap_or(0.0));
         }
     }
-    bulk.max(bus)
+    (bulk.max(read), bulk.max(write))
 }

@@ -86,8 +86,16 @@ fn an_hpl_drive_imports_its_equation_its_spare_tracks_and_its_bus() {
     let at = |d: f64| p.seek_curve.iter().find(|q| q[0] == d).map(|q| q[1]);
     assert!((at(25.0).expect("sampled") - (3.81 + 0.33 * 5.0)).abs() < 1e-9);
     assert!((at(2050.0).expect("last") - (7.75 + 0.0059 * 2050.0)).abs() < 1e-9);
-    // The slower of the bus's read and write block times (NAME.parv).
-    assert!((p.interface_mbps - 0.512 / 0.18686).abs() < 1e-9);
+    // The bus's read and write block times (NAME.parv), each at its own rate.
+    assert!((p.interface_mbps - 0.512 / 0.1701).abs() < 1e-9);
+    assert!((p.interface_write_mbps - 0.512 / 0.18686).abs() < 1e-9);
+    // Zones turned by their first block's offset (sectors).
+    let offsets: Vec<f64> = p
+        .zone_table
+        .iter()
+        .map(|z| z.first_block_offset_sectors)
+        .collect();
+    assert_eq!(offsets, [0.0, 14.0, 73.0, 80.0, 52.0, 0.0, 32.0, 30.0]);
     assert!(!p.write_cache);
     let hdd = Hdd::new(p, 0).expect("builds");
     assert_eq!(hdd.capacity_sectors(), 2_054_864);

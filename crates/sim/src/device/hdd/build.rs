@@ -63,6 +63,7 @@ impl Hdd {
         };
         let mut zones = Zones::new(zones, lba);
         zones.slips = slips;
+        zones.slipped_tracks = p.sparing == super::Sparing::Tracks;
         Ok(Hdd {
             max_cyl: zones.cylinders().saturating_sub(1),
             zones: Arc::new(zones),

@@ -19,6 +19,8 @@ pub(super) struct Zone {
     /// Skews of a measured zone, in sectors: per head switch and per cylinder switch.
     pub track_skew: f64,
     pub cyl_skew: f64,
+    /// Rotational position of the zone's first block, in sectors (measured zones).
+    pub first_offset: f64,
     /// Sectors at the zone's front that hold no data (measured zones).
     pub front: u64,
     /// Cylinders of a sparing range that keeps spares at its end (0: no such ranges), and
@@ -46,6 +48,7 @@ impl Zone {
             data_spt: Divisor::new(u64::from(spt)),
             track_skew: 0.0,
             cyl_skew: 0.0,
+            first_offset: 0.0,
             front: 0,
             range_cyls: 0,
             range_blocks: Divisor::new(1),
@@ -108,6 +111,8 @@ pub(super) struct Zones {
     pub index: ZoneIndex,
     /// Slipped sectors of each measured zone, sorted (empty for the parametric form).
     pub slips: Vec<Vec<u64>>,
+    /// True when the slips are whole tracks (track sparing), not sectors.
+    pub slipped_tracks: bool,
 }
 
 impl Zones {
@@ -117,6 +122,7 @@ impl Zones {
             list,
             index,
             slips: Vec::new(),
+            slipped_tracks: false,
         }
     }
 

@@ -8,7 +8,8 @@
 //! of every range of `spare_range_cylinders` cylinders (a partial range at the zone's end
 //! keeps none); with `"tracks"` the zone's last `spares` tracks (they only shorten the
 //! zone). A slipped sector holds no data: the blocks after it slide one
-//! sector on. Track `t` of a zone starts `track_skew * switches + cylinder_skew * cylinders`
+//! sector on; with `"tracks"` the slips are whole tracks, and the tracks after a slipped
+//! one slide one track on. Track `t` of a zone starts `track_skew * switches + cylinder_skew * cylinders`
 //! sectors round from the first, where `switches` counts the head switches and `cylinders`
 //! the cylinder changes since the zone's first track, so a transfer that runs onto the next
 //! track finds its first block arriving just after the switch.
@@ -56,6 +57,7 @@ pub(super) fn measured_zones(p: &HddParams, rev_ns: u64) -> (Vec<Zone>, Vec<Vec<
         zone.spc = Divisor::new(spc);
         zone.track_skew = z.track_skew_sectors;
         zone.cyl_skew = z.cylinder_skew_sectors;
+        zone.first_offset = z.first_block_offset_sectors;
         zone.front = z.reserved_front_sectors;
         if p.sparing == Sparing::SectorsPerRange {
             let range = u32::from(p.spare_range_cylinders.max(1));
@@ -81,7 +83,11 @@ impl Hdd {
             return self.locate_in_range(zone, lba);
         }
         let mut phys = lba - z.first_lba + z.front;
-        for &s in self.zones.slips.get(zone).map_or(&[][..], |v| &v[..]) {
+        let slips = self.zones.slips.get(zone).map_or(&[][..], |v| &v[..]);
+        if self.zones.slipped_tracks {
+            return self.locate_past_slipped_tracks(z, phys, slips);
+        }
+        for &s in slips {
             if s <= phys {
                 phys += 1;
             } else {
@@ -95,6 +101,28 @@ impl Hdd {
         let head = head.min(self.heads - 1);
         Position {
             cyl: (z.first_cyl + cyl_in_zone as u32).min(self.max_cyl),
+            head: head as u32,
+            sector: sector as u32,
+            spt: z.spt,
+        }
+    }
+
+    /// [`Hdd::locate_measured`] with track sparing: the slips are whole tracks (counted
+    /// from the zone's first track) that hold no data, so the track holding physical block
+    /// `phys` (counted from the zone's first sector) moves one track on for each slipped
+    /// track at or before it; the block keeps its sector.
+    fn locate_past_slipped_tracks(&self, z: &Zone, phys: u64, slips: &[u64]) -> Position {
+        let (mut track, sector) = z.spt.div_rem(phys);
+        for &s in slips {
+            if s <= track {
+                track += 1;
+            } else {
+                break;
+            }
+        }
+        let (cyl_in_zone, head) = (track / self.heads, track % self.heads);
+        Position {
+            cyl: (u64::from(z.first_cyl) + cyl_in_zone).min(u64::from(self.max_cyl)) as u32,
             head: head as u32,
             sector: sector as u32,
             spt: z.spt,
@@ -166,7 +194,7 @@ impl Hdd {
         let z = &self.zones.list[zone];
         let cyl = f64::from(pos.cyl - z.first_cyl);
         let switches = f64::from(pos.head) + (self.heads as f64 - 1.0) * cyl;
-        let skew = z.track_skew * switches + z.cyl_skew * cyl;
+        let skew = z.first_offset + z.track_skew * switches + z.cyl_skew * cyl;
         let spt = z.spt.get() as f64;
         let at = (f64::from(pos.sector) + skew).rem_euclid(spt);
         (at * z.ns_per_sector) as u64 % self.rev_ns

@@ -46,6 +46,8 @@ pub(super) struct Measured {
     last_read_end: Option<u64>,
     /// Least positioning time before a write.
     write_seek_min_ns: u64,
+    /// Interface time of one sector of a write's data.
+    write_iface_ns_per_sector: f64,
     extra_disconnect: Option<ExtraWriteDisconnect>,
     /// End of the last write (its last block plus one).
     last_write_end: Option<u64>,
@@ -63,6 +65,7 @@ impl Measured {
             || p.readahead_limit != ReadaheadLimit::Segment
             || p.read_watermark > 0.0
             || p.write_seek_min_ms > 0.0
+            || p.interface_write_mbps > 0.0
             || p.extra_write_disconnect_ms.is_some();
         used.then(|| {
             Box::new(Measured {
@@ -81,6 +84,12 @@ impl Measured {
                 last_write: false,
                 last_read_end: None,
                 write_seek_min_ns: ms_ns(p.write_seek_min_ms),
+                write_iface_ns_per_sector: 512.0 * 1e3
+                    / if p.interface_write_mbps > 0.0 {
+                        p.interface_write_mbps
+                    } else {
+                        p.interface_mbps
+                    },
                 extra_disconnect: p.extra_write_disconnect_ms.as_deref().copied(),
                 last_write_end: None,
             })
@@ -146,6 +155,9 @@ impl Hdd {
         let ra_limit = self.readahead.as_ref().map_or(0, |ra| ra.limit);
         let stream = self.continues_stream(m, lba);
         if let Some(avail) = self.ra_hit(p, now_ns) {
+            if end > ra_limit && avail < ra_limit {
+                return self.read_on(m, now_ns, lba, n, avail, stream, after_write);
+            }
             if end > ra_limit {
                 let from = avail.clamp(lba, end - 1);
                 return self.read_media(m, now_ns, lba, n, from, stream, after_write);
@@ -180,6 +192,46 @@ impl Hdd {
             };
         }
         self.read_media(m, now_ns, lba, n, lba, stream, after_write)
+    }
+
+    /// A read of [lba, lba + n) that starts in the segment read-ahead is still filling (up
+    /// to `avail` at `now_ns`) and runs past where read-ahead would stop: the head reads
+    /// on without positioning again (across any track switch on the way), the buffered
+    /// part goes out after the hit overhead and the rest as it comes off the media.
+    #[allow(clippy::too_many_arguments)]
+    fn read_on(
+        &mut self,
+        m: &mut Measured,
+        now_ns: u64,
+        lba: u64,
+        n: u64,
+        avail: u64,
+        stream: bool,
+        after_write: bool,
+    ) -> Access {
+        let end = lba + n;
+        let o = &m.overheads;
+        let overhead = ms_ns(o.of(false, true, after_write) + o.data_prep);
+        let media_wait = self.transfer_measured_ns(avail, end - avail);
+        let a = Access {
+            overhead_ns: overhead + ms_ns(o.read_completion),
+            transfer_ns: self
+                .iface_ns(n)
+                .max((media_wait + self.iface_ns(1)).saturating_sub(overhead)),
+            ..Access::default()
+        };
+        let limit = self.readahead_end(m, stream, lba, end);
+        let last = end.min(self.capacity_sectors.saturating_sub(1));
+        let ns_per_sector = self.media_ns_per_sector(last);
+        if let Some(ra) = self.readahead.as_mut() {
+            ra.fill_lba = end;
+            ra.fill_time_ns = now_ns + media_wait;
+            ra.from = if m.keep_read { lba } else { end };
+            ra.limit = limit.max(end);
+            ra.ns_per_sector = ns_per_sector;
+        }
+        self.move_head_to(end - 1);
+        a
     }
 
     /// True when the previous read ended exactly at `lba`: the read continues a sequential
@@ -257,14 +309,27 @@ impl Hdd {
         let rotate_ns = self.rotate_wait_ns(self.wrap_rev(now_ns + self.phase_ns), lead, angle);
         let media = self.transfer_measured_ns(from, media_n);
         // The drive disconnects while it positions and reconnects once the watermark's
-        // share is buffered (not before its disconnect is done), paying the reselect and
-        // data preparation; the interface then runs at its rate, never ahead of the media:
-        // it ends one sector after the media at the earliest.
-        let held = ((m.watermark * media_n as f64).ceil() as u64).min(media_n);
-        let held_ns = (held as f64 * self.media_ns_per_sector(from)) as u64;
-        let send = (lead + rotate_ns + held_ns).max(wait + overhead + disconnect) + reconnect;
-        let transfer_ns =
-            (media + self.iface_ns(1)).max(send + self.iface_ns(n) - lead - rotate_ns);
+        // share of the read is buffered (whole sectors, at least one; not before its
+        // disconnect is done), paying the reselect and data preparation; the interface
+        // then runs at its rate, never ahead of the media: it ends one sector after the
+        // media at the earliest.
+        let water = ((m.watermark * n as f64).floor() as u64).max(1);
+        let held = water.saturating_sub(from - lba).min(media_n);
+        // (Read off the media like the rest: with any track switch on the way.)
+        let held_ns = if held == 0 {
+            0
+        } else {
+            self.transfer_measured_ns(from, held)
+        };
+        // A read whose start is buffered (a partial hit) sends that part at once, after the
+        // hit overhead, and the rest as the media brings it in.
+        let send = if from > lba {
+            ms_ns(o.of(false, true, after_write) + o.data_prep)
+        } else {
+            (lead + rotate_ns + held_ns).max(wait + overhead + disconnect) + reconnect
+        };
+        let transfer_ns = (media + self.iface_ns(1))
+            .max((send + self.iface_ns(n)).saturating_sub(lead + rotate_ns));
         let a = Access {
             overhead_ns: wait + overhead + ms_ns(m.overheads.read_completion),
             seek_ns,

@@ -97,6 +97,10 @@ pub struct HddParams {
     /// starts sending it (0: it sends each sector as it arrives).
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub read_watermark: f64,
+    /// Interface rate of a write's data into the drive, MB/s, where it differs from
+    /// `interface_mbps` (0: the same).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub interface_write_mbps: f64,
     /// Least time from a write's command to the head starting to write, in place of a
     /// shorter (or no) seek: a drive that must settle before writing even on its track
     /// (DiskSim's `Minimum seek delay`), ms.
@@ -167,6 +171,10 @@ pub struct ZoneSpec {
     /// Rotational offset added by a change of cylinder, in sectors.
     #[serde(default)]
     pub cylinder_skew_sectors: f64,
+    /// Rotational position of the zone's first block (on its first track), in sectors from
+    /// the spindle's index: where the zone's skews count from.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub first_block_offset_sectors: f64,
     /// Sectors at the zone's front that hold no data.
     #[serde(default)]
     pub reserved_front_sectors: u64,
@@ -174,7 +182,9 @@ pub struct ZoneSpec {
     #[serde(default)]
     pub spares: u32,
     /// Slipped sectors: physical sector numbers, counted from the zone's first data
-    /// sector, that hold no data (the blocks after each slide one sector on).
+    /// sector, that hold no data (the blocks after each slide one sector on); with
+    /// `sparing = "tracks"`, slipped tracks: track numbers counted from the zone's first
+    /// track (the tracks after each slide one track on).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slips: Vec<u64>,
 }
@@ -431,6 +441,7 @@ fn check_detail(p: &HddParams) -> Result<(), String> {
         for (key, v) in [
             ("track_skew_sectors", z.track_skew_sectors),
             ("cylinder_skew_sectors", z.cylinder_skew_sectors),
+            ("first_block_offset_sectors", z.first_block_offset_sectors),
         ] {
             if !(v.is_finite() && v >= 0.0 && v <= f64::from(z.sectors_per_track) * 64.0) {
                 return Err(format!(

@@ -468,6 +468,7 @@ fn positions_equal_their_definition() {
     }
 }
 
+mod layout;
 mod schedule;
 
 #[test]

@@ -167,22 +167,118 @@ fn a_write_after_a_write_elsewhere_disconnects_before_taking_its_data() {
 #[test]
 fn a_read_miss_positions_after_its_command_overhead_and_sends_after_a_reselect() {
     // The C2247 starts positioning 0.55821 ms after a read command (its disconnect, 0.02266
-    // ms, runs meanwhile) and sends the data, 0.1869 ms a sector, once it reconnected: a
+    // ms, runs meanwhile) and sends the data, 0.1701 ms a sector, once it reconnected: a
     // reselect and data preparation (0.16249 + 0.02519 ms) after three quarters of the
     // read (its water mark) is buffered. The interface being slower than the media, the
     // read ends then plus the whole read's interface time and the completion overhead.
+    // The read starts 10 blocks before the end of a track (zone 0: 96 sectors a track,
+    // 1,632 reserved at the front): the 30 blocks held cross the switch to the next track
+    // and take its skew too.
     let p = drive("hp_c2247a");
     let mut disk = Hdd::new(&p, 0).expect("builds");
-    let (lba, n) = (1_000_000u64, 40u32);
+    let (lba, n) = (300 * 96 - 1632 - 10, 40u32);
+    let (at, next) = (disk.locate(lba + 9), disk.locate(lba + 10));
+    assert_eq!((at.head + 1, at.sector, next.sector), (next.head, 95, 0));
     disk.enqueue(0, 0, lba, n, false);
     let (_, a) = disk.start_next(0).expect("starts");
     let lead = ms_ns(0.55821) + a.seek_ns + a.rotate_ns;
-    let held_ns = (30.0 * disk.media_ns_per_sector(lba)) as u64;
+    let held_ns = disk.transfer_measured_ns(lba, 30);
+    assert!(held_ns > (30.0 * disk.media_ns_per_sector(lba)) as u64);
     let send = lead + held_ns + ms_ns(0.16249 + 0.02519);
     let want = send + disk.iface_ns(u64::from(n)) + ms_ns(0.05665);
     assert!(
         a.total_ns().abs_diff(want) <= 2,
         "{a:?}: {} ns against {want} ns",
         a.total_ns()
+    );
+}
+
+/// A one-command drive of model `name` that served `first` (LBA, sectors, a read) from
+/// time zero and got `second` (a read) `idle_ns` after: the second's times.
+fn read_after_read(name: &str, first: (u64, u32), idle_ns: u64, second: (u64, u32)) -> Access {
+    let mut disk = Hdd::new(&drive(name), 0).expect("builds");
+    disk.enqueue(0, 0, first.0, first.1, false);
+    let (_, a) = disk.start_next(0).expect("starts");
+    disk.finish(a.total_ns());
+    let now_ns = a.total_ns() + idle_ns;
+    disk.enqueue(now_ns, 1, second.0, second.1, false);
+    disk.start_next(now_ns).expect("starts").1
+}
+
+#[test]
+fn a_read_miss_sends_nothing_before_one_whole_sector_is_buffered() {
+    // The HP C2490 has no read water mark, but the drive reconnects only once a sector is
+    // in its buffer: its bus (0.14841 ms a sector) being slower than its media (0.0938 ms
+    // a sector here), a 14-block read ends one sector of media time plus 14 sectors of bus
+    // time after the head reaches it (then the completion overhead, 0.081 ms).
+    let p = drive("hp_c2490a");
+    let mut disk = Hdd::new(&p, 0).expect("builds");
+    let lba = 1_390_472;
+    disk.enqueue(0, 0, lba, 14, false);
+    let (_, a) = disk.start_next(0).expect("starts");
+    let head_there = ms_ns(3.616) + a.seek_ns + a.rotate_ns;
+    let want = head_there + disk.transfer_measured_ns(lba, 1) + disk.iface_ns(14) + ms_ns(0.081);
+    assert!(a.total_ns().abs_diff(want) <= 2, "{a:?} against {want} ns");
+    // The C2247's water mark (three quarters) of a 2-block read is one whole block.
+    let p = drive("hp_c2247a");
+    let mut disk = Hdd::new(&p, 0).expect("builds");
+    disk.enqueue(0, 0, 1_000_000, 2, false);
+    let (_, a) = disk.start_next(0).expect("starts");
+    let head_there = ms_ns(0.55821) + a.seek_ns + a.rotate_ns;
+    let send = head_there + disk.transfer_measured_ns(1_000_000, 1) + ms_ns(0.16249 + 0.02519);
+    let want = send + disk.iface_ns(2) + ms_ns(0.05665);
+    assert!(a.total_ns().abs_diff(want) <= 2, "{a:?} against {want} ns");
+}
+
+#[test]
+fn a_partial_hit_sends_its_buffered_blocks_at_once() {
+    // The DEC RZ26 reads ahead to the end of the track (block 404,645 ends it): 9.5 ms
+    // after a read of 404,612-404,628 the rest of the track is buffered. A read of
+    // 404,629-404,645 finds 14 blocks there and 3 on the next track: the 14 go out after
+    // the read-hit overhead (1.229 ms), the 3 are read after the read-miss overhead (1.489
+    // ms), the head switch and the rotation, and follow a sector (0.07069 ms) after the
+    // media.
+    let a = read_after_read("dec_rz26", (404_612, 17), 9_500_000, (404_629, 17));
+    let disk = Hdd::new(&drive("dec_rz26"), 0).expect("builds");
+    let hit = ms_ns(1.229) + disk.iface_ns(17);
+    let media = ms_ns(1.489)
+        + a.seek_ns
+        + a.rotate_ns
+        + disk.transfer_measured_ns(404_643, 3)
+        + disk.iface_ns(1);
+    assert!(a.seek_ns > 0, "{a:?}: the 3 blocks are on the next track");
+    let want = hit.max(media);
+    assert!(a.total_ns().abs_diff(want) <= 2, "{a:?} against {want} ns");
+}
+
+#[test]
+fn a_read_past_a_read_ahead_in_progress_reads_on_without_positioning() {
+    // 0.5 ms after the same first read, read-ahead is still bringing in the track: the
+    // head reads on across the switch to the next track, and the read ends at most the
+    // read-hit overhead, the media time of the whole read and a sector after its command
+    // (a new positioning after the read-miss overhead would lose most of a revolution,
+    // 11.19 ms).
+    let a = read_after_read("dec_rz26", (404_612, 17), 500_000, (404_629, 17));
+    let disk = Hdd::new(&drive("dec_rz26"), 0).expect("builds");
+    let most = ms_ns(1.229) + disk.transfer_measured_ns(404_629, 17) + disk.iface_ns(1);
+    assert!(a.total_ns() <= most, "{a:?}: more than {most} ns");
+    assert!(a.total_ns() >= ms_ns(1.229) + disk.iface_ns(17));
+}
+
+#[test]
+fn a_write_crosses_the_interface_at_its_own_rate() {
+    // The C2247's bus takes 0.18686 ms a sector of a write and 0.1701 ms of a read. With
+    // write caching on, a write is done once its data crossed: its transfer is the write
+    // rate's.
+    let mut p = drive("hp_c2247a");
+    assert!((p.interface_write_mbps - 0.512 / 0.18686).abs() < 1e-9);
+    assert!((p.interface_mbps - 0.512 / 0.1701).abs() < 1e-9);
+    p.write_cache = true;
+    let mut disk = Hdd::new(&p, 0).expect("builds");
+    disk.enqueue(0, 0, 1_000_000, 20, true);
+    let (_, a) = disk.start_next(0).expect("starts");
+    assert_eq!(
+        a.transfer_ns,
+        (20.0 * 512.0 * 1e3 / p.interface_write_mbps) as u64
     );
 }

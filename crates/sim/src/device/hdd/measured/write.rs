@@ -66,7 +66,7 @@ impl Hdd {
         m.segments.retain(|&(s, e)| e <= lba || end <= s);
         let overhead = ms_ns(m.overheads.of(true, hit, after_write));
         let completion = ms_ns(m.overheads.write_completion);
-        let iface = self.iface_ns(n);
+        let iface = (n as f64 * m.write_iface_ns_per_sector) as u64;
         let wait = m.media_free_ns.saturating_sub(now_ns);
         // A write that starts where the last one ended continues it.
         let continues = m.last_write_end == Some(lba);
@@ -114,7 +114,7 @@ impl Hdd {
         let media = self.media_runs(lba, n, |r| runs.push(r));
         let data = BufferedData {
             first_ns: wait + t.data_ns,
-            ns_per_sector: self.iface_ns_per_sector,
+            ns_per_sector: m.write_iface_ns_per_sector,
             sectors_first: match m.extra_disconnect {
                 Some(_) => sectors_before_writing(n),
                 None => 0,
