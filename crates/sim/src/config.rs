@@ -139,6 +139,10 @@ pub struct ControllersFile {
     pub destage_high_pct: f64,
     /// Stop destaging when dirty data falls to this share, percent.
     pub destage_low_pct: f64,
+    /// Destage from the low watermark with the operations in flight growing with the dirty
+    /// level up to `destage_queue_per_disk` at the high watermark, instead of starting at the
+    /// high watermark at full depth and stopping at the low one.
+    pub paced_destage: bool,
     /// Destage disk operations kept outstanding per member disk; when absent, each group's
     /// follows its disks ([`ControllerSpec::destage_queue_for`]).
     pub destage_queue_per_disk: Option<u32>,

@@ -10,7 +10,7 @@
 //! log = "logvol"
 //! tables = 15                  # DPAWS: 15 tables of `rows` rows each
 //! rows = 10000000             # rows per table
-//! row_bytes = [14, 805]       # one size, or [smallest, largest] spread over the tables
+//! row_bytes = [14, 805]       # one size, [smallest, largest] spread evenly, or one per table
 //! buffer = "2GiB"             # database buffer cache
 //! os_cache = "16GiB"          # the host's file cache under the data files (0: none)
 //! os_cache_warm = true        # it starts holding the database (as right after loading it)
@@ -380,15 +380,9 @@ pub fn parse_database(
         [lo, hi] if lo == hi => RowBytes::One(lo),
         spread => RowBytes::Spread(spread),
     });
-    if !row_bytes.valid() {
-        return Err(bad(
-            "row_bytes",
-            format!(
-                "must be {}, or [smallest, largest] in that range",
-                keys_table::ROW_SIZE.describe_bounds()
-            ),
-        ));
-    }
+    row_bytes
+        .check(u64::from(n_tables))
+        .map_err(|r| bad("row_bytes", r))?;
     let range_rows =
         range_rows(test, raw.range_rows, raw.rows).map_err(|r| bad("range_rows", r))?;
     let buffer_blocks = raw.buffer.0 / 8192;

@@ -264,3 +264,38 @@ fn track_staging_needs_a_track_of_whole_segments() {
     // Block staging (the default) leaves the track unused.
     assert!(parse_array(&text("track = \"12KiB\""), "a.toml").is_ok());
 }
+
+#[test]
+fn paced_destage_keeps_pace_with_a_steady_write_load() {
+    // 300 random 8 KiB writes a second, well below what five disks destage, beside 200 random
+    // reads a second. Paced by the dirty level, destage settles where it matches the writes,
+    // so the reads meet the same disk load every second. Started at the high watermark at
+    // full depth and stopped at the low one, it runs in bursts: seconds of 40-58 ms reads
+    // alternate with seconds of 4 ms ones.
+    let w = "[[streams]]\nprofile = \"randwrite-8k\"\nrate_iops = 300\n\
+             [[streams]]\nprofile = \"randread-8k\"\nrate_iops = 200\n";
+    // Each second's mean latency over the run's mean: the lowest and the highest.
+    let spread = |paced: bool| {
+        let s = system(&SMALL_ARRAY.replace(
+            "[controllers]",
+            &format!("[controllers]\npaced_destage = {paced}"),
+        ));
+        let run = run_workload(&s, w, opts(40, 40, 1));
+        assert!(run.arrays[0].destage_iops > 0.0);
+        let per_s: Vec<f64> = run.series.iter().map(|p| p.latency_ms_mean).collect();
+        let mean = per_s.iter().sum::<f64>() / per_s.len() as f64;
+        let lo = per_s.iter().cloned().fold(f64::INFINITY, f64::min) / mean;
+        let hi = per_s.iter().cloned().fold(0.0, f64::max) / mean;
+        (lo, hi, per_s)
+    };
+    let (lo, hi, per_s) = spread(true);
+    assert!(
+        lo >= 0.6 && hi <= 1.6,
+        "paced: {lo:.2} to {hi:.2} of the mean: {per_s:.1?}"
+    );
+    let (lo, hi, per_s) = spread(false);
+    assert!(
+        lo < 0.3 && hi > 2.0,
+        "watermarks: {lo:.2} to {hi:.2} of the mean: {per_s:.1?}"
+    );
+}

@@ -85,3 +85,29 @@ fn an_oltp_database_that_fits_its_volume_at_its_size_is_accepted() {
     parse_oltp(lo).unwrap_or_else(|e| panic!("{lo} rows: {e}"));
     assert!(parse_oltp(lo + 1).is_err());
 }
+
+/// `row_bytes` as one size per table sizes each table at its own row size; a list whose
+/// length is not the table count is refused with the key named.
+#[test]
+fn row_bytes_can_give_each_tables_size() {
+    let r = db_run(
+        "dpaws/update-row",
+        "rows = 100000\ntables = 3\nrow_bytes = [20, 200, 800]",
+        1,
+        3,
+    );
+    let each = Layout::new(&[table(100_000, 20), table(100_000, 200), table(100_000, 800)]);
+    assert_eq!(
+        r.workload.parameters["database_bytes"].as_u64(),
+        Some(each.blocks() * 8192)
+    );
+    let s = system(ENTERPRISE_RAID5);
+    let text = "name = \"db\"\n[database]\ntest = \"dpaws/update-row\"\ndata = \"datavol\"\n\
+                log = \"logvol\"\ntables = 4\nrow_bytes = [20, 200, 800]\n";
+    let err = parse_workload(text, "db.toml", &s).expect_err("3 sizes for 4 tables");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("row_bytes") && msg.contains("3 sizes for 4 tables"),
+        "{msg}"
+    );
+}

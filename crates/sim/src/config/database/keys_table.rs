@@ -19,21 +19,22 @@ pub const MAX_LOG_BYTES: u64 = 1 << 20;
 pub const MAX_MULTIBLOCK_READ_COUNT: u64 = 1024;
 
 const NAMES: Kind = Kind::NameOrNames;
-const ROW_BYTES: Kind = Kind::Other("integer or [smallest, largest]");
+const ROW_BYTES: Kind = Kind::Other("integer, [smallest, largest] or one per table");
 use Default::Value as D;
 
 /// Largest row of a simulated table, bytes (a row fits in an 8 KiB block).
 pub const MAX_ROW_BYTES: u64 = 8_000;
 
-/// `row_bytes`: each size, or both ends of `[smallest, largest]`, within the bounds.
+/// `row_bytes`: each size, both ends of `[smallest, largest]`, or each table's, within the
+/// bounds.
 pub const ROW_SIZE: Key = Key::new(
     "row_bytes",
     ROW_BYTES,
     Default::Derived(
         "the test's: DPAWS [14, 805], orabench 270 or 300, OLTP 100; a job's table 100",
     ),
-    "row size of every table, or `[smallest, largest]` spread evenly over the tables \
-     (DPAWS: [14, 805])",
+    "row size of every table, `[smallest, largest]` spread evenly over the tables \
+     (DPAWS: [14, 805]), or a list of one size per table (as many as `tables`)",
 )
 .int(1, MAX_ROW_BYTES)
 .unit("bytes");

@@ -12,31 +12,47 @@ use crate::db::schema::{oracle, BlockFormat};
 use crate::db::Table;
 use storlab_core::keys::Bounds;
 
-/// Row size of every table, or `[smallest, largest]` spread evenly over the tables (DPAWS:
-/// 14 to 805 bytes).
+/// Row size of every table, `[smallest, largest]` spread evenly over the tables (DPAWS:
+/// 14 to 805 bytes), or one size per table (a list as long as `tables`, longer than 2).
 #[derive(Deserialize)]
 #[serde(untagged)]
 pub(super) enum RowBytes {
     One(u64),
     Spread([u64; 2]),
+    Each(Vec<u64>),
 }
 
 impl RowBytes {
     pub(super) fn of_table(&self, k: u64, tables: u64) -> u64 {
-        match *self {
-            RowBytes::One(b) => b,
+        match self {
+            RowBytes::One(b) => *b,
             RowBytes::Spread([lo, hi]) if tables > 1 => {
-                lo + (hi.saturating_sub(lo)) * k / (tables - 1)
+                lo + (hi.saturating_sub(*lo)) * k / (tables - 1)
             }
-            RowBytes::Spread([lo, _]) => lo,
+            RowBytes::Spread([lo, _]) => *lo,
+            RowBytes::Each(sizes) => sizes[k as usize],
         }
     }
 
-    pub(super) fn valid(&self) -> bool {
-        let ok = |b: u64| matches!(ROW_SIZE.bounds, Bounds::Int(lo, hi) if (lo..=hi).contains(&b));
-        match *self {
-            RowBytes::One(b) => ok(b),
-            RowBytes::Spread([lo, hi]) => ok(lo) && ok(hi) && lo <= hi,
+    /// Why the sizes are not acceptable for `tables` tables, if they are not.
+    pub(super) fn check(&self, tables: u64) -> Result<(), String> {
+        let ok = |b: &u64| matches!(ROW_SIZE.bounds, Bounds::Int(lo, hi) if (lo..=hi).contains(b));
+        let range = || {
+            format!(
+                "must be {}, [smallest, largest] or one size per table, in that range",
+                ROW_SIZE.describe_bounds()
+            )
+        };
+        match self {
+            RowBytes::One(b) if ok(b) => Ok(()),
+            RowBytes::Spread([lo, hi]) if ok(lo) && ok(hi) && lo <= hi => Ok(()),
+            RowBytes::Each(sizes) if sizes.len() as u64 != tables => Err(format!(
+                "a list of {} sizes for {tables} tables: give [smallest, largest] or one size \
+                 per table",
+                sizes.len()
+            )),
+            RowBytes::Each(sizes) if sizes.iter().all(ok) => Ok(()),
+            _ => Err(range()),
         }
     }
 }

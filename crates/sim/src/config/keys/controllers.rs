@@ -152,6 +152,12 @@ pub const CONTROLLER_KEYS: &[Key] = &[
     .float(0.0, 100.0)
     .unit("%"),
     Key::new(
+        "paced_destage",
+        Kind::Bool,
+        D("false"),
+        "destage from `destage_low_pct` up, with destage operations in flight growing linearly with the dirty level up to `destage_queue_per_disk` at `destage_high_pct` (adaptive destage, as IBM DS8000 Intelligent Write Caching); false: start at `destage_high_pct` at full depth, stop at `destage_low_pct`",
+    ),
+    Key::new(
         "destage_queue_per_disk",
         Kind::Count,
         Derived(

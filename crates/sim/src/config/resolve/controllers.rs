@@ -105,6 +105,8 @@ pub struct ControllerSpec {
     pub destage_high_pages: u64,
     /// Dirty pages that stop destaging.
     pub destage_low_pages: u64,
+    /// Destage paced by the dirty level between the watermarks (`paced_destage`).
+    pub paced_destage: bool,
     /// Destage disk operations outstanding per member disk, when set in the file; otherwise
     /// each group's follows its disks ([`ControllerSpec::destage_queue_for`]).
     pub destage_queue_per_disk: Option<u32>,
@@ -257,6 +259,7 @@ pub(super) fn resolve_controllers(
         disk_queue_depth: c.disk_queue_depth,
         destage_high_pages: (write_cache_pages as f64 * c.destage_high_pct / 100.0) as u64,
         destage_low_pages: (write_cache_pages as f64 * c.destage_low_pct / 100.0) as u64,
+        paced_destage: c.paced_destage,
         destage_queue_per_disk: c.destage_queue_per_disk,
         full_stripe_hold_ns: c.full_stripe_hold.0,
         segment_sectors: seg / 512,

@@ -1,6 +1,7 @@
 //! Writes: into the write cache (NVS) and acknowledged after the optional mirror copy,
 //! waiting while it is full, or through to the disks; destage from the high watermark down to
-//! the low one, in address order, one stripe-bounded run at a time.
+//! the low one at full depth, or (`paced_destage`) above the low watermark paced by the dirty
+//! level, in address order, one stripe-bounded run at a time.
 
 use super::{ControllerPart, CtrlReq, NvsWaiter};
 use crate::config::resolve::PAGE_SECTORS;
@@ -20,6 +21,28 @@ const DESTAGE_RUN_SECTORS: u64 = 2048;
 pub(super) fn destage_run_pages(layout: &Layout) -> u64 {
     let stripe = layout.full_stripe_sectors().max(PAGE_SECTORS);
     stripe * (DESTAGE_RUN_SECTORS / stripe).max(1) / PAGE_SECTORS
+}
+
+/// Destage operations a group keeps in flight at `dirty` pages of its controller's write
+/// cache: none at or below the low watermark, its whole limit from the high one (or while
+/// writes wait for room), and in between a share growing linearly with the dirty level, at
+/// least one. Destage so keeps pace with the writes at a steady dirty level instead of
+/// starting at the high watermark at full depth and stopping at the low one, which at a
+/// steady write load alternates bursts that crowd the reads out with pauses.
+pub(super) fn paced_destage_limit(
+    full: u32,
+    dirty: u64,
+    (high, low): (u64, u64),
+    waiting: bool,
+) -> u32 {
+    if waiting || dirty >= high {
+        return full;
+    }
+    if dirty <= low {
+        return 0;
+    }
+    let share = (u64::from(full) * (dirty - low)).div_ceil(high - low);
+    share.clamp(1, u64::from(full)) as u32
 }
 
 impl ControllerPart {
@@ -142,8 +165,10 @@ impl ControllerPart {
         }
     }
 
-    /// Starts destage at the high watermark and keeps it going down to the low watermark,
-    /// sweeping each group's dirty pages in address order, one stripe-bounded run at a time.
+    /// Starts destage at the high watermark (paced: above the low one) or when writes wait
+    /// for room, and keeps it going down to the low watermark, sweeping each group's dirty
+    /// pages in address order, one stripe-bounded run at a time; paced, with as many
+    /// operations in flight as [`paced_destage_limit`] allows at the dirty level.
     pub(super) fn pump_destage(s: &mut Stack, ctrl: usize) {
         let this = &mut s.ctrls;
         // A failed controller destages nothing: its groups moved to a survivor, or, with no
@@ -152,9 +177,15 @@ impl ControllerPart {
             return;
         }
         if !this.ctrls[ctrl].destage_active {
-            let high = this.destage_marks(&s.core, ctrl).0;
+            let (high, low) = this.destage_marks(&s.core, ctrl);
+            let paced = s.core.spec.controller_spec(ctrl as u32).paced_destage;
             let c = &mut this.ctrls[ctrl];
-            if c.dirty_pages < high && c.waiters.is_empty() {
+            let idle = if paced {
+                c.dirty_pages <= low
+            } else {
+                c.dirty_pages < high
+            };
+            if idle && c.waiters.is_empty() {
                 return;
             }
             c.destage_active = true;
@@ -205,8 +236,20 @@ impl ControllerPart {
     /// Issues one destage run for group `g` if it has dirty pages and queue room.
     fn destage_one(s: &mut Stack, g: u32) -> bool {
         let this = &mut s.ctrls;
-        let grp = &mut this.groups[g as usize];
-        if grp.destage_ops_inflight >= grp.destage_ops_limit {
+        let grp = &this.groups[g as usize];
+        let ctrl = grp.ctrl as usize;
+        let c = &this.ctrls[ctrl];
+        let limit = if s.core.spec.controller_spec(ctrl as u32).paced_destage {
+            paced_destage_limit(
+                grp.destage_ops_limit,
+                c.dirty_pages,
+                this.destage_marks(&s.core, ctrl),
+                !c.waiters.is_empty(),
+            )
+        } else {
+            grp.destage_ops_limit
+        };
+        if grp.destage_ops_inflight >= limit {
             return false;
         }
         let Some((first, pages)) = this.next_destage_run(g, s.core.now) else {
@@ -293,5 +336,22 @@ impl ControllerPart {
         let ctrl = s.ctrls.release_destaged(&s.core, g, first_page, pages);
         Self::admit_waiters(s, ctrl);
         Self::pump_destage(s, ctrl);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::paced_destage_limit;
+
+    #[test]
+    fn destage_depth_grows_with_the_dirty_level_between_the_watermarks() {
+        let marks = (800, 600);
+        assert_eq!(paced_destage_limit(32, 600, marks, false), 0);
+        assert_eq!(paced_destage_limit(32, 601, marks, false), 1);
+        assert_eq!(paced_destage_limit(32, 700, marks, false), 16);
+        assert_eq!(paced_destage_limit(32, 799, marks, false), 32);
+        assert_eq!(paced_destage_limit(32, 900, marks, false), 32);
+        // Writes waiting for room: full depth whatever the level.
+        assert_eq!(paced_destage_limit(32, 0, marks, true), 32);
     }
 }
