@@ -14,7 +14,12 @@
 //! 4. **Read time**: the mean depth-1 8 KiB read latency less the page's two transfers
 //!    (channel and interface): `read_us = L_read - 2 x 8 KiB / interface`.
 //! 5. **Program time**: the mean depth-1 8 KiB O_DSYNC random write latency less the same two
-//!    transfers; `write_amplification = 1`, since the measurement already holds whatever
+//!    transfers, at most what lets the `n` dies together write as fast as the sweep's fastest
+//!    synced write did (`n x 8 KiB / program >= best bytes per second of one synced write`):
+//!    a synced write's latency holds the device's cache flush, which a noisy or loaded machine
+//!    stretches to many milliseconds, and a device slower than what it was seen to write would
+//!    leave the file cache's write-back, and the database's sessions behind it, queued for the
+//!    whole run. `write_amplification = 1`, since the measurement already holds whatever
 //!    garbage collection and cache flushing the device does.
 //! 6. No controller stage (`controller_us = 0`), a deep command queue (256), and the file
 //!    system's size as capacity.
@@ -22,12 +27,16 @@
 //! The array around it adds nothing of its own: one single-disk JBOD group without read or
 //! write cache (write-through), no controller overhead, a host link without latency whose
 //! bandwidth is the fitted interface's, and one volume, `local`, on the LUN `disk`.
-//! Times are floored at 1 us so a very fast measurement still gives a valid model.
+//! Times are floored at 1 us and capped at a second, and the interface's rate held within
+//! the simulator's bounds, so any measurement, however fast, slow or noisy, gives a valid model.
 
+use storlab_sim::config::limits::MBPS_RANGE;
 use storlab_sim::device::ssd::SsdParams;
 
 /// Bytes of a database block (and of the fitted flash page).
 const BLOCK_BYTES: f64 = 8192.0;
+/// Longest read or program time a model takes (a second), us.
+const MAX_TIME_US: f64 = 1e6;
 
 /// What the calibration sweep measured (means over each run's measured window).
 #[derive(Clone, Debug, PartialEq)]
@@ -72,16 +81,19 @@ pub fn fit(m: &Measurements, capacity_gb: f64) -> Option<Fit> {
         .map(|(_, iops)| iops * BLOCK_BYTES / 1e6)
         .fold(0.0, f64::max);
     let write_mbps = write_bandwidth_mbps(&m.wal_writes).unwrap_or(read_mbps);
-    let interface_mbps = write_mbps.max(read_mbps).max(1.0);
+    let interface_mbps = write_mbps.max(read_mbps).clamp(1.0, MBPS_RANGE.1);
     let transfers_us = 2.0 * BLOCK_BYTES / interface_mbps;
-    let floor = |x: f64| (x * 10.0).round().max(10.0) / 10.0;
+    let floor = |x: f64| ((x * 10.0).round().max(10.0) / 10.0).min(MAX_TIME_US);
+    let program_max_us =
+        best_write_mbps(m).map_or(f64::INFINITY, |mbps| f64::from(dies) * BLOCK_BYTES / mbps);
+    let program_us = (m.sync_write_latency_ms * 1e3 - transfers_us).min(program_max_us);
     let ssd = SsdParams {
         capacity_gb: (capacity_gb * 10.0).round().max(1.0) / 10.0,
         page_kib: 8,
         channels: dies,
         dies_per_channel: 1,
         read_us: floor(m.read_latency_qd1_ms * 1e3 - transfers_us),
-        program_us: floor(m.sync_write_latency_ms * 1e3 - transfers_us),
+        program_us: floor(program_us),
         write_amplification: 1.0,
         channel_mbps: interface_mbps.round(),
         interface_mbps: interface_mbps.round(),
@@ -94,6 +106,18 @@ pub fn fit(m: &Measurements, capacity_gb: f64) -> Option<Fit> {
         read_mbps,
         scaling,
     })
+}
+
+/// Rule 5: the fastest synced write of the sweep (random 8 KiB, or sequential of any size),
+/// bytes of one write over its mean latency, MB/s. `None` without a usable point.
+pub fn best_write_mbps(m: &Measurements) -> Option<f64> {
+    m.wal_writes
+        .iter()
+        .copied()
+        .chain([(BLOCK_BYTES as u64, m.sync_write_latency_ms)])
+        .filter(|&(b, ms)| b > 0 && ms > 0.0 && ms.is_finite())
+        .map(|(b, ms)| b as f64 / (ms * 1e-3) / 1e6)
+        .reduce(f64::max)
 }
 
 /// Rule 2: MB/s from the slope of latency (ms) against size (bytes); the largest write's

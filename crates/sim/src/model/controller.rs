@@ -295,7 +295,7 @@ impl ControllerPart {
             }
             if grp.read_cache {
                 let cache = &self.ctrls[grp.ctrl as usize].cache;
-                let (s0, s1) = (first / seg, (first + sectors - 1) / seg);
+                let (s0, s1) = (segment_of(first, seg), segment_of(first + sectors - 1, seg));
                 cache.prefetch(l.group, s0);
                 // A small read lies in one segment: its entry is loading already.
                 if s1 != s0 {
@@ -440,5 +440,35 @@ impl ControllerPart {
     /// Group `g`'s cache-side figures (host pieces, read hits, NVS waits).
     pub fn cache_stats(&self, g: u32) -> &GroupStats {
         &self.groups[g as usize].stats
+    }
+}
+
+/// The read-cache segment of `seg` sectors holding sector `lba`: a shift when the segment size
+/// is a power of two (every shipped array's), else a division. Every read computes a few.
+#[inline(always)]
+pub(super) fn segment_of(lba: u64, seg: u64) -> u64 {
+    if seg.is_power_of_two() {
+        lba >> seg.trailing_zeros()
+    } else {
+        lba / seg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::segment_of;
+
+    #[test]
+    fn segment_of_divides_by_any_segment_size() {
+        // Powers of two take the shift; 12 and 24 sectors (6 and 12 KiB) the division.
+        for seg in [1u64, 12, 16, 24, 128, 1 << 20] {
+            for lba in [0u64, 1, 11, 12, 15, 16, 17, 1_000_003, u64::MAX / 2] {
+                assert_eq!(
+                    segment_of(lba, seg),
+                    lba / seg,
+                    "sector {lba}, {seg} sectors"
+                );
+            }
+        }
     }
 }

@@ -39,7 +39,9 @@ fn parameters_follow_from_latency_scaling_and_bandwidth() {
     assert!((f.read_mbps - 327.68).abs() < 1e-9);
     // 100 us less two 8 KiB transfers at 1,000 MB/s (8.192 us each): 83.6 us.
     assert_eq!(f.ssd.read_us, 83.6);
-    assert_eq!(f.ssd.program_us, 483.6);
+    // 500 us less the transfers would be 483.6 us, but the 128 KiB synced write ran at
+    // 131,072 B / 0.631 ms = 207.7 MB/s, and four dies write that fast at 157.8 us a page.
+    assert_eq!(f.ssd.program_us, 157.8);
     assert_eq!(f.ssd.write_amplification, 1.0);
     assert_eq!(f.ssd.controller_us, 0.0);
 }
@@ -73,4 +75,59 @@ fn the_array_file_parses_and_holds_the_fitted_disk() {
     assert_eq!(system.name, "local");
     assert!(text.contains("read_us = 83.6"), "{text}");
     assert!(text.contains("channels = 4"), "{text}");
+}
+
+/// A sweep measured on a loaded machine (load average ~15): the synced 8 KiB writes took
+/// 5.7 ms (the cache flush, stretched) while a synced 32 KiB write took 0.66 ms.
+fn loaded_machine() -> Measurements {
+    Measurements {
+        read_iops: vec![(1, 7_059.0), (4, 10_675.0), (16, 54_608.0)],
+        read_latency_qd1_ms: 0.141,
+        sync_write_latency_ms: 5.713,
+        wal_writes: vec![(8192, 4.884), (32768, 0.662), (131072, 5.965)],
+    }
+}
+
+#[test]
+fn the_fitted_dies_write_at_least_as_fast_as_the_sweep_saw_the_device_write() {
+    let m = loaded_machine();
+    let best = best_write_mbps(&m).unwrap();
+    // 32,768 B in 0.662 ms.
+    assert!((best - 49.498).abs() < 1e-3, "{best}");
+    let f = fit(&m, 100.0).unwrap();
+    let dies = f.ssd.channels * f.ssd.dies_per_channel;
+    assert_eq!(dies, 8);
+    // Uncapped, 5,713 us less the transfers gave 5,676 us a page: 8 dies wrote 11.5 MB/s, a
+    // quarter of what one synced stream did, and the simulated select-row's write-back queue
+    // held its sessions for the whole run (0 rows/s).
+    let capacity_mbps = f64::from(dies) * 8192.0 / f.ssd.program_us;
+    assert!(capacity_mbps >= best - 0.05, "{capacity_mbps} < {best}");
+    assert_eq!(f.ssd.program_us, 1324.0);
+    // The read time is still the depth-1 read less its transfers.
+    assert!(
+        f.ssd.read_us > 100.0 && f.ssd.read_us < 141.0,
+        "{}",
+        f.ssd.read_us
+    );
+}
+
+#[test]
+fn every_sweep_gives_a_finite_positive_program_time() {
+    for write_ms in [0.0, 1e-6, 0.2, 5.7, 500.0, f64::INFINITY, f64::NAN] {
+        let mut m = loaded_machine();
+        m.sync_write_latency_ms = write_ms;
+        m.wal_writes = vec![(8192, write_ms), (131072, write_ms * 3.0)];
+        let f = fit(&m, 100.0).unwrap();
+        let p = f.ssd.program_us;
+        assert!(p.is_finite() && p >= 1.0, "{write_ms} ms: program {p} us");
+        let text = array_toml(&f, "/x");
+        storlab_sim::parse_array(&text, "fitted.toml").unwrap();
+    }
+    for read_ms in [1e-6, 500.0, 1e9, f64::INFINITY] {
+        let mut m = loaded_machine();
+        m.read_latency_qd1_ms = read_ms;
+        let f = fit(&m, 100.0).unwrap();
+        storlab_sim::parse_array(&array_toml(&f, "/x"), "fitted.toml")
+            .unwrap_or_else(|e| panic!("{read_ms} ms reads: {e:?}"));
+    }
 }

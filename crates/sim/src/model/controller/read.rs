@@ -1,7 +1,7 @@
 //! Reads: cache hits, waits for fetches in flight, fetches from the arrays, and sequential
 //! detection with prefetch.
 
-use super::{ControllerPart, CtrlReq, DelayedFetch, SeqStream, Waiters, SEQ_SLOTS};
+use super::{segment_of, ControllerPart, CtrlReq, DelayedFetch, SeqStream, Waiters, SEQ_SLOTS};
 use crate::cache::page_key;
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::Staging;
@@ -29,7 +29,7 @@ impl ControllerPart {
             return;
         }
         let seg = s.core.spec.controller_spec(ctrl).segment_sectors;
-        let (s0, s1) = (lba / seg, (lba + sectors - 1) / seg);
+        let (s0, s1) = (segment_of(lba, seg), segment_of(lba + sectors - 1, seg));
         let ctrl = grp.ctrl as usize;
         let mut waits: [u32; 4] = [u32::MAX; 4];
         let mut n_waits = 0usize;
@@ -149,7 +149,7 @@ impl ControllerPart {
         if cache {
             let seg = s.core.spec.controller_spec(ctrl).segment_sectors;
             let inflight = &mut s.ctrls.ctrls[ctrl as usize].inflight;
-            for segment in lba / seg..(lba + sectors).div_ceil(seg) {
+            for segment in segment_of(lba, seg)..segment_of(lba + sectors + seg - 1, seg) {
                 inflight.set(page_key(g, segment), id + 1);
             }
         }
@@ -170,7 +170,7 @@ impl ControllerPart {
         if cache {
             let seg = s.core.spec.controller_spec(ctrl).segment_sectors;
             let c = &mut s.ctrls.ctrls[ctrl as usize];
-            for segment in lba / seg..(lba + sectors).div_ceil(seg) {
+            for segment in segment_of(lba, seg)..segment_of(lba + sectors + seg - 1, seg) {
                 let key = page_key(g, segment);
                 // Forgotten only if this fetch is the one recorded: one probe.
                 let (slot, fetch, found) = c.inflight.probe(key);
