@@ -92,3 +92,19 @@ fn on_a_busy_host_the_log_writer_waits_in_the_run_queue() {
     let per_write = rows / log_writes_per_s(&one);
     assert!(per_write > 2.0, "{per_write} commits per write");
 }
+
+/// Sessions that think between transactions ask for a CPU when their think time is over: a
+/// thinking session holds no CPU. Eight sessions thinking 10 ms between bursts of 0.1 ms
+/// keep two CPUs about 4% busy, so the log writer's 0.2 ms burst all but never waits; a
+/// burst reserved when the think time began would hold a CPU idle through it and keep the
+/// log writer waiting milliseconds.
+#[test]
+fn a_thinking_session_holds_no_cpu() {
+    let run =
+        cached("think = \"10ms\"\nclient_cpu = \"100us\"\ncpus = 2\nlog_writer_cpu = \"200us\"");
+    let (_, lgwr_ms) = wait(&run, "log writer CPU and run queue");
+    assert!(
+        lgwr_ms < 0.2 * 1.2,
+        "the log writer's 0.2 ms burst took {lgwr_ms} ms with the run queue"
+    );
+}

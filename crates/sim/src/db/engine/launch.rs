@@ -45,8 +45,11 @@ impl DbEngine {
         sess.rows = rows;
         let ready = now + think;
         sess.tx_start = ready;
-        if exponential && think > 0 {
-            // Drawn think times end out of the order they began: queue when it is over.
+        if think > 0 {
+            // The session asks for a CPU when its think time is over, not before: a burst
+            // reserved in advance would hold a CPU idle through the think time against the
+            // log writer and sessions asking meanwhile (and drawn think times end out of
+            // the order they began).
             sess.cpu_pending = Some(cpu);
             stack.schedule_db(ready, DbTimer::Session(s));
         } else {
