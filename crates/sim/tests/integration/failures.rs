@@ -132,15 +132,16 @@ fn controller_failure_moves_luns_to_the_peer() {
     );
 }
 
-/// Both controllers' write caches are full of random writes when one fails: the survivor
+/// Both controllers' write caches are full of random writes when one fails (a minute of them
+/// fills them past the high watermark, destage paced from the low one): the survivor
 /// holds both sets of dirty pages, more than its own cache, so new writes wait until
 /// destaging brings it back under (they were accepted without limit when the free room
 /// wrapped below zero).
 #[test]
 fn a_survivor_over_its_write_cache_takes_no_writes_until_it_drains() {
     let s = system(MIDRANGE_RAID5);
-    let steady = run_failing(&s, "randwrite-8k", &[], opts(10, 20, 1));
-    let after = run_failing(&s, "randwrite-8k", &["controller:0@20s"], opts(10, 20, 1));
+    let steady = run_failing(&s, "randwrite-8k", &[], opts(10, 60, 1));
+    let after = run_failing(&s, "randwrite-8k", &["controller:0@60s"], opts(10, 60, 1));
     assert!(after.events.iter().any(|e| e.kind == "failover"));
     assert!(
         after.metrics.write_iops < 0.5 * steady.metrics.write_iops,

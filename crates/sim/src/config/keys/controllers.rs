@@ -154,8 +154,8 @@ pub const CONTROLLER_KEYS: &[Key] = &[
     Key::new(
         "paced_destage",
         Kind::Bool,
-        D("false"),
-        "destage from `destage_low_pct` up, with destage operations in flight growing linearly with the dirty level up to `destage_queue_per_disk` at `destage_high_pct` (adaptive destage, as IBM DS8000 Intelligent Write Caching); false: start at `destage_high_pct` at full depth, stop at `destage_low_pct`",
+        D("true"),
+        "destage from `destage_low_pct` up, with the destage operations in flight growing linearly with the dirty level to `destage_queue_per_disk` at `destage_high_pct` (the linear threshold scheduling of storage controllers' write caches: Gill and Modha, WOW, FAST 2005); false: start at `destage_high_pct` at full depth and stop at `destage_low_pct`, which destages in bursts that take the disks from the reads",
     ),
     Key::new(
         "destage_queue_per_disk",

@@ -87,7 +87,7 @@ fn declared_defaults_are_the_parsers_only_defaults() {
          [controllers]\ncount = 2\ncache = \"4GiB\"\nwrite_cache = \"1GiB\"\n\
          write_policy = \"write-back\"\nmirror_writes = true\n\
          failover_write_policy = \"write-back\"\nmirror_mbps = 800.0\nmirror_latency = \"20us\"\n\
-         overhead = \"10us\"\nprocessors = 1\nparity_cost = \"0\"\ndestage_high_pct = 80.0\ndestage_low_pct = 60.0\npaced_destage = false\ndestage_order = \"address\"\nfull_stripe_hold = \"0\"\n\
+         overhead = \"10us\"\nprocessors = 1\nparity_cost = \"0\"\ndestage_high_pct = 80.0\ndestage_low_pct = 60.0\npaced_destage = true\ndestage_order = \"address\"\nfull_stripe_hold = \"0\"\n\
          read_segment = \"8KiB\"\nprefetch = \"1MiB\"\nsequential_trigger = 2\n\
          staging = \"block\"\n\
          [rebuild]\nrate_mbps = 50.0\npriority = \"low\"\nstart_delay = 0\n",

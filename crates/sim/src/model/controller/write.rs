@@ -1,7 +1,7 @@
 //! Writes: into the write cache (NVS) and acknowledged after the optional mirror copy,
-//! waiting while it is full, or through to the disks; destage from the high watermark down to
-//! the low one at full depth, or (`paced_destage`) above the low watermark paced by the dirty
-//! level, in address order, one stripe-bounded run at a time.
+//! waiting while it is full, or through to the disks; destage above the low watermark paced by
+//! the dirty level (`paced_destage`, the default), or from the high watermark down to the low
+//! one at full depth, in address order, one stripe-bounded run at a time.
 
 use super::{ControllerPart, CtrlReq, NvsWaiter};
 use crate::config::resolve::PAGE_SECTORS;
