@@ -66,8 +66,7 @@ fn run_in(o: &LocalOptions, dir: &Path) -> Result<(), CliError> {
     println!("calibrating: storlab io, O_DIRECT, 2 s per point");
     let cal = calibrate::calibrate(dir)?;
     let capacity_gb = filesystem_gb(dir).max(1.0);
-    let fitted = fit::fit(&cal.measured, capacity_gb)
-        .ok_or_else(|| CliError::Failed("the calibration measured no reads at depth 1".into()))?;
+    let fitted = fit::fit(&cal.measured, capacity_gb).map_err(CliError::Failed)?;
     let array_text = fit::array_toml(&fitted, &dir.display().to_string());
     let array_path = dir.join("local.array.toml");
     crate::output::write_atomic(&array_path, array_text.as_bytes())?;

@@ -26,6 +26,15 @@ pub enum IoWork {
     },
 }
 
+/// A trace replay: `--trace FILE [--trace-format F] [--trace-outstanding N] [--trace-map M]...`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceWork {
+    pub path: PathBuf,
+    pub format: Option<String>,
+    pub outstanding: Option<u32>,
+    pub map: Vec<String>,
+}
+
 /// What a simulated unit runs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SimWork {
@@ -41,12 +50,7 @@ pub enum SimWork {
         users_sweep: Option<UsersSweep>,
     },
     /// `--trace FILE` and its options.
-    Trace {
-        path: PathBuf,
-        format: Option<String>,
-        outstanding: Option<u32>,
-        map: Vec<String>,
-    },
+    Trace(TraceWork),
 }
 
 /// The subcommand of a unit and its own options.
@@ -141,20 +145,15 @@ impl SimWork {
                     users_args(u, a);
                 }
             }
-            SimWork::Trace {
-                path,
-                format,
-                outstanding,
-                map,
-            } => {
-                push(a, &["--trace", &path.display().to_string()]);
-                if let Some(f) = format {
+            SimWork::Trace(t) => {
+                push(a, &["--trace", &t.path.display().to_string()]);
+                if let Some(f) = &t.format {
                     push(a, &["--trace-format", f]);
                 }
-                if let Some(n) = outstanding {
+                if let Some(n) = t.outstanding {
                     push(a, &["--trace-outstanding", &n.to_string()]);
                 }
-                for m in map {
+                for m in &t.map {
                     push(a, &["--trace-map", m]);
                 }
             }
@@ -237,24 +236,6 @@ impl Invocation {
     }
 }
 
-/// The I/O workload of `what` (None: a database test or a trace).
-fn io_work(what: &What) -> Option<IoWork> {
-    match what {
-        What::Profile(p) => Some(IoWork::Profile(p.clone())),
-        What::File(f) => Some(IoWork::File(f.clone())),
-        What::Sweep {
-            profile,
-            max,
-            max_p99_ms,
-        } => Some(IoWork::Sweep {
-            profile: profile.clone(),
-            max: *max,
-            max_p99_ms: *max_p99_ms,
-        }),
-        What::Db { .. } | What::Trace { .. } => None,
-    }
-}
-
 fn sim_work(t: &Target, what: &What) -> SimWork {
     match what {
         What::Db {
@@ -269,18 +250,8 @@ fn sim_work(t: &Target, what: &What) -> SimWork {
             database: database.clone(),
             users_sweep: users_sweep.clone(),
         },
-        What::Trace {
-            path,
-            format,
-            outstanding,
-            map,
-        } => SimWork::Trace {
-            path: path.clone(),
-            format: format.clone(),
-            outstanding: *outstanding,
-            map: map.clone(),
-        },
-        io => SimWork::Io(io_work(io).unwrap_or(IoWork::Profile(String::new()))),
+        What::Trace(t) => SimWork::Trace(t.clone()),
+        What::Io(w) => SimWork::Io(w.clone()),
     }
 }
 
@@ -321,14 +292,14 @@ pub(super) fn invocation(t: &Target, w: &Workload, seed: u64, repeat: u32) -> Op
                     scale: *scale,
                 }
             }
-            What::Trace { .. } => return None,
-            io => Subcommand::Io {
+            What::Trace(_) => return None,
+            What::Io(w) => Subcommand::Io {
                 target: io_target
                     .clone()
                     .unwrap_or_else(|| dir.join(format!("storlab-compare-{slug}.dat"))),
                 size: t.io_size,
                 engine: t.engine.clone(),
-                work: io_work(io)?,
+                work: w.clone(),
             },
         },
     };

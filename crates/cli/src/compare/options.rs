@@ -92,16 +92,11 @@ fn sim(inv: &Invocation, array: &std::path::Path) -> Result<Options, CliError> {
                 a.users.think_ms = u.think_ms;
             }
         }
-        SimWork::Trace {
-            path,
-            format,
-            outstanding,
-            map,
-        } => {
-            a.trace = Some(path.clone());
-            a.trace_format.clone_from(format);
-            a.trace_outstanding = *outstanding;
-            a.trace_map.clone_from(map);
+        SimWork::Trace(t) => {
+            a.trace = Some(t.path.clone());
+            a.trace_format.clone_from(&t.format);
+            a.trace_outstanding = t.outstanding;
+            a.trace_map.clone_from(&t.map);
         }
     }
     a.fail.clone_from(fail);

@@ -21,6 +21,11 @@
 //!    leave the file cache's write-back, and the database's sessions behind it, queued for the
 //!    whole run. `write_amplification = 1`, since the measurement already holds whatever
 //!    garbage collection and cache flushing the device does.
+//!    A sweep whose fastest synced write ran at [`MIN_SYNC_WRITE_MBPS`] or less is refused
+//!    instead: no device writes that slowly (a disk writes 8 to 128 KiB synced in a seek and
+//!    a revolution, ~15 ms on a 7,200 rpm drive: 8.7 MB/s for 128 KiB), so the flushes were
+//!    stretched by other load, and dies fitted to it would hold the file cache's write-back,
+//!    and the sessions behind it, for the whole run (0 rows/s for select-row).
 //! 6. No controller stage (`controller_us = 0`), a deep command queue (256), and the file
 //!    system's size as capacity.
 //!
@@ -37,6 +42,10 @@ use storlab_sim::device::ssd::SsdParams;
 const BLOCK_BYTES: f64 = 8192.0;
 /// Longest read or program time a model takes (a second), us.
 const MAX_TIME_US: f64 = 1e6;
+
+/// Rule 5's bound: a sweep whose fastest synced write ran at this rate or less, MB/s, was
+/// too noisy to fit.
+pub const MIN_SYNC_WRITE_MBPS: f64 = 5.0;
 
 /// What the calibration sweep measured (means over each run's measured window).
 #[derive(Clone, Debug, PartialEq)]
@@ -63,11 +72,25 @@ pub struct Fit {
     pub scaling: f64,
 }
 
-/// Fits the device; `None` when the sweep has no usable depth-1 read point.
-pub fn fit(m: &Measurements, capacity_gb: f64) -> Option<Fit> {
-    let iops1 = m.read_iops.iter().find(|(k, _)| *k == 1)?.1;
+/// Fits the device; the reason when the sweep has no usable depth-1 read point, or when its
+/// fastest synced write was too slow to be the device's (rule 5).
+pub fn fit(m: &Measurements, capacity_gb: f64) -> Result<Fit, String> {
+    let no_reads = || "the calibration measured no reads at depth 1".to_string();
+    let iops1 = m
+        .read_iops
+        .iter()
+        .find(|(k, _)| *k == 1)
+        .ok_or_else(no_reads)?
+        .1;
     if !(iops1 > 0.0 && m.read_latency_qd1_ms > 0.0) {
-        return None;
+        return Err(no_reads());
+    }
+    if let Some(mbps) = best_write_mbps(m).filter(|&mbps| mbps <= MIN_SYNC_WRITE_MBPS) {
+        return Err(format!(
+            "the calibration was too noisy to fit a device: its fastest synced write ran at \
+             {mbps:.2} MB/s, and one at {MIN_SYNC_WRITE_MBPS} MB/s or less is not a device's \
+             speed but flushes stretched by other load; rerun on a quieter machine"
+        ));
     }
     let scaling = m
         .read_iops
@@ -100,7 +123,7 @@ pub fn fit(m: &Measurements, capacity_gb: f64) -> Option<Fit> {
         controller_us: 0.0,
         queue_depth: 256,
     };
-    Some(Fit {
+    Ok(Fit {
         ssd,
         write_mbps,
         read_mbps,

@@ -63,34 +63,21 @@ fn db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster() {
         .unwrap();
     let data = dir.path().join("data");
     let out = dir.path().join("partial.json");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("storlab"))
-        .args([
-            "db",
-            "--suite",
-            "dpaws",
-            "--test",
-            "update-row",
-            "--data-dir",
-        ])
-        .arg(&data)
-        .args([
-            "--scale",
-            "500",
-            "--clients",
-            "2",
-            "--duration",
-            "120s",
-            "--warmup",
-            "0",
-            "--json",
-        ])
-        .arg(&out)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn storlab");
-    // Wait until the clients have committed updates in the measured window (there is no
-    // warm-up), however long the start and the load take on a busy machine.
-    wait_for_updates(&data, 20);
+    let out_arg = out.to_str().expect("utf-8 path");
+    let args = [
+        "--scale",
+        "500",
+        "--clients",
+        "2",
+        "--duration",
+        "120s",
+        "--warmup",
+        "0",
+        "--json",
+        out_arg,
+    ];
+    // Clients have committed updates in the measured window (there is no warm-up).
+    let child = start_updating(&data, &args, 20);
     assert!(postgres_running_on(&data), "the cluster is up");
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
@@ -98,8 +85,9 @@ fn db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster() {
     assert_eq!(
         output.status.code(),
         Some(1),
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
     );
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
@@ -113,6 +101,15 @@ fn db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster() {
     );
     assert!(!postgres_running_on(&data), "the server is stopped");
     assert!(!data.exists(), "its directory is removed");
+}
+
+/// Starts `storlab db` (DPAWS update-row) on a fresh data directory with `args`; returns the
+/// child once its clients have committed `updates` updates (the load done, the test running),
+/// however long the start and the load take on a busy machine.
+fn start_updating(data: &std::path::Path, args: &[&str], updates: i64) -> std::process::Child {
+    let child = start_db(data, args);
+    wait_for_updates(data, updates);
+    child
 }
 
 /// Starts `storlab db` on a fresh data directory with `args`; returns the child once its
@@ -208,8 +205,7 @@ fn db_sigint_during_the_load_and_the_warmup_stops_within_seconds() {
         "--duration",
         "5s",
     ];
-    let child = spawn_db(&data, &args);
-    wait_for_updates(&data, 1);
+    let child = start_updating(&data, &args, 1);
     let says = "interrupted during the warm-up";
     stops_as_interrupted(child, libc::SIGTERM, &data, says, 5.0);
 }
@@ -229,8 +225,7 @@ fn db_killed_takes_its_server_along_and_the_next_run_cleans_up() {
         "--duration",
         "60s",
     ];
-    let child = spawn_db(&data, &args);
-    std::thread::sleep(std::time::Duration::from_secs(2));
+    let child = start_updating(&data, &args, 1);
     let (code, _, _) = signal_and_wait(child, libc::SIGKILL);
     assert_eq!(code, None, "killed");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);

@@ -23,6 +23,7 @@ mod outputs;
 mod sim;
 mod sim_character;
 mod sim_db;
+mod sim_db_sizing;
 mod sim_interrupt;
 mod sim_jobs;
 mod sim_show_character;

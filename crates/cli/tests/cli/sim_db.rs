@@ -286,10 +286,28 @@ fn a_real_db_result_drives_the_simulated_database() {
         serde_json::from_str(&std::fs::read_to_string(&from).unwrap()).unwrap();
     let run = &v["runs"][0];
     let tx = &run["workload"]["parameters"]["character"]["workload"]["transactions"][0];
-    // The characterization's redo: all the WAL of the real window per transaction, at least
-    // what the statements themselves logged.
+    // The characterization's redo: all the WAL of the real window per transaction
+    // (pg_stat_wal's bytes over the operations)...
     let redo = tx["redo_bytes"].as_f64().expect("redo_bytes");
-    assert!(redo >= 0.9 * wal, "{redo} bytes of redo for {wal} per call");
+    let real_run = &r["runs"][0];
+    let window_wal = real_run["db"]["wal"]["bytes"].as_f64().expect("WAL bytes");
+    let ops = real_run["metrics"]["ios"].as_f64().expect("operations");
+    assert!(
+        ops > 0.0 && (redo - window_wal / ops).abs() < 0.001,
+        "{redo} bytes of redo for {window_wal} WAL bytes over {ops} operations"
+    );
+    // ...which holds what the statements themselves logged: the WAL of every statement the
+    // result lists (calls times WAL per call) is part of the window's.
+    let listed: f64 = real_run["db"]["statements"]
+        .as_array()
+        .expect("statements")
+        .iter()
+        .map(|s| s["calls"].as_f64().unwrap() * s["wal_bytes"].as_f64().unwrap())
+        .sum();
+    assert!(
+        listed > 0.0 && window_wal >= 0.9 * listed,
+        "the window's {window_wal} WAL bytes, its statements' {listed}"
+    );
     let m = &run["metrics"];
     let tx_s = m["tx_per_min"].as_f64().unwrap() / 60.0;
     let log_per_tx = m["wal_mb_per_s"].as_f64().unwrap() * 1e6 / tx_s;

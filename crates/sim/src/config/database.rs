@@ -33,6 +33,7 @@ mod character;
 mod job;
 mod keys_table;
 mod rows;
+mod sizing;
 mod suite;
 mod targets;
 
@@ -46,8 +47,7 @@ pub use suite::{
 };
 use targets::{log_members, temp_placement};
 
-use crate::db::layout::Layout;
-use crate::db::{undo, MeasuredProfile, Table};
+use crate::db::{MeasuredProfile, Table};
 
 /// The tests the model runs (the names of `storlab db`'s suites).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -409,28 +409,8 @@ pub fn parse_database(
     if test.has_history() {
         tables.push(engine_table(raw.engine, grown, mix::OLTP_HISTORY_ROW_BYTES));
     }
-    let blocks = Layout::new(&tables).blocks() + undo::region_blocks(raw.engine, sessions);
-    if blocks >= u64::from(u32::MAX) {
-        return Err(bad(
-            "rows",
-            format!(
-                "the tables and indexes need {blocks} blocks of 8 KiB; at most {} (32 TiB) are \
-                 simulated",
-                u32::MAX - 1
-            ),
-        ));
-    }
-    let need = blocks * 8192;
-    let have = data.bytes(system);
-    if need > have {
-        return Err(bad(
-            "rows",
-            format!("the tables and indexes need {need} bytes; the data target has {have}"),
-        ));
-    }
     let log_need = raw.log_file_size.0 * u64::from(raw.log_files);
     let shared = data.volume == log.volume && data.luns == log.luns;
-    let log_offset = shared.then(|| need.div_ceil(1 << 20) << 20);
     if !shared {
         let data_luns = data.member_luns(system);
         if log
@@ -445,13 +425,6 @@ pub fn parse_database(
                     .into(),
             ));
         }
-    }
-    let log_have = log.bytes(system).saturating_sub(log_offset.unwrap_or(0));
-    if log_need > log_have {
-        return Err(bad(
-            "log_file_size",
-            format!("the log files need {log_need} bytes; the log target has {log_have} free"),
-        ));
     }
     let log_members = log_members(&raw.log_members, &data, &log, log_need, system, file)?;
     let temp = temp_placement(raw.temp, &data, &log, system, file)?;
@@ -484,7 +457,7 @@ pub fn parse_database(
             Some(a)
         }
     };
-    Ok(DbSpec {
+    let mut spec = DbSpec {
         test,
         engine: raw.engine,
         sessions,
@@ -516,7 +489,8 @@ pub fn parse_database(
         log_checkpoint_timeout_ns: raw.log_checkpoint_timeout.0,
         log_file_bytes: raw.log_file_size.0,
         log_groups: raw.log_files,
-        log_offset,
+        // Set by the sizing check, after the page space when the log shares its target.
+        log_offset: None,
         archive,
         profile: None,
         log_buffer_bytes: raw.log_buffer.0,
@@ -525,8 +499,9 @@ pub fn parse_database(
         character: None,
         temp,
         job: None,
-    })
-    .and_then(|spec| job::attach(spec, job, file, system))
+    };
+    sizing::place(&mut spec, system, file)?;
+    job::attach(spec, job, file, system)
 }
 
 #[cfg(test)]

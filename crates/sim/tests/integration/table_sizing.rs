@@ -57,8 +57,9 @@ fn only_tables_that_receive_inserts_reserve_room() {
     );
 }
 
-/// The largest OLTP database that fits the data volume at its real size fits it; reserving
-/// room in its item table too would not have.
+/// The largest OLTP database whose page space, as the sessions lay it out, fits the data
+/// volume is accepted and one row more is not; reserving room in its item table too would not
+/// have fit.
 #[test]
 fn an_oltp_database_that_fits_its_volume_at_its_size_is_accepted() {
     let err = parse_oltp(50_000_000_000).expect_err("50 billion rows do not fit");
@@ -72,7 +73,7 @@ fn an_oltp_database_that_fits_its_volume_at_its_size_is_accepted() {
     let (mut lo, mut hi) = (1u64, 50_000_000_000);
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if oltp_bytes(mid, false) <= have {
+        if oltp_planned_bytes(mid) <= have {
             lo = mid;
         } else {
             hi = mid;

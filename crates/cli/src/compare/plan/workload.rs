@@ -10,6 +10,7 @@ use storlab_core::TimeSpan;
 
 use super::keys::check_repeats;
 use super::{bad, users_sweep, RawPlan, RawUsersSweep, Target, UsersSweep};
+use crate::compare::command::{IoWork, TraceWork};
 use crate::error::CliError;
 
 #[derive(Debug, Deserialize)]
@@ -57,16 +58,11 @@ pub(super) struct RawWorkload {
     repeats: Option<u32>,
 }
 
-/// What a workload runs.
+/// What a workload runs: the I/O workload and the trace replay are the units' own types, so
+/// a plan's workload and the command that runs it are one description.
 #[derive(Debug, Clone, PartialEq)]
 pub(in crate::compare) enum What {
-    Profile(String),
-    File(PathBuf),
-    Sweep {
-        profile: String,
-        max: u32,
-        max_p99_ms: Option<f64>,
-    },
+    Io(IoWork),
     Db {
         test: String,
         database: BTreeMap<String, toml::Value>,
@@ -75,12 +71,7 @@ pub(in crate::compare) enum What {
         /// A users sweep instead of one run (simulated targets only).
         users_sweep: Option<UsersSweep>,
     },
-    Trace {
-        path: PathBuf,
-        format: Option<String>,
-        outstanding: Option<u32>,
-        map: Vec<String>,
-    },
+    Trace(TraceWork),
 }
 
 /// A workload of the plan.
@@ -151,7 +142,7 @@ pub(super) fn workload(
     if w.iogen {
         return Ok(storlab_core::profile::IOGEN_MATRIX
             .iter()
-            .map(|p| make(p.to_string(), What::Profile(p.to_string())))
+            .map(|p| make(p.to_string(), What::Io(IoWork::Profile(p.to_string()))))
             .collect());
     }
     let users = match w.users_sweep {
@@ -162,19 +153,19 @@ pub(super) fn workload(
         None => None,
     };
     let what = if let Some(p) = &w.profile {
-        What::Profile(p.clone())
+        What::Io(IoWork::Profile(p.clone()))
     } else if let Some(f) = &w.workload {
-        What::File(rel(f))
+        What::Io(IoWork::File(rel(f)))
     } else if let Some(p) = &w.sweep {
         if let Some(ms) = w.max_p99_ms {
             let declared = &crate::flags::MAX_P99_MS;
             (declared.check(&ms.into())).map_err(|r| bad(file, &key("max_p99_ms"), r))?;
         }
-        What::Sweep {
+        What::Io(IoWork::Sweep {
             profile: p.clone(),
             max: w.sweep_max.unwrap_or(64),
             max_p99_ms: w.max_p99_ms,
-        }
+        })
     } else if let Some(t) = &w.db_test {
         if !t.contains('/') {
             return Err(bad(
@@ -192,25 +183,25 @@ pub(super) fn workload(
         }
     } else {
         let path = rel(w.trace.as_deref().expect("one kind is set"));
-        What::Trace {
+        What::Trace(TraceWork {
             path,
             format: w.trace_format.clone(),
             outstanding: w.trace_outstanding,
             map: w.trace_map.clone(),
-        }
+        })
     };
     let default_name = match &what {
-        What::Profile(p) => p.clone(),
-        What::File(f) => f
+        What::Io(IoWork::Profile(p)) => p.clone(),
+        What::Io(IoWork::File(f)) => f
             .file_stem()
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned(),
-        What::Sweep { profile, .. } => format!("sweep-{profile}"),
+        What::Io(IoWork::Sweep { profile, .. }) => format!("sweep-{profile}"),
         What::Db { test, .. } => test.clone(),
-        What::Trace { path, .. } => format!(
+        What::Trace(t) => format!(
             "trace-{}",
-            path.file_stem().unwrap_or_default().to_string_lossy()
+            t.path.file_stem().unwrap_or_default().to_string_lossy()
         ),
     };
     Ok(vec![make(w.name.clone().unwrap_or(default_name), what)])

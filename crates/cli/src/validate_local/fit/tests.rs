@@ -64,7 +64,10 @@ fn times_are_floored_and_a_sweep_without_depth_one_is_refused() {
     m.read_latency_qd1_ms = 0.001;
     assert_eq!(fit(&m, 100.0).unwrap().ssd.read_us, 1.0);
     m.read_iops.remove(0);
-    assert_eq!(fit(&m, 100.0), None);
+    assert_eq!(
+        fit(&m, 100.0),
+        Err("the calibration measured no reads at depth 1".to_string())
+    );
 }
 
 #[test]
@@ -117,6 +120,12 @@ fn every_sweep_gives_a_finite_positive_program_time() {
         let mut m = loaded_machine();
         m.sync_write_latency_ms = write_ms;
         m.wal_writes = vec![(8192, write_ms), (131072, write_ms * 3.0)];
+        if write_ms == 500.0 {
+            // 128 KiB in 1.5 s: 0.09 MB/s, refused (rule 5's bound).
+            let e = fit(&m, 100.0).expect_err("too slow to fit");
+            assert!(e.contains("too noisy"), "{e}");
+            continue;
+        }
         let f = fit(&m, 100.0).unwrap();
         let p = f.ssd.program_us;
         assert!(p.is_finite() && p >= 1.0, "{write_ms} ms: program {p} us");
@@ -130,4 +139,22 @@ fn every_sweep_gives_a_finite_positive_program_time() {
         storlab_sim::parse_array(&array_toml(&f, "/x"), "fitted.toml")
             .unwrap_or_else(|e| panic!("{read_ms} ms reads: {e:?}"));
     }
+}
+
+#[test]
+fn a_sweep_whose_fastest_synced_write_is_too_slow_is_refused_with_its_rate_and_the_bound() {
+    let mut m = loaded_machine();
+    m.sync_write_latency_ms = 8.0;
+    // 128 KiB in 27 ms, 4.85 MB/s: the fastest synced write of the sweep.
+    m.wal_writes = vec![(8192, 6.0), (32768, 9.0), (131072, 27.0)];
+    let e = fit(&m, 100.0).expect_err("4.85 MB/s is refused");
+    assert!(
+        e.contains("too noisy") && e.contains("4.85 MB/s") && e.contains("5 MB/s or less"),
+        "{e}"
+    );
+    // 128 KiB in 26 ms, 5.04 MB/s: fitted, the dies writing at least that fast.
+    m.wal_writes = vec![(8192, 6.0), (32768, 9.0), (131072, 26.0)];
+    let f = fit(&m, 100.0).expect("5.04 MB/s is fitted");
+    let dies = f64::from(f.ssd.channels * f.ssd.dies_per_channel);
+    assert!(dies * 8192.0 / f.ssd.program_us >= 5.04 - 0.05);
 }
