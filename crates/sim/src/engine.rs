@@ -6,7 +6,7 @@
 //! takes the same path.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// A point in simulated time, nanoseconds since the run started.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -184,16 +184,28 @@ impl Ord for Entry {
     }
 }
 
-/// Pending events ordered by (time, sequence): a binary heap of 16-byte entries.
+/// Pending events ordered by (time, sequence): a binary heap of 16-byte entries, beside a
+/// queue of host completions in order.
 ///
 /// Popping leaves the earliest entry in place, marked taken: most handlers schedule the next
 /// event of the thing that just happened (a disk's next completion), and that event then
 /// replaces the taken root with one sift down, instead of a pop's sift and a push's sift.
+///
+/// A host completion comes a path's transfer and latency after its data is ready: nearly
+/// always no earlier than the host completion scheduled before it. Such a completion is
+/// appended to `in_order` (sorted by construction, as sequence numbers only grow) instead of
+/// sifting up the heap, and leaves it from the front; one that would come earlier than the
+/// last one queued there goes to the heap. Each pop takes the earlier of the two fronts, so
+/// the events come out in exactly the (time, sequence) order of one heap.
+///
 /// Sequence numbers are 32 bits; when they run out (every 4 billion events) the pending
 /// events are renumbered in their order, which keeps every later comparison the same.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
+    /// Host completions in (time, sequence) order; the heap may hold earlier events (of
+    /// any kind), so pops compare both fronts.
+    in_order: VecDeque<Entry>,
     /// The root was returned by `pop` and is no longer pending.
     top_taken: bool,
     next_seq: u32,
@@ -218,6 +230,12 @@ impl EventQueue {
             time: time.0,
             seq_event: (u64::from(seq) << 32) | u64::from(event.pack()),
         };
+        if matches!(event, Event::HostDone(_))
+            && self.in_order.back().is_none_or(|last| last.time <= time.0)
+        {
+            self.in_order.push_back(entry);
+            return;
+        }
         if self.top_taken {
             self.top_taken = false;
             // Any value may replace the root of a heap: dropping the PeekMut sifts it down.
@@ -234,6 +252,7 @@ impl EventQueue {
     fn renumber(&mut self) {
         self.settle();
         let mut entries = std::mem::take(&mut self.heap).into_vec();
+        entries.extend(self.in_order.drain(..));
         entries.sort_unstable_by_key(|e| e.key());
         for (i, e) in entries.iter_mut().enumerate() {
             e.seq_event = ((i as u64) << 32) | (e.seq_event & u64::from(u32::MAX));
@@ -261,11 +280,26 @@ impl EventQueue {
     #[inline]
     pub fn pop_until(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
         self.settle();
-        let e = *self.heap.peek()?;
+        let (e, from_heap) = match (self.heap.peek(), self.in_order.front()) {
+            (Some(&h), Some(&f)) => {
+                if h.key() < f.key() {
+                    (h, true)
+                } else {
+                    (f, false)
+                }
+            }
+            (Some(&h), None) => (h, true),
+            (None, Some(&f)) => (f, false),
+            (None, None) => return None,
+        };
         if e.time > end.0 {
             return None;
         }
-        self.top_taken = true;
+        if from_heap {
+            self.top_taken = true;
+        } else {
+            self.in_order.pop_front();
+        }
         self.processed += 1;
         Some((SimTime(e.time), Event::unpack(e.seq_event as u32)))
     }
@@ -282,6 +316,7 @@ impl EventQueue {
     /// Drops every pending event: the run is over (a job finished).
     pub fn clear(&mut self) {
         self.heap.clear();
+        self.in_order.clear();
         self.top_taken = false;
     }
 
@@ -292,7 +327,7 @@ impl EventQueue {
 
     /// Events waiting.
     pub fn len(&self) -> usize {
-        self.heap.len() - usize::from(self.top_taken)
+        self.heap.len() - usize::from(self.top_taken) + self.in_order.len()
     }
 
     /// True when nothing is scheduled.
@@ -323,6 +358,30 @@ mod tests {
             ]
         );
         assert_eq!(q.processed(), 4);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn host_completions_in_and_out_of_order_keep_time_then_schedule_order() {
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(50), Event::HostDone(1));
+        q.schedule(SimTime(40), Event::DeviceDone(2));
+        // Earlier than the host completion before it, and one tying with it.
+        q.schedule(SimTime(30), Event::HostDone(3));
+        q.schedule(SimTime(50), Event::HostDone(4));
+        q.schedule(SimTime(50), Event::DeviceDone(5));
+        assert_eq!(q.len(), 5);
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (SimTime(30), Event::HostDone(3)),
+                (SimTime(40), Event::DeviceDone(2)),
+                (SimTime(50), Event::HostDone(1)),
+                (SimTime(50), Event::HostDone(4)),
+                (SimTime(50), Event::DeviceDone(5)),
+            ]
+        );
         assert!(q.is_empty());
     }
 
@@ -393,6 +452,16 @@ mod tests {
         assert!(q.next_seq < 100_000, "the sequence numbers were renumbered");
     }
 
+    /// Host completions (kept in order beside the heap when they come in order) and disk
+    /// completions (always in the heap), mixed.
+    fn kind_of(seq: u64) -> Event {
+        if seq.is_multiple_of(3) {
+            Event::DeviceDone(seq as u32)
+        } else {
+            Event::HostDone(seq as u32)
+        }
+    }
+
     fn random_use_matches_std(mut q: EventQueue) -> EventQueue {
         use std::cmp::Reverse;
         let mut model = std::collections::BinaryHeap::new();
@@ -408,16 +477,13 @@ mod tests {
                     1..=4 => (r >> 8) % 1000,
                     _ => (r >> 8) % 10_000_000_000,
                 };
-                q.schedule(SimTime(now + ahead), Event::HostDone(seq as u32));
+                q.schedule(SimTime(now + ahead), kind_of(seq));
                 model.push(Reverse((now + ahead, seq)));
                 seq += 1;
             } else {
                 let want = model.pop().map(|Reverse(k)| k);
                 let got = q.pop();
-                assert_eq!(
-                    got,
-                    want.map(|(t, s)| (SimTime(t), Event::HostDone(s as u32)))
-                );
+                assert_eq!(got, want.map(|(t, s)| (SimTime(t), kind_of(s))));
                 if let Some((t, _)) = want {
                     now = t;
                 }

@@ -470,10 +470,18 @@ impl Layout {
         (self.n() - 1) - self.n_div.remainder(s)
     }
 
-    /// Disk of data unit `i` (0-based) of stripe `s`, RAID 5/6.
+    /// Disk of data unit `i` (0-based, below the data disks) of stripe `s`, RAID 5/6: the
+    /// units follow the parity round the members. The parity disk, the parity count and `i`
+    /// add up to at most twice the members less two, so one conditional subtraction takes
+    /// the remainder.
     fn data_disk(&self, s: u64, i: u64) -> u64 {
-        self.n_div
-            .remainder(self.parity_disk(s) + self.level.parity_count() + i)
+        debug_assert!(i < u64::from(data_disks(self.level, self.disks)));
+        let d = self.parity_disk(s) + self.level.parity_count() + i;
+        if d >= self.n() {
+            d - self.n()
+        } else {
+            d
+        }
     }
 
     /// Clips `[lba, lba + sectors)` to the capacity, asserting in debug

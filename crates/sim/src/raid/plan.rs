@@ -13,20 +13,17 @@ impl Layout {
             let _ = v.plan_read(lba, sectors, None, out);
             return;
         }
+        // A read inside one stripe unit (a small random read) is one extent.
+        if self.level != RaidLevel::Jbod {
+            let end = self.request_end(lba, sectors);
+            if lba < end && end - lba <= self.unit - (lba & (self.unit - 1)) {
+                out.push(read_extent(self.locate(lba), end - lba));
+                return;
+            }
+        }
         let from = out.len();
         for (_, loc, len) in self.pieces(lba, sectors) {
-            let [a, b] = loc.copies;
-            let io = DiskIo {
-                disk: a.disk,
-                disk_lba: a.disk_lba,
-                sectors: len,
-            };
-            let mirror = (loc.n_copies == 2).then_some(DiskIo {
-                disk: b.disk,
-                disk_lba: b.disk_lba,
-                sectors: len,
-            });
-            push_read(out, from, ReadExtent { io, mirror });
+            push_read(out, from, read_extent(loc, len));
         }
     }
 
@@ -279,6 +276,23 @@ pub(super) fn push_merged(v: &mut Vec<DiskIo>, io: DiskIo) {
 
 /// [`push_merged`] for read extents appended after `out[..from]`; the mirror
 /// copy is extended along with the primary.
+/// The read of `len` sectors at `loc`, from its first copy (the other, if any, as mirror).
+#[inline]
+fn read_extent(loc: Located, len: u64) -> ReadExtent {
+    let [a, b] = loc.copies;
+    let io = DiskIo {
+        disk: a.disk,
+        disk_lba: a.disk_lba,
+        sectors: len,
+    };
+    let mirror = (loc.n_copies == 2).then_some(DiskIo {
+        disk: b.disk,
+        disk_lba: b.disk_lba,
+        sectors: len,
+    });
+    ReadExtent { io, mirror }
+}
+
 pub(super) fn push_read(out: &mut Vec<ReadExtent>, from: usize, ext: ReadExtent) {
     // `from` is `out.len()` at the start of `plan_read`, so in bounds.
     if let Some(prev) = out[from..]

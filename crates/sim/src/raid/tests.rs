@@ -486,3 +486,22 @@ fn validation_errors_say_rule_and_value() {
     assert!(Layout::new(Raid5, 3, 2048, 2048).is_ok());
     assert!(Layout::new(Raid10, 4, 8, 8).is_ok());
 }
+
+#[test]
+fn data_units_follow_the_parity_round_the_members() {
+    for (level, parity) in [(Raid5, 1u64), (Raid6, 2)] {
+        for disks in 4..=16u32 {
+            let l = Layout::new(level, disks, 16, 16 * 64).expect("layout");
+            let n = u64::from(disks);
+            for s in 0..2 * n {
+                for i in 0..n - parity {
+                    assert_eq!(
+                        l.data_disk(s, i),
+                        (l.parity_disk(s) + parity + i) % n,
+                        "{level:?} over {disks} disks, stripe {s}, unit {i}"
+                    );
+                }
+            }
+        }
+    }
+}

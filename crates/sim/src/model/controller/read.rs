@@ -247,8 +247,12 @@ impl ControllerPart {
     /// (so one contiguous disk read brings only what the cache lacks).
     fn staged_segments(&self, core: &Core, ctrl: usize, g: u32, (a, b): (u64, u64)) -> (u64, u64) {
         let c = &core.spec.controllers;
+        // Block staging (the default) needs no division.
+        if c.staging == Staging::Block {
+            return (a, b);
+        }
         let per_track = c.track_sectors / c.segment_sectors;
-        if c.staging == Staging::Block || per_track <= 1 {
+        if per_track <= 1 {
             return (a, b);
         }
         let segments = self.groups[g as usize]
