@@ -27,6 +27,7 @@ mod profile;
 mod query_report;
 mod redo;
 mod report;
+mod sequence;
 mod stats;
 mod switch;
 mod temp;
@@ -170,11 +171,19 @@ pub(crate) struct DbEngine {
     free_buffer_waiters: Vec<u32>,
     /// Blocks being changed: sessions changing one block take turns.
     pins: pins::Pins,
+    /// The tests run before the section's own (`after`), and which runs now.
+    sequence: Option<Box<sequence::Sequence>>,
 }
 
 impl DbEngine {
     /// Builds the database on `stack`: its data, log and archive targets, and its sessions.
     pub(crate) fn build(spec: &DbSpec, stack: &mut Stack) -> Result<DbEngine, String> {
+        let (sequence, first) = match sequence::Sequence::new(spec)? {
+            Some((q, first)) => (Some(q), Some(first)),
+            None => (None, None),
+        };
+        // With `after`, the database starts with the first test's section.
+        let spec = first.as_ref().unwrap_or(spec);
         let data = stack.add_target(spec.data.volume, &spec.data.luns)?;
         let log_target = if spec.log_offset.is_some() {
             data
@@ -305,6 +314,7 @@ impl DbEngine {
             job,
             free_buffer_waiters: Vec::new(),
             pins: pins::Pins::new(spec.cpu_ns_per_block + spec.cpu_ns_per_row),
+            sequence,
         })
     }
 
@@ -314,10 +324,10 @@ impl DbEngine {
             self.start_job(stack);
             return;
         }
-        let n = self.sessions.len() as u32;
-        for s in 0..n {
+        for s in 0..self.active_sessions() {
             self.start_op(s, stack);
         }
+        self.start_sequence(stack);
         self.start_background(stack);
     }
 
@@ -356,6 +366,7 @@ impl DbEngine {
             DbTimer::LogTimeout => self.log_timeout(stack),
             DbTimer::LogWriterCpu => self.log_writer_cpu_done(stack),
             DbTimer::JobCpu => self.job_cpu_done(stack),
+            DbTimer::NextTest => self.next_test(stack),
         }
     }
 
@@ -390,6 +401,9 @@ impl DbEngine {
             }
             let response_ns = stack.now() - sess.tx_start;
             self.tx_times.record_type(sess.tx_type, response_ns);
+        }
+        if self.session_waits(s) {
+            return;
         }
         self.start_op(s, stack);
     }
