@@ -104,11 +104,15 @@ fn check_after(workload: &WorkloadSpec, opts: &RunOptions) -> Result<(), ConfigE
     };
     let bad = |reason: String| ConfigError::invalid(&workload.name, "database.after", reason);
     if opts.warmup_auto {
-        return Err(bad(
-            "the tests before the section's run before a fixed warm-up; give --warmup a \
-             duration (the tests' default duration), not auto"
-                .into(),
-        ));
+        if let Some(i) = d.after.iter().position(|p| p.duration_ns.is_none()) {
+            return Err(bad(format!(
+                "with --warmup auto each test before the section's needs a duration (test {i}, \
+                 {}: {{ test = \"{}\", duration = \"120s\" }}), or give --warmup a duration \
+                 (then each test's default)",
+                d.after[i].test.name(),
+                d.after[i].test.name()
+            )));
+        }
     }
     let durations = config::after_durations_ns(&d.after, opts.warmup_ns);
     if let Some(i) = durations.iter().position(|&ns| ns == 0) {

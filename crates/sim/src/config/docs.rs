@@ -194,8 +194,9 @@ const AFTER: &str = "\n### Tests in turn on one database\n\n\
     the block and generates redo, so selects after updates write). With PostgreSQL's engine \
     a select after updates writes only what the updates left dirty: the model does not set \
     hint bits. The default duration is the run's warm-up: the time the run allows a test to \
-    reach steady state, fixed (`--warmup auto` is refused with `after`, as the steady-state \
-    test would judge the whole sequence). The reported `warmup_s` counts the tests before \
+    reach steady state. With `--warmup auto` (the default of `storlab sim` for a database) \
+    each test of `after` needs its own `duration`, and the automatic warm-up, with its \
+    steady-state test, starts when they are over. The reported `warmup_s` counts the tests before \
     and the warm-up. The tests share the section's tables and keys (`rows`, `row_bytes`, \
     `range_rows`, `buffer`, ...), so only tests whose tables do not grow (the DPAWS tests) \
     run in turn; a measured profile (`--profile-from`) applies to `test` alone.\n";

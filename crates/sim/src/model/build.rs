@@ -24,13 +24,20 @@ impl Model {
         }
         // The tests run before the section's own (`after`) come first: each its duration,
         // by default the run's warm-up; the warm-up then starts with the section's test.
+        // With an automatic warm-up each gives its duration, and the warm-up starts after
+        // them (see `Model::run`).
         let mut database = workload.database.clone();
+        let mut before_ns = 0;
         if let Some(d) = database.as_mut().filter(|d| !d.after.is_empty()) {
             let durations = crate::config::after_durations_ns(&d.after, opts.warmup_ns);
             for (p, ns) in d.after.iter_mut().zip(&durations) {
                 p.duration_ns = Some(*ns);
             }
-            opts.warmup_ns += durations.iter().sum::<u64>();
+            before_ns = durations.iter().sum::<u64>();
+            if !opts.warmup_auto {
+                opts.warmup_ns += before_ns;
+                before_ns = 0;
+            }
         }
         let arrays = ArrayPart::build(spec, opts.seed)?;
         let ctrls = ControllerPart::build(spec);
@@ -48,7 +55,11 @@ impl Model {
             Some(d) => Some(Box::new(DbEngine::build(d, &mut stack)?)),
             None => None,
         };
-        Ok(Model { stack, db })
+        Ok(Model {
+            stack,
+            db,
+            before_ns,
+        })
     }
 
     /// Replays `source` (in addition to any workload streams).

@@ -113,7 +113,23 @@ fn after_runs_first_and_is_checked() {
     let e = simulate(&s, &w, auto)
         .expect_err("auto warm-up")
         .to_string();
-    assert!(e.contains("database.after") && e.contains("auto"), "{e}");
+    assert!(
+        e.contains("database.after") && e.contains("needs a duration"),
+        "{e}"
+    );
+    // With their durations the tests run first, then the automatic warm-up.
+    let timed = parse(
+        "test = \"dpaws/select-range\"\nsessions = 2\n\
+         after = [{ test = \"dpaws/update-row\", duration = \"3s\" }]",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let r = simulate(&s, &timed, auto).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        r.workload.warmup_auto && r.workload.warmup_s >= 3.0,
+        "{:?}",
+        r.workload
+    );
+    assert!(r.metrics.rows_per_s.unwrap_or(0.0) > 0.0);
     let e = simulate(&s, &w, opts(2, 0, 1))
         .expect_err("no warm-up")
         .to_string();

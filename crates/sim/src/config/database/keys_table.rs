@@ -62,7 +62,7 @@ pub const DATABASE_KEYS: &[Key] = &[
         "tests the database runs first, in turn, on the same tables (DPAWS: `[\"dpaws/update-row\", \
          \"dpaws/update-range\"]` before a select, as the suite's cycle runs them): the blocks \
          they leave dirty, the log's position and Oracle's blocks left to clean out carry over \
-         to `test`, whose run is measured. Each runs `duration` (default: the run's warm-up) \
+         to `test`, whose run is measured. Each runs `duration` (default: the run's fixed warm-up; required with `--warmup auto`) \
          with `sessions` (default: its clients); then `test` runs its own warm-up and window",
     ),
     Key::new(
