@@ -42,7 +42,7 @@ use crate::db::{Archiver, BufferCache, DbTimer, DbWriter, LogWrite, LogWriter};
 use crate::engine::SimTime;
 use crate::metrics::INTERVAL_NS;
 use crate::model::{DbIoDone, Stack};
-use crate::rng::{Purpose, Rng};
+use crate::rng::Rng;
 use stats::DbStats;
 
 /// Sectors per 8 KiB block.
@@ -258,7 +258,7 @@ impl DbEngine {
         }
         let sessions = (0..spec.sessions)
             .map(|i| Session {
-                rng: Rng::derive(opts.seed, Purpose::Job, (1 << 40) | u64::from(i)),
+                rng: sequence::session_stream(opts.seed, None, i),
                 plan: Vec::new(),
                 next: 0,
                 rows: 0,
@@ -280,7 +280,7 @@ impl DbEngine {
                 pinned: None,
             })
             .collect();
-        Ok(DbEngine {
+        let mut db = DbEngine {
             spec: spec.clone(),
             data,
             log_target,
@@ -315,7 +315,9 @@ impl DbEngine {
             free_buffer_waiters: Vec::new(),
             pins: pins::Pins::new(spec.cpu_ns_per_block + spec.cpu_ns_per_row),
             sequence,
-        })
+        };
+        db.draw_for_test(opts.seed);
+        Ok(db)
     }
 
     /// Starts every session's first operation, the writer's rounds and the checkpoints.

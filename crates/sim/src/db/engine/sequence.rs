@@ -9,11 +9,24 @@
 //! The sessions are those of the busiest test; a test with fewer runs the first ones and
 //! the others stay idle. At a switch a session busy with the previous test's transaction
 //! finishes it (its plan was drawn), and its next one is the new test's.
+//!
+//! Each test's sessions draw from streams of their own, and the section's test from the
+//! streams it has without `after`: it visits the same rows in the same order as on a fresh
+//! database, so a comparison of the two shows what the state left behind changes, not
+//! another sample of rows (common random numbers).
 
 use super::tx::TxTimes;
 use super::{DbEngine, DbTimer, Stack};
 use crate::config::DbSpec;
 use crate::db::workload_mix::WorkloadMix;
+use crate::rng::{Purpose, Rng};
+
+/// Session `s`'s random stream in test `step` of the sequence (None: the section's own
+/// test, with or without `after`).
+pub(super) fn session_stream(seed: u64, step: Option<usize>, s: u32) -> Rng {
+    let test = step.map_or(0, |k| k as u64 + 1);
+    Rng::derive(seed, Purpose::Job, (1 << 40) | (test << 32) | u64::from(s))
+}
 
 /// One test of the sequence: the section as that test runs it, its planned mix, how long
 /// it runs (the section's own test: until the run ends).
@@ -90,6 +103,18 @@ impl DbEngine {
             .map_or(self.sessions.len() as u32, |q| q.active)
     }
 
+    /// The sessions draw from the streams of the test running now (none before `after`'s
+    /// first: the streams they were built with).
+    pub(super) fn draw_for_test(&mut self, seed: u64) {
+        let Some(q) = self.sequence.as_ref() else {
+            return;
+        };
+        let step = (q.current + 1 < q.steps.len()).then_some(q.current);
+        for (i, sess) in self.sessions.iter_mut().enumerate() {
+            sess.rng = session_stream(seed, step, i as u32);
+        }
+    }
+
     /// Schedules the end of the first test of the sequence, if any.
     pub(super) fn start_sequence(&mut self, stack: &mut Stack) {
         if let Some(q) = &self.sequence {
@@ -129,6 +154,7 @@ impl DbEngine {
                 sess.carry = m.new_carry();
             }
         }
+        self.draw_for_test(stack.opts().seed);
         if last {
             self.tx_times = match self.builtin.as_deref() {
                 Some(m) => TxTimes::named(m.type_names()),
