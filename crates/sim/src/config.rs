@@ -25,7 +25,8 @@ use storlab_core::{ByteSize, TimeSpan};
 
 pub use back_ends::BackEndSpec;
 pub use database::{
-    character_workload, CharacterSpec, DbSpec, DbTest, DEFAULT_MULTIBLOCK_READ_COUNT,
+    after_durations_ns, character_workload, CharacterSpec, DbSpec, DbTest, PriorTest,
+    DEFAULT_MULTIBLOCK_READ_COUNT,
 };
 pub use host::{
     FailureSpec, FailureTarget, HostScheduler, LunSpec, MultipathPolicy, PathSpec, RebuildSpec,

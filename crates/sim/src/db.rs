@@ -53,4 +53,6 @@ pub enum DbTimer {
     LogWriterCpu,
     /// A job's CPU burst is over: the work it processed counts as done.
     JobCpu,
+    /// The test running before the section's own one (`after`) ends: the next one starts.
+    NextTest,
 }

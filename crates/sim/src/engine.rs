@@ -113,6 +113,7 @@ impl Event {
             // Kind 12 with index 1: the 4 bits of kinds are all in use.
             Event::Db(DbTimer::LogWriterCpu) => (12, 1),
             Event::Db(DbTimer::JobCpu) => (12, 2),
+            Event::Db(DbTimer::NextTest) => (12, 3),
             Event::BackEndDone(i) => (13, i),
             Event::ReadMissStart(i) => (14, i),
         };
@@ -142,7 +143,8 @@ impl Event {
             11 => Event::Db(DbTimer::WriterBuffered),
             12 if i == 0 => Event::Db(DbTimer::LogTimeout),
             12 if i == 1 => Event::Db(DbTimer::LogWriterCpu),
-            12 => Event::Db(DbTimer::JobCpu),
+            12 if i == 2 => Event::Db(DbTimer::JobCpu),
+            12 => Event::Db(DbTimer::NextTest),
             14 => Event::ReadMissStart(i),
             _ => Event::BackEndDone(i),
         }
@@ -428,6 +430,9 @@ mod tests {
             Event::Db(DbTimer::VictimBuffered(0)),
             Event::Db(DbTimer::WriterBuffered),
             Event::Db(DbTimer::LogTimeout),
+            Event::Db(DbTimer::LogWriterCpu),
+            Event::Db(DbTimer::JobCpu),
+            Event::Db(DbTimer::NextTest),
             Event::BackEndDone(max),
             Event::ReadMissStart(max),
         ];

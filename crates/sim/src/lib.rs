@@ -48,6 +48,7 @@ pub fn simulate_with(
     opts: RunOptions,
 ) -> Result<Run, ConfigError> {
     check_run_length(&opts)?;
+    check_after(workload, &opts)?;
     config::check_outstanding(workload, &workload.name)?;
     check_fits(system, workload)?;
     let mut model = Model::new(system, workload, failures, opts)
@@ -91,6 +92,50 @@ fn check_fits(system: &SystemSpec, workload: &WorkloadSpec) -> Result<(), Config
                 ),
             ));
         }
+    }
+    Ok(())
+}
+
+/// The tests a database runs before its own (`after`) each run a while, before a fixed
+/// warm-up, and the whole run stays within [`config::limits::MAX_SIM_TIME_NS`].
+fn check_after(workload: &WorkloadSpec, opts: &RunOptions) -> Result<(), ConfigError> {
+    let Some(d) = workload.database.as_ref().filter(|d| !d.after.is_empty()) else {
+        return Ok(());
+    };
+    let bad = |reason: String| ConfigError::invalid(&workload.name, "database.after", reason);
+    if opts.warmup_auto {
+        if let Some(i) = d.after.iter().position(|p| p.duration_ns.is_none()) {
+            return Err(bad(format!(
+                "with --warmup auto each test before the section's needs a duration (test {i}, \
+                 {}: {{ test = \"{}\", duration = \"120s\" }}), or give --warmup a duration \
+                 (then each test's default)",
+                d.after[i].test.name(),
+                d.after[i].test.name()
+            )));
+        }
+    }
+    let durations = config::after_durations_ns(&d.after, opts.warmup_ns);
+    if let Some(i) = durations.iter().position(|&ns| ns == 0) {
+        return Err(bad(format!(
+            "test {} ({}) would run 0 s: give it a duration ({{ test = \"{}\", duration = \
+             \"120s\" }}) or the run a warm-up",
+            i,
+            d.after[i].test.name(),
+            d.after[i].test.name()
+        )));
+    }
+    let total = durations
+        .iter()
+        .fold(opts.warmup_ns.saturating_add(opts.duration_ns), |a, b| {
+            a.saturating_add(*b)
+        });
+    if total > config::limits::MAX_SIM_TIME_NS {
+        return Err(bad(format!(
+            "the tests before the section's, its warm-up and the measured window must be at \
+             most {} s (7 days of simulated time); got {} s",
+            config::limits::MAX_SIM_TIME_NS / 1_000_000_000,
+            total as f64 / 1e9
+        )));
     }
     Ok(())
 }

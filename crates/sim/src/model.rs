@@ -71,6 +71,9 @@ pub const STOP_CHECK_EVENTS: u32 = 4096;
 pub struct Model {
     stack: Stack,
     db: Option<Box<DbEngine>>,
+    /// With an automatic warm-up, the time the database's tests before its own (`after`)
+    /// take: the warm-up starts after them.
+    before_ns: u64,
 }
 
 /// The storage stack under every workload, in three parts with their own state: the host
@@ -120,8 +123,8 @@ impl Model {
             .opts
             .warmup_auto
             .then_some(self.stack.core.opts.warmup_ns);
-        if auto_max_ns.is_some() {
-            self.begin_auto_warmup();
+        if auto_max_ns.is_some() && self.before_ns == 0 {
+            self.begin_auto_warmup(0);
         }
         HostPart::start(&mut self.stack);
         if let Some(db) = self.db.as_deref_mut() {
@@ -141,7 +144,15 @@ impl Model {
         }
         let mut warmup = None;
         if let Some(max_ns) = auto_max_ns {
-            let w = self.warm_until_steady(max_ns)?;
+            let start = self.before_ns;
+            if start > 0 {
+                if self.run_until(SimTime(start))? {
+                    return Ok(self.into_partial_run());
+                }
+                self.stack.core.now = SimTime(start);
+                self.begin_auto_warmup(start);
+            }
+            let w = self.warm_until_steady(start, max_ns)?;
             if w.stopped {
                 return Ok(self.into_partial_run());
             }

@@ -29,6 +29,7 @@ use storlab_core::keys;
 use super::workload::{resolve_placement, Placement};
 use super::{ConfigError, SystemSpec};
 
+mod after;
 mod character;
 mod job;
 mod keys_table;
@@ -37,6 +38,7 @@ mod sizing;
 mod suite;
 mod targets;
 
+pub use after::{durations_ns as after_durations_ns, PriorTest};
 pub use character::{character_workload, CharacterSpec, DEFAULT_MULTIBLOCK_READ_COUNT};
 
 pub use job::{JobExtents, JobKind, JobSpec, JOB_KEYS};
@@ -244,6 +246,9 @@ pub struct DbSpec {
     /// operations (`test` is then the base whose tables the job works on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job: Option<JobSpec>,
+    /// Tests the database runs before `test`, in order, on the same tables (`after`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<PriorTest>,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -257,6 +262,8 @@ struct Raw {
     test: String,
     #[serde(default)]
     sessions: Option<u32>,
+    #[serde(default)]
+    after: Option<toml::Value>,
     data: Names,
     log: Names,
     rows: u64,
@@ -349,6 +356,7 @@ pub fn parse_database(
         Some(t) => t.clone(),
         None => return Err(ConfigError::invalid(file, "database", "must be a table")),
     };
+    let after_given = table.contains_key("after");
     let job = job::take_if_job(&mut table, file, system)?;
     let query = crate::db::query::take_if_query(&mut table, file)?;
     let query_table = query.is_some().then(|| table.clone());
@@ -358,6 +366,12 @@ pub fn parse_database(
         .map_err(|e: toml::de::Error| {
             ConfigError::invalid(file, culprit(&value), e.message().to_string())
         })?;
+    if after_given && (job.is_some() || query.is_some()) {
+        return Err(bad(
+            "after",
+            "a job or a query runs alone; only the tests of a suite run one after another".into(),
+        ));
+    }
     if let (Some(q), Some(t)) = (query, query_table) {
         return crate::db::query::database(&q, t, file, system);
     }
@@ -374,6 +388,7 @@ pub fn parse_database(
         )
     })?;
     let sessions = raw.sessions.unwrap_or(test.default_sessions());
+    let after = after::resolve(raw.after, test, file)?;
     // The data set the suite declares for the test, unless given.
     let n_tables = raw.tables.unwrap_or(test.def().table_count());
     let row_bytes = raw.row_bytes.unwrap_or(match test.def().row_bytes {
@@ -499,6 +514,7 @@ pub fn parse_database(
         character: None,
         temp,
         job: None,
+        after,
     };
     sizing::place(&mut spec, system, file)?;
     job::attach(spec, job, file, system)

@@ -127,7 +127,9 @@ pub fn db_md() -> String {
     out += "A test name means the same work in `storlab db --suite S --test T` (a real \
             PostgreSQL) and in `storlab sim --db-test S/T` or a workload's `[database]` section \
             (the simulated database): the same rows per statement, rows per commit, think time \
-            and clients when none are given. `dpaws/cycle` runs the four DPAWS tests in turn.\n\n\
+            and clients when none are given. `dpaws/cycle` runs the four DPAWS tests in turn \
+            (`storlab db`); in the simulator a `[database]` section's `after` runs tests \
+            before its own on the same database (see [Tests in turn](#tests-in-turn-on-one-database)).\n\n\
             ## Tests\n\n\
             | test | clients | rows per statement | rows per commit | think | does | tables | \
             row bytes | simulated | what it does |\n|---|---|---|---|---|---|---|---|---|---|\n";
@@ -168,10 +170,36 @@ pub fn db_md() -> String {
     out += &queries_md();
     out += "\n## The `[database]` section of a workload file\n\n";
     out += &markdown_table(DATABASE_KEYS);
+    out += AFTER;
     out += CPU_SOURCES;
     out += &jobs_md();
     out
 }
+
+/// `after`: tests run in turn on one database.
+const AFTER: &str = "\n### Tests in turn on one database\n\n\
+    A benchmark cycle runs its tests one after another on the same database (DPAWS: update \
+    row, update range, select row, select range), so each test starts where the previous one \
+    left the database. `after` does that in the simulator:\n\n\
+    ```toml\n[database]\ntest = \"dpaws/select-row\"\n\
+    after = [\"dpaws/update-row\", \"dpaws/update-range\"]\n\
+    # or, with their own sessions and durations:\n\
+    # after = [{ test = \"dpaws/update-row\", sessions = 80, duration = \"5m\" }, \"dpaws/update-range\"]\n```\n\n\
+    Each test of `after` runs in turn with its sessions (default: its clients) for its \
+    `duration`; then `test` runs its warm-up and its measured window, the only one reported. \
+    Nothing is reset between tests: the buffer cache and its dirty blocks, the database \
+    writer and the checkpoints, the log's position, the host's and the array's caches and \
+    their dirty data, and with `engine = \"oracle\"` the undo and the blocks commits left \
+    for the next visitor to clean out (a select that visits one cleans it out: it dirties \
+    the block and generates redo, so selects after updates write). With PostgreSQL's engine \
+    a select after updates writes only what the updates left dirty: the model does not set \
+    hint bits. The default duration is the run's warm-up: the time the run allows a test to \
+    reach steady state. With `--warmup auto` (the default of `storlab sim` for a database) \
+    each test of `after` needs its own `duration`, and the automatic warm-up, with its \
+    steady-state test, starts when they are over. The reported `warmup_s` counts the tests before \
+    and the warm-up. The tests share the section's tables and keys (`rows`, `row_bytes`, \
+    `range_rows`, `buffer`, ...), so only tests whose tables do not grow (the DPAWS tests) \
+    run in turn; a measured profile (`--profile-from`) applies to `test` alone.\n";
 
 /// Where the default CPU costs per statement and per commit come from.
 const CPU_SOURCES: &str = "\n### Where the CPU costs come from\n\n\

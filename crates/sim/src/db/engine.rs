@@ -27,6 +27,7 @@ mod profile;
 mod query_report;
 mod redo;
 mod report;
+mod sequence;
 mod stats;
 mod switch;
 mod temp;
@@ -41,7 +42,7 @@ use crate::db::{Archiver, BufferCache, DbTimer, DbWriter, LogWrite, LogWriter};
 use crate::engine::SimTime;
 use crate::metrics::INTERVAL_NS;
 use crate::model::{DbIoDone, Stack};
-use crate::rng::{Purpose, Rng};
+use crate::rng::Rng;
 use stats::DbStats;
 
 /// Sectors per 8 KiB block.
@@ -170,11 +171,19 @@ pub(crate) struct DbEngine {
     free_buffer_waiters: Vec<u32>,
     /// Blocks being changed: sessions changing one block take turns.
     pins: pins::Pins,
+    /// The tests run before the section's own (`after`), and which runs now.
+    sequence: Option<Box<sequence::Sequence>>,
 }
 
 impl DbEngine {
     /// Builds the database on `stack`: its data, log and archive targets, and its sessions.
     pub(crate) fn build(spec: &DbSpec, stack: &mut Stack) -> Result<DbEngine, String> {
+        let (sequence, first) = match sequence::Sequence::new(spec)? {
+            Some((q, first)) => (Some(q), Some(first)),
+            None => (None, None),
+        };
+        // With `after`, the database starts with the first test's section.
+        let spec = first.as_ref().unwrap_or(spec);
         let data = stack.add_target(spec.data.volume, &spec.data.luns)?;
         let log_target = if spec.log_offset.is_some() {
             data
@@ -249,7 +258,7 @@ impl DbEngine {
         }
         let sessions = (0..spec.sessions)
             .map(|i| Session {
-                rng: Rng::derive(opts.seed, Purpose::Job, (1 << 40) | u64::from(i)),
+                rng: sequence::session_stream(opts.seed, None, i),
                 plan: Vec::new(),
                 next: 0,
                 rows: 0,
@@ -271,7 +280,7 @@ impl DbEngine {
                 pinned: None,
             })
             .collect();
-        Ok(DbEngine {
+        let mut db = DbEngine {
             spec: spec.clone(),
             data,
             log_target,
@@ -305,7 +314,10 @@ impl DbEngine {
             job,
             free_buffer_waiters: Vec::new(),
             pins: pins::Pins::new(spec.cpu_ns_per_block + spec.cpu_ns_per_row),
-        })
+            sequence,
+        };
+        db.draw_for_test(opts.seed);
+        Ok(db)
     }
 
     /// Starts every session's first operation, the writer's rounds and the checkpoints.
@@ -314,10 +326,10 @@ impl DbEngine {
             self.start_job(stack);
             return;
         }
-        let n = self.sessions.len() as u32;
-        for s in 0..n {
+        for s in 0..self.active_sessions() {
             self.start_op(s, stack);
         }
+        self.start_sequence(stack);
         self.start_background(stack);
     }
 
@@ -356,6 +368,7 @@ impl DbEngine {
             DbTimer::LogTimeout => self.log_timeout(stack),
             DbTimer::LogWriterCpu => self.log_writer_cpu_done(stack),
             DbTimer::JobCpu => self.job_cpu_done(stack),
+            DbTimer::NextTest => self.next_test(stack),
         }
     }
 
@@ -390,6 +403,9 @@ impl DbEngine {
             }
             let response_ns = stack.now() - sess.tx_start;
             self.tx_times.record_type(sess.tx_type, response_ns);
+        }
+        if self.session_waits(s) {
+            return;
         }
         self.start_op(s, stack);
     }

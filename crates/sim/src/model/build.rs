@@ -22,6 +22,23 @@ impl Model {
             opts.warmup_ns = 0;
             opts.warmup_auto = false;
         }
+        // The tests run before the section's own (`after`) come first: each its duration,
+        // by default the run's warm-up; the warm-up then starts with the section's test.
+        // With an automatic warm-up each gives its duration, and the warm-up starts after
+        // them (see `Model::run`).
+        let mut database = workload.database.clone();
+        let mut before_ns = 0;
+        if let Some(d) = database.as_mut().filter(|d| !d.after.is_empty()) {
+            let durations = crate::config::after_durations_ns(&d.after, opts.warmup_ns);
+            for (p, ns) in d.after.iter_mut().zip(&durations) {
+                p.duration_ns = Some(*ns);
+            }
+            before_ns = durations.iter().sum::<u64>();
+            if !opts.warmup_auto {
+                opts.warmup_ns += before_ns;
+                before_ns = 0;
+            }
+        }
         let arrays = ArrayPart::build(spec, opts.seed)?;
         let ctrls = ControllerPart::build(spec);
         let host = HostPart::build(spec, workload, &opts)?;
@@ -34,11 +51,15 @@ impl Model {
             failures: failures.to_vec(),
             failed_once: false,
         };
-        let db = match &workload.database {
+        let db = match &database {
             Some(d) => Some(Box::new(DbEngine::build(d, &mut stack)?)),
             None => None,
         };
-        Ok(Model { stack, db })
+        Ok(Model {
+            stack,
+            db,
+            before_ns,
+        })
     }
 
     /// Replays `source` (in addition to any workload streams).

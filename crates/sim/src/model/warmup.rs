@@ -29,24 +29,30 @@ pub(super) struct WarmupEnd {
 }
 
 impl Model {
-    /// Measures from time 0: the warm-up's figures are the test's input.
-    pub(super) fn begin_auto_warmup(&mut self) {
-        self.stack.core.opts.warmup_ns = 0;
-        self.stack.host.restart_host_stats(0);
+    /// Measures from `start_ns` (0, or the end of the database's tests before its own): the
+    /// warm-up's figures are the test's input.
+    pub(super) fn begin_auto_warmup(&mut self, start_ns: u64) {
+        self.stack.core.opts.warmup_ns = start_ns;
+        self.stack.host.restart_host_stats(start_ns);
         if let Some(db) = self.db.as_deref_mut() {
-            db.reset_stats(0);
+            db.reset_stats(start_ns);
         }
     }
 
-    /// Runs second by second until the series is steady or `max_ns` has passed, then starts
-    /// the measured window there.
-    pub(super) fn warm_until_steady(&mut self, max_ns: u64) -> Result<WarmupEnd, ConfigError> {
+    /// Runs second by second from `start_ns` until the series is steady or `max_ns` has
+    /// passed, then starts the measured window there.
+    pub(super) fn warm_until_steady(
+        &mut self,
+        start_ns: u64,
+        max_ns: u64,
+    ) -> Result<WarmupEnd, ConfigError> {
         let mut hit_counts = Vec::new();
         let mut verdict = Verdict::Unsteady("the warm-up limit is 0 s".into());
         let mut samples = Vec::new();
-        let mut t = 0;
-        while t < max_ns {
-            let next = (t + INTERVAL_NS).min(max_ns);
+        let end = start_ns.saturating_add(max_ns);
+        let mut t = start_ns;
+        while t < end {
+            let next = (t + INTERVAL_NS).min(end);
             if self.run_until(SimTime(next))? {
                 return Ok(WarmupEnd {
                     verdict,
@@ -57,10 +63,10 @@ impl Model {
             self.stack.core.now = SimTime(next);
             t = next;
             hit_counts.extend(self.db.as_deref().map(|db| db.cache_counts()));
-            let seconds = (t / INTERVAL_NS) as usize;
+            let seconds = ((t - start_ns) / INTERVAL_NS) as usize;
             // From one full window on, and at the limit whatever the series holds.
-            let whole = t % INTERVAL_NS == 0 && seconds >= CRITERIA.window_s;
-            if !whole && t < max_ns {
+            let whole = (t - start_ns).is_multiple_of(INTERVAL_NS) && seconds >= CRITERIA.window_s;
+            if !whole && t < end {
                 continue;
             }
             let name;

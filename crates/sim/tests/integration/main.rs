@@ -36,6 +36,7 @@ mod reference_case1;
 mod several_arrays;
 mod table_sizing;
 mod temp_io;
+mod test_sequence;
 mod transactions;
 mod warmup;
 mod workloads;

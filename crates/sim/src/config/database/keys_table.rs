@@ -56,6 +56,16 @@ pub const DATABASE_KEYS: &[Key] = &[
     .int(1, MAX_SESSIONS)
     .unit("sessions"),
     Key::new(
+        "after",
+        Kind::Other("list of test names or tables { test, sessions, duration }"),
+        Default::Derived("none: the test starts on a database no transaction has changed"),
+        "tests the database runs first, in turn, on the same tables (DPAWS: `[\"dpaws/update-row\", \
+         \"dpaws/update-range\"]` before a select, as the suite's cycle runs them): the blocks \
+         they leave dirty, the log's position and Oracle's blocks left to clean out carry over \
+         to `test`, whose run is measured. Each runs `duration` (default: the run's fixed warm-up; required with `--warmup auto`) \
+         with `sessions` (default: its clients); then `test` runs its own warm-up and window",
+    ),
+    Key::new(
         "data",
         NAMES,
         Default::Required,

@@ -13,13 +13,15 @@ const BLOCK_BYTES: u64 = 8192;
 const MIB: u64 = 1 << 20;
 
 /// Blocks the run's page space takes: the tables and indexes as the sessions lay them out,
-/// then the undo segments.
+/// then the undo segments (sized for the busiest of the tests run in turn).
 fn page_blocks(spec: &DbSpec) -> Result<u64, String> {
     let tables = match spec.builtin_mix() {
         Some(mix) => mix?.blocks,
         None => Layout::new(&spec.tables).blocks(),
     };
-    Ok(tables + undo::region_blocks(spec.engine, spec.sessions))
+    // Oracle's undo segments: one per session of the busiest test the database runs.
+    let sessions = spec.after.iter().map(|p| p.sessions).fold(spec.sessions, u32::max);
+    Ok(tables + undo::region_blocks(spec.engine, sessions))
 }
 
 /// Checks that the page space fits the data target and the log files their target, and

@@ -180,7 +180,7 @@ impl DbEngine {
         let (all, types) = db.tx_times.metrics(secs);
         m.tx_latency_ms = Some(all);
         m.transactions = types;
-        let total = db.sessions.len() as f64 * secs * 1e9;
+        let total = f64::from(db.spec.sessions) * secs * 1e9;
         let wait = |event: &str, ns: u64, n: u64| wait_event(event, ns, n, total);
         let oracle = db.spec.engine == Engine::Oracle;
         let name = |pg: &'static str, ora: &'static str| if oracle { ora } else { pg };
