@@ -107,6 +107,9 @@ pub struct WorkloadMix {
     pub multiblock_read_count: u64,
     #[serde(skip)]
     types: Vec<Transaction>,
+    /// Per type: its CPU and think time, ns (worked out once, not at every execution).
+    #[serde(skip)]
+    times_ns: Vec<(u64, u64)>,
     /// Cumulative weights of the types.
     #[serde(skip)]
     cumulative: Vec<f64>,
@@ -273,6 +276,14 @@ impl WorkloadMix {
             blocks: next,
             multiblock_read_count: multiblock_read_count.max(1),
             types: c.transactions.clone(),
+            times_ns: c
+                .transactions
+                .iter()
+                .map(|t| {
+                    let ns = |ms: f64| (ms * 1e6).round() as u64;
+                    (ns(t.cpu_ms), ns(t.think_ms))
+                })
+                .collect(),
             cumulative,
             index: Shares::new(or_all(of_kind(&|k| k == SegmentKind::Index))),
             table: Shares::new(or_all(of_kind(&|k| {
@@ -418,8 +429,8 @@ impl WorkloadMix {
             tx_type: ty,
             commits: changed > 0 || new_blocks > 0 || t.redo_bytes > 0.0,
             log_bytes,
-            cpu_ns: (t.cpu_ms * 1e6).round() as u64,
-            think_ns: (t.think_ms * 1e6).round() as u64,
+            cpu_ns: self.times_ns[ty].0,
+            think_ns: self.times_ns[ty].1,
             scan: (scan_start, scan_end),
             rows: 0,
         }

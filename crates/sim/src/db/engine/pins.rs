@@ -11,24 +11,19 @@
 //! at most 1 / (that time) times a second. With no CPU per block and row (a
 //! characterization, whose CPU comes per transaction) nothing is held.
 
-use std::collections::hash_map::DefaultHasher;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
 use super::{DbEngine, Stack};
 use crate::db::DbTimer;
 use crate::engine::SimTime;
-
-/// Blocks held at most this many before the released ones are forgotten.
-const PRUNE_AT: usize = 4096;
 
 /// The blocks being changed, and the waits for them.
 pub(super) struct Pins {
     /// How long a change holds its block, ns (0: no pins).
     hold_ns: u64,
-    /// Each block held or queued for: when its last queued change releases it. Fixed keys
-    /// (no random hashing): lookups only, never iterated for a result.
-    free_at: HashMap<u64, SimTime, BuildHasherDefault<DefaultHasher>>,
+    /// Each block held or queued for, with when its last queued change releases it; only
+    /// the blocks still held (released ones are dropped at each change). A change holds its
+    /// block a few microseconds, so at a few thousand changes a second this list is nearly
+    /// always empty, and a scan of it costs less than a hash lookup.
+    held: Vec<(u64, SimTime)>,
     /// Changes that waited for a block, and their time waiting (measured window).
     pub waits: u64,
     pub wait_ns: u64,
@@ -38,7 +33,7 @@ impl Pins {
     pub fn new(hold_ns: u64) -> Pins {
         Pins {
             hold_ns,
-            free_at: HashMap::default(),
+            held: Vec::new(),
             waits: 0,
             wait_ns: 0,
         }
@@ -48,15 +43,19 @@ impl Pins {
     /// holds it or queues for it, else when the last one queued releases it). The block is
     /// then held for the hold time from that moment.
     pub fn take(&mut self, block: u64, now: SimTime) -> SimTime {
-        if self.free_at.len() >= PRUNE_AT {
-            self.free_at.retain(|_, free| *free > now);
+        self.held.retain(|&(_, free)| free > now);
+        let hold = self.hold_ns;
+        match self.held.iter_mut().find(|(b, _)| *b == block) {
+            Some((_, free)) => {
+                let start = *free;
+                *free = start + hold;
+                start
+            }
+            None => {
+                self.held.push((block, now + hold));
+                now
+            }
         }
-        let start = match self.free_at.get(&block) {
-            Some(&free) if free > now => free,
-            _ => now,
-        };
-        self.free_at.insert(block, start + self.hold_ns);
-        start
     }
 
     /// Changes hold their blocks.
@@ -109,15 +108,19 @@ mod tests {
     #[test]
     fn released_blocks_are_forgotten_and_held_ones_kept() {
         let mut p = Pins::new(1_000);
-        for b in 0..PRUNE_AT as u64 {
+        for b in 0..100 {
             p.take(b, SimTime(0));
         }
-        // Block 0 is still held at 500: pruning keeps it.
-        assert_eq!(p.take(PRUNE_AT as u64, SimTime(500)), SimTime(500));
+        // Block 0 is still held at 500: the list keeps it (and every other, held as long).
+        assert_eq!(p.take(100, SimTime(500)), SimTime(500));
+        assert_eq!(p.held.len(), 101);
         assert_eq!(p.take(0, SimTime(600)), SimTime(1_000));
-        // At 5,000 every block is released: pruning empties the map.
-        p.take(0, SimTime(5_000));
-        assert_eq!(p.free_at.len(), 1);
+        // At 1,000 the first hundred are released, block 0's second turn is still held.
+        assert_eq!(p.take(1, SimTime(1_000)), SimTime(1_000));
+        assert_eq!(p.held.len(), 3, "block 0 queued, 100 and 1 held");
+        // At 5,000 every block is released: only the new change is held.
+        assert_eq!(p.take(0, SimTime(5_000)), SimTime(5_000));
+        assert_eq!(p.held.len(), 1);
         assert_eq!(p.take(1, SimTime(5_000)), SimTime(5_000));
     }
 }
