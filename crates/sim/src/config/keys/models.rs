@@ -186,6 +186,14 @@ pub const HDD_KEYS: &[Key] = &[
         "a read's own data stays in its segment (false: only what was read ahead beyond it)",
     ),
     Key::new(
+        "cache_segment_kib",
+        Kind::Number,
+        storlab_core::keys::Default::Value("0"),
+        "what one buffer segment holds: once read-ahead filled more, the segment keeps its last cache_segment_kib, a read's own data overwritten first (DiskSim's `Segment size`; 0: no bound beyond where read-ahead stops)",
+    )
+    .float_below(0.0, 1048576.0)
+    .unit("KiB"),
+    Key::new(
         "write_cache",
         Kind::Bool,
         storlab_core::keys::Default::Value("false"),
