@@ -3,8 +3,8 @@
 //!
 //! Each command first pays its overhead, chosen by whether it is a read or a write, whether
 //! its data is in the buffer (a hit) and whether the previous command was a write. A read
-//! hit is served from the buffer at the interface rate (waiting for read-ahead still
-//! bringing its data in); a read miss first waits for any write the drive is still putting
+//! hit is served from the buffer at the interface rate (waiting, while its overhead runs,
+//! for read-ahead still bringing its data in); a read miss first waits for any write the drive is still putting
 //! on the media, then seeks, waits for its first sector, and sends its data as it comes
 //! off the media (the interface finishes one sector after the media, or later when it is
 //! the slower); a drive that disconnects while it positions reconnects once its read
@@ -183,11 +183,19 @@ impl Hdd {
                 return self.read_media(m, now_ns, lba, n, from, stream, after_write);
             }
             let overhead = ms_ns(m.overheads.of(false, true, after_write) + m.overheads.data_prep);
-            let media_wait =
-                (end.saturating_sub(avail) as f64 * self.media_ns_per_sector(avail)) as u64;
+            // Blocks still coming in: the overhead runs while they do, and the last one
+            // crosses the interface after it is in.
+            let media_wait = ((end.saturating_sub(avail) as f64 * self.media_ns_per_sector(avail))
+                as u64)
+                .saturating_sub(self.ra_partial_ns(now_ns, avail));
+            let last_in = if media_wait > 0 {
+                (media_wait + self.iface_ns(1)).saturating_sub(overhead)
+            } else {
+                0
+            };
             let a = Access {
                 overhead_ns: overhead + completion,
-                transfer_ns: self.iface_ns(n).max(media_wait),
+                transfer_ns: self.iface_ns(n).max(last_in),
                 ..Access::default()
             };
             let limit = self.readahead_end(m, stream, end);
@@ -232,7 +240,9 @@ impl Hdd {
         let end = lba + n;
         let o = &m.overheads;
         let overhead = ms_ns(o.of(false, true, after_write) + o.data_prep);
-        let media_wait = self.transfer_measured_ns(avail, end - avail);
+        let media_wait = self
+            .transfer_measured_ns(avail, end - avail)
+            .saturating_sub(self.ra_partial_ns(now_ns, avail));
         let a = Access {
             overhead_ns: overhead + ms_ns(o.read_completion),
             transfer_ns: self
@@ -252,6 +262,20 @@ impl Hdd {
         }
         self.move_head_to(end - 1);
         a
+    }
+
+    /// How far read-ahead, buffered up to `avail` at `now_ns`, has read into the next block
+    /// (0 once it stopped).
+    fn ra_partial_ns(&self, now_ns: u64, avail: u64) -> u64 {
+        let Some(ra) = self.readahead.as_ref() else {
+            return 0;
+        };
+        if avail >= ra.limit.min(self.capacity_sectors) {
+            return 0;
+        }
+        let elapsed = now_ns.saturating_sub(ra.fill_time_ns) as f64;
+        let done = avail.saturating_sub(ra.fill_lba) as f64 * ra.ns_per_sector;
+        (elapsed - done).clamp(0.0, ra.ns_per_sector) as u64
     }
 
     /// True when the previous read ended exactly at `lba`: the read continues a sequential

@@ -323,3 +323,21 @@ fn a_read_inside_the_last_one_is_a_hit_while_read_ahead_runs() {
     assert_eq!(a.seek_ns + a.rotate_ns, 0, "{a:?}");
     assert!(a.total_ns().abs_diff(want) <= 1, "{a:?} against {want} ns");
 }
+
+#[test]
+fn a_hit_on_blocks_read_ahead_is_still_bringing_in_overlaps_its_overhead() {
+    // The DEC RZ26 reads ahead to the end of the track, and a read of 514,228-514,268 ends
+    // 41 blocks before the end of its track (0.193 ms a block). 1 ms after it completed, a
+    // read of those 41 blocks waits for the media, its read-hit overhead (1.229 ms) running
+    // meanwhile, and sends its last block a sector of bus time after it is in: it ends the
+    // 41 blocks' media time after the first read's media ended (its own completion was a
+    // sector of bus time later), less the 1 ms. Overhead then wait would take 1.26 ms more.
+    let a = read_after_read("dec_rz26", (514_228, 41), 1_000_000, (514_269, 41));
+    let disk = Hdd::new(&drive("dec_rz26"), 0).expect("builds");
+    let want = disk.transfer_measured_ns(514_269, 41) - ms_ns(1.0);
+    assert_eq!(a.seek_ns + a.rotate_ns, 0, "{a:?}");
+    assert!(
+        a.total_ns().abs_diff(want) <= 1_000,
+        "{a:?} against {want} ns"
+    );
+}
