@@ -12,8 +12,8 @@
 //!   sparing`, sectors per track to `sectors_per_track`; spares at the end of the disk or
 //!   zone move no block). When the
 //!   spares as read leave fewer blocks than the block count, they are not counted.
-//! - mechanics: rotation speed, head switch, additional write settle (a negative one is
-//!   taken as zero), the seek curve: the measured table (`Seek type = extracted`), or
+//! - mechanics: rotation speed, head switch, additional write settle (negative on a drive
+//!   whose writes position faster than its seek curve), the seek curve: the measured table (`Seek type = extracted`), or
 //!   `hplplus10`: the first ten measured seek times then `a + b*sqrt(d)` below the boundary
 //!   distance and `c + e*d` beyond (`HPL seek equation values`), sampled into a table.
 //! - controller: the eight overheads (read or write, hit or miss, after a read or a write),
@@ -118,9 +118,6 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         zones(layout, heads, blocks, &model_path, &mut notes)?;
     let seek_curve = seek_curve(mech, cylinders, &model_path)?;
     let settle = mech.num("Add. write settling delay").unwrap_or(0.0);
-    if settle < 0.0 {
-        notes.push(format!("additional write settle {settle} ms taken as 0"));
-    }
     let rpm = rpm_exact.round() as u32;
     let rate = |spt: u32| f64::from(spt) * 512.0 * f64::from(rpm) / 60.0 / 1e6;
     let (outer, inner) = (
@@ -153,7 +150,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         seek_avg_ms: tavg,
         seek_full_stroke_ms: tfull,
         head_switch_ms: need(mech, "Head switch time", &model_path)?.max(0.0),
-        write_settle_ms: settle.max(0.0),
+        write_settle_ms: settle,
         command_overhead_ms: overheads.read_miss_after_read,
         interface_mbps: mbps(sector_ms),
         interface_write_mbps: if write_sector_ms == sector_ms {

@@ -90,9 +90,9 @@ pub const HDD_KEYS: &[Key] = &[
         "write_settle_ms",
         Kind::Number,
         Required,
-        "extra settling before a write after any head movement",
+        "extra settling before a write after any head movement; negative on a drive whose writes position faster than its seek curve (DiskSim's `Add. write settling delay`), the move never below zero",
     )
-    .float_below(0.0, MAX_STEP_MS)
+    .float_between(-MAX_STEP_MS, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "command_overhead_ms",
