@@ -18,9 +18,9 @@
 //! Timing of one command: command overhead (skipped when the command was already queued while
 //! the previous one ran: tagged queueing overlaps it), seek, rotational wait until the first
 //! sector passes under the head (each drive's spindle has its own phase; a write that moved
-//! the head first waits `write_settle_ms` more), then media transfer at the zone's rate.
-//! Tracks are skewed by the longer of a head switch and a one-cylinder seek, plus the write
-//! settle, so a transfer that continues onto the next track does not lose a revolution. Reads that continue a
+//! the head first waits `write_settle_ms` more, or less when it is negative), then media
+//! transfer at the zone's rate. Tracks are skewed by the longer of a head switch and a
+//! one-cylinder seek, plus any positive write settle, so a transfer that continues onto the next track does not lose a revolution. Reads that continue a
 //! previous read are served from the drive's read-ahead buffer, which fills at media speed
 //! while the drive has nothing else to do, up to `readahead_kib`.
 //!
