@@ -12,8 +12,8 @@
 //!   sparing`, sectors per track to `sectors_per_track`; spares at the end of the disk or
 //!   zone move no block). When the
 //!   spares as read leave fewer blocks than the block count, they are not counted.
-//! - mechanics: rotation speed, head switch, additional write settle (a negative one is
-//!   taken as zero), the seek curve: the measured table (`Seek type = extracted`), or
+//! - mechanics: rotation speed, head switch, additional write settle (negative on a drive
+//!   whose writes position faster than its seek curve), the seek curve: the measured table (`Seek type = extracted`), or
 //!   `hplplus10`: the first ten measured seek times then `a + b*sqrt(d)` below the boundary
 //!   distance and `c + e*d` beyond (`HPL seek equation values`), sampled into a table.
 //! - controller: the eight overheads (read or write, hit or miss, after a read or a write),
@@ -21,8 +21,9 @@
 //!   positions (data preparation, first reselect, read and write disconnects; the extra
 //!   write disconnect with its own times and the other reselect); the bulk sector transfer
 //!   time, or the slower block transfer time of the buses in `NAME.parv` when one lies
-//!   beside the file, as the interface rate (one rate for both directions); buffer segments, maximum read-ahead, whether the read's own data
-//!   stays buffered, where read-ahead stops (`Buffer continuous read`: track, cylinder,
+//!   beside the file, as the interface rate (one rate for both directions); buffer segments
+//!   and their size, maximum read-ahead, whether the read's own data stays buffered
+//!   (`Read-ahead over requested`: DiskSim drops it only at -1), where read-ahead stops (`Buffer continuous read`: track, cylinder,
 //!   segment, or a track ahead of a stream and none after an isolated read), the read water mark as a share of
 //!   the request, the minimum seek delay (before a write), fast writes (any level) as write
 //!   caching; the queue length.
@@ -117,9 +118,6 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         zones(layout, heads, blocks, &model_path, &mut notes)?;
     let seek_curve = seek_curve(mech, cylinders, &model_path)?;
     let settle = mech.num("Add. write settling delay").unwrap_or(0.0);
-    if settle < 0.0 {
-        notes.push(format!("additional write settle {settle} ms taken as 0"));
-    }
     let rpm = rpm_exact.round() as u32;
     let rate = |spt: u32| f64::from(spt) * 512.0 * f64::from(rpm) / 60.0 / 1e6;
     let (outer, inner) = (
@@ -152,7 +150,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         seek_avg_ms: tavg,
         seek_full_stroke_ms: tfull,
         head_switch_ms: need(mech, "Head switch time", &model_path)?.max(0.0),
-        write_settle_ms: settle.max(0.0),
+        write_settle_ms: settle,
         command_overhead_ms: overheads.read_miss_after_read,
         interface_mbps: mbps(sector_ms),
         interface_write_mbps: if write_sector_ms == sector_ms {
@@ -184,7 +182,17 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         } else {
             0
         },
-        cache_keeps_read_data: disk.num("Read-ahead over requested").unwrap_or(0.0) != 1.0,
+        // DiskSim drops the read's data from its segment only at -1.
+        cache_keeps_read_data: disk.num("Read-ahead over requested").unwrap_or(0.0) != -1.0,
+        // Read-ahead is whole KiB, rounded up: the segment grows by what the rounding added,
+        // so that it holds the read-ahead as the drive's holds its own.
+        cache_segment_kib: match disk.num("Segment size (in blks)") {
+            Some(blocks) if caching && blocks > 0.0 => {
+                let rounding = (readahead / 2.0).ceil() - readahead / 2.0;
+                blocks.min(2_097_150.0) / 2.0 + rounding
+            }
+            _ => 0.0,
+        },
         write_cache: caching && disk.num("Fast write level").unwrap_or(0.0) > 0.0,
         readahead_limit: match disk.num("Buffer continuous read").unwrap_or(3.0) as i64 {
             1 => ReadaheadLimit::Track,
@@ -231,6 +239,7 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         command_overheads_ms: None,
         cache_segments: 0,
         cache_keeps_read_data: false,
+        cache_segment_kib: 0.0,
         readahead_limit: Default::default(),
         read_watermark: 0.0,
         interface_write_mbps: 0.0,

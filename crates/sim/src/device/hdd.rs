@@ -18,9 +18,9 @@
 //! Timing of one command: command overhead (skipped when the command was already queued while
 //! the previous one ran: tagged queueing overlaps it), seek, rotational wait until the first
 //! sector passes under the head (each drive's spindle has its own phase; a write that moved
-//! the head first waits `write_settle_ms` more), then media transfer at the zone's rate.
-//! Tracks are skewed by the longer of a head switch and a one-cylinder seek, plus the write
-//! settle, so a transfer that continues onto the next track does not lose a revolution. Reads that continue a
+//! the head first waits `write_settle_ms` more, or less when it is negative), then media
+//! transfer at the zone's rate. Tracks are skewed by the longer of a head switch and a
+//! one-cylinder seek, plus any positive write settle, so a transfer that continues onto the next track does not lose a revolution. Reads that continue a
 //! previous read are served from the drive's read-ahead buffer, which fills at media speed
 //! while the drive has nothing else to do, up to `readahead_kib`.
 //!
@@ -146,7 +146,9 @@ pub struct Hdd {
     phase_ns: u64,
     seek: SeekCurve,
     head_switch_ns: u64,
-    write_settle_ns: u64,
+    /// Added to a write's positioning when the head moved; negative on a drive whose
+    /// writes position faster than its (read-measured) seek curve.
+    write_settle_ns: i64,
     skew_ns: u64,
     overhead_ns: u64,
     iface_ns_per_sector: f64,
@@ -329,10 +331,10 @@ impl Hdd {
     }
 
     /// Seek from the head's position to `cyl` (a head switch on the same cylinder, nothing
-    /// on the same track), plus the write settle when a write moved the head. The switch
-    /// and the settle are chosen by conditional moves, not branches (the seek table's
-    /// short-or-long choice is the one branch left): the SPTF pick runs it for every queued
-    /// command.
+    /// on the same track), plus the write settle when a write moved the head (a negative
+    /// settle shortens the move, never below zero). The switch and the settle are chosen by
+    /// conditional moves, not branches (the seek table's short-or-long choice is the one
+    /// branch left): the SPTF pick runs it for every queued command.
     #[inline(always)]
     fn seek_between(&self, cyl: u32, head: u32, write: bool) -> u64 {
         let dist = cyl.abs_diff(self.cur_cyl);
@@ -344,7 +346,7 @@ impl Hdd {
         } else {
             0
         };
-        moved + settle
+        (moved as i64 + settle).max(0) as u64
     }
 
     /// Start of sector `sector` within a revolution, on a track of `spt` sectors.

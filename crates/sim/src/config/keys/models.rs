@@ -90,9 +90,9 @@ pub const HDD_KEYS: &[Key] = &[
         "write_settle_ms",
         Kind::Number,
         Required,
-        "extra settling before a write after any head movement",
+        "extra settling before a write after any head movement; negative on a drive whose writes position faster than its seek curve (DiskSim's `Add. write settling delay`), the move never below zero",
     )
-    .float_below(0.0, MAX_STEP_MS)
+    .float_between(-MAX_STEP_MS, MAX_STEP_MS)
     .unit("ms"),
     Key::new(
         "command_overhead_ms",
@@ -185,6 +185,14 @@ pub const HDD_KEYS: &[Key] = &[
         storlab_core::keys::Default::Value("false"),
         "a read's own data stays in its segment (false: only what was read ahead beyond it)",
     ),
+    Key::new(
+        "cache_segment_kib",
+        Kind::Number,
+        storlab_core::keys::Default::Value("0"),
+        "what one buffer segment holds: once read-ahead filled more, the segment keeps its last cache_segment_kib, a read's own data overwritten first (DiskSim's `Segment size`; 0: no bound beyond where read-ahead stops)",
+    )
+    .float_below(0.0, 1048576.0)
+    .unit("KiB"),
     Key::new(
         "write_cache",
         Kind::Bool,

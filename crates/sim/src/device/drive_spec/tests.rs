@@ -67,6 +67,7 @@ fn an_extracted_drive_imports_its_zones_seeks_overheads_and_cache() {
     );
     assert_eq!((p.cache_segments, p.readahead_kib), (6, 32));
     assert!(p.write_cache && p.cache_keeps_read_data);
+    assert_eq!(p.cache_segment_kib, 32.0);
     assert!((p.interface_mbps - 0.512 / 0.106).abs() < 1e-9);
     let hdd = Hdd::new(p, 0).expect("builds");
     assert_eq!(hdd.capacity_sectors(), 17_783_250);
@@ -395,8 +396,11 @@ fn a_stream_is_read_ahead_and_an_isolated_read_is_not() {
         .params;
     assert_eq!(p.readahead_limit, ReadaheadLimit::TrackOrStream);
     let first = 5_000_000;
+    // Each read 1 ms after the last: read-ahead brings in some 30 blocks meanwhile, fewer
+    // than the 64 of its segment (later, reading on to the end of the next track, it
+    // would have overwritten them).
     let trace = parse_trace(&format!(
-        "R x {first} 4 0 50000\nR x {} 4 0 50000\nR x {} 4 0 50000\n",
+        "R x {first} 4 0 1000\nR x {} 4 0 1000\nR x {} 4 0 1000\n",
         first + 4,
         first + 8
     ))
@@ -421,7 +425,7 @@ fn a_read_further_along_the_track_does_not_start_a_stream() {
     // The second read skips four blocks: two isolated reads, not a stream. The third
     // continues the second (a stream of two from then on), so only the fourth is buffered.
     let trace = parse_trace(&format!(
-        "R x {first} 4 0 50000\nR x {} 4 0 50000\nR x {} 4 0 50000\nR x {} 4 0 50000\n",
+        "R x {first} 4 0 1000\nR x {} 4 0 1000\nR x {} 4 0 1000\nR x {} 4 0 1000\n",
         first + 8,
         first + 12,
         first + 16

@@ -74,9 +74,9 @@ impl Hdd {
             phase_ns: phase_ns % rev_ns,
             seek,
             head_switch_ns: (p.head_switch_ms * 1e6) as u64,
-            write_settle_ns: (p.write_settle_ms * 1e6) as u64,
-            skew_ns: ((p.head_switch_ms.max(p.seek_track_to_track_ms) + p.write_settle_ms) * 1e6)
-                as u64
+            write_settle_ns: (p.write_settle_ms * 1e6) as i64,
+            skew_ns: ((p.head_switch_ms.max(p.seek_track_to_track_ms) + p.write_settle_ms.max(0.0))
+                * 1e6) as u64
                 % rev_ns,
             overhead_ns: (p.command_overhead_ms * 1e6) as u64,
             iface_ns_per_sector: 512.0 * 1e3 / p.interface_mbps,

@@ -3,16 +3,17 @@
 //!
 //! Each command first pays its overhead, chosen by whether it is a read or a write, whether
 //! its data is in the buffer (a hit) and whether the previous command was a write. A read
-//! hit is served from the buffer at the interface rate (waiting for read-ahead still
-//! bringing its data in); a read miss first waits for any write the drive is still putting
+//! hit is served from the buffer at the interface rate (waiting, while its overhead runs,
+//! for read-ahead still bringing its data in); a read miss first waits for any write the drive is still putting
 //! on the media, then seeks, waits for its first sector, and sends its data as it comes
 //! off the media (the interface finishes one sector after the media, or later when it is
 //! the slower); a drive that disconnects while it positions reconnects once its read
 //! water mark is buffered, paying its reselect and data preparation overheads. After a read the drive reads ahead into the same segment, while idle, up
 //! to `readahead_kib` (or where `readahead_limit` stops it); the head follows the
 //! read-ahead, so the next command seeks from the last block read ahead, not from the end
-//! of the read. The segments it filled before stay readable until reused, least recently
-//! used first. With `write_cache` a write completes once its data crossed the
+//! of the read. A segment holds at most `cache_segment_kib`: read-ahead running on past
+//! that overwrites the segment's oldest data, the read's own first. The segments it filled
+//! before stay readable until reused, least recently used first. With `write_cache` a write completes once its data crossed the
 //! interface, and the drive writes it to the media afterwards; otherwise it positions and
 //! writes before it completes, its data crossing the interface while the head moves: the
 //! head writes a sector only once its data is in the buffer, and a sector that passes
@@ -51,6 +52,8 @@ pub(super) struct Measured {
     extra_disconnect: Option<ExtraWriteDisconnect>,
     /// End of the last write (its last block plus one).
     last_write_end: Option<u64>,
+    /// Blocks one segment holds (0: no bound beyond read-ahead's).
+    segment_sectors: u64,
 }
 
 impl Measured {
@@ -62,6 +65,7 @@ impl Measured {
             || p.cache_segments > 0
             || p.write_cache
             || p.cache_keeps_read_data
+            || p.cache_segment_kib > 0.0
             || p.readahead_limit != ReadaheadLimit::Segment
             || p.read_watermark > 0.0
             || p.write_seek_min_ms > 0.0
@@ -92,8 +96,19 @@ impl Measured {
                     },
                 extra_disconnect: p.extra_write_disconnect_ms.as_deref().copied(),
                 last_write_end: None,
+                segment_sectors: (p.cache_segment_kib * 2.0).round() as u64,
             })
         })
+    }
+
+    /// First block still in a segment whose data runs from `from` to `end`: a segment holds
+    /// its last `segment_sectors` blocks.
+    fn window_start(&self, from: u64, end: u64) -> u64 {
+        if self.segment_sectors == 0 {
+            from
+        } else {
+            from.max(end.saturating_sub(self.segment_sectors))
+        }
     }
 }
 
@@ -133,8 +148,9 @@ impl Hdd {
             if end > ra.fill_lba {
                 self.move_head_to(end - 1);
             }
-            if end > ra.from && m.segments_max > 0 {
-                m.segments.insert(0, (ra.from, end));
+            let from = m.window_start(ra.from, end);
+            if end > from && m.segments_max > 0 {
+                m.segments.insert(0, (from, end));
                 m.segments.truncate(m.segments_max);
             }
         }
@@ -154,7 +170,11 @@ impl Hdd {
         // a read running past where read-ahead stops reads the rest from the media.
         let ra_limit = self.readahead.as_ref().map_or(0, |ra| ra.limit);
         let stream = self.continues_stream(m, lba);
-        if let Some(avail) = self.ra_hit(p, now_ns) {
+        let in_window = self
+            .readahead
+            .as_ref()
+            .is_none_or(|ra| lba >= m.window_start(ra.from, self.ra_available_end(ra, now_ns)));
+        if let Some(avail) = self.ra_hit(p, now_ns).filter(|_| in_window) {
             if end > ra_limit && avail < ra_limit {
                 return self.read_on(m, now_ns, lba, n, avail, stream, after_write);
             }
@@ -163,14 +183,22 @@ impl Hdd {
                 return self.read_media(m, now_ns, lba, n, from, stream, after_write);
             }
             let overhead = ms_ns(m.overheads.of(false, true, after_write) + m.overheads.data_prep);
-            let media_wait =
-                (end.saturating_sub(avail) as f64 * self.media_ns_per_sector(avail)) as u64;
+            // Blocks still coming in: the overhead runs while they do, and the last one
+            // crosses the interface after it is in.
+            let media_wait = ((end.saturating_sub(avail) as f64 * self.media_ns_per_sector(avail))
+                as u64)
+                .saturating_sub(self.ra_partial_ns(now_ns, avail));
+            let last_in = if media_wait > 0 {
+                (media_wait + self.iface_ns(1)).saturating_sub(overhead)
+            } else {
+                0
+            };
             let a = Access {
                 overhead_ns: overhead + completion,
-                transfer_ns: self.iface_ns(n).max(media_wait),
+                transfer_ns: self.iface_ns(n).max(last_in),
                 ..Access::default()
             };
-            let limit = self.readahead_end(m, stream, lba, end);
+            let limit = self.readahead_end(m, stream, end);
             if let Some(ra) = self.readahead.as_mut() {
                 // The segment slides on: read-ahead continues past this read.
                 ra.fill_lba = avail.max(end);
@@ -212,7 +240,9 @@ impl Hdd {
         let end = lba + n;
         let o = &m.overheads;
         let overhead = ms_ns(o.of(false, true, after_write) + o.data_prep);
-        let media_wait = self.transfer_measured_ns(avail, end - avail);
+        let media_wait = self
+            .transfer_measured_ns(avail, end - avail)
+            .saturating_sub(self.ra_partial_ns(now_ns, avail));
         let a = Access {
             overhead_ns: overhead + ms_ns(o.read_completion),
             transfer_ns: self
@@ -220,7 +250,7 @@ impl Hdd {
                 .max((media_wait + self.iface_ns(1)).saturating_sub(overhead)),
             ..Access::default()
         };
-        let limit = self.readahead_end(m, stream, lba, end);
+        let limit = self.readahead_end(m, stream, end);
         let last = end.min(self.capacity_sectors.saturating_sub(1));
         let ns_per_sector = self.media_ns_per_sector(last);
         if let Some(ra) = self.readahead.as_mut() {
@@ -232,6 +262,20 @@ impl Hdd {
         }
         self.move_head_to(end - 1);
         a
+    }
+
+    /// How far read-ahead, buffered up to `avail` at `now_ns`, has read into the next block
+    /// (0 once it stopped).
+    fn ra_partial_ns(&self, now_ns: u64, avail: u64) -> u64 {
+        let Some(ra) = self.readahead.as_ref() else {
+            return 0;
+        };
+        if avail >= ra.limit.min(self.capacity_sectors) {
+            return 0;
+        }
+        let elapsed = now_ns.saturating_sub(ra.fill_time_ns) as f64;
+        let done = avail.saturating_sub(ra.fill_lba) as f64 * ra.ns_per_sector;
+        (elapsed - done).clamp(0.0, ra.ns_per_sector) as u64
     }
 
     /// True when the previous read ended exactly at `lba`: the read continues a sequential
@@ -259,9 +303,8 @@ impl Hdd {
 
     /// Where read-ahead after a read of [lba, end) stops; `stream` when the read continues
     /// a sequential stream.
-    fn readahead_end(&self, m: &Measured, stream: bool, lba: u64, end: u64) -> u64 {
-        let from = if m.keep_read { lba } else { end };
-        let most = from + self.readahead_sectors;
+    fn readahead_end(&self, m: &Measured, stream: bool, end: u64) -> u64 {
+        let most = end + self.readahead_sectors;
         let last = end.saturating_sub(1);
         let limit = match m.limit {
             ReadaheadLimit::Segment => most,
@@ -337,7 +380,7 @@ impl Hdd {
             transfer_ns,
         };
         let done_media = now_ns + lead + rotate_ns + media;
-        let limit = self.readahead_end(m, stream, lba, end);
+        let limit = self.readahead_end(m, stream, end);
         self.readahead = (self.readahead_sectors > 0).then(|| ReadAhead {
             from: if m.keep_read { lba } else { end },
             limit,

@@ -87,6 +87,11 @@ pub struct HddParams {
     /// only what was read ahead beyond it).
     #[serde(default, skip_serializing_if = "is_false")]
     pub cache_keeps_read_data: bool,
+    /// What one buffer segment holds, KiB: once read-ahead has filled more, the segment
+    /// keeps its last `cache_segment_kib` (a read's own data is overwritten first). 0: no
+    /// bound beyond where read-ahead stops.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub cache_segment_kib: f64,
     /// Writes complete once their data is in the buffer and reach the media afterwards.
     #[serde(default, skip_serializing_if = "is_false")]
     pub write_cache: bool,
@@ -127,7 +132,7 @@ fn is_zero_f64(v: &f64) -> bool {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReadaheadLimit {
-    /// `readahead_kib` past the read (or past its start when the segment keeps the read).
+    /// `readahead_kib` past the end of the read.
     #[default]
     Segment,
     /// The end of the track holding the read's last sector (at most `readahead_kib`).

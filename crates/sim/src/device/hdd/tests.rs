@@ -367,7 +367,7 @@ fn bad_parameters_name_the_key() {
                 write_settle_ms: 5e3,
                 ..base.clone()
             },
-            "write_settle_ms must be at least 0 and below 1000 ms; got 5000",
+            "write_settle_ms must be above -1000 and below 1000 ms; got 5000",
         ),
         (
             HddParams {

@@ -282,3 +282,79 @@ fn a_write_crosses_the_interface_at_its_own_rate() {
         (20.0 * 512.0 * 1e3 / p.interface_write_mbps) as u64
     );
 }
+
+#[test]
+fn a_read_finds_its_own_data_until_read_ahead_overwrites_it() {
+    // The Cheetah 4LP's segment holds 282 blocks and it reads 282 ahead: 0.5 ms after a
+    // read of 8 blocks its segment still holds them (the read-ahead has brought in a few
+    // blocks), and reading them again is a hit: the read-hit overhead (0.068 ms) and the
+    // bus, nothing on the media. 100 ms later the segment holds the 282 blocks read ahead
+    // and the read's own were overwritten: the same read goes to the media.
+    let p = drive("cheetah4LP");
+    assert_eq!(p.cache_segment_kib, 141.0);
+    let disk = Hdd::new(&p, 0).expect("builds");
+    let (lba, n) = (2_000_000, 8);
+    let soon = read_after_read("cheetah4LP", (lba, n), 500_000, (lba, n));
+    let hit = ms_ns(
+        p.command_overheads_ms
+            .as_deref()
+            .expect("overheads")
+            .read_hit_after_read,
+    ) + disk.iface_ns(u64::from(n));
+    assert_eq!(soon.seek_ns + soon.rotate_ns, 0, "{soon:?}");
+    assert!(
+        soon.total_ns().abs_diff(hit) <= 1,
+        "{soon:?} against {hit} ns"
+    );
+    let late = read_after_read("cheetah4LP", (lba, n), 100_000_000, (lba, n));
+    assert!(late.seek_ns + late.rotate_ns > 0, "{late:?}");
+    assert!(late.total_ns() > hit + ms_ns(1.0), "{late:?}");
+}
+
+#[test]
+fn a_read_inside_the_last_one_is_a_hit_while_read_ahead_runs() {
+    // The DEC RZ26 keeps a read's data in its 57-block segment: 6.3 ms after a read of
+    // 405,285-405,305, read-ahead has brought in some 33 blocks past it and the segment
+    // still starts at 405,285, so a read of 405,288-405,292 costs the read-hit overhead
+    // (1.229 ms) and the bus (the real drive took 1.248 ms).
+    let a = read_after_read("dec_rz26", (405_285, 21), 6_300_000, (405_288, 5));
+    let disk = Hdd::new(&drive("dec_rz26"), 0).expect("builds");
+    let want = ms_ns(1.229) + disk.iface_ns(5);
+    assert_eq!(a.seek_ns + a.rotate_ns, 0, "{a:?}");
+    assert!(a.total_ns().abs_diff(want) <= 1, "{a:?} against {want} ns");
+}
+
+#[test]
+fn a_hit_on_blocks_read_ahead_is_still_bringing_in_overlaps_its_overhead() {
+    // The DEC RZ26 reads ahead to the end of the track, and a read of 514,228-514,268 ends
+    // 41 blocks before the end of its track (0.193 ms a block). 1 ms after it completed, a
+    // read of those 41 blocks waits for the media, its read-hit overhead (1.229 ms) running
+    // meanwhile, and sends its last block a sector of bus time after it is in: it ends the
+    // 41 blocks' media time after the first read's media ended (its own completion was a
+    // sector of bus time later), less the 1 ms. Overhead then wait would take 1.26 ms more.
+    let a = read_after_read("dec_rz26", (514_228, 41), 1_000_000, (514_269, 41));
+    let disk = Hdd::new(&drive("dec_rz26"), 0).expect("builds");
+    let want = disk.transfer_measured_ns(514_269, 41) - ms_ns(1.0);
+    assert_eq!(a.seek_ns + a.rotate_ns, 0, "{a:?}");
+    assert!(
+        a.total_ns().abs_diff(want) <= 1_000,
+        "{a:?} against {want} ns"
+    );
+}
+
+#[test]
+fn a_negative_write_settle_shortens_a_write_seek() {
+    // The HP C2490's writes position 0.642 ms faster than its measured (read) seeks.
+    let p = drive("hp_c2490a");
+    assert_eq!(p.write_settle_ms, -0.642);
+    let mut disk = Hdd::new(&p, 0).expect("builds");
+    let (read_at, write_at) = (1_000_000, 2_000_000);
+    disk.enqueue(0, 0, read_at, 1, false);
+    let (_, read) = disk.start_next(0).expect("starts");
+    disk.finish(read.total_ns());
+    disk.enqueue(read.total_ns(), 1, write_at, 8, true);
+    let (_, write) = disk.start_next(read.total_ns()).expect("starts");
+    let d = disk.locate(write_at).cyl.abs_diff(disk.locate(read_at).cyl);
+    assert!(d > 100, "{d} cylinders");
+    assert_eq!(write.seek_ns, disk.seek_ns(d) - 642_000, "{write:?}");
+}
