@@ -207,9 +207,16 @@ impl Waiters {
         }
     }
 
-    /// The waiters in the order they came.
-    fn into_pieces(self) -> impl Iterator<Item = u32> {
-        self.first.into_iter().chain(self.more)
+    /// Calls `f` on each waiter in the order they came; the one waiter of almost every
+    /// fetch without building an iterator over the (empty) rest.
+    #[inline]
+    fn for_each(self, mut f: impl FnMut(u32)) {
+        if let Some(pid) = self.first {
+            f(pid);
+        }
+        if !self.more.is_empty() {
+            self.more.into_iter().for_each(f);
+        }
     }
 }
 

@@ -183,32 +183,31 @@ impl HostPart {
             host.map_io(target, lba, sectors, &mut check);
             check == host.vol_pieces
         });
+        host.issued += 1;
+        let pieces = std::mem::take(&mut host.vol_pieces);
+        let t = &host.targets[target as usize];
+        let first_lun = pieces.first().map_or(0, |p| t.luns[p.member as usize]);
+        // Path and arrival are known before the request is stored: one slab write.
+        let path = host.pick_path(&s.core, &s.ctrls, first_lun);
+        let arrive = match path {
+            Some(path) if write => host.path_transfer(&s.core, path, now, sectors * 512),
+            _ => now,
+        };
         let h = host.hosts.insert(HostReq {
             issuer,
             write,
             bytes: sectors * 512,
             start_at,
             pending: 1,
-            ready_at: now,
-            path: 0,
+            ready_at: arrive,
+            path: path.unwrap_or(0),
             error: false,
         });
-        host.issued += 1;
-        let pieces = std::mem::take(&mut host.vol_pieces);
-        let t = &host.targets[target as usize];
-        let first_lun = pieces.first().map_or(0, |p| t.luns[p.member as usize]);
-        let Some(path) = host.pick_path(&s.core, &s.ctrls, first_lun) else {
+        if path.is_none() {
             host.fail_host(&mut s.core, h);
             host.vol_pieces = pieces;
             return;
-        };
-        host.hosts.get_mut(h).path = path;
-        let arrive = if write {
-            host.path_transfer(&s.core, path, now, sectors * 512)
-        } else {
-            now
-        };
-        host.hosts.get_mut(h).ready_at = arrive;
+        }
         let template = Piece {
             host: h,
             lun: 0,
@@ -231,8 +230,9 @@ impl HostPart {
         }
         let host = &mut s.host;
         host.vol_pieces = pieces;
-        if host.hosts.get(h).pending == 1 && host.hosts.get(h).error {
-            host.hosts.get_mut(h).pending = 0;
+        let req = host.hosts.get_mut(h);
+        if req.pending == 1 && req.error {
+            req.pending = 0;
             host.fail_host(&mut s.core, h);
             return;
         }

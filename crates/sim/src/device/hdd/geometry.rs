@@ -256,6 +256,7 @@ impl SeekCurve {
     }
 
     /// The curve's value at `dist` (0 for no movement).
+    #[inline]
     pub fn formula_ns(&self, dist: u32) -> u64 {
         if dist == 0 {
             return 0;

@@ -185,9 +185,7 @@ impl ControllerPart {
         // Data the disks returned after the group's controller died (no survivor took its
         // LUNs) never reaches the host.
         let unreachable = s.ctrls.controller_dead(g);
-        for pid in waiters.into_pieces() {
-            Self::fetch_waiter_done(s, pid, unreachable);
-        }
+        waiters.for_each(|pid| Self::fetch_waiter_done(s, pid, unreachable));
     }
 
     /// Tracks up to `SEQ_SLOTS` sequential readers per group and prefetches ahead of them.
