@@ -20,7 +20,11 @@ fn page_blocks(spec: &DbSpec) -> Result<u64, String> {
         None => Layout::new(&spec.tables).blocks(),
     };
     // Oracle's undo segments: one per session of the busiest test the database runs.
-    let sessions = spec.after.iter().map(|p| p.sessions).fold(spec.sessions, u32::max);
+    let sessions = spec
+        .after
+        .iter()
+        .map(|p| p.sessions)
+        .fold(spec.sessions, u32::max);
     Ok(tables + undo::region_blocks(spec.engine, sessions))
 }
 
