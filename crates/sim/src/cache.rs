@@ -206,4 +206,76 @@ mod tests {
             assert_eq!(d.len(), model.len());
         }
     }
+
+    #[test]
+    fn pages_rewritten_while_destaging_match_a_set_model() {
+        use std::collections::{BTreeSet, VecDeque};
+        let cap = 1 << 13;
+        let mut d = DirtyPages::new(cap);
+        let (mut dirty, mut destaging, mut again) =
+            (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+        let mut inflight = VecDeque::new();
+        let mut x = 7u64;
+        let mut cursor = 0;
+        for i in 0..40_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let p = (x >> 24) % cap;
+            match i % 5 {
+                0 | 1 => {
+                    assert_eq!(d.write(p, p + 1) == 1, dirty.insert(p), "write {p}");
+                    if destaging.contains(&p) {
+                        again.insert(p);
+                    }
+                }
+                2 if inflight.len() < 40 => {
+                    let want = dirty
+                        .difference(&destaging)
+                        .find(|&&q| q >= cursor)
+                        .or(dirty.difference(&destaging).next())
+                        .copied();
+                    let got = d.take_run(cursor, 8 << (x % 3));
+                    assert_eq!(got.map(|g| g.0), want, "run from {cursor}");
+                    if let Some((first, n)) = got {
+                        for q in first..first + n {
+                            assert!(dirty.contains(&q) && destaging.insert(q));
+                        }
+                        inflight.push_back((first, n));
+                        cursor = first + n;
+                    }
+                }
+                3 if x.is_multiple_of(11) => {
+                    // A write-through: idle pages clean, destaging ones no longer stay.
+                    let (lo, hi) = (p, (p + x % 90).min(cap));
+                    let idle: Vec<u64> = dirty
+                        .range(lo..hi)
+                        .filter(|q| !destaging.contains(q))
+                        .copied()
+                        .collect();
+                    assert_eq!(d.clean_idle(lo, hi), idle.len() as u64);
+                    for q in idle {
+                        dirty.remove(&q);
+                    }
+                    again.retain(|q| !(lo..hi).contains(q));
+                }
+                _ => {
+                    if let Some((first, n)) = inflight.pop_front() {
+                        let mut freed = 0;
+                        for q in first..first + n {
+                            destaging.remove(&q);
+                            if !again.remove(&q) {
+                                dirty.remove(&q);
+                                freed += 1;
+                            }
+                        }
+                        assert_eq!(d.destaged(first, n), freed, "destaged {first}+{n}");
+                    }
+                }
+            }
+            assert_eq!(d.len(), dirty.len());
+            assert_eq!(d.idle_len(), dirty.len() - destaging.len());
+            assert!(d.contains(p) == dirty.contains(&p));
+        }
+    }
 }

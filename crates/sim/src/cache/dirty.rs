@@ -5,10 +5,23 @@
 //! summary word), so "next dirty page at or after X" is a few bit scans and marking a page
 //! dirty one lookup. Words with pages being destaged keep their destaging and written-again
 //! bits in a second, small map (bounded by the destage queue), which keeps the big map at 16
-//! bytes an entry and inside the processor caches for longer.
+//! bytes an entry and inside the processor caches for longer. Beside each first-level summary
+//! word sits a word with one bit per table word that has an entry in that small map: writing
+//! or scanning a word without one (most of them) needs no lookup there, and the bit shares
+//! the summary's cache line.
+
+use std::collections::hash_map::Entry;
 
 use super::wordmap::{prefetch_line, WordMap};
 use super::{bits, KeyMap32};
+
+/// Index in a [`Summary`] of the non-empty bits and of the busy bits.
+const NON_EMPTY: usize = 0;
+const BUSY: usize = 1;
+
+/// One first-level summary entry for 64 table words: which hold a dirty page
+/// ([`NON_EMPTY`]) and which have pages being destaged ([`BUSY`]).
+type Summary = [u64; 2];
 
 /// Destaging and written-again bits of a word with a destage in flight.
 #[derive(Clone, Copy, Debug, Default)]
@@ -22,7 +35,7 @@ struct Busy {
 pub struct DirtyPages {
     words: WordMap,
     busy: KeyMap32<Busy>,
-    level1: Vec<u64>,
+    level1: Vec<Summary>,
     level2: Vec<u64>,
     count: usize,
     /// Pages with a destage in flight (the rest of `count` is idle).
@@ -41,7 +54,7 @@ impl DirtyPages {
         DirtyPages {
             words: WordMap::default(),
             busy: KeyMap32::default(),
-            level1: vec![0; l1],
+            level1: vec![[0; 2]; l1],
             level2: vec![0; l1.div_ceil(64)],
             count: 0,
             destaging: 0,
@@ -100,7 +113,22 @@ impl DirtyPages {
     fn has_word(&self, w: u64) -> bool {
         self.level1
             .get((w >> 6) as usize)
-            .is_some_and(|l1| l1 >> (w & 63) & 1 != 0)
+            .is_some_and(|l1| l1[NON_EMPTY] >> (w & 63) & 1 != 0)
+    }
+
+    /// True when word `w` has an entry in the map of words being destaged.
+    #[inline]
+    fn is_busy(&self, w: u64) -> bool {
+        self.level1[(w >> 6) as usize][BUSY] >> (w & 63) & 1 != 0
+    }
+
+    fn set_busy(&mut self, w: u64, busy: bool) {
+        let b = &mut self.level1[(w >> 6) as usize][BUSY];
+        if busy {
+            *b |= 1 << (w & 63);
+        } else {
+            *b &= !(1u64 << (w & 63));
+        }
     }
 
     /// Starts loading the table entries of pages [first, first+count) (a destage about to
@@ -147,13 +175,13 @@ impl DirtyPages {
         clean
     }
 
-    fn mark_summary(level1: &mut [u64], level2: &mut [u64], w: u64) {
-        level1[(w >> 6) as usize] |= 1 << (w & 63);
+    fn mark_summary(level1: &mut [Summary], level2: &mut [u64], w: u64) {
+        level1[(w >> 6) as usize][NON_EMPTY] |= 1 << (w & 63);
         level2[(w >> 12) as usize] |= 1 << ((w >> 6) & 63);
     }
 
-    fn clear_summary(level1: &mut [u64], level2: &mut [u64], w: u64) {
-        let l1 = &mut level1[(w >> 6) as usize];
+    fn clear_summary(level1: &mut [Summary], level2: &mut [u64], w: u64) {
+        let l1 = &mut level1[(w >> 6) as usize][NON_EMPTY];
         *l1 &= !(1u64 << (w & 63));
         if *l1 == 0 {
             level2[(w >> 12) as usize] &= !(1u64 << ((w >> 6) & 63));
@@ -176,7 +204,7 @@ impl DirtyPages {
         }
         self.words.set_at(slot, found, w as u32, word | mask);
         let again = mask & word;
-        if again != 0 && !self.busy.is_empty() {
+        if again != 0 && self.is_busy(w) {
             if let Some(b) = self.busy.get_mut(&(w as u32)) {
                 b.redirtied |= again & b.destaging;
             }
@@ -213,7 +241,7 @@ impl DirtyPages {
     /// First non-empty word index at or after `from`.
     fn next_word(&self, from: u64) -> Option<u64> {
         let i1 = (from >> 6) as usize;
-        let here = *self.level1.get(i1)? & (!0u64 << (from & 63));
+        let here = self.level1.get(i1)?[NON_EMPTY] & (!0u64 << (from & 63));
         if here != 0 {
             return Some(((i1 as u64) << 6) | here.trailing_zeros() as u64);
         }
@@ -224,7 +252,8 @@ impl DirtyPages {
             let b = self.level2[i2] & mask;
             if b != 0 {
                 let l1 = ((i2 as u64) << 6) | b.trailing_zeros() as u64;
-                return Some((l1 << 6) | self.level1[l1 as usize].trailing_zeros() as u64);
+                let non_empty = self.level1[l1 as usize][NON_EMPTY];
+                return Some((l1 << 6) | non_empty.trailing_zeros() as u64);
             }
             i2 += 1;
             mask = !0;
@@ -236,7 +265,7 @@ impl DirtyPages {
     #[inline]
     fn idle_bits(&self, w: u64) -> u64 {
         let dirty = self.dirty_word(w);
-        if dirty == 0 || self.busy.is_empty() {
+        if dirty == 0 || !self.is_busy(w) {
             return dirty;
         }
         dirty & !self.busy.get(&(w as u32)).map_or(0, |b| b.destaging)
@@ -303,6 +332,7 @@ impl DirtyPages {
             let b = self.busy.entry(w as u32).or_default();
             debug_assert_eq!(b.destaging & mask, 0, "pages already destaging");
             b.destaging |= mask;
+            self.set_busy(w, true);
         });
         self.destaging += count as usize;
     }
@@ -314,15 +344,17 @@ impl DirtyPages {
         let mut freed = 0;
         Self::for_words(first, first + count, |w, mask| {
             let key = w as u32;
-            let Some(b) = self.busy.get_mut(&key) else {
+            let Entry::Occupied(mut entry) = self.busy.entry(key) else {
                 panic!("destaged word {w} has no destage in flight");
             };
+            let b = entry.get_mut();
             debug_assert_eq!(b.destaging & mask, mask, "pages were not being destaged");
             let free = mask & !b.redirtied;
             b.destaging &= !mask;
             b.redirtied &= !mask;
             if b.destaging == 0 {
-                self.busy.remove(&key);
+                entry.remove();
+                self.set_busy(w, false);
             }
             let (slot, word, found) = self.words.probe(key);
             assert!(
@@ -346,10 +378,14 @@ impl DirtyPages {
         let mut cleaned = 0u64;
         Self::for_words(first, end, |w, mask| {
             let key = w as u32;
-            let destaging = self.busy.get_mut(&key).map_or(0, |b| {
-                b.redirtied &= !mask;
-                b.destaging
-            });
+            let destaging = if self.is_busy(w) {
+                self.busy.get_mut(&key).map_or(0, |b| {
+                    b.redirtied &= !mask;
+                    b.destaging
+                })
+            } else {
+                0
+            };
             let (slot, word, found) = self.words.probe(key);
             let idle = word & mask & !destaging;
             if idle == 0 {

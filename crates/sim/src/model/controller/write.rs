@@ -237,6 +237,12 @@ impl ControllerPart {
     fn destage_one(s: &mut Stack, g: u32) -> bool {
         let this = &mut s.ctrls;
         let grp = &this.groups[g as usize];
+        // Every dirty page of the group on its way to disk already (most calls, as the pump
+        // goes round the groups): no run to find. A group destaging by age would also tidy
+        // its queue in the search, so it searches anyway.
+        if grp.dirty.idle_len() == 0 && grp.write_order.is_none() {
+            return false;
+        }
         let ctrl = grp.ctrl as usize;
         let c = &this.ctrls[ctrl];
         let limit = if s.core.spec.controller_spec(ctrl as u32).paced_destage {
