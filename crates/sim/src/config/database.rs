@@ -251,6 +251,17 @@ pub struct DbSpec {
     pub after: Vec<PriorTest>,
 }
 
+impl DbSpec {
+    /// Sessions of the busiest test the database runs (its own or one of `after`): the
+    /// sessions the database is built with, Oracle's undo segments among their state.
+    pub fn busiest_sessions(&self) -> u32 {
+        self.after
+            .iter()
+            .map(|p| p.sessions)
+            .fold(self.sessions, u32::max)
+    }
+}
+
 fn is_zero(v: &u64) -> bool {
     *v == 0
 }

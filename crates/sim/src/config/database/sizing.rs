@@ -20,12 +20,7 @@ fn page_blocks(spec: &DbSpec) -> Result<u64, String> {
         None => Layout::new(&spec.tables).blocks(),
     };
     // Oracle's undo segments: one per session of the busiest test the database runs.
-    let sessions = spec
-        .after
-        .iter()
-        .map(|p| p.sessions)
-        .fold(spec.sessions, u32::max);
-    Ok(tables + undo::region_blocks(spec.engine, sessions))
+    Ok(tables + undo::region_blocks(spec.engine, spec.busiest_sessions()))
 }
 
 /// Checks that the page space fits the data target and the log files their target, and

@@ -55,11 +55,7 @@ impl Sequence {
         if spec.after.is_empty() {
             return Ok(None);
         }
-        let busiest = spec
-            .after
-            .iter()
-            .map(|p| p.sessions)
-            .fold(spec.sessions, u32::max);
+        let busiest = spec.busiest_sessions();
         let mut steps = Vec::with_capacity(spec.after.len() + 1);
         for p in &spec.after {
             let mut s = spec.clone();
