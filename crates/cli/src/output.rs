@@ -92,3 +92,20 @@ pub fn json_text<T: serde::Serialize>(value: &T) -> Result<String, CliError> {
 pub fn write_results(output: &Output, runs: Vec<Run>) -> Result<(), CliError> {
     output.write(json_text(&Results::new(GIT_COMMIT, runs))?.as_bytes())
 }
+
+#[cfg(test)]
+mod tests {
+    /// The stamp follows HEAD: Cargo runs the build script again when HEAD moves, so a
+    /// build made after a commit names that commit.
+    #[test]
+    fn the_commit_stamp_is_the_checkout_head() {
+        let head = std::process::Command::new("git")
+            .args(["rev-parse", "--short=12", "HEAD"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+        assert_eq!(super::GIT_COMMIT, head.as_deref().unwrap_or("unknown"));
+    }
+}
