@@ -22,7 +22,9 @@ use storlab_report::{Cell, Configuration, Meta, Study, UsersSweepCell};
 
 use crate::cli::CompareArgs;
 use crate::error::CliError;
-use crate::output::{check_output, read_input, write_atomic, write_results, Kind, GIT_COMMIT};
+use crate::output::{
+    check_all, check_output, json_text, read_input, Format, Kind, Output, GIT_COMMIT,
+};
 use options::Options;
 use plan::{parse_plan, Plan, TargetKind as PlanTarget, Unit};
 use progress::Progress;
@@ -209,20 +211,64 @@ fn machine() -> String {
     format!("{cpus} CPUs, {mem_gib:.0} GiB, Linux {}", kernel.trim())
 }
 
+/// The files a study writes in its output directory (results.json, study.json, the CSVs and
+/// report.html), each with its content: every one goes through the output gate, which
+/// replaces only what storlab wrote.
+fn study_files(out: &Path, study: &Study) -> Result<Vec<(Output, String)>, CliError> {
+    let runs: Vec<Run> = study.cells.iter().filter_map(|c| c.run.clone()).collect();
+    let file = |name: &str, format| Output::new("--out", &out.join(name), format);
+    let is_study = |v: &serde_json::Value| serde_json::from_value::<Study>(v.clone()).is_ok();
+    let mut files = vec![
+        (
+            file("results.json", Format::Results),
+            json_text(&storlab_core::result::Results::new(GIT_COMMIT, runs))?,
+        ),
+        (
+            file("study.json", Format::Json(is_study)),
+            json_text(study)?,
+        ),
+    ];
+    for (name, text) in storlab_report::csv::files(study) {
+        let header = text.lines().next().unwrap_or_default().to_string();
+        files.push((file(name, Format::Csv(header)), text));
+    }
+    let html = storlab_report::render_html(study);
+    files.push((file("report.html", Format::Html), html));
+    Ok(files)
+}
+
+/// Refuses, before a study runs, an output directory holding a file of a study's name
+/// (report.html, results.json, ...) that storlab did not write.
+pub fn check_study_files(out: &Path) -> Result<(), CliError> {
+    let empty = Study {
+        title: String::new(),
+        configurations: Vec::new(),
+        workloads: Vec::new(),
+        cells: Vec::new(),
+        meta: storlab_report::Meta {
+            command: String::new(),
+            storlab_version: String::new(),
+            git_commit: String::new(),
+            machine: String::new(),
+            seed: 0,
+        },
+        questions: Vec::new(),
+        users_sweeps: Vec::new(),
+    };
+    let outputs: Vec<Output> = study_files(out, &empty)?
+        .into_iter()
+        .map(|(o, _)| o)
+        .collect();
+    check_all(&outputs, &[])
+}
+
 /// Writes results.json, study.json, the CSVs and report.html (each replaced atomically);
 /// returns the report's path.
 pub fn write_outputs(out: &Path, study: &Study) -> Result<std::path::PathBuf, CliError> {
-    let runs: Vec<Run> = study.cells.iter().filter_map(|c| c.run.clone()).collect();
-    write_results(&out.join("results.json"), runs)?;
-    let text = serde_json::to_string_pretty(study)
-        .map_err(|e| CliError::Failed(format!("cannot encode the study: {e}")))?;
-    write_atomic(&out.join("study.json"), (text + "\n").as_bytes())?;
-    for (name, text) in storlab_report::csv::files(study) {
-        write_atomic(&out.join(name), text.as_bytes())?;
+    for (output, text) in study_files(out, study)? {
+        output.write(text.as_bytes())?;
     }
-    let report = out.join("report.html");
-    write_atomic(&report, storlab_report::render_html(study).as_bytes())?;
-    Ok(report)
+    Ok(out.join("report.html"))
 }
 
 /// Runs `plan` into `out`; returns the study and whether every unit finished.

@@ -9,7 +9,7 @@ use storlab_db::{run_db, DbOptions};
 
 use crate::cli::DbArgs;
 use crate::error::CliError;
-use crate::output::write_results;
+use crate::output::{json_output, write_results};
 use crate::table::{num, render};
 use storlab_core::TimeSpan;
 
@@ -87,7 +87,8 @@ pub fn run(a: DbArgs) -> Result<(), CliError> {
     if a.capture.is_some() {
         return capture::run(&a);
     }
-    crate::output::check_json(a.run.json.as_deref())?;
+    let outputs = crate::users_sweep::outputs(a.run.json.as_deref(), &a.users);
+    crate::output::check_all(&outputs, &[])?;
     if a.users.users_sweep {
         return crate::users_sweep::run_db(&a);
     }
@@ -98,7 +99,7 @@ pub fn run(a: DbArgs) -> Result<(), CliError> {
     // A stop between two tests leaves every run whole but the set short.
     let partial = runs.iter().any(|r| r.partial) || storlab_io::signal::stop_requested();
     if let Some(path) = &a.run.json {
-        write_results(path, runs)?;
+        write_results(&json_output(path), runs)?;
         println!("results: {}", path.display());
     }
     if partial {

@@ -71,9 +71,19 @@ fn work_dir(out: &Path) -> Result<std::path::PathBuf, CliError> {
     let _ = std::fs::remove_dir(&work);
     // A stable name, so a re-run's commands match the stored cells and resume.
     let tmp = std::path::PathBuf::from("/var/tmp/storlab-demo");
-    create(&tmp)?;
-    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| CliError::Failed(format!("{}: {e}", tmp.display())))?;
+    // Only a directory made here gets its mode set: an existing one (another user's, or
+    // one the user made) is used as it is.
+    match std::fs::create_dir(&tmp) {
+        Ok(()) => std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| CliError::Failed(format!("{}: {e}", tmp.display())))?,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tmp.is_dir() => {}
+        Err(e) => {
+            return Err(CliError::Failed(format!(
+                "{}: cannot create: {e}",
+                tmp.display()
+            )))
+        }
+    }
     println!(
         "the real part runs in {} ({} is not reachable by the PostgreSQL server's user)",
         tmp.display(),

@@ -6,7 +6,7 @@ use storlab_sim::device::drive_spec::{import, to_toml};
 
 use crate::cli::{DriveArgs, DriveCommand};
 use crate::error::CliError;
-use crate::output::{check_output, write_atomic, Kind};
+use crate::output::{Format, Output};
 
 pub fn run(a: DriveArgs) -> Result<(), CliError> {
     match a.command {
@@ -15,8 +15,11 @@ pub fn run(a: DriveArgs) -> Result<(), CliError> {
             out,
             name,
         } => {
-            if let Some(path) = &out {
-                check_output("--out", path, Kind::File)?;
+            let output = out
+                .as_deref()
+                .map(|p| Output::new("--out", p, Format::Toml));
+            if let Some(o) = &output {
+                o.check(&[("NAME.diskspecs", diskspecs.as_path())])?;
             }
             let drive = import(&diskspecs).map_err(CliError::BadInput)?;
             let name = match name {
@@ -36,8 +39,8 @@ pub fn run(a: DriveArgs) -> Result<(), CliError> {
                 )));
             }
             let text = to_toml(&name, &drive, &diskspecs).map_err(CliError::Failed)?;
-            match out {
-                Some(path) => write_atomic(&path, text.as_bytes())?,
+            match output {
+                Some(o) => o.write(text.as_bytes())?,
                 None => print!("{text}"),
             }
             Ok(())

@@ -12,7 +12,7 @@ use storlab_io::{run_io, EngineKind, IoClass, IoOptions, SteadyState, SyncMode};
 use crate::cli::{resolve_warmup, IoArgs};
 use crate::error::CliError;
 use crate::flags::{self, IO_SWEEP_MAX, IO_WARMUP, MAX_P99_MS, SWEEP_POINTS};
-use crate::output::{read_input, write_results};
+use crate::output::{json_output, read_input, write_results};
 use crate::table::{self, num, render};
 
 fn profile(a: &IoArgs) -> Result<IoProfile, CliError> {
@@ -208,7 +208,9 @@ pub fn run_with_latency(a: &IoArgs) -> Result<(Run, storlab_core::LatencyHistogr
 }
 
 pub fn run(a: IoArgs) -> Result<(), CliError> {
-    crate::output::check_json(a.run.json.as_deref())?;
+    let mut inputs = vec![("--target", a.target.as_path())];
+    inputs.extend(a.workload.as_deref().map(|w| ("--workload", w)));
+    crate::output::check_json(a.run.json.as_deref(), &inputs)?;
     let opts = options(&a)?;
     let runs = if let Some(sweep) = sweep(&a, &opts)? {
         print!("{}", sweep_table(&sweep.points, &sweep.runs, sweep.knee));
@@ -236,7 +238,7 @@ pub fn run(a: IoArgs) -> Result<(), CliError> {
             .is_some_and(|v| v.corrupt + v.misplaced + v.lost + v.unwritten > 0)
     });
     if let Some(path) = &a.run.json {
-        write_results(path, runs)?;
+        write_results(&json_output(path), runs)?;
         println!("results: {}", path.display());
     }
     if partial {

@@ -1,14 +1,18 @@
 //! Reading input files and writing result files, with messages that name the path. Every
-//! result or report file goes through [`write_atomic`]; every output path is checked by
-//! [`check_output`] before a run starts.
+//! output file goes through one gate, [`Output`]: checked before the run starts
+//! ([`Output::check`]: writable, not an input, and not a file storlab did not write) and
+//! written with [`Output::write`] (checked again, then replaced atomically). Nothing else in
+//! storlab writes an output file.
 
 mod atomic;
 mod check;
+mod gate;
 
 use std::path::Path;
 
-pub use atomic::{write_atomic, TEMP_SUFFIX};
-pub use check::{check_json, check_output, Kind};
+pub use atomic::TEMP_SUFFIX;
+pub use check::{check_output, Kind};
+pub use gate::{check_all, same_file, Format, Input, Output, HTML_MARK};
 
 use storlab_core::result::{Results, Run};
 
@@ -63,11 +67,45 @@ fn checked_results(
     Ok(results)
 }
 
-/// Writes `runs` as a `storlab.results/1` file (pretty JSON, trailing newline).
-pub fn write_results(path: &Path, runs: Vec<Run>) -> Result<(), CliError> {
-    let results = Results::new(GIT_COMMIT, runs);
-    let mut text = serde_json::to_string_pretty(&results)
+/// The `--json` result file of a run.
+pub fn json_output(path: &Path) -> Output {
+    Output::new("--json", path, Format::Results)
+}
+
+/// Checks `--json`, when given, before a run that reads `inputs`.
+pub fn check_json(path: Option<&Path>, inputs: &[Input]) -> Result<(), CliError> {
+    match path {
+        Some(p) => json_output(p).check(inputs),
+        None => Ok(()),
+    }
+}
+
+/// `value` as pretty JSON with a trailing newline.
+pub fn json_text<T: serde::Serialize>(value: &T) -> Result<String, CliError> {
+    let mut text = serde_json::to_string_pretty(value)
         .map_err(|e| CliError::Failed(format!("cannot encode results: {e}")))?;
     text.push('\n');
-    write_atomic(path, text.as_bytes())
+    Ok(text)
+}
+
+/// Writes `runs` as a `storlab.results/1` file (pretty JSON, trailing newline).
+pub fn write_results(output: &Output, runs: Vec<Run>) -> Result<(), CliError> {
+    output.write(json_text(&Results::new(GIT_COMMIT, runs))?.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The stamp follows HEAD: Cargo runs the build script again when HEAD moves, so a
+    /// build made after a commit names that commit.
+    #[test]
+    fn the_commit_stamp_is_the_checkout_head() {
+        let head = std::process::Command::new("git")
+            .args(["rev-parse", "--short=12", "HEAD"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+        assert_eq!(super::GIT_COMMIT, head.as_deref().unwrap_or("unknown"));
+    }
 }

@@ -12,7 +12,7 @@ use storlab_sim::{
 
 use crate::cli::SimArgs;
 use crate::error::CliError;
-use crate::output::{read_input, read_results, write_results};
+use crate::output::{json_output, read_input, read_results, write_results};
 use crate::table;
 
 pub(crate) mod workload_from;
@@ -336,8 +336,26 @@ fn sweep(
     Ok(runs)
 }
 
+/// The files a `storlab sim` run reads, by flag: no output may be one of them.
+pub fn inputs(a: &SimArgs) -> Vec<crate::output::Input<'_>> {
+    let optional = [
+        ("--workload", &a.workload),
+        ("--workload-from", &a.workload_from),
+        ("--profile-from", &a.profile_from),
+        ("--trace", &a.trace),
+    ];
+    std::iter::once(("--array", a.array.as_path()))
+        .chain(
+            optional
+                .into_iter()
+                .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p))),
+        )
+        .collect()
+}
+
 pub fn run(a: SimArgs) -> Result<(), CliError> {
-    crate::output::check_json(a.run.json.as_deref())?;
+    let outputs = crate::users_sweep::outputs(a.run.json.as_deref(), &a.users);
+    crate::output::check_all(&outputs, &inputs(&a))?;
     if a.show_character {
         return show_character(&a);
     }
@@ -364,7 +382,7 @@ pub fn run(a: SimArgs) -> Result<(), CliError> {
         print!("{}", table::single(&runs[0]));
     }
     if let Some(path) = &a.run.json {
-        write_results(path, runs)?;
+        write_results(&json_output(path), runs)?;
         println!("results: {}", path.display());
     }
     if partial {

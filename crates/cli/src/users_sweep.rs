@@ -19,6 +19,7 @@ use storlab_core::result::{Results, Run};
 
 use crate::error::CliError;
 use crate::flags::{self, DEFAULT_MAX_RESPONSE_MS, MAX_RESPONSE_MS, SWEEP_POINTS, THINK_MS};
+use crate::output::{Format, Output};
 use storlab_core::keys::Key;
 
 pub mod analysis;
@@ -149,12 +150,17 @@ pub fn users_of(run: &Run) -> Option<u32> {
         .and_then(|n| u32::try_from(n).ok())
 }
 
-/// Checks the output paths of a sweep before it runs.
-pub fn check_outputs(a: &UsersSweepArgs) -> Result<(), CliError> {
-    match &a.users_html {
-        Some(p) => crate::output::check_output("--users-html", p, crate::output::Kind::File),
-        None => Ok(()),
-    }
+/// The output files of a `storlab sim` or `storlab db` run: `--json` and, of a sweep,
+/// `--users-html`.
+pub fn outputs(json: Option<&std::path::Path>, a: &UsersSweepArgs) -> Vec<Output> {
+    let html = a
+        .users_html
+        .as_deref()
+        .map(|p| Output::new("--users-html", p, Format::Html));
+    json.map(crate::output::json_output)
+        .into_iter()
+        .chain(html)
+        .collect()
 }
 
 /// Records the user count in a run's parameters.
@@ -174,7 +180,7 @@ pub fn finish(
     runs: Vec<Run>,
     setting: &analysis::Setting,
     json: Option<&std::path::Path>,
-    html: Option<&std::path::Path>,
+    users: &UsersSweepArgs,
 ) -> Result<(), CliError> {
     let sweep = analysis::summarize(spec, &runs, setting);
     print!("{}", text::table(&sweep));
@@ -186,18 +192,16 @@ pub fn finish(
         }
     }
     let partial = runs.iter().any(|r| r.partial) || storlab_io::signal::stop_requested();
-    if let Some(path) = html {
-        let page = storlab_report::users_sweep::page(&sweep, &title(&runs));
-        crate::output::write_atomic(path, page.as_bytes())?;
-        println!("report: {}", path.display());
+    for out in outputs(json, users) {
+        if let Format::Html = out.format {
+            out.write(storlab_report::users_sweep::page(&sweep, &title(&runs)).as_bytes())?;
+            println!("report: {}", out.path.display());
+        }
     }
     if let Some(path) = json {
         let mut results = Results::new(crate::output::GIT_COMMIT, runs);
         results.users_sweep = Some(sweep);
-        let mut text = serde_json::to_string_pretty(&results)
-            .map_err(|e| CliError::Failed(format!("cannot encode results: {e}")))?;
-        text.push('\n');
-        crate::output::write_atomic(path, text.as_bytes())?;
+        crate::output::json_output(path).write(crate::output::json_text(&results)?.as_bytes())?;
         println!("results: {}", path.display());
     }
     if partial {
@@ -280,19 +284,12 @@ pub fn check_db(a: &crate::cli::DbArgs) -> Result<(), CliError> {
 
 /// `storlab sim --users-sweep`.
 pub fn run_sim(a: &crate::cli::SimArgs) -> Result<(), CliError> {
-    check_outputs(&a.users)?;
     let Some(spec) = sim_spec(a)? else {
         return Ok(());
     };
     let runs = crate::sim_cmd::runs(a)?;
     let setting = sim_setting(a, &runs)?;
-    finish(
-        &spec,
-        runs,
-        &setting,
-        a.run.json.as_deref(),
-        a.users.users_html.as_deref(),
-    )
+    finish(&spec, runs, &setting, a.run.json.as_deref(), &a.users)
 }
 
 /// The think time of a real test's clients, ms: --think-ms, else the test's.
@@ -324,16 +321,9 @@ pub fn db_host_cpus(a: &crate::cli::DbArgs) -> Option<u32> {
 
 /// `storlab db --users-sweep`.
 pub fn run_db(a: &crate::cli::DbArgs) -> Result<(), CliError> {
-    check_outputs(&a.users)?;
     let Some(spec) = a.users.spec(&storlab_db::flags::CLIENTS)? else {
         return Ok(());
     };
     let runs = crate::db_cmd::runs(a)?;
-    finish(
-        &spec,
-        runs,
-        &db_setting(a),
-        a.run.json.as_deref(),
-        a.users.users_html.as_deref(),
-    )
+    finish(&spec, runs, &db_setting(a), a.run.json.as_deref(), &a.users)
 }

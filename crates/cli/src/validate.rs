@@ -18,18 +18,36 @@ use storlab_sim::{profile_workload, RunOptions, SystemSpec};
 
 use crate::cli::ValidateArgs;
 use crate::error::CliError;
-use crate::output::{check_json, check_output, Kind as OutputKind};
+use crate::output::{json_output, Format, Output};
 use crate::sim_cmd::timed;
 use case::{case_workload, load_array, load_cases, Case, CaseFile};
 use check::Check;
 use metric::metric;
 use scorecard::Scorecard;
 
-pub fn run(a: ValidateArgs) -> Result<(), CliError> {
-    check_json(a.json.as_deref())?;
-    if let Some(path) = &a.markdown {
-        check_output("--markdown", path, OutputKind::File)?;
+/// The output files of `storlab validate`, each with what storlab writes there.
+pub fn outputs(a: &ValidateArgs) -> Vec<Output> {
+    let mut out = Vec::new();
+    if let Some(path) = &a.json {
+        out.push(match &a.drives {
+            Some(_) => Output::new("--json", path, Format::Json(drives::is_drive_results)),
+            None => json_output(path),
+        });
+        if a.local {
+            out.push(crate::validate_local::fitted_array_output(path));
+        }
     }
+    if let Some(path) = &a.markdown {
+        out.push(Output::new("--markdown", path, Format::Markdown));
+    }
+    if let Some(path) = &a.html {
+        out.push(Output::new("--html", path, Format::Html));
+    }
+    out
+}
+
+pub fn run(a: ValidateArgs) -> Result<(), CliError> {
+    crate::output::check_all(&outputs(&a), &[])?;
     if let Some(dir) = &a.drives {
         return drives::run(dir, a.json.as_ref(), a.html.as_ref());
     }

@@ -23,7 +23,7 @@ use storlab_sim::db::MeasuredProfile;
 use storlab_sim::{parse_array, parse_workload, RunOptions, SystemSpec, WorkloadSpec};
 
 use crate::error::CliError;
-use crate::output::{write_results, GIT_COMMIT};
+use crate::output::{json_output, write_results, Format, Output, GIT_COMMIT};
 use crate::sim_cmd::timed;
 
 /// The DPAWS tests compared.
@@ -43,6 +43,11 @@ pub struct LocalOptions {
     pub duration_ns: u64,
     /// Write every run (result schema) here, and the fitted array beside it.
     pub json: Option<PathBuf>,
+}
+
+/// The fitted array written beside `--json FILE`: FILE.array.toml.
+pub fn fitted_array_output(json: &Path) -> Output {
+    Output::new("--json", &json.with_extension("array.toml"), Format::Toml)
 }
 
 pub fn run(o: &LocalOptions) -> Result<(), CliError> {
@@ -69,7 +74,7 @@ fn run_in(o: &LocalOptions, dir: &Path) -> Result<(), CliError> {
     let fitted = fit::fit(&cal.measured, capacity_gb).map_err(CliError::Failed)?;
     let array_text = fit::array_toml(&fitted, &dir.display().to_string());
     let array_path = dir.join("local.array.toml");
-    crate::output::write_atomic(&array_path, array_text.as_bytes())?;
+    Output::new("work directory", &array_path, Format::Toml).write(array_text.as_bytes())?;
     let system = parse_array(&array_text, &array_path.display().to_string())?;
     let model = fit_check(&system, &cal.runs)?;
     print!("{}", report::calibration(&cal.runs, &model));
@@ -94,18 +99,18 @@ fn run_in(o: &LocalOptions, dir: &Path) -> Result<(), CliError> {
         println!("  {}", report::verdict(real, sim));
     }
     if let Some(path) = &o.json {
-        let beside = path.with_extension("array.toml");
+        let beside = fitted_array_output(path);
         runs.extend(model);
         for (real, sim) in pairs {
             runs.push(real);
             runs.push(sim);
         }
-        write_results(path, runs)?;
-        crate::output::write_atomic(&beside, array_text.as_bytes())?;
+        write_results(&json_output(path), runs)?;
+        beside.write(array_text.as_bytes())?;
         println!(
             "results: {} (fitted array: {})",
             path.display(),
-            beside.display()
+            beside.path.display()
         );
     }
     Ok(())

@@ -69,7 +69,11 @@ fn sim(
     let Command::Sim(args) = parse(full, &inputs)?.command else {
         return Err(RunFailed::new_err("not a sim command line"));
     };
-    storlab_cli::output::check_json(args.run.json.as_deref()).map_err(|e| py_err(&e, &inputs))?;
+    storlab_cli::output::check_json(
+        args.run.json.as_deref(),
+        &storlab_cli::sim_cmd::inputs(&args),
+    )
+    .map_err(|e| py_err(&e, &inputs))?;
     let saved = signals::Saved::new();
     let runs = py.detach(|| storlab_cli::sim_cmd::runs(&args));
     let stopped = saved.stopped();
@@ -82,7 +86,9 @@ fn sim(
         }
     }
     if let Some(path) = &args.run.json {
-        storlab_cli::output::write_results(path, runs.clone()).map_err(|e| py_err(&e, &inputs))?;
+        let output = storlab_cli::output::json_output(path);
+        storlab_cli::output::write_results(&output, runs.clone())
+            .map_err(|e| py_err(&e, &inputs))?;
     }
     Ok((result::Result::new(runs), stopped))
 }

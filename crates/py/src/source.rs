@@ -2,6 +2,7 @@
 //! of the files: text and dicts are written to files in a private directory (removed when the
 //! call ends), so the command line's own loaders read them and name them in messages.
 
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -22,6 +23,26 @@ impl Drop for Inputs {
     fn drop(&mut self) {
         if let Some(dir) = &self.dir {
             let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// A new directory of this process under the temporary directory, created here (never one
+/// that exists: the whole directory is removed at the end of the call).
+fn private_dir() -> PyResult<PathBuf> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let d = std::env::temp_dir().join(format!("storlab-py-{}-{n}", std::process::id()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&d) {
+            Ok(()) => return Ok(d),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => continue,
+            Err(e) => {
+                return Err(crate::RunFailed::new_err(format!(
+                    "{}: cannot create: {e}",
+                    d.display()
+                )))
+            }
         }
     }
 }
@@ -64,12 +85,7 @@ impl Inputs {
         let dir = match &self.dir {
             Some(d) => d.clone(),
             None => {
-                static NEXT: AtomicU64 = AtomicU64::new(0);
-                let n = NEXT.fetch_add(1, Ordering::Relaxed);
-                let d = std::env::temp_dir().join(format!("storlab-py-{}-{n}", std::process::id()));
-                std::fs::create_dir_all(&d).map_err(|e| {
-                    crate::RunFailed::new_err(format!("{}: cannot create: {e}", d.display()))
-                })?;
+                let d = private_dir()?;
                 self.dir = Some(d.clone());
                 d
             }

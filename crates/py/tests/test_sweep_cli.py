@@ -3,6 +3,7 @@ test's local Ray, with --ray) when the interpreter imports storlab, and exits 2 
 to install the package when it does not."""
 
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -73,3 +74,28 @@ def test_sweep_command_without_the_package_says_how_to_install(root, tmp_path, s
     assert "pip install target/wheels/storlab-" in p.stderr
     assert "No module named 'storlab'" in p.stderr
     assert not (tmp_path / "study" / "sweep").exists()
+
+
+def test_a_table_storlab_did_not_write_is_refused_before_the_sweep(root, tmp_path):
+    from storlab import sweep_cli
+
+    path = write_sweep(root, tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    table = out / "sweep.csv"
+    table.write_text("mine,numbers\n1,2\n")
+    try:
+        sweep_cli.main([str(path), "--out", str(out)])
+    except SystemExit as e:
+        assert e.code == 2
+    else:
+        raise AssertionError("the sweep ran")
+    assert table.read_text() == "mine,numbers\n1,2\n"
+    assert not (out / "cells").exists()
+    # A table storlab wrote is recognised by its cell columns, and replaced.
+    table.write_text("raid_groups[0].disks,repeat,seed,cell,error,iops\n4,1,9,ab,,100\n")
+    assert sweep_cli._is_sweep_table(str(table))
+    new = "a,repeat,seed,cell,error\n"
+    sweep_cli._write_table(str(table), lambda tmp: pathlib.Path(tmp).write_text(new))
+    assert table.read_text() == new
+    assert [p.name for p in out.iterdir()] == ["sweep.csv"], "no temporary file left"

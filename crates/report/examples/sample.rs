@@ -13,10 +13,11 @@ fn main() -> std::io::Result<()> {
     std::fs::create_dir_all(&dir)?;
     let html = dir.join("report.html");
     std::fs::write(&html, storlab_report::render_html(&study))?;
-    let csvs = storlab_report::write_csvs(&study, &dir)?;
     println!("{}", html.display());
-    for p in csvs {
-        println!("{}", p.display());
+    for (name, text) in storlab_report::csv::files(&study) {
+        let path = dir.join(name);
+        std::fs::write(&path, text)?;
+        println!("{}", path.display());
     }
     for a in storlab_report::answers(&study) {
         println!("{}", a.question);

@@ -2,8 +2,6 @@
 //! break are quoted and their quotes doubled; absent values are empty fields. Every cell is
 //! one row of every file it has data for (all repeats and sweep points, not means).
 
-use std::path::{Path, PathBuf};
-
 use storlab_core::result::{IostatFigures, Run, TargetKind};
 
 use crate::cost::total_cost;
@@ -331,16 +329,4 @@ pub fn files(study: &Study) -> Vec<(&'static str, String)> {
             ),
         ),
     ]
-}
-
-/// Writes every CSV into `dir` (created if missing); returns the paths written.
-pub fn write(study: &Study, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)?;
-    let mut out = Vec::new();
-    for (name, text) in files(study) {
-        let path = dir.join(name);
-        std::fs::write(&path, text)?;
-        out.push(path);
-    }
-    Ok(out)
 }

@@ -58,6 +58,7 @@ pub(crate) fn document(title: &str, sub: Option<&str>, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <meta name=\"generator\" content=\"storlab\">\
          <title>{title}</title><style>{CSS}</style></head><body>\
          <header><h1>{title}</h1>{sub}</header>{body}</body></html>\n",
         title = esc(title),

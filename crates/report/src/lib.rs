@@ -5,7 +5,8 @@
 //! It owns the study model ([`Study`]) and its questions, the answer to each question
 //! ([`answers()`]), the automatic findings behind them ([`findings()`], rules in
 //! [`findings`](mod@findings)), the inline SVG charts and the tables. It runs nothing and
-//! reads no clock: the same study always gives the same bytes. The HTML holds no scripts and
+//! reads no clock and writes no file (storlab's output gate writes what it renders): the
+//! same study always gives the same bytes. The HTML holds no scripts and
 //! no URLs, so it can be mailed, archived and printed as it is.
 
 mod anchor;
@@ -28,8 +29,6 @@ mod tables;
 pub mod users_sweep;
 mod workload;
 
-use std::path::{Path, PathBuf};
-
 pub use answers::Answer;
 pub use cost::total_cost;
 pub use findings::Finding;
@@ -49,10 +48,4 @@ pub fn answers(study: &Study) -> Vec<Answer> {
 /// The findings, computed from the numbers (rules in [`findings`](mod@findings)).
 pub fn findings(study: &Study) -> Vec<Finding> {
     findings::findings(study)
-}
-
-/// Writes summary.csv, devices.csv, arrays.csv, waits.csv, iostat.csv and capacity.csv into
-/// `dir` (created if missing) and returns their paths.
-pub fn write_csvs(study: &Study, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    csv::write(study, dir)
 }

@@ -4,13 +4,14 @@
 //! succeeded are taken back: a unit that failed runs again, and a unit cut short by Ctrl-C
 //! (kept in the study, marked partial) is never stored here.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use storlab_report::Cell;
 
 use super::plan::Unit;
 use crate::error::CliError;
-use crate::output::write_atomic;
+use crate::output::{Format, Output};
 
 /// The cells directory of an output directory.
 pub struct Store {
@@ -39,24 +40,57 @@ fn slug(s: &str) -> String {
         .collect()
 }
 
-/// A temporary file of an interrupted write (this store's or an older version's).
+/// A temporary file an interrupted write of storlab's left: `.NAME.PID-N.storlab-tmp`, the
+/// name the output gate gives its temporary files (no other name is ever removed).
 fn is_temporary(name: &str) -> bool {
-    name.ends_with(crate::output::TEMP_SUFFIX) || name.ends_with(".json.tmp")
+    let Some(stem) = name
+        .strip_prefix('.')
+        .and_then(|n| n.strip_suffix(crate::output::TEMP_SUFFIX))
+    else {
+        return false;
+    };
+    let Some((file, tag)) = stem.rsplit_once('.') else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    !file.is_empty()
+        && tag
+            .split_once('-')
+            .is_some_and(|(p, n)| digits(p) && digits(n))
+}
+
+/// Whether `v` is a cell file storlab wrote (the cells of one unit).
+fn is_cells(v: &serde_json::Value) -> bool {
+    serde_json::from_value::<Vec<Cell>>(v.clone()).is_ok()
+}
+
+/// A cell file of the store, through the output gate.
+fn cell_output(path: &Path) -> Output {
+    Output::new("--out", path, Format::Json(is_cells))
 }
 
 impl Store {
     /// Opens (creates) `out/cells`, removing temporary files a killed run left; with
-    /// `fresh`, earlier cells are removed first.
+    /// `fresh`, earlier cells are removed first. A `.json` file there that is not a cell
+    /// file storlab wrote is refused (it would be replaced), and nothing else is removed.
     pub fn open(out: &Path, fresh: bool) -> Result<Store, CliError> {
         claim(out)?;
         let dir = out.join("cells");
         let fail =
             |e: std::io::Error| CliError::Failed(format!("{}: cannot prepare: {e}", dir.display()));
         if dir.exists() {
-            for e in std::fs::read_dir(&dir).map_err(fail)?.flatten() {
+            let entries: Vec<_> = std::fs::read_dir(&dir).map_err(fail)?.flatten().collect();
+            for e in &entries {
+                let json = e.path().extension().is_some_and(|x| x == "json");
+                if json && e.file_type().is_ok_and(|t| !t.is_dir()) {
+                    cell_output(&e.path()).check(&[])?;
+                }
+            }
+            for e in entries {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let cell = e.path().extension().is_some_and(|x| x == "json");
-                if is_temporary(&name) || (fresh && cell) {
+                let file = e.file_type().is_ok_and(|t| t.is_file());
+                if file && (is_temporary(&name) || (fresh && cell)) {
                     std::fs::remove_file(e.path()).map_err(fail)?;
                 }
             }
@@ -101,17 +135,19 @@ impl Store {
     pub fn save(&self, u: &Unit, cells: &[Cell]) -> Result<(), CliError> {
         let text = serde_json::to_string_pretty(cells)
             .map_err(|e| CliError::Failed(format!("cannot encode a cell: {e}")))?;
-        write_atomic(&self.path(u), (text + "\n").as_bytes())
+        cell_output(&self.path(u)).write((text + "\n").as_bytes())
     }
 }
 
-/// Marks an output directory as a storlab study's; its content is storlab's to replace.
+/// Marks an output directory as a storlab study's (the files in it are still replaced only
+/// when the output gate finds storlab's mark in them).
 const STUDY_MARK: &str = ".storlab-study";
 
 /// Makes sure the output directory is storlab's before anything is written there: one that
 /// does not exist or is empty is created and marked; one that a study marked before (or laid
 /// out: a `cells/` directory) is used; any other directory with content is refused, since a
-/// study writes report.html, results.json and CSVs there and would replace the user's files.
+/// study writes report.html, results.json and CSVs there. In a study's directory, a file of
+/// one of those names that storlab did not write is refused too, before anything runs.
 pub(crate) fn claim(out: &Path) -> Result<(), CliError> {
     let mark = out.join(STUDY_MARK);
     let ours = mark.is_file() || out.join("cells").is_dir();
@@ -131,13 +167,39 @@ pub(crate) fn claim(out: &Path) -> Result<(), CliError> {
             out.display()
         )));
     }
+    super::check_study_files(out)?;
     std::fs::create_dir_all(out)
         .and_then(|()| match mark.is_file() {
             true => Ok(()),
-            false => std::fs::write(
-                &mark,
-                "a storlab study: storlab compare may replace its files\n",
-            ),
+            false => std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&mark)
+                .and_then(|mut f| {
+                    f.write_all(
+                        b"a storlab study: storlab compare may replace the files it wrote\n",
+                    )
+                }),
         })
         .map_err(|e| CliError::Failed(format!("{}: cannot prepare: {e}", out.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_temporary;
+
+    #[test]
+    fn only_the_gates_temporary_names_count_as_temporary() {
+        assert!(is_temporary(".a__b__1.json.4242-7.storlab-tmp"));
+        for name in [
+            "a.json.tmp",
+            "notes.storlab-tmp",
+            ".notes.storlab-tmp",
+            ".a.json.x-1.storlab-tmp",
+            "..4242-7.storlab-tmp",
+            ".a.json.4242-.storlab-tmp",
+        ] {
+            assert!(!is_temporary(name), "{name}");
+        }
+    }
 }

@@ -10,6 +10,7 @@ use storlab_db::{capture, Capture, CaptureOptions};
 
 use crate::cli::DbArgs;
 use crate::error::CliError;
+use crate::output::{Format, Output};
 use crate::table::{num, render};
 
 /// The format `--out` asks for: true for JSON, false for TOML.
@@ -46,6 +47,8 @@ pub(super) fn run(a: &DbArgs) -> Result<(), CliError> {
             dir.display()
         )));
     }
+    let output = output(out, json);
+    output.check(&[])?;
     let got = capture(&CaptureOptions {
         dsn: dsn.clone(),
         interval_ns: span.0,
@@ -63,7 +66,7 @@ pub(super) fn run(a: &DbArgs) -> Result<(), CliError> {
     } else {
         toml_text(&got)
     };
-    write_whole(out, &text)?;
+    output.write(text.as_bytes())?;
     print!("{}", summary(&got.characterization));
     println!("characterization: {name}");
     Ok(())
@@ -72,23 +75,22 @@ pub(super) fn run(a: &DbArgs) -> Result<(), CliError> {
 /// TOML under a line saying where it came from (the server's settings are in
 /// `[instance.settings]`).
 fn toml_text(got: &Capture) -> String {
-    String::from("# Captured by storlab db --capture.\n\n") + &got.characterization.to_toml()
+    String::from("# Captured by `storlab db --capture`.\n\n") + &got.characterization.to_toml()
 }
 
-/// Writes `text` to a temporary file beside `out` and renames it over `out`.
-fn write_whole(out: &Path, text: &str) -> Result<(), CliError> {
-    let mut tmp = out.as_os_str().to_owned();
-    tmp.push(".partial");
-    let tmp = std::path::PathBuf::from(tmp);
-    let failed = |e: std::io::Error| CliError::Failed(format!("{}: {e}", out.display()));
-    std::fs::write(&tmp, text).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        failed(e)
-    })?;
-    std::fs::rename(&tmp, out).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        failed(e)
-    })
+/// The `--out` file: TOML under its first line, or JSON that is a characterization captured
+/// from a server (`source` "pg-capture:...").
+fn output(out: &Path, json: bool) -> Output {
+    let format = match json {
+        true => Format::Json(|v| {
+            v.get("source")
+                .and_then(|s| s.as_str())
+                .is_some_and(|s| s.starts_with("pg-capture:"))
+                && serde_json::from_value::<Characterization>(v.clone()).is_ok()
+        }),
+        false => Format::Toml,
+    };
+    Output::new("--out", out, format)
 }
 
 /// The captured workload on a few lines.

@@ -22,14 +22,6 @@ pub enum Kind {
     Dir,
 }
 
-/// Checks `--json` when given.
-pub fn check_json(path: Option<&Path>) -> Result<(), CliError> {
-    match path {
-        Some(p) => check_output("--json", p, Kind::File),
-        None => Ok(()),
-    }
-}
-
 /// Checks one output path; the message names the flag, the path and the reason.
 pub fn check_output(flag: &str, path: &Path, kind: Kind) -> Result<(), CliError> {
     let bad = |reason: String| CliError::BadInput(format!("{flag} {}: {reason}", path.display()));
@@ -168,7 +160,7 @@ mod tests {
         check_output("--json", &dir.path().join("a/b/r.json"), Kind::File).unwrap();
         check_output("--out", &dir.path().join("a/b"), Kind::Dir).unwrap();
         check_output("--json", Path::new("r.json"), Kind::File).unwrap();
-        check_json(Some(Path::new("/dev/null"))).unwrap();
+        check_output("--json", Path::new("/dev/null"), Kind::File).unwrap();
         assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
     }
 }

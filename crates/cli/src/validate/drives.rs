@@ -14,7 +14,7 @@ use storlab_sim::device::drive_spec::{
 };
 
 use crate::error::CliError;
-use crate::output::write_atomic;
+use crate::output::{json_text, Format, Output};
 
 /// DiskSim 4.0's demerit on each drive's trace, ms (the data's README).
 // 0.318 is a measured figure, not 1/pi.
@@ -142,6 +142,19 @@ pub fn check_all(dir: &Path) -> Result<Vec<DriveResult>, CliError> {
         .collect()
 }
 
+/// Whether `v` is what `--json` of the drives' check holds: an array of drive objects
+/// (one at least: a directory without drives is refused), each with its name and demerit.
+pub fn is_drive_results(v: &serde_json::Value) -> bool {
+    v.as_array().is_some_and(|a| {
+        !a.is_empty()
+            && a.iter().all(|d| {
+                d.get("drive").is_some_and(serde_json::Value::is_string)
+                    && d.get("demerit_ms").is_some()
+                    && d.get("cdf_ms").is_some()
+            })
+    })
+}
+
 /// The HTML page of the drives' CDFs.
 pub fn html(dir: &Path, results: &[DriveResult]) -> String {
     let drives: Vec<DriveCdf> = results
@@ -199,13 +212,11 @@ pub fn run(dir: &Path, json: Option<&PathBuf>, html_out: Option<&PathBuf>) -> Re
         );
     }
     if let Some(path) = json {
-        let mut text = serde_json::to_string_pretty(&results)
-            .map_err(|e| CliError::Failed(format!("cannot encode results: {e}")))?;
-        text.push('\n');
-        write_atomic(path, text.as_bytes())?;
+        let out = Output::new("--json", path, Format::Json(is_drive_results));
+        out.write(json_text(&results)?.as_bytes())?;
     }
     if let Some(path) = html_out {
-        write_atomic(path, html(dir, &results).as_bytes())?;
+        Output::new("--html", path, Format::Html).write(html(dir, &results).as_bytes())?;
     }
     let failed: Vec<&DriveResult> = results.iter().filter(|r| !r.pass).collect();
     for r in &failed {

@@ -12,7 +12,7 @@ use super::check::Check;
 use super::scorecard::Scorecard;
 use crate::cli::ValidateArgs;
 use crate::error::CliError;
-use crate::output::{write_atomic, GIT_COMMIT};
+use crate::output::{json_output, json_text, Format, Output, GIT_COMMIT};
 use crate::table::{num, render_left};
 
 /// Prints the predicted figures, those used for calibration (when any) in their own group,
@@ -125,10 +125,7 @@ pub fn write_outputs(
             figures: checks,
             scorecard,
         };
-        let mut text = serde_json::to_string_pretty(&v)
-            .map_err(|e| CliError::Failed(format!("cannot encode results: {e}")))?;
-        text.push('\n');
-        write_atomic(path, text.as_bytes())?;
+        json_output(path).write(json_text(&v)?.as_bytes())?;
         println!("results: {}", path.display());
     }
     if let Some(path) = &a.markdown {
@@ -145,7 +142,7 @@ fn write_markdown(path: &Path, scorecard: &Scorecard, interrupted: bool) -> Resu
         );
         return Ok(());
     }
-    write_atomic(path, scorecard.markdown().as_bytes())?;
+    Output::new("--markdown", path, Format::Markdown).write(scorecard.markdown().as_bytes())?;
     println!("scorecard: {}", path.display());
     Ok(())
 }

@@ -327,3 +327,66 @@ fn a_directory_holding_the_users_files_is_never_written() {
     compare(&plan, &empty).success();
     assert!(empty.join("report.html").exists());
 }
+
+#[test]
+fn a_study_directory_keeps_every_file_storlab_did_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        &format!(
+            "duration = \"1s\"\nwarmup = \"0s\"\n\
+             [[targets]]\nname = \"a\"\narray = \"{}\"\n[[workloads]]\nprofile = \"randread-8k\"\n",
+            example("midrange-raid5.toml")
+        ),
+    );
+    let out = dir.path().join("study");
+    compare(&plan, &out).success();
+    // The user's files beside the study's, even with a temporary-looking name, survive a
+    // fresh run.
+    let notes = out.join("notes.txt");
+    let tmp = out.join("cells/notes.json.tmp");
+    std::fs::write(&notes, "mine\n").unwrap();
+    std::fs::write(&tmp, "mine\n").unwrap();
+    storlab()
+        .arg("compare")
+        .arg(&plan)
+        .arg("--out")
+        .arg(&out)
+        .arg("--fresh")
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "mine\n");
+    assert_eq!(std::fs::read_to_string(&tmp).unwrap(), "mine\n");
+    // A file of the user's under one of the study's names is refused before anything runs.
+    for (name, text) in [
+        ("summary.csv", "my,table\r\n1,2\r\n"),
+        ("report.html", "<html><head></head></html>\n"),
+        ("study.json", "{\"title\": \"mine\"}\n"),
+        ("cells/mine.json", "{\"mine\": 1}\n"),
+    ] {
+        let path = out.join(name);
+        let before = std::fs::read(&path).ok();
+        std::fs::write(&path, text).unwrap();
+        let cells = stored(&out);
+        storlab()
+            .arg("compare")
+            .arg(&plan)
+            .arg("--out")
+            .arg(&out)
+            .arg("--fresh")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "--out {}",
+                path.display()
+            )))
+            .stderr(predicate::str::contains("was not written by storlab"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{name}");
+        assert_eq!(stored(&out), cells, "no cell removed");
+        match before {
+            Some(b) => std::fs::write(&path, b).unwrap(),
+            None => std::fs::remove_file(&path).unwrap(),
+        }
+    }
+    compare(&plan, &out).success();
+}

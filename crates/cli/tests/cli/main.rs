@@ -20,6 +20,7 @@ mod io_safety;
 mod io_steady;
 mod io_warmup;
 mod outputs;
+mod outputs_owner;
 mod sim;
 mod sim_character;
 mod sim_db;

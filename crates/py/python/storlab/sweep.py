@@ -10,6 +10,7 @@ import hashlib
 import itertools
 import json
 import os
+import tempfile
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -104,10 +105,18 @@ def _cell_id(base: Mapping[str, Any], params: Mapping[str, Any], repeat: int, se
 
 
 def _write_atomic(path: str, text: str) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    """Writes ``text`` to a new temporary file beside ``path`` (a fresh name, never an
+    existing file), then renames it over ``path``."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".",
+                               prefix="." + os.path.basename(path) + ".", suffix=".storlab-tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)  # as a file created with the usual umask, not mkstemp's 0600
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def _apply(array: Dict[str, Any], workload: Optional[Dict[str, Any]],

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 import sys
 from typing import Any, Dict, List, Optional
 
@@ -79,6 +80,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.ray is not None:
         engine, address = "ray", (None if args.ray == "local" else args.ray)
     out = args.out or doc["out"]
+    table = os.path.join(out, "sweep.csv")
+    if os.path.lexists(table) and not _is_sweep_table(table):
+        raise _fail(f"--out {out}: {table} exists and was not written by storlab (it lacks the "
+                    "header storlab writes there); storlab replaces only its own outputs: "
+                    "remove the file or name another directory", 2)
     import storlab
 
     try:
@@ -95,6 +101,39 @@ def main(argv: Optional[List[str]] = None) -> int:
     return _report(df, out)
 
 
+#: The columns every sweep table has, in this order, after the grid's keys.
+CELL_COLUMNS = ("repeat", "seed", "cell", "error")
+
+
+def _is_sweep_table(path: str) -> bool:
+    """Whether ``path`` is a sweep table storlab wrote: a file whose header line holds the
+    cell columns in a row."""
+    try:
+        with open(path, newline="") as f:
+            header = f.readline().rstrip("\r\n").split(",")
+    except (OSError, UnicodeDecodeError):
+        return False
+    n = len(CELL_COLUMNS)
+    return any(tuple(header[i:i + n]) == CELL_COLUMNS for i in range(len(header)))
+
+
+def _write_table(path: str, write: Any) -> None:
+    """Writes the table through ``write(temporary path)``, then renames it over ``path``,
+    which must be absent or storlab's (checked again: it may have appeared during the run)."""
+    if os.path.lexists(path) and not _is_sweep_table(path):
+        raise _fail(f"{path}: exists and was not written by storlab; nothing was written", 1)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".sweep.csv.",
+                               suffix=".storlab-tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o644)  # as a file created with the usual umask, not mkstemp's 0600
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
 def _report(df: Any, out: str) -> int:
     """Prints the table, writes out/sweep.csv; 1 when a cell failed."""
     path = os.path.join(out, "sweep.csv")
@@ -103,15 +142,19 @@ def _report(df: Any, out: str) -> int:
 
         rows = df
         columns = list(dict.fromkeys(k for r in rows for k in r))
-        with open(path, "w", newline="") as f:
-            w = csv.DictWriter(f, columns)
-            w.writeheader()
-            w.writerows(rows)
+
+        def write(tmp: str) -> None:
+            with open(tmp, "w", newline="") as f:
+                w = csv.DictWriter(f, columns)
+                w.writeheader()
+                w.writerows(rows)
+
+        _write_table(path, write)
     else:
         import polars as pl
 
         rows = df.to_dicts()
-        df.write_csv(path)
+        _write_table(path, df.write_csv)
         params = df.columns[:df.columns.index("repeat")]
         shown = [c for c in [*params, "repeat", "iops", "mbps", "latency_ms_p99",
                              "tx_per_min", "error"] if c in df.columns]
