@@ -45,6 +45,58 @@ pub(super) fn paced_destage_limit(
     share.clamp(1, u64::from(full)) as u32
 }
 
+/// Why a group started no destage run when the pump visited it.
+enum Skip {
+    /// Every dirty page of the group is being destaged already.
+    NothingIdle,
+    /// Its destage operations in flight are at its limit for the dirty level: no more
+    /// below the dirty level the value gives (u64::MAX: at no level).
+    AtLimit(u64),
+    /// It found no run to start (pages held for a sequential writer).
+    NoRun,
+}
+
+/// What a destage pump that started nothing learnt, for the pumps that follow (one after
+/// each accepted write and each destage disk operation, most of them with every group at
+/// its paced limit): while no write waits for room and the dirty level stays below
+/// `wake_dirty`, every group would be skipped again and the pump returns without visiting
+/// them. A group whose operations in flight fall, or whose pages were all destaging and
+/// that gets idle ones, lowers `wake_dirty` to its own paced wake ([`PumpRest::readmit`]).
+/// Each visit that skips a group is free of side effects, so the result is the one the
+/// visits would give. `wake_dirty` 0: nothing known.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct PumpRest {
+    wake_dirty: u64,
+    /// The controller's group count when it was set (a failover adds groups).
+    groups: usize,
+    /// The controller's destage watermarks (high, low) when it was set.
+    marks: (u64, u64),
+}
+
+impl PumpRest {
+    /// A group of the controller with `inflight` destage operations of `full` may start
+    /// one from the dirty level its paced limit rises above `inflight` at, whatever
+    /// skipped it before.
+    fn readmit(&mut self, full: u32, inflight: u32) {
+        if self.wake_dirty > 0 {
+            self.wake_dirty = self.wake_dirty.min(paced_wake(full, inflight, self.marks));
+        }
+    }
+}
+
+/// The lowest dirty level at which a group with `inflight` destage operations of `full`
+/// gets a paced limit above `inflight` ([`paced_destage_limit`] without waiting writes):
+/// u64::MAX when none does.
+fn paced_wake(full: u32, inflight: u32, (high, low): (u64, u64)) -> u64 {
+    if inflight >= full {
+        return u64::MAX;
+    }
+    // ceil(full * (dirty - low) / (high - low)) > inflight exactly when
+    // full * (dirty - low) > inflight * (high - low).
+    let above = u64::from(inflight) * (high - low) / u64::from(full);
+    high.min(low + above + 1)
+}
+
 impl ControllerPart {
     /// A write piece of `sectors` at `lba` of group `g`: into NVS (maybe waiting for space),
     /// or through to the disks.
@@ -131,8 +183,14 @@ impl ControllerPart {
         if let (Some(order), true) = (&mut grp.write_order, added > 0) {
             order.note(pages.0, &grp.dirty);
         }
+        // Pages that were all destaging now have idle company: a pump may start a run.
+        let woke = added > 0 && grp.dirty.idle_len() as u64 == added;
+        let (full, inflight) = (grp.destage_ops_limit, grp.destage_ops_inflight);
         let c = &mut this.ctrls[ctrl];
         c.dirty_pages += added;
+        if woke {
+            c.pump_rest.readmit(full, inflight);
+        }
         let mut ack = ready_at;
         if c.mirroring {
             let bytes = sectors * 512;
@@ -207,7 +265,29 @@ impl ControllerPart {
         if this.ctrls[ctrl].destage_room == 0 {
             return;
         }
-        let low = this.destage_marks(&s.core, ctrl).1;
+        let c = &this.ctrls[ctrl];
+        if c.dirty_pages < c.pump_rest.wake_dirty
+            && c.waiters.is_empty()
+            && !c.write_through
+            && c.groups.len() == c.pump_rest.groups
+        {
+            debug_assert!(
+                c.groups
+                    .iter()
+                    .all(|&g| this.skip_reason(&s.core, g).is_some()),
+                "a pump at rest would have started a destage"
+            );
+            return;
+        }
+        let marks = this.destage_marks(&s.core, ctrl);
+        let low = marks.1;
+        let rest_allowed = s.core.spec.controller_spec(ctrl as u32).paced_destage
+            && !this.ctrls[ctrl].write_through
+            && this.ctrls[ctrl].waiters.is_empty();
+        this.ctrls[ctrl].pump_rest = PumpRest::default();
+        // The lowest wake level of the groups skipped since the last start; 0 once one
+        // found no run (a search that may change state).
+        let mut wake = u64::MAX;
         let mut idle_groups = 0;
         loop {
             let this = &mut s.ctrls;
@@ -225,41 +305,70 @@ impl ControllerPart {
             if c.next_group == c.groups.len() {
                 c.next_group = 0;
             }
-            if !Self::destage_one(s, g) {
-                idle_groups += 1;
-            } else {
-                idle_groups = 0;
+            match Self::destage_one(s, g) {
+                None => {
+                    idle_groups = 0;
+                    wake = u64::MAX;
+                }
+                Some(skip) => {
+                    idle_groups += 1;
+                    wake = match skip {
+                        Skip::NothingIdle => wake,
+                        Skip::AtLimit(at) => wake.min(at),
+                        Skip::NoRun => 0,
+                    };
+                }
             }
+        }
+        let c = &mut s.ctrls.ctrls[ctrl];
+        if rest_allowed && idle_groups == c.groups.len() && wake > c.dirty_pages {
+            c.pump_rest = PumpRest {
+                wake_dirty: wake,
+                groups: c.groups.len(),
+                marks,
+            };
         }
     }
 
-    /// Issues one destage run for group `g` if it has dirty pages and queue room.
-    fn destage_one(s: &mut Stack, g: u32) -> bool {
-        let this = &mut s.ctrls;
-        let grp = &this.groups[g as usize];
+    /// Why group `g` cannot start a destage run without searching for one (None: it may).
+    fn skip_reason(&self, core: &Core, g: u32) -> Option<Skip> {
+        let grp = &self.groups[g as usize];
         // Every dirty page of the group on its way to disk already (most calls, as the pump
         // goes round the groups): no run to find. A group destaging by age would also tidy
         // its queue in the search, so it searches anyway.
         if grp.dirty.idle_len() == 0 && grp.write_order.is_none() {
-            return false;
+            return Some(Skip::NothingIdle);
         }
         let ctrl = grp.ctrl as usize;
-        let c = &this.ctrls[ctrl];
-        let limit = if s.core.spec.controller_spec(ctrl as u32).paced_destage {
-            paced_destage_limit(
-                grp.destage_ops_limit,
-                c.dirty_pages,
-                this.destage_marks(&s.core, ctrl),
-                !c.waiters.is_empty(),
-            )
-        } else {
-            grp.destage_ops_limit
-        };
-        if grp.destage_ops_inflight >= limit {
-            return false;
+        let c = &self.ctrls[ctrl];
+        let full = grp.destage_ops_limit;
+        let inflight = grp.destage_ops_inflight;
+        if core.spec.controller_spec(ctrl as u32).paced_destage {
+            let marks = self.destage_marks(core, ctrl);
+            let waiting = !c.waiters.is_empty();
+            if inflight >= paced_destage_limit(full, c.dirty_pages, marks, waiting) {
+                let wake = if waiting {
+                    u64::MAX
+                } else {
+                    paced_wake(full, inflight, marks)
+                };
+                return Some(Skip::AtLimit(wake));
+            }
+        } else if inflight >= full {
+            return Some(Skip::AtLimit(u64::MAX));
+        }
+        None
+    }
+
+    /// Issues one destage run for group `g` if it has dirty pages and queue room: None when
+    /// it did, else why not.
+    fn destage_one(s: &mut Stack, g: u32) -> Option<Skip> {
+        let this = &mut s.ctrls;
+        if let Some(skip) = this.skip_reason(&s.core, g) {
+            return Some(skip);
         }
         let Some((first, pages)) = this.next_destage_run(g, s.core.now) else {
-            return false;
+            return Some(Skip::NoRun);
         };
         let grp = &mut this.groups[g as usize];
         grp.destage_cursor = first + pages;
@@ -285,7 +394,7 @@ impl ControllerPart {
                 this.release_destaged(&s.core, g, first, pages);
             }
         }
-        true
+        None
     }
 
     /// Group `g`'s destage operations in flight: `ended` ended, `started` started. The
@@ -295,7 +404,12 @@ impl ControllerPart {
         let had_room = grp.destage_ops_inflight < grp.destage_ops_limit;
         grp.destage_ops_inflight = grp.destage_ops_inflight - ended + started;
         let has_room = grp.destage_ops_inflight < grp.destage_ops_limit;
-        let room = &mut self.ctrls[grp.ctrl as usize].destage_room;
+        let c = &mut self.ctrls[grp.ctrl as usize];
+        if ended > started {
+            c.pump_rest
+                .readmit(grp.destage_ops_limit, grp.destage_ops_inflight);
+        }
+        let room = &mut c.destage_room;
         match (had_room, has_room) {
             (true, false) => *room -= 1,
             (false, true) => *room += 1,
@@ -314,9 +428,14 @@ impl ControllerPart {
             }
         }
         let ctrl = grp.ctrl as usize;
+        let (full, inflight) = (grp.destage_ops_limit, grp.destage_ops_inflight);
         let c = &mut self.ctrls[ctrl];
         c.dirty_pages -= freed;
         c.destaging_pages -= pages;
+        if freed < pages {
+            // Pages written again during the destage are idle now.
+            c.pump_rest.readmit(full, inflight);
+        }
         let low = self.destage_marks(core, ctrl).1;
         let c = &mut self.ctrls[ctrl];
         if c.dirty_pages <= low && c.waiters.is_empty() {
