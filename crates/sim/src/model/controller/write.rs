@@ -73,6 +73,17 @@ pub(super) struct PumpRest {
     marks: (u64, u64),
 }
 
+impl super::CtrlRt {
+    /// True while the destage pump's rest holds ([`PumpRest`]).
+    #[inline]
+    fn at_rest(&self) -> bool {
+        self.dirty_pages < self.pump_rest.wake_dirty
+            && self.waiters.is_empty()
+            && !self.write_through
+            && self.groups.len() == self.pump_rest.groups
+    }
+}
+
 impl PumpRest {
     /// A group of the controller with `inflight` destage operations of `full` may start
     /// one from the dirty level its paced limit rises above `inflight` at, whatever
@@ -227,7 +238,27 @@ impl ControllerPart {
     /// for room, and keeps it going down to the low watermark, sweeping each group's dirty
     /// pages in address order, one stripe-bounded run at a time; paced, with as many
     /// operations in flight as [`paced_destage_limit`] allows at the dirty level.
+    #[inline]
     pub(super) fn pump_destage(s: &mut Stack, ctrl: usize) {
+        // Destaging, and every group's destage queue full or the pump at rest (most calls):
+        // nothing to start, decided here without the call.
+        let c = &s.ctrls.ctrls[ctrl];
+        if c.destage_active && !c.failed && (c.destage_room == 0 || c.at_rest()) {
+            debug_assert!(
+                c.destage_room == 0
+                    || c.groups
+                        .iter()
+                        .all(|&g| s.ctrls.skip_reason(&s.core, g).is_some()),
+                "a pump at rest would have started a destage"
+            );
+            return;
+        }
+        Self::pump_destage_walk(s, ctrl);
+    }
+
+    /// [`ControllerPart::pump_destage`] past its quick checks.
+    #[inline(never)]
+    fn pump_destage_walk(s: &mut Stack, ctrl: usize) {
         let this = &mut s.ctrls;
         // A failed controller destages nothing: its groups moved to a survivor, or, with no
         // controller left, their data is unavailable.
@@ -265,18 +296,7 @@ impl ControllerPart {
         if this.ctrls[ctrl].destage_room == 0 {
             return;
         }
-        let c = &this.ctrls[ctrl];
-        if c.dirty_pages < c.pump_rest.wake_dirty
-            && c.waiters.is_empty()
-            && !c.write_through
-            && c.groups.len() == c.pump_rest.groups
-        {
-            debug_assert!(
-                c.groups
-                    .iter()
-                    .all(|&g| this.skip_reason(&s.core, g).is_some()),
-                "a pump at rest would have started a destage"
-            );
+        if this.ctrls[ctrl].at_rest() {
             return;
         }
         let marks = this.destage_marks(&s.core, ctrl);
