@@ -460,12 +460,12 @@ impl DirtyPages {
 mod tests {
     use super::DirtyPages;
 
-    /// Dirty pages far apart in a group of 2^38 pages (summary words of every level between
+    /// Dirty pages far apart in a group of 2^37 pages (summary words of every level between
     /// them, empty ones among them) are found in address order, wrapping to the start, and
     /// each summary level empties as its last page leaves.
     #[test]
     fn sparse_pages_of_a_large_group_are_found_in_order() {
-        let mut d = DirtyPages::new(1 << 38);
+        let mut d = DirtyPages::new(1 << 37);
         let pages = [
             5,
             4_095,
@@ -473,7 +473,7 @@ mod tests {
             1 << 18,
             (1 << 24) + 3,
             1 << 30,
-            (1 << 38) - 1,
+            (1 << 37) - 1,
         ];
         for p in pages {
             assert_eq!(d.write(p, p + 1), 1);

@@ -12,6 +12,11 @@ use crate::model::core::Core;
 use crate::model::Stack;
 use crate::raid::Layout;
 
+mod rest;
+
+pub(super) use rest::PumpRest;
+use rest::{paced_wake, Skip};
+
 /// Longest destage run: 1 MiB, rounded down to whole stripes (at least one stripe).
 const DESTAGE_RUN_SECTORS: u64 = 2048;
 
@@ -43,69 +48,6 @@ pub(super) fn paced_destage_limit(
     }
     let share = (u64::from(full) * (dirty - low)).div_ceil(high - low);
     share.clamp(1, u64::from(full)) as u32
-}
-
-/// Why a group started no destage run when the pump visited it.
-enum Skip {
-    /// Every dirty page of the group is being destaged already.
-    NothingIdle,
-    /// Its destage operations in flight are at its limit for the dirty level: no more
-    /// below the dirty level the value gives (u64::MAX: at no level).
-    AtLimit(u64),
-    /// It found no run to start (pages held for a sequential writer).
-    NoRun,
-}
-
-/// What a destage pump that started nothing learnt, for the pumps that follow (one after
-/// each accepted write and each destage disk operation, most of them with every group at
-/// its paced limit): while no write waits for room and the dirty level stays below
-/// `wake_dirty`, every group would be skipped again and the pump returns without visiting
-/// them. A group whose operations in flight fall, or whose pages were all destaging and
-/// that gets idle ones, lowers `wake_dirty` to its own paced wake ([`PumpRest::readmit`]).
-/// Each visit that skips a group is free of side effects, so the result is the one the
-/// visits would give. `wake_dirty` 0: nothing known.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct PumpRest {
-    wake_dirty: u64,
-    /// The controller's group count when it was set (a failover adds groups).
-    groups: usize,
-    /// The controller's destage watermarks (high, low) when it was set.
-    marks: (u64, u64),
-}
-
-impl super::CtrlRt {
-    /// True while the destage pump's rest holds ([`PumpRest`]).
-    #[inline]
-    fn at_rest(&self) -> bool {
-        self.dirty_pages < self.pump_rest.wake_dirty
-            && self.waiters.is_empty()
-            && !self.write_through
-            && self.groups.len() == self.pump_rest.groups
-    }
-}
-
-impl PumpRest {
-    /// A group of the controller with `inflight` destage operations of `full` may start
-    /// one from the dirty level its paced limit rises above `inflight` at, whatever
-    /// skipped it before.
-    fn readmit(&mut self, full: u32, inflight: u32) {
-        if self.wake_dirty > 0 {
-            self.wake_dirty = self.wake_dirty.min(paced_wake(full, inflight, self.marks));
-        }
-    }
-}
-
-/// The lowest dirty level at which a group with `inflight` destage operations of `full`
-/// gets a paced limit above `inflight` ([`paced_destage_limit`] without waiting writes):
-/// u64::MAX when none does.
-fn paced_wake(full: u32, inflight: u32, (high, low): (u64, u64)) -> u64 {
-    if inflight >= full {
-        return u64::MAX;
-    }
-    // ceil(full * (dirty - low) / (high - low)) > inflight exactly when
-    // full * (dirty - low) > inflight * (high - low).
-    let above = u64::from(inflight) * (high - low) / u64::from(full);
-    high.min(low + above + 1)
 }
 
 impl ControllerPart {
