@@ -1,9 +1,10 @@
 //! The dirty-page table of one RAID group's write cache, findable in address order.
 //!
 //! Membership is a sparse bitmap: a hash map from 64-page word (u32 index) to its dirty bits,
-//! with two dense summary levels above it (one bit per non-empty word, one bit per non-empty
-//! summary word), so "next dirty page at or after X" is a few bit scans and marking a page
-//! dirty one lookup. Words with pages being destaged keep their destaging and written-again
+//! with three dense summary levels above it (one bit per non-empty word, one bit per
+//! non-empty summary word, and one per non-empty word of those), so "next dirty page at or
+//! after X" is a few bit scans, however sparse the dirty pages of a large group, and marking a
+//! page dirty one lookup. Words with pages being destaged keep their destaging and written-again
 //! bits in a second, small map (bounded by the destage queue), which keeps the big map at 16
 //! bytes an entry and inside the processor caches for longer. Beside each first-level summary
 //! word sits a word with one bit per table word that has an entry in that small map: writing
@@ -36,10 +37,18 @@ pub struct DirtyPages {
     words: WordMap,
     busy: KeyMap32<Busy>,
     level1: Vec<Summary>,
-    level2: Vec<u64>,
+    upper: Upper,
     count: usize,
     /// Pages with a destage in flight (the rest of `count` is idle).
     destaging: usize,
+}
+
+/// The summary levels above the first: one bit per non-empty first-level word
+/// (`level2`), and one bit per non-empty `level2` word (`level3`).
+#[derive(Clone, Debug)]
+struct Upper {
+    level2: Vec<u64>,
+    level3: Vec<u64>,
 }
 
 impl DirtyPages {
@@ -51,11 +60,15 @@ impl DirtyPages {
         );
         let words = capacity_pages.div_ceil(64);
         let l1 = words.div_ceil(64) as usize;
+        let l2 = l1.div_ceil(64);
         DirtyPages {
             words: WordMap::default(),
             busy: KeyMap32::default(),
             level1: vec![[0; 2]; l1],
-            level2: vec![0; l1.div_ceil(64)],
+            upper: Upper {
+                level2: vec![0; l2],
+                level3: vec![0; l2.div_ceil(64)],
+            },
             count: 0,
             destaging: 0,
         }
@@ -175,16 +188,23 @@ impl DirtyPages {
         clean
     }
 
-    fn mark_summary(level1: &mut [Summary], level2: &mut [u64], w: u64) {
+    fn mark_summary(level1: &mut [Summary], upper: &mut Upper, w: u64) {
         level1[(w >> 6) as usize][NON_EMPTY] |= 1 << (w & 63);
-        level2[(w >> 12) as usize] |= 1 << ((w >> 6) & 63);
+        let i2 = w >> 12;
+        upper.level2[i2 as usize] |= 1 << ((w >> 6) & 63);
+        upper.level3[(i2 >> 6) as usize] |= 1 << (i2 & 63);
     }
 
-    fn clear_summary(level1: &mut [Summary], level2: &mut [u64], w: u64) {
+    fn clear_summary(level1: &mut [Summary], upper: &mut Upper, w: u64) {
         let l1 = &mut level1[(w >> 6) as usize][NON_EMPTY];
         *l1 &= !(1u64 << (w & 63));
         if *l1 == 0 {
-            level2[(w >> 12) as usize] &= !(1u64 << ((w >> 6) & 63));
+            let i2 = w >> 12;
+            let l2 = &mut upper.level2[i2 as usize];
+            *l2 &= !(1u64 << ((w >> 6) & 63));
+            if *l2 == 0 {
+                upper.level3[(i2 >> 6) as usize] &= !(1u64 << (i2 & 63));
+            }
         }
     }
 
@@ -200,7 +220,7 @@ impl DirtyPages {
     #[inline(always)]
     fn write_probed(&mut self, w: u64, mask: u64, slot: usize, word: u64, found: bool) -> u64 {
         if word == 0 {
-            Self::mark_summary(&mut self.level1, &mut self.level2, w);
+            Self::mark_summary(&mut self.level1, &mut self.upper, w);
         }
         self.words.set_at(slot, found, w as u32, word | mask);
         let again = mask & word;
@@ -245,17 +265,30 @@ impl DirtyPages {
         if here != 0 {
             return Some(((i1 as u64) << 6) | here.trailing_zeros() as u64);
         }
+        // The first-level word's first non-empty word.
+        let first_in = |l1: u64| {
+            let non_empty = self.level1[l1 as usize][NON_EMPTY];
+            Some((l1 << 6) | non_empty.trailing_zeros() as u64)
+        };
+        let (level2, level3) = (&self.upper.level2, &self.upper.level3);
+        // The rest of this second-level word, then the next non-empty one.
         let start = i1 as u64 + 1;
-        let mut i2 = (start >> 6) as usize;
+        let i2 = start >> 6;
+        let b = level2.get(i2 as usize)? & (!0u64 << (start & 63));
+        if b != 0 {
+            return first_in((i2 << 6) | b.trailing_zeros() as u64);
+        }
+        let start = i2 + 1;
+        let mut i3 = (start >> 6) as usize;
         let mut mask = !0u64 << (start & 63);
-        while i2 < self.level2.len() {
-            let b = self.level2[i2] & mask;
+        while i3 < level3.len() {
+            let b = level3[i3] & mask;
             if b != 0 {
-                let l1 = ((i2 as u64) << 6) | b.trailing_zeros() as u64;
-                let non_empty = self.level1[l1 as usize][NON_EMPTY];
-                return Some((l1 << 6) | non_empty.trailing_zeros() as u64);
+                let i2 = ((i3 as u64) << 6) | b.trailing_zeros() as u64;
+                let l2 = level2[i2 as usize];
+                return first_in((i2 << 6) | l2.trailing_zeros() as u64);
             }
-            i2 += 1;
+            i3 += 1;
             mask = !0;
         }
         None
@@ -364,7 +397,7 @@ impl DirtyPages {
             self.words.set_at(slot, found, key, word & !free);
             freed += free.count_ones() as u64;
             if word & !free == 0 {
-                Self::clear_summary(&mut self.level1, &mut self.level2, w);
+                Self::clear_summary(&mut self.level1, &mut self.upper, w);
             }
         });
         self.count -= freed as usize;
@@ -393,7 +426,7 @@ impl DirtyPages {
             }
             self.words.set_at(slot, found, key, word & !idle);
             if word & !idle == 0 {
-                Self::clear_summary(&mut self.level1, &mut self.level2, w);
+                Self::clear_summary(&mut self.level1, &mut self.upper, w);
             }
             cleaned += idle.count_ones() as u64;
         });
@@ -412,7 +445,7 @@ impl DirtyPages {
             dropped += idle.count_ones() as u64;
             self.words.set(w, word & !idle);
             if word & !idle == 0 {
-                Self::clear_summary(&mut self.level1, &mut self.level2, w as u64);
+                Self::clear_summary(&mut self.level1, &mut self.upper, w as u64);
             }
         }
         for b in self.busy.values_mut() {
@@ -420,5 +453,55 @@ impl DirtyPages {
         }
         self.count -= dropped as usize;
         dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DirtyPages;
+
+    /// Dirty pages far apart in a group of 2^37 pages (summary words of every level between
+    /// them, empty ones among them) are found in address order, wrapping to the start, and
+    /// each summary level empties as its last page leaves.
+    #[test]
+    fn sparse_pages_of_a_large_group_are_found_in_order() {
+        let mut d = DirtyPages::new(1 << 37);
+        let pages = [
+            5,
+            4_095,
+            4_096,
+            1 << 18,
+            (1 << 24) + 3,
+            1 << 30,
+            (1 << 37) - 1,
+        ];
+        for p in pages {
+            assert_eq!(d.write(p, p + 1), 1);
+        }
+        let mut found = Vec::new();
+        let mut cursor = 1 << 20;
+        while let Some((first, count)) = d.take_run(cursor, 8) {
+            assert_eq!(count, 1);
+            found.push(first);
+            cursor = first + 1;
+        }
+        let mut expected = pages[4..].to_vec();
+        expected.extend(&pages[..4]);
+        assert_eq!(found, expected);
+        for p in pages {
+            assert_eq!(d.destaged(p, 1), 1);
+        }
+        assert!(d.is_empty());
+        assert_eq!(d.peek_run(0, 8), None);
+        // Every other page dirty again: found from the start and after each, wrapping.
+        for p in pages.iter().step_by(2) {
+            assert_eq!(d.write(*p, p + 1), 1);
+        }
+        let next = |from: u64| d.peek_run(from, 8).map(|r| r.0);
+        assert_eq!(next(0), Some(pages[0]));
+        assert_eq!(next(pages[0] + 1), Some(pages[2]));
+        assert_eq!(next(pages[2] + 1), Some(pages[4]));
+        assert_eq!(next(pages[4] + 1), Some(pages[6]));
+        assert_eq!(next(pages[6] + 1), Some(pages[0]));
     }
 }

@@ -128,6 +128,9 @@ struct CtrlRt {
     /// busy array calls the destage pump after every destage op, and with every group full
     /// it returns at once instead of visiting each group.
     destage_room: u32,
+    /// Set by a destage pump that could start nothing: until it is cleared or the dirty
+    /// level reaches it, the next pumps could not either ([`write::PumpRest`]).
+    pump_rest: write::PumpRest,
     failed: bool,
 }
 

@@ -45,6 +45,7 @@ impl ControllerPart {
                 groups: Vec::new(),
                 next_group: 0,
                 destage_room: 0,
+                pump_rest: Default::default(),
                 failed: false,
             })
             .collect();

@@ -12,6 +12,11 @@ use crate::model::core::Core;
 use crate::model::Stack;
 use crate::raid::Layout;
 
+mod rest;
+
+pub(super) use rest::PumpRest;
+use rest::{paced_wake, Skip};
+
 /// Longest destage run: 1 MiB, rounded down to whole stripes (at least one stripe).
 const DESTAGE_RUN_SECTORS: u64 = 2048;
 
@@ -131,8 +136,14 @@ impl ControllerPart {
         if let (Some(order), true) = (&mut grp.write_order, added > 0) {
             order.note(pages.0, &grp.dirty);
         }
+        // Pages that were all destaging now have idle company: a pump may start a run.
+        let woke = added > 0 && grp.dirty.idle_len() as u64 == added;
+        let (full, inflight) = (grp.destage_ops_limit, grp.destage_ops_inflight);
         let c = &mut this.ctrls[ctrl];
         c.dirty_pages += added;
+        if woke {
+            c.pump_rest.readmit(full, inflight);
+        }
         let mut ack = ready_at;
         if c.mirroring {
             let bytes = sectors * 512;
@@ -169,7 +180,27 @@ impl ControllerPart {
     /// for room, and keeps it going down to the low watermark, sweeping each group's dirty
     /// pages in address order, one stripe-bounded run at a time; paced, with as many
     /// operations in flight as [`paced_destage_limit`] allows at the dirty level.
+    #[inline]
     pub(super) fn pump_destage(s: &mut Stack, ctrl: usize) {
+        // Destaging, and every group's destage queue full or the pump at rest (most calls):
+        // nothing to start, decided here without the call.
+        let c = &s.ctrls.ctrls[ctrl];
+        if c.destage_active && !c.failed && (c.destage_room == 0 || c.at_rest()) {
+            debug_assert!(
+                c.destage_room == 0
+                    || c.groups
+                        .iter()
+                        .all(|&g| s.ctrls.skip_reason(&s.core, g).is_some()),
+                "a pump at rest would have started a destage"
+            );
+            return;
+        }
+        Self::pump_destage_walk(s, ctrl);
+    }
+
+    /// [`ControllerPart::pump_destage`] past its quick checks.
+    #[inline(never)]
+    fn pump_destage_walk(s: &mut Stack, ctrl: usize) {
         let this = &mut s.ctrls;
         // A failed controller destages nothing: its groups moved to a survivor, or, with no
         // controller left, their data is unavailable.
@@ -207,7 +238,18 @@ impl ControllerPart {
         if this.ctrls[ctrl].destage_room == 0 {
             return;
         }
-        let low = this.destage_marks(&s.core, ctrl).1;
+        if this.ctrls[ctrl].at_rest() {
+            return;
+        }
+        let marks = this.destage_marks(&s.core, ctrl);
+        let low = marks.1;
+        let rest_allowed = s.core.spec.controller_spec(ctrl as u32).paced_destage
+            && !this.ctrls[ctrl].write_through
+            && this.ctrls[ctrl].waiters.is_empty();
+        this.ctrls[ctrl].pump_rest = PumpRest::default();
+        // The lowest wake level of the groups skipped since the last start; 0 once one
+        // found no run (a search that may change state).
+        let mut wake = u64::MAX;
         let mut idle_groups = 0;
         loop {
             let this = &mut s.ctrls;
@@ -225,41 +267,70 @@ impl ControllerPart {
             if c.next_group == c.groups.len() {
                 c.next_group = 0;
             }
-            if !Self::destage_one(s, g) {
-                idle_groups += 1;
-            } else {
-                idle_groups = 0;
+            match Self::destage_one(s, g) {
+                None => {
+                    idle_groups = 0;
+                    wake = u64::MAX;
+                }
+                Some(skip) => {
+                    idle_groups += 1;
+                    wake = match skip {
+                        Skip::NothingIdle => wake,
+                        Skip::AtLimit(at) => wake.min(at),
+                        Skip::NoRun => 0,
+                    };
+                }
             }
+        }
+        let c = &mut s.ctrls.ctrls[ctrl];
+        if rest_allowed && idle_groups == c.groups.len() && wake > c.dirty_pages {
+            c.pump_rest = PumpRest {
+                wake_dirty: wake,
+                groups: c.groups.len(),
+                marks,
+            };
         }
     }
 
-    /// Issues one destage run for group `g` if it has dirty pages and queue room.
-    fn destage_one(s: &mut Stack, g: u32) -> bool {
-        let this = &mut s.ctrls;
-        let grp = &this.groups[g as usize];
+    /// Why group `g` cannot start a destage run without searching for one (None: it may).
+    fn skip_reason(&self, core: &Core, g: u32) -> Option<Skip> {
+        let grp = &self.groups[g as usize];
         // Every dirty page of the group on its way to disk already (most calls, as the pump
         // goes round the groups): no run to find. A group destaging by age would also tidy
         // its queue in the search, so it searches anyway.
         if grp.dirty.idle_len() == 0 && grp.write_order.is_none() {
-            return false;
+            return Some(Skip::NothingIdle);
         }
         let ctrl = grp.ctrl as usize;
-        let c = &this.ctrls[ctrl];
-        let limit = if s.core.spec.controller_spec(ctrl as u32).paced_destage {
-            paced_destage_limit(
-                grp.destage_ops_limit,
-                c.dirty_pages,
-                this.destage_marks(&s.core, ctrl),
-                !c.waiters.is_empty(),
-            )
-        } else {
-            grp.destage_ops_limit
-        };
-        if grp.destage_ops_inflight >= limit {
-            return false;
+        let c = &self.ctrls[ctrl];
+        let full = grp.destage_ops_limit;
+        let inflight = grp.destage_ops_inflight;
+        if core.spec.controller_spec(ctrl as u32).paced_destage {
+            let marks = self.destage_marks(core, ctrl);
+            let waiting = !c.waiters.is_empty();
+            if inflight >= paced_destage_limit(full, c.dirty_pages, marks, waiting) {
+                let wake = if waiting {
+                    u64::MAX
+                } else {
+                    paced_wake(full, inflight, marks)
+                };
+                return Some(Skip::AtLimit(wake));
+            }
+        } else if inflight >= full {
+            return Some(Skip::AtLimit(u64::MAX));
+        }
+        None
+    }
+
+    /// Issues one destage run for group `g` if it has dirty pages and queue room: None when
+    /// it did, else why not.
+    fn destage_one(s: &mut Stack, g: u32) -> Option<Skip> {
+        let this = &mut s.ctrls;
+        if let Some(skip) = this.skip_reason(&s.core, g) {
+            return Some(skip);
         }
         let Some((first, pages)) = this.next_destage_run(g, s.core.now) else {
-            return false;
+            return Some(Skip::NoRun);
         };
         let grp = &mut this.groups[g as usize];
         grp.destage_cursor = first + pages;
@@ -285,7 +356,7 @@ impl ControllerPart {
                 this.release_destaged(&s.core, g, first, pages);
             }
         }
-        true
+        None
     }
 
     /// Group `g`'s destage operations in flight: `ended` ended, `started` started. The
@@ -295,7 +366,12 @@ impl ControllerPart {
         let had_room = grp.destage_ops_inflight < grp.destage_ops_limit;
         grp.destage_ops_inflight = grp.destage_ops_inflight - ended + started;
         let has_room = grp.destage_ops_inflight < grp.destage_ops_limit;
-        let room = &mut self.ctrls[grp.ctrl as usize].destage_room;
+        let c = &mut self.ctrls[grp.ctrl as usize];
+        if ended > started {
+            c.pump_rest
+                .readmit(grp.destage_ops_limit, grp.destage_ops_inflight);
+        }
+        let room = &mut c.destage_room;
         match (had_room, has_room) {
             (true, false) => *room -= 1,
             (false, true) => *room += 1,
@@ -314,9 +390,14 @@ impl ControllerPart {
             }
         }
         let ctrl = grp.ctrl as usize;
+        let (full, inflight) = (grp.destage_ops_limit, grp.destage_ops_inflight);
         let c = &mut self.ctrls[ctrl];
         c.dirty_pages -= freed;
         c.destaging_pages -= pages;
+        if freed < pages {
+            // Pages written again during the destage are idle now.
+            c.pump_rest.readmit(full, inflight);
+        }
         let low = self.destage_marks(core, ctrl).1;
         let c = &mut self.ctrls[ctrl];
         if c.dirty_pages <= low && c.waiters.is_empty() {
