@@ -311,6 +311,10 @@ impl DirtyPages {
             return None;
         }
         let mut w = from >> 6;
+        if (w >> 6) as usize >= self.level1.len() {
+            // At or past the group's end (a cursor left there by the last page).
+            return None;
+        }
         let mut mask = !0u64 << (from & 63);
         loop {
             let idle = self.idle_bits(w) & mask;
@@ -503,5 +507,18 @@ mod tests {
         assert_eq!(next(pages[2] + 1), Some(pages[4]));
         assert_eq!(next(pages[4] + 1), Some(pages[6]));
         assert_eq!(next(pages[6] + 1), Some(pages[0]));
+    }
+
+    /// In a group of the largest size (2^38 pages), a cursor left at the group's end (after
+    /// its last page) wraps to the start instead of reading past the summaries.
+    #[test]
+    fn a_cursor_at_the_end_of_the_largest_group_wraps() {
+        let mut d = DirtyPages::new(1 << 38);
+        let last = (1 << 38) - 1;
+        assert_eq!(d.write(last, last + 1), 1);
+        assert_eq!(d.write(7, 8), 1);
+        assert_eq!(d.take_run(last, 8), Some((last, 1)));
+        assert_eq!(d.take_run(last + 1, 8), Some((7, 1)));
+        assert_eq!(d.peek_run(1 << 38, 8), None);
     }
 }
