@@ -413,7 +413,7 @@ impl Layout {
 
     /// Where logical sector `lba` lives; mirrored levels give both copies,
     /// primary first. `lba` must be below the capacity (`debug_assert!`).
-    #[inline]
+    #[inline(always)]
     pub fn locate(&self, lba: u64) -> Located {
         debug_assert!(
             lba < self.capacity,

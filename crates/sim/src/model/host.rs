@@ -305,7 +305,7 @@ impl HostPart {
         self.host_part_done(core, h, ready_at);
     }
 
-    #[inline]
+    #[inline(always)]
     fn host_part_done(&mut self, core: &mut Core, h: u32, ready_at: SimTime) {
         let req = self.hosts.get_mut(h);
         req.ready_at = req.ready_at.max(ready_at);
