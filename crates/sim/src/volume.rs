@@ -249,7 +249,7 @@ impl Volume {
     /// one [`VolPiece`] per copy, primary first. Pieces contiguous on a member
     /// are not merged. The caller guarantees `lba + sectors <= capacity`
     /// (debug-asserted; release builds clip).
-    #[inline]
+    #[inline(always)]
     pub fn map(&self, lba: u64, sectors: u64, out: &mut Vec<VolPiece>) {
         debug_assert!(
             lba.checked_add(sectors).is_some_and(|e| e <= self.capacity),

@@ -342,7 +342,7 @@ impl ControllerPart {
 
     /// A piece is ready at `ready_at` (data in cache, write accepted) or failed: its LUN
     /// sends the next queued piece down, and the host hears.
-    #[inline]
+    #[inline(always)]
     fn piece_done(s: &mut Stack, pid: u32, ready_at: SimTime, error: bool) {
         let c = &mut s.ctrls;
         let p = c.pieces.take(pid).piece;
