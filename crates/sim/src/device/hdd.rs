@@ -265,6 +265,8 @@ impl Hdd {
     }
 
     /// If idle with work queued, picks the next command and returns (op, service time).
+    /// Inlined into its two callers, the device's submission and completion.
+    #[inline(always)]
     pub fn start_next(&mut self, now_ns: u64) -> Option<(u32, Access)> {
         if self.in_service.is_some() || self.pending.is_empty() {
             return None;
