@@ -242,6 +242,7 @@ impl Hdd {
     }
 
     /// Queues a command. The caller keeps `outstanding() < queue_depth()`.
+    #[inline(always)]
     pub fn enqueue(&mut self, now_ns: u64, op: u32, lba: u64, sectors: u32, write: bool) {
         debug_assert!(self.outstanding() < self.queue_depth);
         let zone = self.zones.index_of(lba);
