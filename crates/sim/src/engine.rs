@@ -221,7 +221,7 @@ impl EventQueue {
     }
 
     /// Schedules `event` at `time`.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         if self.next_seq == u32::MAX {
             self.renumber();

@@ -413,6 +413,7 @@ impl Layout {
 
     /// Where logical sector `lba` lives; mirrored levels give both copies,
     /// primary first. `lba` must be below the capacity (`debug_assert!`).
+    #[inline(always)]
     pub fn locate(&self, lba: u64) -> Located {
         debug_assert!(
             lba < self.capacity,
@@ -474,6 +475,7 @@ impl Layout {
     /// units follow the parity round the members. The parity disk, the parity count and `i`
     /// add up to at most twice the members less two, so one conditional subtraction takes
     /// the remainder.
+    #[inline(always)]
     fn data_disk(&self, s: u64, i: u64) -> u64 {
         debug_assert!(i < u64::from(data_disks(self.level, self.disks)));
         let d = self.parity_disk(s) + self.level.parity_count() + i;

@@ -19,8 +19,9 @@ impl<T> Slab<T> {
         }
     }
 
-    /// Stores `value`; returns its id.
-    #[inline]
+    /// Stores `value`; returns its id. Inlined everywhere: each caller stores its own type,
+    /// and a call would copy the value once more.
+    #[inline(always)]
     pub fn insert(&mut self, value: T) -> u32 {
         self.live += 1;
         match self.free.pop() {

@@ -101,6 +101,9 @@ enum Layout {
     /// `starts[i]` is member `i`'s first logical sector; `starts[n]` the capacity.
     Concat {
         starts: Vec<u64>,
+        /// Every member's size, when they are all the same size (LUNs of one kind, the
+        /// usual case): a member is then found by one division instead of a search.
+        equal: Option<Divisor>,
     },
     /// A stripe of `1 << shift` sectors (a power of two) over `n` members.
     Stripe {
@@ -160,7 +163,11 @@ impl Volume {
                     total = total.checked_add(s).ok_or(VolumeError::CapacityOverflow)?;
                     starts.push(total);
                 }
-                (total, Layout::Concat { starts })
+                let equal = member_sectors
+                    .iter()
+                    .all(|&s| s == smallest)
+                    .then(|| Divisor::new(smallest));
+                (total, Layout::Concat { starts, equal })
             }
             &VolumeKind::Stripe { stripe_sectors: s } => {
                 if !s.is_power_of_two() || !(8..=131_072).contains(&s) {
@@ -207,7 +214,7 @@ impl Volume {
     /// Number of members.
     pub fn members(&self) -> usize {
         match &self.layout {
-            Layout::Concat { starts } => starts.len() - 1,
+            Layout::Concat { starts, .. } => starts.len() - 1,
             Layout::Stripe { n, .. } => n.get() as usize,
             Layout::Multiplex { n } => *n as usize,
             Layout::Asm { disks, .. } => disks.len(),
@@ -242,7 +249,7 @@ impl Volume {
     /// one [`VolPiece`] per copy, primary first. Pieces contiguous on a member
     /// are not merged. The caller guarantees `lba + sectors <= capacity`
     /// (debug-asserted; release builds clip).
-    #[inline]
+    #[inline(always)]
     pub fn map(&self, lba: u64, sectors: u64, out: &mut Vec<VolPiece>) {
         debug_assert!(
             lba.checked_add(sectors).is_some_and(|e| e <= self.capacity),
@@ -252,19 +259,38 @@ impl Volume {
         let end = lba.saturating_add(sectors).min(self.capacity);
         // The common case first, without the general loop: a request inside one stripe
         // unit (a database block, a small random I/O) is one piece.
-        if let Layout::Stripe { shift, n } = self.layout {
-            let off = lba & ((1 << shift) - 1);
-            if lba < end && off + (end - lba) <= 1 << shift {
-                let (row, member) = n.div_rem(lba >> shift);
-                out.push(VolPiece {
-                    member: member as u32,
-                    member_lba: (row << shift) + off,
-                    sectors: end - lba,
-                    copy: 0,
-                    extent: 0,
-                });
-                return;
+        match self.layout {
+            Layout::Stripe { shift, n } => {
+                let off = lba & ((1 << shift) - 1);
+                if lba < end && off + (end - lba) <= 1 << shift {
+                    let (row, member) = n.div_rem(lba >> shift);
+                    out.push(VolPiece {
+                        member: member as u32,
+                        member_lba: (row << shift) + off,
+                        sectors: end - lba,
+                        copy: 0,
+                        extent: 0,
+                    });
+                    return;
+                }
             }
+            // Equal members (every profile's target over a system's LUNs): one division.
+            Layout::Concat {
+                equal: Some(size), ..
+            } => {
+                let (member, member_lba) = size.div_rem(lba);
+                if lba < end && member_lba + (end - lba) <= size.get() {
+                    out.push(VolPiece {
+                        member: member as u32,
+                        member_lba,
+                        sectors: end - lba,
+                        copy: 0,
+                        extent: 0,
+                    });
+                    return;
+                }
+            }
+            _ => {}
         }
         self.map_pieces(lba, end, out);
     }
@@ -275,7 +301,7 @@ impl Volume {
     fn map_pieces(&self, lba: u64, end: u64, out: &mut Vec<VolPiece>) {
         // A request inside one concatenated member (a small random I/O on the LUNs) is one
         // piece: no loop.
-        if let Layout::Concat { starts } = &self.layout {
+        if let Layout::Concat { starts, .. } = &self.layout {
             if lba < end {
                 // starts[0] = 0 <= lba < starts[n], as in `piece`.
                 let i = starts.partition_point(|&s| s <= lba).saturating_sub(1);
@@ -313,7 +339,7 @@ impl Volume {
             });
         };
         match &self.layout {
-            Layout::Concat { starts } => {
+            Layout::Concat { starts, .. } => {
                 // starts[0] = 0 <= pos < starts[n], so 1 <= point <= n.
                 let i = starts.partition_point(|&s| s <= pos).saturating_sub(1);
                 let len = (starts[i + 1] - pos).min(end - pos);

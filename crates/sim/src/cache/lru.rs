@@ -123,13 +123,20 @@ impl<K: MapKey> LruCache<K> {
         evicted
     }
 
-    #[inline]
+    #[inline(always)]
     fn record(&mut self, key: K, stamp: u32) {
         self.queue.push_back((key, stamp));
         if self.queue.len() > 2 * self.capacity.max(8) {
-            let map = &self.map;
-            self.queue.retain(|&(k, s)| map.get(k) == s);
+            self.compact();
         }
+    }
+
+    /// Drops the queue's stale entries (keys used again since), keeping the order.
+    #[cold]
+    #[inline(never)]
+    fn compact(&mut self) {
+        let map = &self.map;
+        self.queue.retain(|&(k, s)| map.get(k) == s);
     }
 
     fn evict_lru(&mut self) -> Option<K> {

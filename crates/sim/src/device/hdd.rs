@@ -242,6 +242,7 @@ impl Hdd {
     }
 
     /// Queues a command. The caller keeps `outstanding() < queue_depth()`.
+    #[inline(always)]
     pub fn enqueue(&mut self, now_ns: u64, op: u32, lba: u64, sectors: u32, write: bool) {
         debug_assert!(self.outstanding() < self.queue_depth);
         let zone = self.zones.index_of(lba);
@@ -265,6 +266,8 @@ impl Hdd {
     }
 
     /// If idle with work queued, picks the next command and returns (op, service time).
+    /// Inlined into its two callers, the device's submission and completion.
+    #[inline(always)]
     pub fn start_next(&mut self, now_ns: u64) -> Option<(u32, Access)> {
         if self.in_service.is_some() || self.pending.is_empty() {
             return None;

@@ -253,7 +253,7 @@ impl ArrayPart {
     }
 
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     fn submit_disk_op(
         &mut self,
         core: &mut Core,

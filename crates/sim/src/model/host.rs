@@ -127,6 +127,7 @@ impl HostPart {
     }
 
     /// Maps [lba, lba + sectors) of `target` onto its members into `out` (cleared first).
+    #[inline(always)]
     fn map_io(&self, target: u32, lba: u64, sectors: u64, out: &mut Vec<VolPiece>) {
         out.clear();
         self.targets[target as usize].volume.map(lba, sectors, out);
@@ -297,7 +298,7 @@ impl HostPart {
 
     /// A piece of host request `h` is ready at `ready_at` (data in cache, write accepted),
     /// or failed.
-    #[inline]
+    #[inline(always)]
     pub fn piece_done(&mut self, core: &mut Core, h: u32, ready_at: SimTime, error: bool) {
         if error {
             self.hosts.get_mut(h).error = true;
@@ -305,7 +306,7 @@ impl HostPart {
         self.host_part_done(core, h, ready_at);
     }
 
-    #[inline]
+    #[inline(always)]
     fn host_part_done(&mut self, core: &mut Core, h: u32, ready_at: SimTime) {
         let req = self.hosts.get_mut(h);
         req.ready_at = req.ready_at.max(ready_at);

@@ -7,6 +7,7 @@ impl Layout {
     /// per contiguous extent on one disk (pieces contiguous on the same disk
     /// are merged). Mirrored levels fill in `mirror`, the other copy of the
     /// same data. Existing contents of `out` are kept and never merged into.
+    #[inline]
     pub fn plan_read(&self, lba: u64, sectors: u64, out: &mut Vec<ReadExtent>) {
         if let Some(v) = &self.sets {
             // Nothing failed: no data loss to report.

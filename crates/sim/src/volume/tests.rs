@@ -59,6 +59,19 @@ fn concat_request_across_a_member_boundary_gives_two_pieces() {
 }
 
 #[test]
+fn concat_of_equal_members_maps_like_any_concat() {
+    let v = Volume::new(VolumeKind::Concat, &[100, 100, 100]).expect("valid");
+    assert_eq!(pieces(&v, 250, 8), [piece(2, 50, 8, 0, 0)]);
+    assert_eq!(pieces(&v, 92, 8), [piece(0, 92, 8, 0, 0)]);
+    assert_eq!(pieces(&v, 100, 1), [piece(1, 0, 1, 0, 0)]);
+    assert_eq!(
+        pieces(&v, 95, 10),
+        [piece(0, 95, 5, 0, 0), piece(1, 0, 5, 0, 1)]
+    );
+    assert!(pieces(&v, 7, 0).is_empty());
+}
+
+#[test]
 fn stripe_round_robin_and_capacity() {
     let kind = VolumeKind::Stripe { stripe_sectors: 8 };
     let v = Volume::new(kind.clone(), &[20, 30, 17]).expect("valid");

@@ -104,6 +104,7 @@ impl ControllerPart {
     }
 
     /// One fetch a piece waited for ended.
+    #[inline(always)]
     fn fetch_waiter_done(s: &mut Stack, pid: u32, error: bool) {
         let p = s.ctrls.pieces.get_mut(pid);
         p.waits -= 1;
@@ -124,6 +125,7 @@ impl ControllerPart {
     /// Starts an array read of `sectors` at `lba` of group `g`; with `cache`, its segments
     /// are marked in flight and cached on completion. A read of lost data fails its waiter
     /// at once.
+    #[inline(always)]
     fn start_fetch(
         s: &mut Stack,
         (g, lba, sectors): (u32, u64, u64),

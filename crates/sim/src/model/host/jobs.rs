@@ -185,6 +185,7 @@ impl HostPart {
 
     /// An I/O of job `j` completed: an open-loop job counts it, a closed-loop one issues its
     /// next I/O (after its think time).
+    #[inline(always)]
     pub(super) fn job_io_done(s: &mut Stack, j: u32) {
         let host = &mut s.host;
         let job = &host.jobs[j as usize];

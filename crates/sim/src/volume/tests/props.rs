@@ -18,6 +18,11 @@ fn concat() -> impl Strategy<Value = Geometry> {
     prop::collection::vec(1u64..200, 1..6).prop_map(|sizes| build(VolumeKind::Concat, sizes))
 }
 
+/// Members of one size (every profile's target over a system's LUNs), mapped by division.
+fn concat_equal() -> impl Strategy<Value = Geometry> {
+    (1u64..200, 1usize..6).prop_map(|(size, n)| build(VolumeKind::Concat, vec![size; n]))
+}
+
 /// Stripe of 8..=64 sectors over 2..=6 members of one to six stripes (and
 /// odd tails).
 fn stripe() -> impl Strategy<Value = Geometry> {
@@ -58,7 +63,7 @@ fn asm() -> impl Strategy<Value = Geometry> {
 }
 
 fn any_volume() -> impl Strategy<Value = Geometry> {
-    prop_oneof![concat(), stripe(), multiplex(), asm()]
+    prop_oneof![concat(), concat_equal(), stripe(), multiplex(), asm()]
 }
 
 /// The (member, member_lba) of each copy of one logical sector, checking the
