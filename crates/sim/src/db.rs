@@ -14,6 +14,7 @@ pub mod checkpoint_queue;
 pub mod cleanout;
 pub mod db_writer;
 pub(crate) mod engine;
+pub mod hint_bits;
 pub mod layout;
 pub mod log_writer;
 pub mod measured;
@@ -22,6 +23,7 @@ pub mod scan_path;
 pub mod schema;
 pub mod undo;
 pub mod workload_mix;
+pub mod write_ahead;
 
 pub use archiver::{ArchiveIo, Archiver};
 pub use buffer_cache::{Access, BufferCache};

@@ -230,6 +230,9 @@ pub struct DbSpec {
     pub profile: Option<MeasuredProfile>,
     /// The log buffer, bytes (Oracle: a third of it unwritten starts a log write).
     pub log_buffer_bytes: u64,
+    /// PostgreSQL: hint bits are WAL-logged (data checksums or `wal_log_hints`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub data_checksums: bool,
     /// Further members of every log group, each on its own target (none: one member).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub log_members: Vec<Placement>,
@@ -310,6 +313,8 @@ struct Raw {
     #[serde(default)]
     archive: Option<Names>,
     engine: Engine,
+    data_checksums: String,
+    postgresql_version: u32,
     log_buffer: ByteSize,
     #[serde(default)]
     log_members: Vec<String>,
@@ -520,6 +525,13 @@ pub fn parse_database(
         archive,
         profile: None,
         log_buffer_bytes: raw.log_buffer.0,
+        data_checksums: match raw.data_checksums.as_str() {
+            "on" => true,
+            "off" => false,
+            // initdb enables data checksums by default from PostgreSQL 18 (--no-data-checksums
+            // turns them off); before, --data-checksums turns them on.
+            _ => raw.postgresql_version >= 18,
+        },
         log_members,
         multiblock_read_count: raw.db_file_multiblock_read_count,
         character: None,

@@ -5,6 +5,8 @@
 //! `cargo run --release -p storlab-sim --example docs` writes them; a test fails when the
 //! files in docs/ differ from what the declarations give.
 
+mod selects_write;
+
 use storlab_core::dbtest::{find_job, DB_TESTS, JOB_NAMES, JOB_TESTS};
 use storlab_core::keys::{markdown_table, Key};
 use storlab_core::profile::IO_STREAM_KEYS;
@@ -171,6 +173,7 @@ pub fn db_md() -> String {
     out += "\n## The `[database]` section of a workload file\n\n";
     out += &markdown_table(DATABASE_KEYS);
     out += AFTER;
+    out += selects_write::SELECTS_WRITE;
     out += CPU_SOURCES;
     out += &jobs_md();
     out
@@ -191,9 +194,9 @@ const AFTER: &str = "\n### Tests in turn on one database\n\n\
     writer and the checkpoints, the log's position, the host's and the array's caches and \
     their dirty data, and with `engine = \"oracle\"` the undo and the blocks commits left \
     for the next visitor to clean out (a select that visits one cleans it out: it dirties \
-    the block and generates redo, so selects after updates write). With PostgreSQL's engine \
-    a select after updates writes only what the updates left dirty: the model does not set \
-    hint bits. The default duration is the run's warm-up: the time the run allows a test to \
+    the block and generates redo, so selects after updates write), and with \
+    `engine = \"postgresql\"` the heap blocks whose tuples' hint bits no one has set yet (a \
+    select that reads one sets them and dirties it): see Why selects write, below. The default duration is the run's warm-up: the time the run allows a test to \
     reach steady state. With `--warmup auto` (the default of `storlab sim` for a database) \
     each test of `after` needs its own `duration`, and the automatic warm-up, with its \
     steady-state test, starts when they are over. The reported `warmup_s` counts the tests before \

@@ -77,6 +77,11 @@ impl DbWriter {
         self.outstanding
     }
 
+    /// Fewer writes than the limit are in flight.
+    pub fn has_room(&self) -> bool {
+        self.outstanding < self.max_outstanding
+    }
+
     /// The next write to issue, while fewer than the limit are in flight.
     pub fn next_write(&mut self) -> Option<BlockWrite> {
         if self.outstanding >= self.max_outstanding {
@@ -93,6 +98,20 @@ impl DbWriter {
     /// The write [`DbWriter::next_write`] will return once there is room (none queued: None).
     pub fn peek(&self) -> Option<&BlockWrite> {
         self.queue.front()
+    }
+
+    /// Takes the write [`DbWriter::next_write`] would issue without issuing it (the caller
+    /// defers it: the write-ahead rule), None when none is queued.
+    pub fn take_next(&mut self) -> Option<BlockWrite> {
+        self.queue.pop_front()
+    }
+
+    /// Puts writes taken with [`DbWriter::take_next`] back at the head of the queue, in the
+    /// order given.
+    pub fn requeue(&mut self, writes: impl DoubleEndedIterator<Item = BlockWrite>) {
+        for w in writes.rev() {
+            self.queue.push_front(w);
+        }
     }
 
     /// A write completed: returns it, taken as the oldest in flight (completions out of
@@ -144,6 +163,19 @@ mod tests {
         w.submit(&[9]);
         w.done();
         assert_eq!((w.submitted_blocks, w.completed_blocks), (5, 4));
+    }
+
+    #[test]
+    fn a_deferred_write_goes_back_to_the_head_of_the_queue() {
+        let mut w = DbWriter::new(8, 4);
+        w.submit(&[1, 2, 9, 20]);
+        let first = w.take_next().expect("a write");
+        assert_eq!((first.first, first.blocks), (1, 2));
+        let second = w.take_next().expect("a write");
+        w.requeue([first, second].into_iter());
+        let got: Vec<u64> = std::iter::from_fn(|| w.next_write().map(|x| x.first)).collect();
+        assert_eq!(got, [1, 9, 20]);
+        assert_eq!(w.blocks_written, 4);
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod archive;
 mod builtin;
 mod character;
 mod direct_path;
+mod hints;
 pub(crate) mod jobs;
 mod launch;
 mod log;
@@ -33,6 +34,7 @@ mod switch;
 mod temp;
 mod tx;
 mod walk;
+mod write_ahead;
 mod writer;
 
 use crate::config::DbSpec;
@@ -173,6 +175,8 @@ pub(crate) struct DbEngine {
     pins: pins::Pins,
     /// The tests run before the section's own (`after`), and which runs now.
     sequence: Option<Box<sequence::Sequence>>,
+    /// PostgreSQL: heap blocks holding tuples without hint bits (None: Oracle, a job).
+    hints: Option<Box<crate::db::hint_bits::HintBits>>,
 }
 
 impl DbEngine {
@@ -228,6 +232,7 @@ impl DbEngine {
             .map(|m| stack.add_target(m.volume, &m.luns))
             .collect::<Result<Vec<u32>, String>>()?;
         let oracle = redo::Oracle::new(spec, page_blocks);
+        let hints = hints::new(spec, mix, page_blocks).map(Box::new);
         let job = match &spec.job {
             Some(j) => {
                 let e = j.extents(spec);
@@ -315,6 +320,7 @@ impl DbEngine {
             free_buffer_waiters: Vec::new(),
             pins: pins::Pins::new(spec.cpu_ns_per_block + spec.cpu_ns_per_row),
             sequence,
+            hints,
         };
         db.draw_for_test(opts.seed);
         Ok(db)
@@ -347,6 +353,8 @@ impl DbEngine {
         }
         if self.oracle.is_some() {
             stack.schedule_db(stack.now() + redo::LOG_TIMEOUT_NS, DbTimer::LogTimeout);
+        } else {
+            self.start_wal_writer(stack);
         }
     }
 

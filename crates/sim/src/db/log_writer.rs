@@ -8,7 +8,9 @@
 //! With a log buffer (`buffer_bytes > 0`, Oracle's LGWR) the writer also writes when a third
 //! of the buffer holds unwritten redo and on its timeout (every 3 s), and after a write it
 //! writes again only for waiting commits or a third of the buffer; without one (PostgreSQL)
-//! it writes whatever is unwritten as soon as the previous write is done.
+//! it writes whatever commits and appends left unwritten as soon as the previous write is
+//! done, and what background appends left (the WAL of hint bits' full-page images) on its
+//! next timeout, the WAL writer's round.
 //!
 //! The last block of a write is usually partly filled. PostgreSQL writes that WAL page again
 //! with the next write; Oracle's LGWR instead moves the redo generation position to the
@@ -78,6 +80,12 @@ pub struct LogWriter {
     inflight: Option<(u64, u32)>,
     /// Committers in LSN order: (session, LSN its commit needs on disk).
     waiters: VecDeque<(u32, u64)>,
+    /// LSN the database writer asked to have on disk (Oracle's write-ahead rule): the
+    /// write after the one in flight goes at least this far.
+    posted: u64,
+    /// Without a log buffer: the LSN the writer writes up to without waiting for its next
+    /// round (commits' and appends' log; not the background appends').
+    urgent: u64,
     /// An emptied `released` list handed back by the caller, reused for the next step.
     spare: Vec<u32>,
     /// End of the current log file in LSN terms: the switch happens when the log written
@@ -105,6 +113,8 @@ impl LogWriter {
             flushed: 0,
             inflight: None,
             waiters: VecDeque::new(),
+            posted: 0,
+            urgent: 0,
             spare: Vec::new(),
             next_switch: cfg.file_bytes,
             writes: 0,
@@ -119,6 +129,7 @@ impl LogWriter {
     /// log buffer, a third of it unwritten starts a write when none is in flight.
     pub fn append(&mut self, bytes: u64) -> LogStep {
         self.lsn += bytes;
+        self.urgent = self.lsn;
         let mut step = LogStep::default();
         if self.inflight.is_none() && self.third_full() {
             self.start_write(&mut step);
@@ -126,14 +137,39 @@ impl LogWriter {
         step
     }
 
-    /// The log writer's timeout (Oracle: every 3 s): it writes what is unwritten when no
-    /// write is in flight.
+    /// Log generated that waits for the writer's next round (PostgreSQL: WAL that no commit
+    /// flushes, which the WAL writer writes every `wal_writer_delay`). Starts no write.
+    pub fn append_background(&mut self, bytes: u64) {
+        self.lsn += bytes;
+    }
+
+    /// The log writer's timeout (Oracle: every 3 s; PostgreSQL's WAL writer): it writes what
+    /// is unwritten when no write is in flight, and without a log buffer goes on until all of
+    /// it is written.
     pub fn timeout(&mut self) -> LogStep {
+        self.urgent = self.lsn;
         let mut step = LogStep::default();
         if self.inflight.is_none() {
             self.start_write(&mut step);
         }
         step
+    }
+
+    /// The database writer posts the log writer (Oracle's write-ahead rule): the redo
+    /// generated so far must go to disk. A write starts now when none is in flight, else
+    /// right after the one in flight.
+    pub fn post(&mut self) -> LogStep {
+        self.posted = self.lsn;
+        let mut step = LogStep::default();
+        if self.inflight.is_none() {
+            self.start_write(&mut step);
+        }
+        step
+    }
+
+    /// The LSN the write in flight makes durable (None: no write in flight).
+    pub fn writing_to(&self) -> Option<u64> {
+        self.inflight.map(|(to, _)| to)
     }
 
     /// A log buffer holds at least a third of its size unwritten.
@@ -173,6 +209,7 @@ impl LogWriter {
     #[inline]
     pub fn commit_step(&mut self, session: u32, bytes: u64) -> Option<LogStep> {
         self.lsn += bytes;
+        self.urgent = self.lsn;
         self.commits += 1;
         self.waiters.push_back((session, self.lsn));
         if self.inflight.is_some() {
@@ -233,9 +270,9 @@ impl LogWriter {
         let more = if self.cfg.buffer_bytes > 0 {
             self.third_full()
         } else {
-            self.lsn > self.flushed
+            self.urgent > self.flushed
         };
-        if !self.waiters.is_empty() || more {
+        if !self.waiters.is_empty() || more || self.posted > self.flushed {
             self.start_write(&mut step);
         }
         step

@@ -50,6 +50,9 @@ pub struct MixSegment {
     pub blocks: u64,
     /// Blocks reserved after the segment for its inserts (0: it does not grow).
     pub reserve_blocks: u64,
+    /// A table segment (heap blocks: PostgreSQL's hint bits are on them).
+    #[serde(skip)]
+    pub heap: bool,
     #[serde(skip)]
     access: Access,
     #[serde(skip)]
@@ -226,6 +229,7 @@ impl WorkloadMix {
                 first_block: next,
                 blocks,
                 reserve_blocks: reserve,
+                heap: s.kind == SegmentKind::Table,
                 access: s.access,
                 zipf: match s.access {
                     Access::Zipf { theta } if blocks > 1 => Some(Zipf::new(blocks, theta)),

@@ -33,6 +33,7 @@ mod query_keys;
 mod raid_ops;
 mod redundancy_sets;
 mod reference_case1;
+mod selects_writes;
 mod several_arrays;
 mod table_sizing;
 mod temp_io;

@@ -128,20 +128,49 @@ fn a_third_of_the_log_buffer_starts_a_write_of_that_size() {
 /// One session updates 20 million rows in one transaction that outlasts the window, reading
 /// the table block by block: its redo trickles into a log buffer too large (1 GiB) for a
 /// third of it to fill, so the log writer writes only on its 3 s timeout: 10 writes in 30 s.
-#[test]
-fn with_no_commit_and_little_redo_the_log_writer_writes_every_3_seconds() {
-    let r = run_split(
-        "test = \"dpaws/update-range\"\ntables = 1\nrow_bytes = 100\nsessions = 1\nrows = 20000000\nrange_rows = 20000000\n\
-         log_buffer = \"1GiB\"\nbuffer = \"4MiB\"\ncpu_per_row = 0\ncpu_per_block = 0",
+/// With a buffer cache (`buffer`) that holds every block the transaction changes and log
+/// files (4 GiB) that the incremental checkpoint's target (90% of one) never reaches, the
+/// database writer writes none of its blocks: it would first have the log writer write
+/// their redo (the write-ahead rule).
+fn one_long_transaction(buffer: &str) -> Run {
+    run_split(
+        &format!(
+            "test = \"dpaws/update-range\"\ntables = 1\nrow_bytes = 100\nsessions = 1\n\
+             rows = 20000000\nrange_rows = 20000000\nlog_buffer = \"1GiB\"\n\
+             buffer = \"{buffer}\"\ncpu_per_row = 0\ncpu_per_block = 0\n\
+             log_file_size = \"4GiB\""
+        ),
         30,
         12,
-    );
+    )
+}
+
+#[test]
+fn with_no_commit_and_little_redo_the_log_writer_writes_every_3_seconds() {
+    let r = one_long_transaction("4GiB");
     let (writes, _) = log_writes(&r, 30.0);
     assert_eq!(r.metrics.tx_per_min, Some(0.0), "no commit in the window");
     assert!(r.metrics.rows_per_s.unwrap_or(0.0) == 0.0);
     assert!(
         (writes - 10.0).abs() <= 1.0,
         "{writes} log writes in 30 s; the 3 s timeout gives 10"
+    );
+}
+
+/// The same transaction with a 4 MiB buffer cache: the database writer writes its changed
+/// blocks soon after their change, and before each such write the log writer must write the
+/// change's redo (the write-ahead rule), so the log is written far more often than every 3 s.
+#[test]
+fn the_writer_writing_a_long_transactions_blocks_makes_the_log_writer_write() {
+    let r = one_long_transaction("4MiB");
+    let (writes, _) = log_writes(&r, 30.0);
+    let posts = r.workload.parameters["dbwr_log_posts_per_s"]
+        .as_f64()
+        .unwrap_or(0.0);
+    assert!(writes > 100.0, "{writes} log writes in 30 s");
+    assert!(
+        posts * 30.0 > 0.9 * (writes - 11.0),
+        "{posts} posts/s: the writer's posts start nearly all of the {writes} writes"
     );
 }
 

@@ -112,6 +112,22 @@ pub fn character_workload(
     if let Some(us) = setting("log_writer_cpu_us").filter(|us| *us > 0) {
         put("log_writer_cpu", toml::Value::String(format!("{us}us")));
     }
+    // A captured PostgreSQL server's data checksums and major version.
+    let on_off = |v: &String| match v.trim() {
+        "on" | "true" => Some("on"),
+        "off" | "false" => Some("off"),
+        _ => None,
+    };
+    if let Some(v) = c.instance.settings.get("data_checksums").and_then(on_off) {
+        put("data_checksums", toml::Value::String(v.into()));
+    }
+    let major = c.instance.settings.get("server_version").and_then(|v| {
+        let digits: String = v.trim().chars().take_while(char::is_ascii_digit).collect();
+        digits.parse::<i64>().ok().filter(|m| (9..=99).contains(m))
+    });
+    if let Some(m) = major {
+        put("postgresql_version", toml::Value::Integer(m));
+    }
     put("log_bytes_per_commit", toml::Value::Integer(0));
     // The carrier test's own settings, which a characterization replaces.
     for (k, v) in [

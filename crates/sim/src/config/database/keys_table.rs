@@ -274,6 +274,22 @@ pub const DATABASE_KEYS: &[Key] = &[
          `log_buffer` is full, multiplexed log members, and a checkpoint at each log switch",
     ),
     Key::new(
+        "data_checksums",
+        Kind::Choice(&["initdb", "on", "off"]),
+        D("\"initdb\""),
+        "PostgreSQL engine: data checksums (or `wal_log_hints = on`, the same for the WAL): \
+         the first hint bit set on a page since the last checkpoint began writes a full-page \
+         image to the WAL; `initdb`: what initdb does by default for `postgresql_version` \
+         (on from PostgreSQL 18, off before)",
+    ),
+    Key::new(
+        "postgresql_version",
+        Kind::Count,
+        D("15"),
+        "PostgreSQL engine: the major version whose defaults apply (`data_checksums`)",
+    )
+    .int(9, 99),
+    Key::new(
         "log_buffer",
         Kind::Size,
         D("\"8MiB\""),

@@ -39,6 +39,7 @@ pub(super) fn config(spec: &DbSpec) -> LogConfig {
 
 impl DbEngine {
     pub(super) fn log_step(&mut self, step: LogStep, stack: &mut Stack) {
+        self.log_started(&step);
         let measuring = stack.measuring();
         if step.completed && measuring {
             self.stats.log_writes += 1;
@@ -50,6 +51,9 @@ impl DbEngine {
                 self.stats.commit_waits += 1;
                 self.stats.commit_wait_ns += waited;
                 self.commit_latency.record(waited);
+            }
+            if self.hints.is_some() {
+                self.hint_commit(s);
             }
             self.finish_op(s, stack);
         }
@@ -67,6 +71,7 @@ impl DbEngine {
         }
         if step.completed {
             self.wake_log_space(stack);
+            self.requeue_deferred(stack);
         }
     }
 

@@ -51,6 +51,8 @@ pub(super) struct Oracle {
     /// its group's checkpoint completes (see [`super::switch`]).
     pub groups: GroupCheckpoints,
     pub switch: super::switch::SwitchState,
+    /// Blocks whose redo is not on disk, and the writes deferred for it.
+    pub write_ahead: super::write_ahead::WriteAhead,
 }
 
 impl Oracle {
@@ -70,6 +72,7 @@ impl Oracle {
             undo_blocks_written: 0,
             groups: GroupCheckpoints::default(),
             switch: super::switch::SwitchState::default(),
+            write_ahead: super::write_ahead::WriteAhead::new(page_space(spec, blocks)),
         })
     }
 }
@@ -128,6 +131,7 @@ impl DbEngine {
         p.changes -= 1;
         let block = self.sessions[s as usize].plan[at].0 & !NEW_BLOCK;
         o.queue.changed(block, self.log.lsn(), stack.now().0);
+        o.write_ahead.redo.changed(block);
         let step = self.log.append(share);
         self.log_step(step, stack);
         true
@@ -251,15 +255,22 @@ impl DbEngine {
         let o = self.oracle.as_mut()?;
         o.cleanout.clean(block);
         o.queue.changed(block, self.log.lsn(), stack.now().0);
+        o.write_ahead.redo.changed(block);
         let step = self.log.append(CLEANOUT_REDO_BYTES);
         self.log_step(step, stack);
         Some(true)
     }
 
-    /// The log writer's timeout: it writes what is unwritten, and wakes again in 3 s.
+    /// The log writer's timeout: it writes what is unwritten, and wakes again in 3 s
+    /// (Oracle's LGWR) or in `wal_writer_delay` (PostgreSQL's WAL writer).
     pub(super) fn log_timeout(&mut self, stack: &mut Stack) {
         let step = self.log.timeout();
         self.log_step(step, stack);
-        stack.schedule_db(stack.now() + LOG_TIMEOUT_NS, DbTimer::LogTimeout);
+        let delay = if self.oracle.is_some() {
+            LOG_TIMEOUT_NS
+        } else {
+            super::hints::WAL_WRITER_DELAY_NS
+        };
+        stack.schedule_db(stack.now() + delay, DbTimer::LogTimeout);
     }
 }

@@ -143,7 +143,9 @@ impl DbEngine {
             o.cleanout.left = 0;
             o.cleanout.delayed = 0;
             o.wasted_at_reset = self.log.wasted;
+            o.write_ahead.reset();
         }
+        self.hint_reset();
         for m in &mut self.member_io {
             *m = HostStats::new(now_ns);
         }
@@ -353,7 +355,9 @@ impl DbEngine {
                     "redo_wastage_bytes_per_s".into(),
                     per_s(db.log.wasted - ora.wasted_at_reset).into(),
                 );
+                db.write_ahead_parameters(o, secs);
             }
+            db.hint_parameters(o, secs);
         }
         db.job_parameters(&mut v);
         Some(v)

@@ -48,4 +48,6 @@ pub(super) struct DbStats {
     pub(super) free_buffer_waits: u64,
     pub(super) free_buffer_wait_ns: u64,
     pub(super) writer_backlog_max_blocks: u64,
+    /// PostgreSQL: WAL of the full-page images hint bits wrote.
+    pub(super) hint_fpi_bytes: u64,
 }

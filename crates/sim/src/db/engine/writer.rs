@@ -46,6 +46,13 @@ impl DbEngine {
             *max = (*max).max(backlog);
         }
         loop {
+            // Oracle: a write whose redo is not on disk waits for it (the write-ahead rule).
+            if self.oracle.is_some()
+                && self.writer.has_room()
+                && !self.next_write_redo_on_disk(stack)
+            {
+                return;
+            }
             let Some(w) = self.writer.next_write() else {
                 return;
             };
@@ -78,6 +85,7 @@ impl DbEngine {
 
     /// A checkpoint: every dirty block goes to the writer, in block order.
     pub(super) fn checkpoint(&mut self, stack: &mut Stack) {
+        self.hint_checkpoint();
         let pages = self.cache.checkpoint();
         self.writer.submit(&pages);
         stack.note("checkpoint", "database", format!("{} blocks", pages.len()));

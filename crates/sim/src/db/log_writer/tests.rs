@@ -278,3 +278,54 @@ fn without_a_log_buffer_appends_never_start_a_write() {
     assert_eq!(l.append(64 << 20).write, None);
     assert!(l.timeout().write.is_some(), "a timeout still writes");
 }
+
+/// The database writer's post (Oracle's write-ahead rule): with no write in flight it starts
+/// one now; behind a write in flight the next write follows that write's completion, though
+/// no commit waits and the log buffer is far from a third full.
+#[test]
+fn a_post_writes_the_redo_so_far_now_or_right_after_the_write_in_flight() {
+    let mut l = LogWriter::new(LogConfig {
+        block: 512,
+        buffer_bytes: 8 << 20,
+        wastes_tail: true,
+        ..cfg()
+    });
+    l.append(1000);
+    let now = l.post();
+    assert_eq!(now.write.map(|w| w.bytes), Some(1024));
+    assert_eq!(l.writing_to(), Some(l.lsn()));
+    l.append(3000);
+    assert!(l.post().write.is_none(), "a write is in flight");
+    let next = l.member_done();
+    assert!(next.completed);
+    assert_eq!(next.write.map(|w| w.bytes), Some(3072));
+    assert!(l.member_done().write.is_none(), "nothing more was posted");
+    assert_eq!(l.writing_to(), None);
+}
+
+/// Without a log buffer, background appends wait for the writer's round (PostgreSQL's WAL
+/// writer), which writes all of them, in as many writes as the largest write needs; a
+/// commit's write carries them along.
+#[test]
+fn background_appends_wait_for_the_writers_round_then_all_go() {
+    let mut l = LogWriter::new(cfg());
+    l.append_background(3 << 20);
+    assert_eq!(l.writing_to(), None, "no write of its own");
+    let mut writes = vec![l.timeout().write.map(|w| w.bytes)];
+    loop {
+        let d = l.member_done();
+        match d.write {
+            Some(w) => writes.push(Some(w.bytes)),
+            None => break,
+        }
+    }
+    assert_eq!(writes, [Some(1 << 20); 3]);
+    l.append_background(100);
+    let c = l.commit(0, 50);
+    assert_eq!(
+        c.write.map(|w| w.bytes),
+        Some(8192),
+        "the commit's write carries it"
+    );
+    assert_eq!(l.member_done().released, [0]);
+}
