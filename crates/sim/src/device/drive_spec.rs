@@ -13,10 +13,14 @@
 //!   zone move no block). When the
 //!   spares as read leave fewer blocks than the block count, they are not counted.
 //! - mechanics: rotation speed, head switch, additional write settle (negative on a drive
-//!   whose writes position faster than its seek curve), the seek curve: the measured table (`Seek type = extracted`), or
+//!   whose writes position faster than its seek curve), the seek curve: the measured table
+//!   (`Seek type = extracted`, or any type when `Full seek curve` names a file), or
 //!   `hplplus10`: the first ten measured seek times then `a + b*sqrt(d)` below the boundary
-//!   distance and `c + e*d` beyond (`HPL seek equation values`), sampled into a table.
-//! - controller: the eight overheads (read or write, hit or miss, after a read or a write),
+//!   distance and `c + e*d` beyond (`HPL seek equation values`), or the three-point forms
+//!   `linear` and `curve` and a `constant` seek, sampled into a table. Skews and first-block
+//!   offsets in whole sectors, or in revolutions (`Skew units`).
+//! - controller: the eight overheads (read or write, hit or miss, after a read or a write,
+//!   each with the per-request overhead, all scaled by `Time scale for overheads`),
 //!   the completion overheads, and the overheads of a drive that disconnects while it
 //!   positions (data preparation, first reselect, read and write disconnects; the extra
 //!   write disconnect with its own times and the other reselect); the bulk sector transfer
@@ -26,10 +30,14 @@
 //!   (`Read-ahead over requested`: DiskSim drops it only at -1), where read-ahead stops (`Buffer continuous read`: track, cylinder,
 //!   segment, or a track ahead of a stream and none after an isolated read), the read water mark as a share of
 //!   the request, the minimum seek delay (before a write), fast writes (any level) as write
-//!   caching; the queue length.
+//!   caching; the queue length. A drive that never disconnects pays no disconnect or
+//!   reselect overhead and keeps no read water mark.
+//!
+//! Every other key is checked (support.rs): a value the model cannot honour is refused.
 
 mod parts;
 mod replay;
+mod support;
 mod syntax;
 
 use std::path::{Path, PathBuf};
@@ -94,13 +102,14 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
     let model_ref = disk
         .word("Model")
         .ok_or_else(|| format!("{}: `Model = source FILE` is missing", diskspecs.display()))?;
+    let mut notes = Vec::new();
+    support::check_disk(disk, diskspecs, &mut notes)?;
     let model_path = sourced(model_ref, diskspecs);
     let model_blocks =
         parse(&read(&model_path)?).map_err(|e| format!("{}: {e}", model_path.display()))?;
     let model = model_blocks
         .first()
         .ok_or_else(|| format!("{}: no model block", model_path.display()))?;
-    let mut notes = Vec::new();
     let mech = model.block("Mechanical Model").ok_or_else(|| {
         format!(
             "{}: `Mechanical Model` block is missing",
@@ -110,6 +119,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
     let layout = model
         .block("Layout Model")
         .ok_or_else(|| format!("{}: `Layout Model` block is missing", model_path.display()))?;
+    support::check_model(model, layout, mech, &model_path, &mut notes)?;
     let heads = need(model, "Number of data surfaces", &model_path)? as u32;
     let cylinders = need(model, "Number of cylinders", &model_path)? as u32;
     let blocks = need(model, "Block count", &model_path)? as u64;
@@ -200,8 +210,10 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
             4 => ReadaheadLimit::TrackOrStream,
             _ => ReadaheadLimit::Segment,
         },
+        // A drive that never disconnects sends a read's data as it comes.
         read_watermark: disk
             .num("High (read) water mark")
+            .filter(|_| disk.num("Never disconnect").unwrap_or(0.0) == 0.0)
             .unwrap_or(0.0)
             .clamp(0.0, 1.0),
         write_seek_min_ms: disk
