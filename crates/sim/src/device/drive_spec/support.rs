@@ -1,8 +1,8 @@
 //! Which of DiskSim 4.0's disk parameters the import honours. Every key of the disk block,
 //! its scheduler, the model, its layout, zones and mechanics is known here (a key DiskSim
-//! 4.0 does not know is refused, as DiskSim refuses it); a value the model cannot honour is
-//! refused, naming the file, the key, the value and what is supported, rather than
-//! imported as something else. references/drives/README.md gives the table with the
+//! 4.0 does not know is ignored with a note, as DiskSim ignores it with a warning); a value
+//! the model cannot honour is refused, naming the file, the key, the value and what is
+//! supported, rather than imported as something else. references/drives/README.md gives the table with the
 //! reasons.
 
 use std::path::Path;
@@ -177,10 +177,11 @@ fn check_block(
     for (key, value) in &block.params {
         let key = key.trim();
         let Some(&(name, rule)) = rules.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)) else {
-            return Err(format!(
-                "{}: `{key}` in {what} is not a DiskSim 4.0 parameter of that block",
+            notes.push(format!(
+                "`{key}` in {what} of {} is not a DiskSim 4.0 parameter of that block: ignored, as DiskSim ignores it",
                 file.display()
             ));
+            continue;
         };
         let (Only(values) | Approx(values)) = rule else {
             continue;
