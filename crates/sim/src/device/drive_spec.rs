@@ -24,8 +24,8 @@
 //!   the completion overheads, and the overheads of a drive that disconnects while it
 //!   positions (data preparation, first reselect, read and write disconnects; the extra
 //!   write disconnect with its own times and the other reselect); the bulk sector transfer
-//!   time, or the slower block transfer time of the buses in `NAME.parv` when one lies
-//!   beside the file, as the interface rate (one rate for both directions); buffer segments
+//!   time, or the slower block transfer time of the buses (or the controller's bulk sector
+//!   transfer time) in `NAME.parv` when one lies beside the file, as the interface rate (one rate for both directions); buffer segments
 //!   and their size, maximum read-ahead, whether the read's own data stays buffered
 //!   (`Read-ahead over requested`: DiskSim drops it only at -1), where read-ahead stops (`Buffer continuous read`: track, cylinder,
 //!   segment, or a track ahead of a stream and none after an isolated read), the read water mark as a share of
@@ -137,7 +137,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         zone_table.last().map_or(1.0, |z| rate(z.sectors_per_track)),
     );
     let overheads = overheads(disk, diskspecs)?;
-    let (sector_ms, write_sector_ms) = sector_transfer_ms(disk, diskspecs);
+    let (sector_ms, write_sector_ms) = sector_transfer_ms(disk, diskspecs, &mut notes);
     let mbps = |ms: f64| if ms > 0.0 { 0.512 / ms } else { 1000.0 };
     let (t1, tavg, tfull) = seek_summary(&seek_curve, cylinders);
     let caching = disk.num("Enable caching in buffer").unwrap_or(0.0) > 0.0;

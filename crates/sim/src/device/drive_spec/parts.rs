@@ -352,18 +352,25 @@ pub(super) fn extra_write_disconnect(disk: &Block) -> Option<ExtraWriteDisconnec
 }
 
 /// Time of one sector across the interface, ms, for a read's data and for a write's: the
-/// drive's bulk sector transfer time or the slowest bus's read (write) block transfer time
-/// in `NAME.parv` beside the description, the larger.
-pub(super) fn sector_transfer_ms(disk: &Block, diskspecs: &Path) -> (f64, f64) {
+/// largest of the drive's bulk sector transfer time, the slowest bus's read (write) block
+/// transfer time and the slowest controller's bulk sector transfer time in `NAME.parv`
+/// beside the description (DiskSim takes the largest of the three). A bus arbitration
+/// time is not modelled: it gets a note.
+pub(super) fn sector_transfer_ms(
+    disk: &Block,
+    diskspecs: &Path,
+    notes: &mut Vec<String>,
+) -> (f64, f64) {
     let bulk = disk.num("Bulk sector transfer time").unwrap_or(0.0);
     let parv = diskspecs.with_extension("parv");
     let text = std::fs::read_to_string(parv).unwrap_or_default();
-    // The bus blocks only: the rest of a .parv (topology, instantiation) is another syntax.
+    // The bus and controller blocks only: the rest of a .parv (topology, instantiation) is
+    // another syntax.
     let (mut read, mut write) = (0.0f64, 0.0f64);
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
         let l = line.trim();
-        if !(l.starts_with("disksim_bus") && l.ends_with('{')) {
+        if !((l.starts_with("disksim_bus") || l.starts_with("disksim_ctlr")) && l.ends_with('{')) {
             continue;
         }
         let mut block = String::from(l);
@@ -375,8 +382,20 @@ pub(super) fn sector_transfer_ms(disk: &Block, diskspecs: &Path) -> (f64, f64) {
             }
         }
         if let Some(b) = super::parse(&block).ok().and_then(|v| v.into_iter().next()) {
-            read = read.max(b.num("Read block transfer time").unwrap_or(0.0));
-            write = write.max(b.num("Write block transfer time").unwrap_or(0.0));
+            let ctlr = b.num("Bulk sector transfer time").unwrap_or(0.0);
+            read = read
+                .max(b.num("Read block transfer time").unwrap_or(0.0))
+                .max(ctlr);
+            write = write
+                .max(b.num("Write block transfer time").unwrap_or(0.0))
+                .max(ctlr);
+            let arbitration = b.num("Arbitration time").unwrap_or(0.0);
+            if arbitration > 0.0 {
+                notes.push(format!(
+                    "`Arbitration time = {arbitration}` of `{}` in the .parv is not modelled",
+                    b.header
+                ));
+            }
         }
     }
     (bulk.max(read), bulk.max(write))

@@ -296,3 +296,25 @@ fn the_three_point_seek_forms_follow_their_equations() {
     assert!((at(&curve, d).expect("sampled") - want).abs() < 1e-9);
     assert_eq!(at(&curve, 1.0), Some(2.0));
 }
+
+#[test]
+fn the_controllers_sector_time_counts_when_it_is_the_slowest() {
+    // DiskSim moves a sector at the slowest of the drive, the bus and the controller: the
+    // C2247's bus reads a sector in 0.1701 ms; a controller taking 0.3 ms sets the rate.
+    let dir = variant("hp_c2247a", "hp_c2247a", "ctlr", |t| t, |t| t);
+    let parv = dir.with_extension("parv");
+    let text = std::fs::read_to_string(&parv).expect("parv");
+    let slow = text.replacen(
+        "Scale for delays = 0.0,\nBulk sector transfer time = 0.0,",
+        "Scale for delays = 0.0,\nBulk sector transfer time = 0.3,",
+        1,
+    );
+    assert_ne!(slow, text);
+    std::fs::write(&parv, slow).expect("write");
+    let p = import(&dir).expect("imports").params;
+    assert!(
+        (p.interface_mbps - 0.512 / 0.3).abs() < 1e-9,
+        "{}",
+        p.interface_mbps
+    );
+}
