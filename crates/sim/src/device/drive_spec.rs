@@ -221,6 +221,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
             .unwrap_or(0.0)
             .clamp(0.0, 1000.0),
         extra_write_disconnect_ms: extra_write_disconnect(disk).map(Box::new),
+        readahead_after_hit: disk.num("Read-ahead on idle hit").unwrap_or(0.0) != 0.0,
     };
     if disk.num("Buffer continuous read") == Some(0.0) {
         params.readahead_kib = 0;
@@ -257,6 +258,7 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         interface_write_mbps: 0.0,
         write_seek_min_ms: 0.0,
         extra_write_disconnect_ms: None,
+        readahead_after_hit: false,
         ..p.clone()
     }
 }

@@ -58,7 +58,7 @@ const DISK: &[(&str, Rule)] = &[
     ("Minimum read-ahead (blks)", Only(&[0.0])),
     ("Maximum read-ahead (blks)", Used),
     ("Read-ahead over requested", Used),
-    ("Read-ahead on idle hit", Approx(&[1.0])),
+    ("Read-ahead on idle hit", Used),
     ("Read any free blocks", Only(&[0.0])),
     ("Fast write level", Used),
     ("Combine seq writes", Only(&[1.0])),

@@ -318,3 +318,36 @@ fn the_controllers_sector_time_counts_when_it_is_the_slowest() {
         p.interface_mbps
     );
 }
+
+#[test]
+fn a_hit_on_an_older_segment_reads_ahead_from_its_end_on_a_drive_that_does_so() {
+    // The C2247 (two segments, read-ahead 128 blocks past a read) reads ahead after a read
+    // served whole from its buffer (`Read-ahead on idle hit = 1`). A read at 100,000 fills
+    // its segment to 100,136; a far read moves read-ahead elsewhere; a read of 100,120-127
+    // is served from the older segment and starts read-ahead to 100,256, so after a pause
+    // a read at 100,200 is a hit: its hit overhead, data preparation, eight sectors over
+    // the bus and the completion, 0.95343 + 0.02519 + 8 * 0.1701 + 0.05665 ms (50 ms
+    // between reads).
+    let trace = parse_trace(
+        "R x 100000 8 0 50000\nR x 1500000 8 0 50000\nR x 100120 8 0 50000\nR x 100200 8 0 0\n",
+    )
+    .expect("parses");
+    let on = import(&drives().join("hp_c2247a.diskspecs"))
+        .expect("imports")
+        .params;
+    assert!(on.readahead_after_hit);
+    let off = crate::device::hdd::HddParams {
+        readahead_after_hit: false,
+        ..on.clone()
+    };
+    let (a, b) = (
+        replay(&on, &trace).expect("replays"),
+        replay(&off, &trace).expect("replays"),
+    );
+    let hit = 0.95343 + 0.02519 + 8.0 * 0.1701 + 0.05665;
+    assert_eq!(a.read_hits, 2, "{a:?}");
+    assert!((a.service_ms[3] - hit).abs() < 1e-4, "{a:?}");
+    // Without it the last read goes to the media.
+    assert_eq!(b.read_hits, 1, "{b:?}");
+    assert!(b.service_ms[3] > hit + 0.5, "{b:?}");
+}
