@@ -150,6 +150,44 @@ fn a_directory_without_drives_is_bad_input() {
 }
 
 #[test]
+fn a_drive_with_a_parameter_the_model_cannot_honour_is_refused_not_approximated() {
+    use predicates::prelude::PredicateBooleanExt;
+    // The Barracuda with zero-latency writes: both commands refuse it, naming the file, the
+    // key, the value and what is supported.
+    let dir = tempfile::tempdir().expect("temp dir");
+    for entry in std::fs::read_dir(format!("{REPO}/references/drives")).expect("drives") {
+        let path = entry.expect("entry").path();
+        let name = path
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        if name.starts_with("barracuda.") {
+            let text = std::fs::read_to_string(&path).expect("read");
+            let text = text.replace("Immediate buffer write = 0", "Immediate buffer write = 1");
+            std::fs::write(dir.path().join(&name), text).expect("write");
+        }
+    }
+    let said = || {
+        predicates::str::contains("barracuda.diskspecs")
+            .and(predicates::str::contains("`Immediate buffer write = 1`"))
+            .and(predicates::str::contains("honours only 0"))
+    };
+    storlab()
+        .args(["validate", "--drives"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(said());
+    storlab()
+        .args(["drive", "import"])
+        .arg(dir.path().join("barracuda.diskspecs"))
+        .assert()
+        .code(2)
+        .stderr(said());
+}
+
+#[test]
 fn an_imported_drive_is_a_model_an_array_uses() {
     let dir = tempfile::tempdir().expect("temp dir");
     let model = dir.path().join("cheetah.toml");

@@ -13,23 +13,31 @@
 //!   zone move no block). When the
 //!   spares as read leave fewer blocks than the block count, they are not counted.
 //! - mechanics: rotation speed, head switch, additional write settle (negative on a drive
-//!   whose writes position faster than its seek curve), the seek curve: the measured table (`Seek type = extracted`), or
+//!   whose writes position faster than its seek curve), the seek curve: the measured table
+//!   (`Seek type = extracted`, or any type when `Full seek curve` names a file), or
 //!   `hplplus10`: the first ten measured seek times then `a + b*sqrt(d)` below the boundary
-//!   distance and `c + e*d` beyond (`HPL seek equation values`), sampled into a table.
-//! - controller: the eight overheads (read or write, hit or miss, after a read or a write),
+//!   distance and `c + e*d` beyond (`HPL seek equation values`), or the three-point forms
+//!   `linear` and `curve` and a `constant` seek, sampled into a table. Skews and first-block
+//!   offsets in whole sectors, or in revolutions (`Skew units`).
+//! - controller: the eight overheads (read or write, hit or miss, after a read or a write,
+//!   each with the per-request overhead, all scaled by `Time scale for overheads`),
 //!   the completion overheads, and the overheads of a drive that disconnects while it
 //!   positions (data preparation, first reselect, read and write disconnects; the extra
 //!   write disconnect with its own times and the other reselect); the bulk sector transfer
-//!   time, or the slower block transfer time of the buses in `NAME.parv` when one lies
-//!   beside the file, as the interface rate (one rate for both directions); buffer segments
+//!   time, or the slower block transfer time of the buses (or the controller's bulk sector
+//!   transfer time) in `NAME.parv` when one lies beside the file, as the interface rate (one rate for both directions); buffer segments
 //!   and their size, maximum read-ahead, whether the read's own data stays buffered
 //!   (`Read-ahead over requested`: DiskSim drops it only at -1), where read-ahead stops (`Buffer continuous read`: track, cylinder,
 //!   segment, or a track ahead of a stream and none after an isolated read), the read water mark as a share of
 //!   the request, the minimum seek delay (before a write), fast writes (any level) as write
-//!   caching; the queue length.
+//!   caching; the queue length. A drive that never disconnects pays no disconnect or
+//!   reselect overhead and keeps no read water mark.
+//!
+//! Every other key is checked (support.rs): a value the model cannot honour is refused.
 
 mod parts;
 mod replay;
+mod support;
 mod syntax;
 
 use std::path::{Path, PathBuf};
@@ -94,13 +102,14 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
     let model_ref = disk
         .word("Model")
         .ok_or_else(|| format!("{}: `Model = source FILE` is missing", diskspecs.display()))?;
+    let mut notes = Vec::new();
+    support::check_disk(disk, diskspecs, &mut notes)?;
     let model_path = sourced(model_ref, diskspecs);
     let model_blocks =
         parse(&read(&model_path)?).map_err(|e| format!("{}: {e}", model_path.display()))?;
     let model = model_blocks
         .first()
         .ok_or_else(|| format!("{}: no model block", model_path.display()))?;
-    let mut notes = Vec::new();
     let mech = model.block("Mechanical Model").ok_or_else(|| {
         format!(
             "{}: `Mechanical Model` block is missing",
@@ -110,6 +119,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
     let layout = model
         .block("Layout Model")
         .ok_or_else(|| format!("{}: `Layout Model` block is missing", model_path.display()))?;
+    support::check_model(model, layout, mech, &model_path, &mut notes)?;
     let heads = need(model, "Number of data surfaces", &model_path)? as u32;
     let cylinders = need(model, "Number of cylinders", &model_path)? as u32;
     let blocks = need(model, "Block count", &model_path)? as u64;
@@ -127,7 +137,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         zone_table.last().map_or(1.0, |z| rate(z.sectors_per_track)),
     );
     let overheads = overheads(disk, diskspecs)?;
-    let (sector_ms, write_sector_ms) = sector_transfer_ms(disk, diskspecs);
+    let (sector_ms, write_sector_ms) = sector_transfer_ms(disk, diskspecs, &mut notes);
     let mbps = |ms: f64| if ms > 0.0 { 0.512 / ms } else { 1000.0 };
     let (t1, tavg, tfull) = seek_summary(&seek_curve, cylinders);
     let caching = disk.num("Enable caching in buffer").unwrap_or(0.0) > 0.0;
@@ -200,8 +210,10 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
             4 => ReadaheadLimit::TrackOrStream,
             _ => ReadaheadLimit::Segment,
         },
+        // A drive that never disconnects sends a read's data as it comes.
         read_watermark: disk
             .num("High (read) water mark")
+            .filter(|_| disk.num("Never disconnect").unwrap_or(0.0) == 0.0)
             .unwrap_or(0.0)
             .clamp(0.0, 1.0),
         write_seek_min_ms: disk
@@ -209,6 +221,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
             .unwrap_or(0.0)
             .clamp(0.0, 1000.0),
         extra_write_disconnect_ms: extra_write_disconnect(disk).map(Box::new),
+        readahead_after_hit: disk.num("Read-ahead on idle hit").unwrap_or(0.0) != 0.0,
     };
     if disk.num("Buffer continuous read") == Some(0.0) {
         params.readahead_kib = 0;
@@ -245,6 +258,7 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         interface_write_mbps: 0.0,
         write_seek_min_ms: 0.0,
         extra_write_disconnect_ms: None,
+        readahead_after_hit: false,
         ..p.clone()
     }
 }

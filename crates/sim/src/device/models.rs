@@ -55,6 +55,7 @@ fn hdd(
         interface_write_mbps: 0.0,
         write_seek_min_ms: 0.0,
         extra_write_disconnect_ms: None,
+        readahead_after_hit: false,
     })
 }
 
@@ -204,6 +205,7 @@ mod tests {
             "interface_write_mbps",
             "write_seek_min_ms",
             "extra_write_disconnect_ms",
+            "readahead_after_hit",
         ];
         let sourced: Vec<&str> = HDD_SOURCES
             .iter()

@@ -235,6 +235,12 @@ pub const HDD_KEYS: &[Key] = &[
         "a write after a write elsewhere disconnects before taking its data (DiskSim's `Extra write disconnect`): the head starts positioning command + seek_delta after the command, the data comes inter_disconnect after the disconnect; such a drive writes nothing until min(write, 10) sectors (15 for a write over 44) are buffered",
     )
     .unit("ms"),
+    Key::new(
+        "readahead_after_hit",
+        Kind::Bool,
+        storlab_core::keys::Default::Value("false"),
+        "a read served whole from a buffer segment no longer read ahead into starts read-ahead from that segment's end, the head positioning for it once the read is done (DiskSim's `Read-ahead on idle hit`)",
+    ),
 ];
 
 /// A solid-state drive.

@@ -13,7 +13,8 @@
 //! read-ahead, so the next command seeks from the last block read ahead, not from the end
 //! of the read. A segment holds at most `cache_segment_kib`: read-ahead running on past
 //! that overwrites the segment's oldest data, the read's own first. The segments it filled
-//! before stay readable until reused, least recently used first. With `write_cache` a write completes once its data crossed the
+//! before stay readable until reused, least recently used first; with `readahead_after_hit`
+//! a read served whole from one of them starts read-ahead from its end. With `write_cache` a write completes once its data crossed the
 //! interface, and the drive writes it to the media afterwards; otherwise it positions and
 //! writes before it completes, its data crossing the interface while the head moves: the
 //! head writes a sector only once its data is in the buffer, and a sector that passes
@@ -54,6 +55,8 @@ pub(super) struct Measured {
     last_write_end: Option<u64>,
     /// Blocks one segment holds (0: no bound beyond read-ahead's).
     segment_sectors: u64,
+    /// A whole hit on a filled segment starts read-ahead from its end.
+    readahead_after_hit: bool,
 }
 
 impl Measured {
@@ -70,7 +73,8 @@ impl Measured {
             || p.read_watermark > 0.0
             || p.write_seek_min_ms > 0.0
             || p.interface_write_mbps > 0.0
-            || p.extra_write_disconnect_ms.is_some();
+            || p.extra_write_disconnect_ms.is_some()
+            || p.readahead_after_hit;
         used.then(|| {
             Box::new(Measured {
                 overheads: p
@@ -97,6 +101,7 @@ impl Measured {
                 extra_disconnect: p.extra_write_disconnect_ms.as_deref().copied(),
                 last_write_end: None,
                 segment_sectors: (p.cache_segment_kib * 2.0).round() as u64,
+                readahead_after_hit: p.readahead_after_hit,
             })
         })
     }
@@ -211,15 +216,50 @@ impl Hdd {
         // A hit on a filled segment.
         if let Some(i) = m.segments.iter().position(|&(s, e)| s <= lba && end <= e) {
             let seg = m.segments.remove(i);
-            m.segments.insert(0, seg);
             let overhead = ms_ns(m.overheads.of(false, true, after_write) + m.overheads.data_prep);
-            return Access {
+            let a = Access {
                 overhead_ns: overhead + completion,
                 transfer_ns: self.iface_ns(n),
                 ..Access::default()
             };
+            let limit = self.readahead_end(m, stream, end);
+            if m.readahead_after_hit && self.readahead_sectors > 0 && limit > seg.1 {
+                self.read_ahead_from(m, now_ns, now_ns + a.total_ns(), seg, limit);
+            } else {
+                m.segments.insert(0, seg);
+            }
+            return a;
         }
         self.read_media(m, now_ns, lba, n, lba, stream, after_write)
+    }
+
+    /// Read-ahead into `seg` from its end up to `limit`, started at `start_ns` (when the hit
+    /// that asked for it is done; any read-ahead under way ends at `now_ns`): the head
+    /// positions for the segment's end first.
+    fn read_ahead_from(
+        &mut self,
+        m: &mut Measured,
+        now_ns: u64,
+        start_ns: u64,
+        seg: (u64, u64),
+        limit: u64,
+    ) {
+        self.retire_readahead(m, now_ns);
+        let fill = seg.1.min(self.capacity_sectors.saturating_sub(1));
+        let zi = self.zones.index_of(fill);
+        let pos = self.locate_in(zi, fill);
+        let seek_ns = self.seek_between(pos.cyl, pos.head, false);
+        let angle = self.angle_of(zi, &pos);
+        let rotate_ns =
+            self.rotate_wait_ns(self.wrap_rev(start_ns + self.phase_ns), seek_ns, angle);
+        self.readahead = Some(ReadAhead {
+            from: seg.0,
+            limit,
+            fill_lba: seg.1,
+            fill_time_ns: start_ns + seek_ns + rotate_ns,
+            ns_per_sector: self.media_ns_per_sector(fill),
+        });
+        self.move_head_to(fill);
     }
 
     /// A read of [lba, lba + n) that starts in the segment read-ahead is still filling (up

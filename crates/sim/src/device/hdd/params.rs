@@ -114,6 +114,10 @@ pub struct HddParams {
     /// The early disconnect of a write after a write elsewhere (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extra_write_disconnect_ms: Option<Box<ExtraWriteDisconnect>>,
+    /// A read served whole from a segment no longer read ahead into starts read-ahead
+    /// from that segment's end (DiskSim's `Read-ahead on idle hit`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub readahead_after_hit: bool,
 }
 
 fn one() -> u16 {

@@ -1,0 +1,339 @@
+//! Which of DiskSim 4.0's disk parameters the import honours. Every key of the disk block,
+//! its scheduler, the model, its layout, zones and mechanics is known here (a key DiskSim
+//! 4.0 does not know is ignored with a note, as DiskSim ignores it with a warning); a value
+//! the model cannot honour is refused, naming the file, the key, the value and what is
+//! supported, rather than imported as something else. references/drives/README.md gives the table with the
+//! reasons.
+
+use std::path::Path;
+
+use super::{Block, Value};
+
+/// What the import does with a key.
+#[derive(Clone, Copy)]
+enum Rule {
+    /// Read by the import at any value DiskSim accepts (the parts check it further).
+    Used,
+    /// No effect on a drive that is given one command at a time and is alone on its bus,
+    /// which is how a drive is replayed; accepted at any value (README.md says why).
+    Inert,
+    /// Honoured at these values only.
+    Only(&'static [f64]),
+    /// Accepted at any value; the model follows the first of the values listed, and
+    /// README.md says what a drive with another value does differently.
+    Approx(&'static [f64]),
+}
+
+use Rule::{Approx, Inert, Only, Used};
+
+const DISK: &[(&str, Rule)] = &[
+    ("Model", Used),
+    ("Scheduler", Used),
+    ("Max queue length", Used),
+    ("Bulk sector transfer time", Used),
+    ("Segment size (in blks)", Used),
+    ("Number of buffer segments", Used),
+    ("Print stats", Inert),
+    ("Per-request overhead time", Used),
+    ("Time scale for overheads", Used),
+    ("Hold bus entire read xfer", Used),
+    ("Hold bus entire write xfer", Approx(&[1.0])),
+    ("Allow almost read hits", Approx(&[1.0])),
+    ("Allow sneaky full read hits", Inert),
+    ("Allow sneaky partial read hits", Inert),
+    ("Allow sneaky intermediate read hits", Inert),
+    ("Allow read hits on write data", Only(&[1.0])),
+    ("Allow write prebuffering", Inert),
+    ("Preseeking level", Inert),
+    ("Never disconnect", Used),
+    ("Avg sectors per cylinder", Inert),
+    ("Maximum number of write segments", Approx(&[1.0])),
+    ("Use separate write segment", Approx(&[0.0])),
+    ("Low (write) water mark", Approx(&[0.0])),
+    ("High (read) water mark", Used),
+    ("Set watermark by reqsize", Only(&[1.0])),
+    ("Calc sector by sector", Inert),
+    ("Enable caching in buffer", Used),
+    ("Buffer continuous read", Used),
+    ("Minimum read-ahead (blks)", Only(&[0.0])),
+    ("Maximum read-ahead (blks)", Used),
+    ("Read-ahead over requested", Used),
+    ("Read-ahead on idle hit", Used),
+    ("Read any free blocks", Only(&[0.0])),
+    ("Fast write level", Used),
+    ("Combine seq writes", Only(&[1.0])),
+    ("Stop prefetch in sector", Approx(&[1.0])),
+    ("Disconnect write if seek", Only(&[0.0])),
+    ("Write hit stop prefetch", Only(&[1.0])),
+    ("Read directly to buffer", Approx(&[1.0])),
+    ("Immed transfer partial hit", Only(&[1.0])),
+    ("Read hit over. after read", Used),
+    ("Read hit over. after write", Used),
+    ("Read miss over. after read", Used),
+    ("Read miss over. after write", Used),
+    ("Write hit over. after read", Used),
+    ("Write hit over. after write", Used),
+    ("Write miss over. after read", Used),
+    ("Write miss over. after write", Used),
+    ("Read completion overhead", Used),
+    ("Write completion overhead", Used),
+    ("Data preparation overhead", Used),
+    ("First reselect overhead", Used),
+    ("Other reselect overhead", Used),
+    ("Read disconnect afterread", Used),
+    ("Read disconnect afterwrite", Used),
+    ("Write disconnect overhead", Used),
+    ("Extra write disconnect", Used),
+    ("Extradisc command overhead", Used),
+    ("Extradisc disconnect overhead", Used),
+    ("Extradisc inter-disconnect delay", Used),
+    ("Extradisc 2nd disconnect overhead", Used),
+    ("Extradisc seek delta", Used),
+    ("Minimum seek delay", Used),
+    ("Immediate buffer read", Approx(&[0.0])),
+    ("Immediate buffer write", Only(&[0.0])),
+];
+
+const SCHEDULER: &[(&str, Rule)] = &[
+    ("Scheduling policy", Inert),
+    ("Cylinder mapping strategy", Inert),
+    ("Write initiation delay", Only(&[0.0])),
+    ("Read initiation delay", Only(&[0.0])),
+    ("Sequential stream scheme", Inert),
+    ("Maximum concat size", Inert),
+    ("Overlapping request scheme", Inert),
+    ("Sequential stream diff maximum", Inert),
+    ("Scheduling timeout scheme", Inert),
+    ("Timeout time/weight", Inert),
+    ("Timeout scheduling", Inert),
+    ("Scheduling priority scheme", Inert),
+    ("Priority scheduling", Inert),
+];
+
+const MODEL: &[(&str, Rule)] = &[
+    ("Block count", Used),
+    ("Number of data surfaces", Used),
+    ("Number of cylinders", Used),
+    ("Mechanical Model", Used),
+    ("Layout Model", Used),
+];
+
+const LAYOUT: &[(&str, Rule)] = &[
+    ("LBN-to-PBN mapping scheme", Only(&[0.0])),
+    ("Sparing scheme used", Used),
+    ("Rangesize for sparing", Used),
+    ("Skew units", Used),
+    ("Zones", Used),
+];
+
+const ZONE: &[(&str, Rule)] = &[
+    ("First cylinder number", Used),
+    ("Last cylinder number", Used),
+    ("Blocks per track", Used),
+    ("Offset of first block", Used),
+    ("Skew units", Used),
+    ("Empty space at zone front", Used),
+    ("Skew for track switch", Used),
+    ("Skew for cylinder switch", Used),
+    ("Number of spares", Used),
+    ("slips", Used),
+    ("defects", Used),
+];
+
+const MECH: &[(&str, Rule)] = &[
+    ("Access time type", Used),
+    ("Constant access time", Inert),
+    ("Seek type", Used),
+    ("Average seek time", Used),
+    ("Constant seek time", Used),
+    ("Single cylinder seek time", Used),
+    ("Full strobe seek time", Used),
+    ("Full seek curve", Used),
+    ("Add. write settling delay", Used),
+    ("Head switch time", Used),
+    ("Rotation speed (in rpms)", Used),
+    ("Percent error in rpms", Only(&[0.0])),
+    ("First ten seek times", Used),
+    ("HPL seek equation values", Used),
+];
+
+/// The values a key is honoured at, in words.
+fn listed(values: &[f64]) -> String {
+    values
+        .iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+/// Checks every key of `block` against `rules`; `what` names the block in messages.
+fn check_block(
+    block: &Block,
+    rules: &[(&str, Rule)],
+    what: &str,
+    file: &Path,
+    notes: &mut Vec<String>,
+) -> Result<(), String> {
+    for (key, value) in &block.params {
+        let key = key.trim();
+        let Some(&(name, rule)) = rules.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)) else {
+            notes.push(format!(
+                "`{key}` in {what} of {} is not a DiskSim 4.0 parameter of that block: ignored, as DiskSim ignores it",
+                file.display()
+            ));
+            continue;
+        };
+        let (Only(values) | Approx(values)) = rule else {
+            continue;
+        };
+        let Value::Scalar(text) = value else {
+            return Err(format!(
+                "{}: `{name}` in {what} must be a number",
+                file.display()
+            ));
+        };
+        let v: f64 = text.trim().parse().map_err(|_| {
+            format!(
+                "{}: `{name}` in {what} must be a number; got `{}`",
+                file.display(),
+                text.trim()
+            )
+        })?;
+        if values.contains(&v) {
+            continue;
+        }
+        match rule {
+            Only(_) => {
+                return Err(format!(
+                    "{}: `{name} = {v}` in {what} is not supported: storlab's disk model honours only {} (README.md in references/drives lists every parameter)",
+                    file.display(),
+                    listed(values)
+                ))
+            }
+            _ => notes.push(format!(
+                "`{name} = {v}` is modelled as {} (references/drives/README.md says what differs)",
+                listed(values)
+            )),
+        }
+    }
+    Ok(())
+}
+
+/// Checks the disk block of a `.diskspecs` file and its scheduler.
+pub(super) fn check_disk(disk: &Block, file: &Path, notes: &mut Vec<String>) -> Result<(), String> {
+    check_block(disk, DISK, "the disk block", file, notes)?;
+    if let Some(s) = disk.block("Scheduler") {
+        check_block(s, SCHEDULER, "the scheduler", file, notes)?;
+    }
+    // A drive that frees the bus while its buffer runs dry during a read reconnects each
+    // time, paying its other reselect and disconnect overheads: not modelled.
+    let holds = disk.num("Hold bus entire read xfer").unwrap_or(1.0) != 0.0
+        || disk.num("Never disconnect").unwrap_or(0.0) != 0.0;
+    let paid: f64 = [
+        "Other reselect overhead",
+        "Read disconnect afterread",
+        "Read disconnect afterwrite",
+    ]
+    .iter()
+    .map(|k| disk.num(k).unwrap_or(0.0).max(0.0))
+    .sum();
+    if !holds && paid > 0.0 {
+        return Err(format!(
+            "{}: `Hold bus entire read xfer = 0` with nonzero reselect or read disconnect overheads is not supported: storlab's disk model holds the bus from a read's reconnection to its end (set it to 1, or the overheads to 0)",
+            file.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the model file: its blocks, layout, zones and mechanics.
+pub(super) fn check_model(
+    model: &Block,
+    layout: &Block,
+    mech: &Block,
+    file: &Path,
+    notes: &mut Vec<String>,
+) -> Result<(), String> {
+    check_block(model, MODEL, "the model block", file, notes)?;
+    check_block(layout, LAYOUT, "the layout", file, notes)?;
+    check_block(mech, MECH, "the mechanical model", file, notes)?;
+    for (what, block, kind) in [
+        ("Layout Model", layout, "dm_layout_g1"),
+        ("Mechanical Model", mech, "dm_mech_g1"),
+    ] {
+        if block.header.trim() != kind {
+            return Err(format!(
+                "{}: `{what} = {}` is not supported: storlab imports {kind} only",
+                file.display(),
+                block.header.trim()
+            ));
+        }
+    }
+    match mech.word("Access time type") {
+        None | Some("trackSwitchPlusRotation") => {}
+        Some(other) => {
+            return Err(format!(
+                "{}: `Access time type = {other}` is not supported: storlab's disk model positions the head and waits for the sector (trackSwitchPlusRotation)",
+                file.display()
+            ))
+        }
+    }
+    let scheme = layout.num("Sparing scheme used").unwrap_or(0.0);
+    for (i, z) in layout.list("Zones").unwrap_or(&[]).iter().enumerate() {
+        let Value::Block(z) = z else { continue };
+        let what = format!("zone {}", i + 1);
+        check_block(z, ZONE, &what, file, notes)?;
+        let spares = z.num("Number of spares").unwrap_or(0.0);
+        if (scheme == 5.0 || scheme == 6.0) && spares > 0.0 {
+            return Err(format!(
+                "{}: `Sparing scheme used = {scheme}` (spares at the front of each cylinder) with {spares} spares in {what} is not supported: storlab places a cylinder's spares at its end (schemes 0-4 and 7-10)",
+                file.display()
+            ));
+        }
+        check_defects(z, &what, file)?;
+    }
+    Ok(())
+}
+
+/// A zone's defects come in pairs (defective block, block it is remapped to); a pair
+/// whose block is remapped to itself moves nothing, and is the only kind honoured.
+fn check_defects(zone: &Block, what: &str, file: &Path) -> Result<(), String> {
+    let list = zone.list("defects").unwrap_or(&[]);
+    let mut nums = Vec::with_capacity(list.len());
+    for v in list {
+        match v {
+            Value::Scalar(s) => nums.push(s.trim().parse::<u64>().map_err(|_| {
+                format!(
+                    "{}: `defects` in {what} must be whole block numbers; got `{}`",
+                    file.display(),
+                    s.trim()
+                )
+            })?),
+            _ => {
+                return Err(format!(
+                    "{}: `defects` in {what} must be a list of numbers",
+                    file.display()
+                ))
+            }
+        }
+    }
+    if nums.len() % 2 != 0 {
+        return Err(format!(
+            "{}: `defects` in {what} must hold pairs (defect, remapped block); got {} numbers",
+            file.display(),
+            nums.len()
+        ));
+    }
+    if let Some(p) = nums.chunks(2).find(|p| p[0] != p[1]) {
+        return Err(format!(
+            "{}: `defects` in {what} remaps block {} to {}: not supported (storlab's layout moves no single block to a spare; only pairs remapping a block to itself are accepted)",
+            file.display(),
+            p[0],
+            p[1]
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,353 @@
+use std::path::{Path, PathBuf};
+
+use super::super::{import, parse_trace, replay, ImportedDrive};
+
+fn drives() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../references/drives")
+}
+
+/// A copy of a shipped drive (its description, model, seek curve and bus) in a directory
+/// of its own, with `edit` applied to the description and `edit_model` to the model.
+fn variant(
+    drive: &str,
+    model: &str,
+    tag: &str,
+    edit: impl Fn(String) -> String,
+    edit_model: impl Fn(String) -> String,
+) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "storlab-drive-support-{}-{tag}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for entry in std::fs::read_dir(drives()).expect("drives") {
+        let path = entry.expect("entry").path();
+        let name = path
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        if !(name.starts_with(drive) || name.starts_with(model)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("read");
+        let text = if name.ends_with(".diskspecs") {
+            edit(text)
+        } else if name.ends_with(".model") {
+            edit_model(text)
+        } else {
+            text
+        };
+        std::fs::write(dir.join(&name), text).expect("write");
+    }
+    dir.join(format!("{drive}.diskspecs"))
+}
+
+fn set(text: String, key: &str, value: &str) -> String {
+    let at = text
+        .find(key)
+        .unwrap_or_else(|| panic!("`{key}` in the description"));
+    let end = at + text[at..].find(',').expect("a comma after the value");
+    format!("{}{key} = {value}{}", &text[..at], &text[end..])
+}
+
+fn barracuda(tag: &str, edits: &[(&str, &str)]) -> Result<ImportedDrive, String> {
+    let specs = variant(
+        "barracuda",
+        "barracuda",
+        tag,
+        |mut t| {
+            for (k, v) in edits {
+                t = set(t, k, v);
+            }
+            t
+        },
+        |t| t,
+    );
+    import(&specs)
+}
+
+#[test]
+fn every_shipped_drive_imports_and_notes_what_it_models_approximately() {
+    for d in [
+        "atlas_III",
+        "barracuda",
+        "cheetah4LP",
+        "dec_rz26",
+        "hp_c2247a",
+        "hp_c2490a",
+    ] {
+        import(&drives().join(format!("{d}.diskspecs"))).unwrap_or_else(|e| panic!("{d}: {e}"));
+    }
+    // The RZ26 reads with zero latency, which the model does not: it says so.
+    let rz = import(&drives().join("dec_rz26.diskspecs")).expect("imports");
+    assert!(
+        rz.notes
+            .iter()
+            .any(|n| n.contains("Immediate buffer read = 1")),
+        "{:?}",
+        rz.notes
+    );
+}
+
+#[test]
+fn a_value_the_model_cannot_honour_is_refused_with_the_file_key_and_what_is_supported() {
+    for (key, value, supported) in [
+        ("Read any free blocks", "1", "only 0"),
+        ("Minimum read-ahead (blks)", "16", "only 0"),
+        ("Immediate buffer write", "1", "only 0"),
+        ("Set watermark by reqsize", "0", "only 1"),
+        ("Read initiation delay", "0.5", "only 0"),
+    ] {
+        let err = barracuda("only", &[(key, value)]).unwrap_err();
+        assert!(
+            err.contains("barracuda.diskspecs")
+                && err.contains(&format!("`{key} = {value}`"))
+                && err.contains(supported),
+            "{err}"
+        );
+    }
+    // A key DiskSim 4.0 does not know is ignored, as DiskSim ignores it, with a note.
+    let d =
+        barracuda("unknown", &[("Print stats", "1,\n   Spin-down delay = 3")]).expect("imports");
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("`Spin-down delay`") && n.contains("not a DiskSim 4.0 parameter")),
+        "{:?}",
+        d.notes
+    );
+    // Releasing the bus during a read, with a price for reconnecting.
+    let err = barracuda(
+        "hold",
+        &[
+            ("Hold bus entire read xfer", "0"),
+            ("Other reselect overhead", "0.1"),
+        ],
+    )
+    .unwrap_err();
+    assert!(err.contains("Hold bus entire read xfer = 0"), "{err}");
+}
+
+#[test]
+fn a_remapped_defect_is_refused_and_one_remapped_to_itself_accepted() {
+    let remap = |to: &str| {
+        let to = to.to_string();
+        variant(
+            "cheetah4LP",
+            "cheetah4LP",
+            &format!("defect{to}"),
+            |t| t,
+            move |t| {
+                t.replacen(
+                    "233375,\n               233375",
+                    &format!("233375, {to}"),
+                    1,
+                )
+            },
+        )
+    };
+    import(&remap("233375")).expect("a block remapped to itself moves nothing");
+    let err = import(&remap("233999")).unwrap_err();
+    assert!(
+        err.contains("cheetah4LP.model") && err.contains("remaps block 233375 to 233999"),
+        "{err}"
+    );
+}
+
+#[test]
+fn overheads_are_scaled_and_the_per_request_overhead_comes_before_each_command() {
+    // A read of blocks still in the buffer pays its hit overhead, the data preparation,
+    // the transfer and the completion: on the Barracuda 0.082 ms after a read, 0.134 ms a
+    // sector, nothing else. With every overhead doubled and 0.1 ms more on each command,
+    // the hit overhead becomes (0.082 + 0.1) * 2 = 0.364 ms: 0.282 ms more.
+    let trace = parse_trace("R x 1000 8 0 30\nR x 1000 8 0 0\n").expect("parses");
+    let base = barracuda("scale0", &[]).expect("imports").params;
+    let scaled = barracuda(
+        "scale1",
+        &[
+            ("Time scale for overheads", "2.0"),
+            ("Per-request overhead time", "0.1"),
+        ],
+    )
+    .expect("imports")
+    .params;
+    let (a, b) = (
+        replay(&base, &trace).expect("replays"),
+        replay(&scaled, &trace).expect("replays"),
+    );
+    assert_eq!((a.read_hits, b.read_hits), (1, 1));
+    assert!(
+        (a.service_ms[1] - (0.082 + 8.0 * 0.134)).abs() < 1e-5,
+        "{a:?}"
+    );
+    assert!(
+        (b.service_ms[1] - a.service_ms[1] - 0.282).abs() < 1e-5,
+        "{a:?} {b:?}"
+    );
+}
+
+#[test]
+fn a_drive_that_never_disconnects_pays_no_reselect_and_keeps_no_water_mark() {
+    let specs = variant(
+        "hp_c2247a",
+        "hp_c2247a",
+        "never",
+        |t| {
+            set(
+                set(t, "Never disconnect", "1"),
+                "Extra write disconnect",
+                "1",
+            )
+        },
+        |t| t,
+    );
+    let p = import(&specs).expect("imports").params;
+    let o = p.command_overheads_ms.as_deref().expect("overheads");
+    assert_eq!(
+        (o.reselect, o.read_disconnect_after_read, o.write_disconnect),
+        (0.0, 0.0, 0.0)
+    );
+    assert_eq!(o.data_prep, 0.02519);
+    assert_eq!(p.read_watermark, 0.0);
+    assert_eq!(p.extra_write_disconnect_ms, None);
+}
+
+#[test]
+fn skews_in_revolutions_are_a_share_of_the_track() {
+    // Zone 1 of the Atlas III: 256 blocks a track; a quarter revolution is 64 sectors.
+    let specs = variant(
+        "atlas_III",
+        "atlas_III",
+        "revs",
+        |t| t,
+        |t| {
+            t.replacen(
+                "LBN-to-PBN mapping scheme = 0,",
+                "LBN-to-PBN mapping scheme = 0,\n      Skew units = revolutions,",
+                1,
+            )
+            .replacen(
+                "Skew for track switch = 75.000000",
+                "Skew for track switch = 0.25",
+                1,
+            )
+            .replacen(
+                "Skew for cylinder switch = 86.000000",
+                "Skew for cylinder switch = 0.5",
+                1,
+            )
+        },
+    );
+    let z = &import(&specs).expect("imports").params.zone_table[0];
+    assert_eq!(
+        (z.track_skew_sectors, z.cylinder_skew_sectors),
+        (64.0, 128.0)
+    );
+}
+
+#[test]
+fn the_three_point_seek_forms_follow_their_equations() {
+    // The C2247: 2,051 cylinders. Its single-cylinder, average and full-strobe times read
+    // 0.2, 1.1 and 2.3 ms; set them to 2, 10 and 20 ms.
+    let seek = |form: &str| {
+        let form = form.to_string();
+        let specs = variant(
+            "hp_c2247a",
+            "hp_c2247a",
+            &format!("seek-{form}"),
+            |t| t,
+            move |t| {
+                t.replacen("Seek type = hplplus10", &format!("Seek type = {form}"), 1)
+                    .replacen(
+                        "Single cylinder seek time = 0.200000",
+                        "Single cylinder seek time = 2",
+                        1,
+                    )
+                    .replacen(
+                        "Average seek time = 1.100000",
+                        "Average seek time = 10,\n      Constant seek time = 7",
+                        1,
+                    )
+                    .replacen(
+                        "Full strobe seek time = 2.300000",
+                        "Full strobe seek time = 20",
+                        1,
+                    )
+            },
+        );
+        import(&specs).expect("imports").params.seek_curve
+    };
+    let at = |c: &[[f64; 2]], d: f64| c.iter().find(|p| p[0] == d).map(|p| p[1]);
+    let n = 2051.0f64;
+    let constant = seek("constant");
+    assert!(constant.iter().all(|p| p[1] == 7.0));
+    let linear = seek("linear");
+    assert_eq!(at(&linear, 1.0), Some(2.0));
+    assert!((at(&linear, 1.0 + n / 3.0).expect("the knee") - 10.0).abs() < 1e-9);
+    assert!((at(&linear, n - 1.0).expect("the longest") - 20.0).abs() < 1e-9);
+    let curve = seek("curve");
+    let (a, b) = (
+        (-10.0 * 2.0 + 15.0 * 10.0 - 5.0 * 20.0) / (3.0 * n.sqrt()),
+        (7.0 * 2.0 - 15.0 * 10.0 + 8.0 * 20.0) / (3.0 * n),
+    );
+    let d = curve[curve.len() / 2][0];
+    let want = 2.0 + a * (d - 1.0).sqrt() + b * (d - 1.0);
+    assert!((at(&curve, d).expect("sampled") - want).abs() < 1e-9);
+    assert_eq!(at(&curve, 1.0), Some(2.0));
+}
+
+#[test]
+fn the_controllers_sector_time_counts_when_it_is_the_slowest() {
+    // DiskSim moves a sector at the slowest of the drive, the bus and the controller: the
+    // C2247's bus reads a sector in 0.1701 ms; a controller taking 0.3 ms sets the rate.
+    let dir = variant("hp_c2247a", "hp_c2247a", "ctlr", |t| t, |t| t);
+    let parv = dir.with_extension("parv");
+    let text = std::fs::read_to_string(&parv).expect("parv");
+    let slow = text.replacen(
+        "Scale for delays = 0.0,\nBulk sector transfer time = 0.0,",
+        "Scale for delays = 0.0,\nBulk sector transfer time = 0.3,",
+        1,
+    );
+    assert_ne!(slow, text);
+    std::fs::write(&parv, slow).expect("write");
+    let p = import(&dir).expect("imports").params;
+    assert!(
+        (p.interface_mbps - 0.512 / 0.3).abs() < 1e-9,
+        "{}",
+        p.interface_mbps
+    );
+}
+
+#[test]
+fn a_hit_on_an_older_segment_reads_ahead_from_its_end_on_a_drive_that_does_so() {
+    // The C2247 (two segments, read-ahead 128 blocks past a read) reads ahead after a read
+    // served whole from its buffer (`Read-ahead on idle hit = 1`). A read at 100,000 fills
+    // its segment to 100,136; a far read moves read-ahead elsewhere; a read of 100,120-127
+    // is served from the older segment and starts read-ahead to 100,256, so after a pause
+    // a read at 100,200 is a hit: its hit overhead, data preparation, eight sectors over
+    // the bus and the completion, 0.95343 + 0.02519 + 8 * 0.1701 + 0.05665 ms (50 ms
+    // between reads).
+    let trace = parse_trace(
+        "R x 100000 8 0 50000\nR x 1500000 8 0 50000\nR x 100120 8 0 50000\nR x 100200 8 0 0\n",
+    )
+    .expect("parses");
+    let on = import(&drives().join("hp_c2247a.diskspecs"))
+        .expect("imports")
+        .params;
+    assert!(on.readahead_after_hit);
+    let off = crate::device::hdd::HddParams {
+        readahead_after_hit: false,
+        ..on.clone()
+    };
+    let (a, b) = (
+        replay(&on, &trace).expect("replays"),
+        replay(&off, &trace).expect("replays"),
+    );
+    let hit = 0.95343 + 0.02519 + 8.0 * 0.1701 + 0.05665;
+    assert_eq!(a.read_hits, 2, "{a:?}");
+    assert!((a.service_ms[3] - hit).abs() < 1e-4, "{a:?}");
+    // Without it the last read goes to the media.
+    assert_eq!(b.read_hits, 1, "{b:?}");
+    assert!(b.service_ms[3] > hit + 0.5, "{b:?}");
+}
