@@ -47,7 +47,7 @@ impl HostStats {
     }
 
     /// Records one completed I/O.
-    #[inline]
+    #[inline(always)]
     pub fn record(&mut self, now_ns: u64, write: bool, bytes: u64, latency_ns: u64) {
         if write {
             self.write.record(latency_ns);

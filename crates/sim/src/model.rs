@@ -385,7 +385,7 @@ impl Stack {
             sectors,
             write,
         };
-        self.host.prefetch_io(&self.core, &self.ctrls, io);
+        self.host.prefetch_io(&self.ctrls, io);
     }
 
     /// A target over LUNs: a configured volume, or the concatenation of `luns`.

@@ -93,6 +93,20 @@ struct CacheGroup {
     gather: gather::Gather,
     /// The cache-side figures: host pieces, read hits, NVS waits, lost pages.
     stats: GroupStats,
+    /// The read settings of the group's array's controllers (a failover stays inside the
+    /// array, so they hold for every controller that serves the group).
+    reads: ReadSettings,
+}
+
+/// A group's controller settings every read uses, copied from its array's
+/// [`crate::config::resolve::ControllerSpec`].
+#[derive(Clone, Copy)]
+struct ReadSettings {
+    segment_sectors: u64,
+    read_hit_ns: u64,
+    read_miss_ns: u64,
+    prefetch_sectors: u64,
+    sequential_trigger: u32,
 }
 
 /// A write waiting for room in the write cache.
@@ -290,11 +304,11 @@ impl ControllerPart {
     /// the write cache's dirty-page entries, and for a read the read cache's entries too
     /// (first and last segment). Changes no state.
     #[inline]
-    pub fn prefetch_piece(&self, core: &Core, lun: u32, lba: u64, sectors: u64, write: bool) {
+    pub fn prefetch_piece(&self, lun: u32, lba: u64, sectors: u64, write: bool) {
         let l = &self.luns[lun as usize];
         let first = l.offset + lba;
         let grp = &self.groups[l.group as usize];
-        let seg = core.spec.controller_spec(grp.ctrl).segment_sectors;
+        let seg = grp.reads.segment_sectors;
         if write {
             grp.dirty.prefetch(first / PAGE_SECTORS);
         } else {

@@ -137,7 +137,6 @@ impl HostPart {
     /// ([`ControllerPart::prefetch_piece`]). Changes no state.
     fn prefetch_pieces(
         &self,
-        core: &Core,
         ctrls: &ControllerPart,
         target: u32,
         pieces: &[VolPiece],
@@ -146,15 +145,15 @@ impl HostPart {
         let t = &self.targets[target as usize];
         for p in pieces {
             let lun = t.luns[p.member as usize];
-            ctrls.prefetch_piece(core, lun, p.member_lba, p.sectors, write);
+            ctrls.prefetch_piece(lun, p.member_lba, p.sectors, write);
         }
     }
 
     /// [`HostPart::prefetch_pieces`] for an I/O not yet mapped.
-    pub fn prefetch_io(&mut self, core: &Core, ctrls: &ControllerPart, io: HostIo) {
+    pub fn prefetch_io(&mut self, ctrls: &ControllerPart, io: HostIo) {
         let mut pieces = std::mem::take(&mut self.vol_pieces);
         self.map_io(io.target, io.lba, io.sectors, &mut pieces);
-        self.prefetch_pieces(core, ctrls, io.target, &pieces, io.write);
+        self.prefetch_pieces(ctrls, io.target, &pieces, io.write);
         self.vol_pieces = pieces;
     }
 

@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 
 use super::gather::Gather;
 use super::write::destage_run_pages;
-use super::{CacheGroup, ControllerPart, CtrlRt, LunRt, SeqStream, SEQ_SLOTS};
+use super::{CacheGroup, ControllerPart, CtrlRt, LunRt, ReadSettings, SeqStream, SEQ_SLOTS};
 use crate::cache::{DirtyPages, ReadCache, WriteOrder};
 use crate::config::resolve::PAGE_SECTORS;
 use crate::config::{DestageOrder, SystemSpec};
@@ -81,6 +81,16 @@ impl ControllerPart {
                     spec.controller_spec(g.controller).full_stripe_hold_ns,
                 ),
                 stats: Default::default(),
+                reads: {
+                    let c = spec.controller_spec(g.controller);
+                    ReadSettings {
+                        segment_sectors: c.segment_sectors,
+                        read_hit_ns: c.read_hit_ns,
+                        read_miss_ns: c.read_miss_ns,
+                        prefetch_sectors: c.prefetch_sectors,
+                        sequential_trigger: c.sequential_trigger,
+                    }
+                },
             });
         }
         let luns = (spec.luns.iter())

@@ -21,16 +21,17 @@ impl ControllerPart {
         let this = &mut s.ctrls;
         let grp = &mut this.groups[g as usize];
         grp.stats.host_reads += 1;
-        let (ctrl, miss_ns) = (grp.ctrl, s.core.spec.controller_spec(grp.ctrl).read_miss_ns);
+        let (ctrl, reads) = (grp.ctrl, grp.reads);
+        let miss_ns = reads.read_miss_ns;
         if !grp.read_cache {
             let t_cpu = this.controller_time(&s.core, ctrl, arrive, miss_ns);
             this.pieces.get_mut(pid).waits = 1;
             Self::fetch_after(s, (g, lba, sectors), pid, false, t_cpu);
             return;
         }
-        let seg = s.core.spec.controller_spec(ctrl).segment_sectors;
+        let seg = reads.segment_sectors;
         let (s0, s1) = (segment_of(lba, seg), segment_of(lba + sectors - 1, seg));
-        let ctrl = grp.ctrl as usize;
+        let ctrl = ctrl as usize;
         let mut waits: [u32; 4] = [u32::MAX; 4];
         let mut n_waits = 0usize;
         let mut absent: Option<(u64, u64)> = None;
@@ -52,8 +53,7 @@ impl ControllerPart {
         }
         if n_waits == 0 && absent.is_none() {
             this.groups[g as usize].stats.read_hits += 1;
-            let hit_ns = s.core.spec.controller_spec(ctrl as u32).read_hit_ns;
-            let t_cpu = this.controller_time(&s.core, ctrl as u32, arrive, hit_ns);
+            let t_cpu = this.controller_time(&s.core, ctrl as u32, arrive, reads.read_hit_ns);
             Self::piece_done(s, pid, t_cpu, false);
         } else {
             // A miss's processing holds the processor (and delays the hits and writes behind
@@ -149,7 +149,7 @@ impl ControllerPart {
             return;
         };
         if cache {
-            let seg = s.core.spec.controller_spec(ctrl).segment_sectors;
+            let seg = s.ctrls.groups[g as usize].reads.segment_sectors;
             let inflight = &mut s.ctrls.ctrls[ctrl as usize].inflight;
             for segment in segment_of(lba, seg)..segment_of(lba + sectors + seg - 1, seg) {
                 inflight.set(page_key(g, segment), id + 1);
@@ -170,7 +170,7 @@ impl ControllerPart {
             unreachable!("fetch_done on a non-fetch request");
         };
         if cache {
-            let seg = s.core.spec.controller_spec(ctrl).segment_sectors;
+            let seg = s.ctrls.groups[g as usize].reads.segment_sectors;
             let c = &mut s.ctrls.ctrls[ctrl as usize];
             for segment in segment_of(lba, seg)..segment_of(lba + sectors + seg - 1, seg) {
                 let key = page_key(g, segment);
@@ -192,7 +192,7 @@ impl ControllerPart {
 
     /// Tracks up to `SEQ_SLOTS` sequential readers per group and prefetches ahead of them.
     fn detect_sequential(s: &mut Stack, g: u32, lba: u64, sectors: u64) {
-        let c = s.core.spec.controller_spec(s.ctrls.groups[g as usize].ctrl);
+        let c = s.ctrls.groups[g as usize].reads;
         let (trigger, prefetch, seg) =
             (c.sequential_trigger, c.prefetch_sectors, c.segment_sectors);
         if trigger == 0 || prefetch == 0 {

@@ -179,7 +179,7 @@ impl HostPart {
         let host = &mut s.host;
         let mut pieces = std::mem::take(&mut host.jobs[j as usize].next_pieces);
         host.map_io(target, following.lba, following.sectors, &mut pieces);
-        host.prefetch_pieces(&s.core, &s.ctrls, target, &pieces, following.write);
+        host.prefetch_pieces(&s.ctrls, target, &pieces, following.write);
         host.jobs[j as usize].next_pieces = pieces;
     }
 
