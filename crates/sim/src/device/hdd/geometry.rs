@@ -1,7 +1,7 @@
 //! Geometry of a hard disk drive: its zones, the zone of an address, and the seek curve (see
 //! the parent module for the model).
 
-use crate::divisor::Divisor;
+use crate::divisor::{Divisor, Ratio};
 
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Zone {
@@ -14,6 +14,8 @@ pub(super) struct Zone {
     pub spc: Divisor,
     /// Media time of one sector (a revolution over the sectors per track).
     pub ns_per_sector: f64,
+    /// Start of sector `s` on a track, `floor(s * rev_ns / spt)`, for `s` up to `spt`.
+    pub sector_start: Ratio,
     /// Data sectors per track (below `spt` when every track keeps spares), as a divisor.
     pub data_spt: Divisor,
     /// Skews of a measured zone, in sectors: per head switch and per cylinder switch.
@@ -45,6 +47,7 @@ impl Zone {
             spt: Divisor::new(u64::from(spt)),
             spc: Divisor::new(u64::from(spt) * heads),
             ns_per_sector: rev_ns as f64 / f64::from(spt),
+            sector_start: Ratio::new(rev_ns, u64::from(spt)),
             data_spt: Divisor::new(u64::from(spt)),
             track_skew: 0.0,
             cyl_skew: 0.0,

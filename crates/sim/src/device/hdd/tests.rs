@@ -451,7 +451,7 @@ fn positions_equal_their_definition() {
             let track = u64::from(pos.cyl) * d.heads + u64::from(pos.head);
             let angle =
                 (u64::from(pos.sector) * d.rev_ns / pos.spt.get() + track * d.skew_ns) % d.rev_ns;
-            assert_eq!(d.angle_ns(&pos), angle, "{lba}");
+            assert_eq!(d.angle_ns(&pos, z.sector_start), angle, "{lba}");
             // A queued command carries its zone, its position and its angle.
             let mut q = d.clone();
             q.enqueue(0, 1, lba, 1, false);
