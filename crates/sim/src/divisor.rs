@@ -1,5 +1,6 @@
-//! Division by a run-time constant without a division instruction, and scaling an integer by
-//! an `f64` rate without the unsigned conversions (`scale`).
+//! Division by a run-time constant without a division instruction, a multiply by a
+//! run-time fraction without one (`Ratio`), and scaling an integer by an `f64` rate without
+//! the unsigned conversions (`scale`).
 //!
 //! A disk's revolution and a volume's member count are fixed when the model is built but
 //! divide addresses and times on every I/O; a 64-bit division costs tens of cycles, a
@@ -47,6 +48,41 @@ impl Divisor {
     #[inline]
     pub fn remainder(self, x: u64) -> u64 {
         self.div_rem(x).1
+    }
+}
+
+/// `floor(s * num / den)` for `s` from 0 to `den`, by one multiply of `s` by a fixed-point
+/// ratio: a sector's start on a track, `sector * revolution / sectors_per_track`, without
+/// a division.
+///
+/// The ratio is held as `whole + frac / 2^64` with `frac` rounded up: it exceeds
+/// `num / den` by `e / 2^64`, `0 <= e < 1`. Then `s (whole + frac / 2^64)` is `s num / den +
+/// s e / 2^64`: never below the true value, and above it by less than `s / 2^64 <= 1 / den`
+/// (as `s <= den < 2^32`), too little to carry `s num / den`, whose fraction is at most
+/// `1 - 1 / den`, past the next integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ratio {
+    whole: u64,
+    frac: u64,
+}
+
+impl Ratio {
+    /// `den` must be 1 to `u32::MAX`.
+    pub fn new(num: u64, den: u64) -> Ratio {
+        assert!(
+            (1..=u64::from(u32::MAX)).contains(&den),
+            "ratio {num}/{den}: the denominator must be 1 to 2^32 - 1"
+        );
+        let whole = num / den;
+        let rem = u128::from(num % den);
+        let frac = ((rem << 64).div_ceil(u128::from(den))) as u64;
+        Ratio { whole, frac }
+    }
+
+    /// `floor(s * num / den)`, for `s <= den`.
+    #[inline]
+    pub fn of(self, s: u64) -> u64 {
+        s * self.whole + ((u128::from(s) * u128::from(self.frac)) >> 64) as u64
     }
 }
 
@@ -105,6 +141,34 @@ mod tests {
             xs.extend((0..2_000).map(|_| rng.next_u64() >> (rng.next_u64() % 64)));
             for x in xs {
                 assert_eq!(div.div_rem(x), (x / d, x % d), "{x} / {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn ratio_matches_the_division() {
+        let mut rng = Rng::from_seed(12);
+        let mut cases = vec![
+            (1, 1),
+            (0, 7),
+            (8_333_333, 1),
+            (8_333_333, 863),
+            (u64::from(u32::MAX), u64::from(u32::MAX)),
+        ];
+        cases.push((60_000_000, 4_294_967_295));
+        cases.push((4_294_967_295, 3));
+        cases.push((u64::MAX, 4_294_967_295));
+        cases.extend((0..300).map(|_| {
+            let den = 1 + (rng.below((1 << 32) - 1) >> rng.below(32));
+            (rng.below(1 << 32), den)
+        }));
+        for (num, den) in cases {
+            let r = Ratio::new(num, den);
+            let mut ss = vec![0, 1, den / 2, den - 1, den];
+            ss.extend((0..300).map(|_| rng.below(den + 1)));
+            for s in ss {
+                let want = (u128::from(s) * u128::from(num) / u128::from(den)) as u64;
+                assert_eq!(r.of(s), want, "{s} x {num} / {den}");
             }
         }
     }

@@ -34,7 +34,7 @@ mod measured;
 mod params;
 mod schedule;
 
-use crate::divisor::Divisor;
+use crate::divisor::{Divisor, Ratio};
 pub(crate) use geometry::MAX_STEP_MS;
 use geometry::{SeekCurve, Zones};
 use measured::Measured;
@@ -352,19 +352,14 @@ impl Hdd {
         (moved as i64 + settle).max(0) as u64
     }
 
-    /// Start of sector `sector` within a revolution, on a track of `spt` sectors.
-    #[inline]
-    fn sector_ns(&self, sector: u64, spt: Divisor) -> u64 {
-        spt.div_rem(sector * self.rev_ns).0
-    }
-
     /// Angular position of a sector, as time into the revolution. Each track is skewed by
     /// `skew_ns` against the previous one so that a transfer continuing onto the next track
     /// finds its first sector just arriving after the head switch or one-cylinder seek.
+    /// `start` is the sector start ratio of the zone ([`geometry::Zone::sector_start`]).
     #[inline]
-    fn angle_ns(&self, pos: &Position) -> u64 {
+    fn angle_ns(&self, pos: &Position, start: Ratio) -> u64 {
         let track = pos.cyl as u64 * self.heads + pos.head as u64;
-        self.wrap_rev(self.sector_ns(pos.sector as u64, pos.spt) + track * self.skew_ns)
+        self.wrap_rev(start.of(pos.sector as u64) + track * self.skew_ns)
     }
 
     /// `t` modulo one revolution.
@@ -396,15 +391,16 @@ impl Hdd {
         }
     }
 
-    /// Media time to transfer `sectors` from `pos`, with a skew per track boundary crossed.
-    fn transfer_ns(&self, pos: &Position, sectors: u64) -> u64 {
+    /// Media time to transfer `sectors` from `pos` (in a zone of sector start ratio
+    /// `start`), with a skew per track boundary crossed.
+    fn transfer_ns(&self, pos: &Position, start: Ratio, sectors: u64) -> u64 {
         let spt = pos.spt.get();
         let mut first = pos.sector as u64;
         let mut left = sectors;
         let mut total = 0;
         loop {
             let n = left.min(spt - first);
-            total += self.sector_ns(first + n, pos.spt) - self.sector_ns(first, pos.spt);
+            total += start.of(first + n) - start.of(first);
             left -= n;
             if left == 0 {
                 return total;
@@ -416,6 +412,7 @@ impl Hdd {
 
     /// Times command `p` started at `now_ns` (the spindle at `now_angle`) and moves the
     /// head; `timed` is its positioning as the SPTF pick computed it, if it did.
+    #[inline(always)]
     fn access(
         &mut self,
         now_ns: u64,
@@ -468,7 +465,7 @@ impl Hdd {
                 )
             }
         };
-        let transfer_ns = self.transfer_ns(&pos, p.sectors as u64);
+        let transfer_ns = self.transfer_ns(&pos, zone.sector_start, p.sectors as u64);
         let a = Access {
             overhead_ns,
             seek_ns,

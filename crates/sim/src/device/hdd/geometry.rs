@@ -1,7 +1,7 @@
 //! Geometry of a hard disk drive: its zones, the zone of an address, and the seek curve (see
 //! the parent module for the model).
 
-use crate::divisor::Divisor;
+use crate::divisor::{Divisor, Ratio};
 
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Zone {
@@ -14,6 +14,8 @@ pub(super) struct Zone {
     pub spc: Divisor,
     /// Media time of one sector (a revolution over the sectors per track).
     pub ns_per_sector: f64,
+    /// Start of sector `s` on a track, `floor(s * rev_ns / spt)`, for `s` up to `spt`.
+    pub sector_start: Ratio,
     /// Data sectors per track (below `spt` when every track keeps spares), as a divisor.
     pub data_spt: Divisor,
     /// Skews of a measured zone, in sectors: per head switch and per cylinder switch.
@@ -45,6 +47,7 @@ impl Zone {
             spt: Divisor::new(u64::from(spt)),
             spc: Divisor::new(u64::from(spt) * heads),
             ns_per_sector: rev_ns as f64 / f64::from(spt),
+            sector_start: Ratio::new(rev_ns, u64::from(spt)),
             data_spt: Divisor::new(u64::from(spt)),
             track_skew: 0.0,
             cyl_skew: 0.0,
@@ -58,11 +61,17 @@ impl Zone {
 
 /// Finds the zone of an address with one table read: the address space is cut into
 /// power-of-two buckets no larger than the smallest zone, each holding the zone its first
-/// address falls in, so at most one zone boundary lies inside a bucket.
+/// address falls in, so at most one zone boundary lies inside a bucket: one comparison
+/// with the next zone's start finishes the lookup.
 #[derive(Clone, Debug)]
 pub(super) struct ZoneIndex {
     shift: u32,
     zone_at_bucket: Vec<u8>,
+    /// First address of the zone after each zone (`u64::MAX` after the last): the one
+    /// boundary a bucket may hold is found with one comparison.
+    next_start: Vec<u64>,
+    /// True when a bucket may hold more than one boundary (the bucket count was capped).
+    multi: bool,
 }
 
 /// Most buckets a zone index holds (zones far smaller than usual cost extra steps instead).
@@ -85,9 +94,17 @@ impl ZoneIndex {
             .map(|b| zones.partition_point(|z| z.first_lba <= b << shift) - 1)
             .map(|z| z as u8)
             .collect();
+        let next_start = zones
+            .iter()
+            .skip(1)
+            .map(|z| z.first_lba)
+            .chain(std::iter::once(u64::MAX))
+            .collect();
         ZoneIndex {
             shift,
             zone_at_bucket,
+            next_start,
+            multi: 1u64 << shift > smallest,
         }
     }
 
@@ -95,9 +112,12 @@ impl ZoneIndex {
     #[inline]
     pub fn zone_of(&self, zones: &[Zone], lba: u64) -> usize {
         let b = ((lba >> self.shift) as usize).min(self.zone_at_bucket.len() - 1);
-        let mut z = self.zone_at_bucket[b] as usize;
-        while z + 1 < zones.len() && zones[z + 1].first_lba <= lba {
-            z += 1;
+        let z = self.zone_at_bucket[b] as usize;
+        let mut z = z + usize::from(self.next_start[z] <= lba);
+        if self.multi {
+            while z + 1 < zones.len() && zones[z + 1].first_lba <= lba {
+                z += 1;
+            }
         }
         z
     }

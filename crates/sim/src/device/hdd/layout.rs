@@ -179,13 +179,14 @@ impl Hdd {
         unit_data.saturating_sub(track_in_unit * spt).min(spt)
     }
 
-    /// Angular position of a sector, as time into the revolution, on either layout.
-    #[inline]
+    /// Angular position of a sector, as time into the revolution, on either layout (forced
+    /// inline: the queueing of every command runs it).
+    #[inline(always)]
     pub(super) fn angle_of(&self, zone: usize, pos: &Position) -> u64 {
         if self.table_layout {
             self.angle_measured_ns(zone, pos)
         } else {
-            self.angle_ns(pos)
+            self.angle_ns(pos, self.zones.list[zone].sector_start)
         }
     }
 

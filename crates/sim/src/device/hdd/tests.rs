@@ -301,6 +301,40 @@ fn zone_index_finds_the_zone_a_search_finds() {
     }
 }
 
+/// Zones far smaller than the index's buckets (several boundaries in one bucket) and
+/// boundaries next to bucket edges.
+#[test]
+fn zone_index_finds_zones_smaller_than_a_bucket() {
+    use super::geometry::{Zone, ZoneIndex};
+    let end = 1u64 << 30;
+    let starts = [
+        0,
+        1000,
+        1003,
+        1010,
+        1 << 20,
+        (1 << 20) + 1,
+        (1 << 29) - 1,
+        1 << 29,
+    ];
+    let zones: Vec<Zone> = starts
+        .iter()
+        .map(|&f| Zone::new(f, 0, 1, 100, 2, 8_333_333))
+        .collect();
+    let index = ZoneIndex::new(&zones, end);
+    let search = |lba: u64| zones.partition_point(|z| z.first_lba <= lba) - 1;
+    let mut rng = Rng::from_seed(4);
+    let near = starts
+        .iter()
+        .flat_map(|&f| [f.saturating_sub(1), f, f + 1, f + 2]);
+    let random: Vec<u64> = (0..20_000)
+        .map(|_| rng.below(end + 1000) >> rng.below(30))
+        .collect();
+    for lba in near.chain(random).chain([end - 1, end, u64::MAX / 2]) {
+        assert_eq!(index.zone_of(&zones, lba), search(lba), "lba {lba}");
+    }
+}
+
 /// The drives of one model share its zone table and seek table (one copy in the processor
 /// cache), and a drive's positions are the same as its prototype's.
 #[test]
@@ -451,7 +485,7 @@ fn positions_equal_their_definition() {
             let track = u64::from(pos.cyl) * d.heads + u64::from(pos.head);
             let angle =
                 (u64::from(pos.sector) * d.rev_ns / pos.spt.get() + track * d.skew_ns) % d.rev_ns;
-            assert_eq!(d.angle_ns(&pos), angle, "{lba}");
+            assert_eq!(d.angle_ns(&pos, z.sector_start), angle, "{lba}");
             // A queued command carries its zone, its position and its angle.
             let mut q = d.clone();
             q.enqueue(0, 1, lba, 1, false);
