@@ -213,12 +213,13 @@ impl DirtyPages {
     #[inline]
     fn write_word(&mut self, w: u64, mask: u64) -> u64 {
         let (slot, word, found) = self.words.probe(w as u32);
-        self.write_probed(w, mask, slot, word, found)
+        self.write_probed(w, mask, slot, word, found);
+        (mask & !word).count_ones() as u64
     }
 
-    /// [`DirtyPages::write_word`] for a word already probed.
+    /// Sets `mask` of word `w`, already probed (`slot`, `word`, `found`), dirty.
     #[inline(always)]
-    fn write_probed(&mut self, w: u64, mask: u64, slot: usize, word: u64, found: bool) -> u64 {
+    fn write_probed(&mut self, w: u64, mask: u64, slot: usize, word: u64, found: bool) {
         if word == 0 {
             Self::mark_summary(&mut self.level1, &mut self.upper, w);
         }
@@ -229,7 +230,6 @@ impl DirtyPages {
                 b.redirtied |= again & b.destaging;
             }
         }
-        (mask & !word).count_ones() as u64
     }
 
     /// Marks pages [first, end) dirty; returns how many were not dirty before.
@@ -248,10 +248,11 @@ impl DirtyPages {
             // One word: one lookup to decide and update.
             let mask = bits(first & 63, end - (w << 6));
             let (slot, word, found) = self.words.probe(w as u32);
-            if (mask & !word).count_ones() as u64 > budget {
+            let added = (mask & !word).count_ones() as u64;
+            if added > budget {
                 return None;
             }
-            let added = self.write_probed(w, mask, slot, word, found);
+            self.write_probed(w, mask, slot, word, found);
             self.count += added as usize;
             return Some(added);
         }

@@ -54,14 +54,12 @@ pub enum HintVisit {
 
 /// Which heap blocks hold committed changes whose hint bits are not set, and which pages a
 /// WAL record touched since the last checkpoint began.
+///
+/// Three bits per block, kept together by 64 blocks ([`HEAP`], [`UNHINTED`], [`LOGGED`]), so
+/// a commit or a visit of a block finds all it needs in one place in memory.
 #[derive(Debug, Clone)]
 pub struct HintBits {
-    /// One bit per block: a heap block (only they carry hint bits).
-    heap: Vec<u64>,
-    /// One bit per block: holds tuples of a committed transaction without hints.
-    unhinted: Vec<u64>,
-    /// One bit per block: its LSN is past the last checkpoint's redo pointer.
-    logged: Vec<u64>,
+    words: Vec<[u64; 3]>,
     blocks: u64,
     /// Hint bits are WAL-logged (data checksums, or `wal_log_hints`).
     wal_logged: bool,
@@ -73,16 +71,22 @@ pub struct HintBits {
     pub images: u64,
 }
 
-fn bit(v: &[u64], b: u64) -> bool {
-    v[(b / 64) as usize] >> (b % 64) & 1 != 0
-}
+/// A heap block (only they carry hint bits).
+const HEAP: usize = 0;
+/// Holds tuples of a committed transaction without hints.
+const UNHINTED: usize = 1;
+/// Its LSN is past the last checkpoint's redo pointer (kept only when hints are WAL-logged:
+/// nothing else asks).
+const LOGGED: usize = 2;
 
-fn put(v: &mut [u64], b: u64, on: bool) {
-    let (w, m) = ((b / 64) as usize, 1u64 << (b % 64));
-    if on {
-        v[w] |= m;
-    } else {
-        v[w] &= !m;
+/// Sets bit `kind` of blocks `from` to `to` - 1, a word at a time.
+fn set_range(words: &mut [[u64; 3]], kind: usize, from: u64, to: u64) {
+    let mut b = from;
+    while b < to {
+        let (w, lo) = (b / 64, b % 64);
+        let hi = (to - w * 64).min(64);
+        words[w as usize][kind] |= crate::cache::bits(lo, hi);
+        b = (w + 1) * 64;
     }
 }
 
@@ -90,23 +94,35 @@ impl HintBits {
     /// No block unhinted, over `blocks` blocks whose heap blocks are `heap` (ranges of first
     /// block and count); `wal_logged`: hints are WAL-logged.
     pub fn new(blocks: u64, heap: &[(u64, u64)], wal_logged: bool) -> HintBits {
-        let words = blocks.div_ceil(64) as usize;
-        let mut h = vec![0; words];
+        let mut words = vec![[0; 3]; blocks.div_ceil(64) as usize];
         for &(first, n) in heap {
-            for b in first..(first + n).min(blocks) {
-                put(&mut h, b, true);
-            }
+            set_range(&mut words, HEAP, first, (first + n).min(blocks));
         }
         HintBits {
-            heap: h,
-            unhinted: vec![0; words],
-            logged: vec![0; words],
+            words,
             blocks,
             wal_logged,
             left: 0,
             set: 0,
             dirtied: 0,
             images: 0,
+        }
+    }
+
+    /// Bit `kind` of block `b` (below `blocks`).
+    #[inline]
+    fn get(&self, kind: usize, b: u64) -> bool {
+        self.words[(b / 64) as usize][kind] >> (b % 64) & 1 != 0
+    }
+
+    /// Sets or clears bit `kind` of block `b` (below `blocks`).
+    #[inline]
+    fn put(&mut self, kind: usize, b: u64, on: bool) {
+        let (w, m) = ((b / 64) as usize, 1u64 << (b % 64));
+        if on {
+            self.words[w][kind] |= m;
+        } else {
+            self.words[w][kind] &= !m;
         }
     }
 
@@ -120,11 +136,12 @@ impl HintBits {
     pub fn commit(&mut self, changed: &[(u64, bool)]) {
         for &(entry, write) in changed {
             let b = entry & !NEW_BLOCK;
-            if !write || b >= self.blocks || !bit(&self.heap, b) {
+            if !write || b >= self.blocks {
                 continue;
             }
-            if !bit(&self.unhinted, b) {
-                put(&mut self.unhinted, b, true);
+            let (w, m) = (&mut self.words[(b / 64) as usize], 1u64 << (b % 64));
+            if w[HEAP] & m != 0 && w[UNHINTED] & m == 0 {
+                w[UNHINTED] |= m;
                 self.left += 1;
             }
         }
@@ -132,13 +149,26 @@ impl HintBits {
 
     /// A checkpoint began: its redo pointer is the log's end, past every page's LSN.
     pub fn checkpoint(&mut self) {
-        self.logged.fill(0);
+        if self.wal_logged {
+            for w in &mut self.words {
+                w[LOGGED] = 0;
+            }
+        }
     }
 
     /// Whether `block` holds tuples without hints.
     #[inline]
     pub fn unhinted(&self, block: u64) -> bool {
-        block < self.blocks && bit(&self.unhinted, block)
+        block < self.blocks && self.get(UNHINTED, block)
+    }
+
+    /// A change of `block`: its page carries the LSN of the change's WAL record (what
+    /// [`HintBits::visit`] does for a change).
+    #[inline]
+    pub fn stamp(&mut self, block: u64) {
+        if self.wal_logged && block < self.blocks {
+            self.put(LOGGED, block, true);
+        }
     }
 
     /// A session visits `block` (`write`: to change it; `dirty`: its buffer is dirty now).
@@ -150,21 +180,21 @@ impl HintBits {
             return HintVisit::Nothing;
         }
         if write {
-            put(&mut self.logged, block, true);
+            self.stamp(block);
             return HintVisit::Nothing;
         }
-        if !bit(&self.unhinted, block) {
+        if !self.get(UNHINTED, block) {
             return HintVisit::Nothing;
         }
-        put(&mut self.unhinted, block, false);
+        self.put(UNHINTED, block, false);
         self.set += 1;
         if dirty {
             return HintVisit::SetOnDirty;
         }
         self.dirtied += 1;
-        let fpi = self.wal_logged && !bit(&self.logged, block);
+        let fpi = self.wal_logged && !self.get(LOGGED, block);
         if fpi {
-            put(&mut self.logged, block, true);
+            self.put(LOGGED, block, true);
             self.images += 1;
         }
         HintVisit::Dirtied { fpi }
@@ -189,6 +219,17 @@ mod tests {
         let left: Vec<u64> = (0..100).filter(|&b| h.unhinted(b)).collect();
         assert_eq!(left, [20, 30]);
         assert_eq!(h.left, 2);
+    }
+
+    #[test]
+    fn heap_ranges_mark_exactly_their_blocks() {
+        // Ranges inside a word, across words, ending at a word's edge, and past the end.
+        let ranges = [(3, 5), (60, 70), (192, 64), (290, 40)];
+        let h = HintBits::new(300, &ranges, false);
+        for b in 0..320 {
+            let inside = b < 300 && ranges.iter().any(|&(f, n)| (f..f + n).contains(&b));
+            assert_eq!(b < 300 && h.get(HEAP, b), inside, "block {b}");
+        }
     }
 
     #[test]

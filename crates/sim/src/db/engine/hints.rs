@@ -48,21 +48,36 @@ impl DbEngine {
         }
     }
 
-    /// PostgreSQL: session `s` visits `block` (`write`: to change it). Returns whether the
+    /// PostgreSQL: a session visits `block` (`write`: to change it). Returns whether the
     /// access dirties the block: a change, or a read that sets hints on a clean buffer.
-    #[inline]
+    /// A change and a read finding the hints set (nearly every visit) are decided here; a
+    /// read that sets hints goes on in [`DbEngine::hint_set`].
+    #[inline(always)]
     pub(super) fn hint_visit(&mut self, block: u64, write: bool, stack: &mut Stack) -> bool {
-        // Most reads find the hints set: the buffer's state is looked up only when not.
-        let dirty = match self.hints.as_ref() {
-            Some(h) if !write && h.unhinted(block) => self.cache.dirty_page(block),
-            Some(_) => false,
-            None => return write,
-        };
-        let Some(h) = self.hints.as_mut() else {
+        let Some(h) = self.hints.as_deref_mut() else {
             return write;
         };
-        match h.visit(block, write, dirty) {
-            HintVisit::Nothing | HintVisit::SetOnDirty => write,
+        if write {
+            h.stamp(block);
+            return true;
+        }
+        if !h.unhinted(block) {
+            return false;
+        }
+        self.hint_set(block, stack)
+    }
+
+    /// A read of `block`, which holds tuples without hints, sets them: it dirties the block
+    /// when its buffer is clean (returns true then), with a full-page image in the WAL when
+    /// hints are WAL-logged and no WAL record touched the page since the last checkpoint.
+    #[inline(never)]
+    fn hint_set(&mut self, block: u64, stack: &mut Stack) -> bool {
+        let dirty = self.cache.dirty_page(block);
+        let Some(h) = self.hints.as_deref_mut() else {
+            return false;
+        };
+        match h.visit(block, false, dirty) {
+            HintVisit::Nothing | HintVisit::SetOnDirty => false,
             HintVisit::Dirtied { fpi } => {
                 if fpi {
                     if stack.measuring() {

@@ -79,10 +79,8 @@ impl DbEngine {
                     None => return Walk::Waiting,
                 }
             }
-            if self.hints.is_some() {
-                // PostgreSQL: a visit sets the hints a committed change left unset.
-                write = self.hint_visit(block, write, stack);
-            }
+            // PostgreSQL: a visit sets the hints a committed change left unset.
+            write = self.hint_visit(block, write, stack);
             let a = if CHECKS && self.oracle.is_some() {
                 let a = self.cache.access_or_wait(block, write);
                 if a.no_free {

@@ -17,6 +17,18 @@ mod rest;
 pub(super) use rest::PumpRest;
 use rest::{paced_wake, Skip};
 
+/// What the destage pump's visits of one controller's groups share, fixed while it runs:
+/// whether destage is paced, the watermarks (high, low), whether writes wait for room, and
+/// whether a group at its limit says from which dirty level it may start again (`wake`: only
+/// a pump that may rest uses it, [`PumpRest`]).
+#[derive(Clone, Copy, Debug)]
+struct Pacing {
+    paced: bool,
+    marks: (u64, u64),
+    waiting: bool,
+    wake: bool,
+}
+
 /// Longest destage run: 1 MiB, rounded down to whole stripes (at least one stripe).
 const DESTAGE_RUN_SECTORS: u64 = 2048;
 
@@ -188,9 +200,10 @@ impl ControllerPart {
         if c.destage_active && !c.failed && (c.destage_room == 0 || c.at_rest()) {
             debug_assert!(
                 c.destage_room == 0
-                    || c.groups
-                        .iter()
-                        .all(|&g| s.ctrls.skip_reason(&s.core, g).is_some()),
+                    || c.groups.iter().all(|&g| {
+                        let p = s.ctrls.pacing(&s.core, ctrl);
+                        s.ctrls.skip_reason(g, &p).is_some()
+                    }),
                 "a pump at rest would have started a destage"
             );
             return;
@@ -241,11 +254,11 @@ impl ControllerPart {
         if this.ctrls[ctrl].at_rest() {
             return;
         }
-        let marks = this.destage_marks(&s.core, ctrl);
+        // Nothing the visits below do changes the pacing: no write is admitted meanwhile.
+        let pacing = this.pacing(&s.core, ctrl);
+        let marks = pacing.marks;
         let low = marks.1;
-        let rest_allowed = s.core.spec.controller_spec(ctrl as u32).paced_destage
-            && !this.ctrls[ctrl].write_through
-            && this.ctrls[ctrl].waiters.is_empty();
+        let rest_allowed = pacing.wake;
         this.ctrls[ctrl].pump_rest = PumpRest::default();
         // The lowest wake level of the groups skipped since the last start; 0 once one
         // found no run (a search that may change state).
@@ -267,7 +280,7 @@ impl ControllerPart {
             if c.next_group == c.groups.len() {
                 c.next_group = 0;
             }
-            match Self::destage_one(s, g) {
+            match Self::destage_one(s, g, &pacing) {
                 None => {
                     idle_groups = 0;
                     wake = u64::MAX;
@@ -292,8 +305,23 @@ impl ControllerPart {
         }
     }
 
-    /// Why group `g` cannot start a destage run without searching for one (None: it may).
-    fn skip_reason(&self, core: &Core, g: u32) -> Option<Skip> {
+    /// What the destage pump's visits of controller `ctrl`'s groups share ([`Pacing`]).
+    fn pacing(&self, core: &Core, ctrl: usize) -> Pacing {
+        let paced = core.spec.controller_spec(ctrl as u32).paced_destage;
+        let c = &self.ctrls[ctrl];
+        let waiting = !c.waiters.is_empty();
+        Pacing {
+            paced,
+            marks: self.destage_marks(core, ctrl),
+            waiting,
+            wake: paced && !c.write_through && !waiting,
+        }
+    }
+
+    /// Why group `g` cannot start a destage run without searching for one (None: it may),
+    /// its controller's pacing being `p`.
+    #[inline]
+    fn skip_reason(&self, g: u32, p: &Pacing) -> Option<Skip> {
         let grp = &self.groups[g as usize];
         // Every dirty page of the group on its way to disk already (most calls, as the pump
         // goes round the groups): no run to find. A group destaging by age would also tidy
@@ -301,18 +329,15 @@ impl ControllerPart {
         if grp.dirty.idle_len() == 0 && grp.write_order.is_none() {
             return Some(Skip::NothingIdle);
         }
-        let ctrl = grp.ctrl as usize;
-        let c = &self.ctrls[ctrl];
         let full = grp.destage_ops_limit;
         let inflight = grp.destage_ops_inflight;
-        if core.spec.controller_spec(ctrl as u32).paced_destage {
-            let marks = self.destage_marks(core, ctrl);
-            let waiting = !c.waiters.is_empty();
-            if inflight >= paced_destage_limit(full, c.dirty_pages, marks, waiting) {
-                let wake = if waiting {
-                    u64::MAX
+        if p.paced {
+            let dirty = self.ctrls[grp.ctrl as usize].dirty_pages;
+            if inflight >= paced_destage_limit(full, dirty, p.marks, p.waiting) {
+                let wake = if p.wake {
+                    paced_wake(full, inflight, p.marks)
                 } else {
-                    paced_wake(full, inflight, marks)
+                    u64::MAX
                 };
                 return Some(Skip::AtLimit(wake));
             }
@@ -324,9 +349,9 @@ impl ControllerPart {
 
     /// Issues one destage run for group `g` if it has dirty pages and queue room: None when
     /// it did, else why not.
-    fn destage_one(s: &mut Stack, g: u32) -> Option<Skip> {
+    fn destage_one(s: &mut Stack, g: u32, pacing: &Pacing) -> Option<Skip> {
         let this = &mut s.ctrls;
-        if let Some(skip) = this.skip_reason(&s.core, g) {
+        if let Some(skip) = this.skip_reason(g, pacing) {
             return Some(skip);
         }
         let Some((first, pages)) = this.next_destage_run(g, s.core.now) else {

@@ -8,7 +8,8 @@ pub(super) enum Skip {
     /// Every dirty page of the group is being destaged already.
     NothingIdle,
     /// Its destage operations in flight are at its limit for the dirty level: no more
-    /// below the dirty level the value gives (u64::MAX: at no level).
+    /// below the dirty level the value gives (u64::MAX: at no level, or not asked for by a
+    /// pump that may not rest).
     AtLimit(u64),
     /// It found no run to start (pages held for a sequential writer).
     NoRun,
