@@ -16,6 +16,7 @@ pub mod error;
 pub mod flags;
 pub mod io_cmd;
 pub mod output;
+pub mod private_dir;
 pub mod sim_cmd;
 pub mod sweep_cmd;
 pub mod table;

@@ -1,10 +1,11 @@
 //! Arrays, workloads and plans given as a path, as TOML text or as a Python dict with the keys
 //! of the files: text and dicts are written to files in a private directory (removed when the
-//! call ends), so the command line's own loaders read them and name them in messages.
+//! call ends), so the command line's own loaders read them and name them in messages. A
+//! process killed during a call (a Ray worker cancelled or shut down) leaves its directory;
+//! the next call of any process of this user removes it (see
+//! [`storlab_cli::private_dir::remove_stale`]).
 
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -27,24 +28,32 @@ impl Drop for Inputs {
     }
 }
 
+/// The private directories' names: `storlab-py-<pid>-<n>`.
+const DIR_PREFIX: &str = "storlab-py";
+
+/// The inputs written in a private directory, as `<role>.toml`: nothing else is ever
+/// written there, which is how a directory a killed process left is recognised.
+const ROLES: [&str; 3] = ["array", "workload", "plan"];
+
+/// Whether `name` is a file a private directory holds.
+fn written_here(name: &str) -> bool {
+    name.strip_suffix(".toml")
+        .is_some_and(|role| ROLES.contains(&role))
+}
+
 /// A new directory of this process under the temporary directory, created here (never one
-/// that exists: the whole directory is removed at the end of the call).
+/// that exists: the whole directory is removed at the end of the call), after removing the
+/// directories that processes killed during a call left there.
 fn private_dir() -> PyResult<PathBuf> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    loop {
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let d = std::env::temp_dir().join(format!("storlab-py-{}-{n}", std::process::id()));
-        match std::fs::DirBuilder::new().mode(0o700).create(&d) {
-            Ok(()) => return Ok(d),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => continue,
-            Err(e) => {
-                return Err(crate::RunFailed::new_err(format!(
-                    "{}: cannot create: {e}",
-                    d.display()
-                )))
-            }
-        }
-    }
+    let temp = std::env::temp_dir();
+    storlab_cli::private_dir::remove_stale(&temp, DIR_PREFIX, written_here);
+    storlab_cli::private_dir::create(&temp, DIR_PREFIX).map_err(|e| {
+        crate::RunFailed::new_err(format!(
+            "{}: cannot create {DIR_PREFIX}-{}-N: {e}",
+            temp.display(),
+            std::process::id()
+        ))
+    })
 }
 
 impl Inputs {
@@ -82,6 +91,12 @@ impl Inputs {
     }
 
     fn write(&mut self, role: &str, text: &str, label: String) -> PyResult<PathBuf> {
+        if !ROLES.contains(&role) {
+            return Err(BadInput::new_err(format!(
+                "{role}: only {} are given as TOML text or a dict; give a path",
+                ROLES.join(", ")
+            )));
+        }
         let dir = match &self.dir {
             Some(d) => d.clone(),
             None => {

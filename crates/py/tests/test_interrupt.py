@@ -1,7 +1,6 @@
 """Ctrl-C in the interpreter stops a simulation: KeyboardInterrupt carrying the runs so far
 (marked partial), no files left behind, and the interpreter's own Ctrl-C handling back."""
 
-import glob
 import os
 import signal
 import subprocess
@@ -29,23 +28,68 @@ print("next run partial", r.partial, flush=True)
 
 
 def test_sigint_stops_a_run(root):
-    tmp = tempfile.mkdtemp(prefix="storlab-interrupt-")
-    env = dict(os.environ, TMPDIR=tmp)
-    p = subprocess.Popen([sys.executable, "-c", SCRIPT,
-                          str(root / "examples/arrays/midrange-raid5.toml")],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    assert p.stdout.readline().strip() == "running"
-    # The call starts writing its input and simulating at once; 100000 s of simulated time
-    # would take many minutes, so the signal lands while it runs.
-    import time
-    time.sleep(1.0)
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=60)
-    assert p.returncode == 0, err
-    assert out.splitlines() == [
-        "interrupted True 1",
-        "python handler back",
-        "next run partial False",
-    ]
-    assert glob.glob(os.path.join(tmp, "storlab-py-*")) == []
-    os.rmdir(tmp)
+    # A temporary directory of its own (removed however the test ends) as the call's TMPDIR,
+    # so what the call leaves there is seen.
+    with tempfile.TemporaryDirectory(prefix="storlab-interrupt-") as tmp:
+        env = dict(os.environ, TMPDIR=tmp)
+        p = subprocess.Popen([sys.executable, "-c", SCRIPT,
+                              str(root / "examples/arrays/midrange-raid5.toml")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            assert p.stdout.readline().strip() == "running"
+            # The call starts writing its input and simulating at once; 100000 s of simulated
+            # time would take many minutes, so the signal lands while it runs.
+            import time
+            time.sleep(1.0)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        assert p.returncode == 0, err
+        assert out.splitlines() == [
+            "interrupted True 1",
+            "python handler back",
+            "next run partial False",
+        ]
+        # Nothing left behind: no private directory (storlab-py-*), no other file.
+        assert os.listdir(tmp) == []
+
+
+KILLED = r"""
+import sys
+import storlab
+print("running", flush=True)
+storlab.sim(array=open(sys.argv[1]).read(), profile="randread-8k", duration="100000s")
+"""
+
+
+def test_a_killed_call_s_directory_goes_with_the_next_call(root, tmp_path, monkeypatch):
+    """A process killed during a call (as Ray kills a cancelled worker) cannot remove its
+    private directory; the next call, in any process of the user, removes it, and keeps a
+    directory of that name that holds anything storlab does not write there."""
+    array = root / "examples/arrays/midrange-raid5.toml"
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    p = subprocess.Popen([sys.executable, "-c", KILLED, str(array)],
+                         stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert p.stdout.readline().strip() == "running"
+        import time
+        time.sleep(1.0)
+    finally:
+        p.kill()
+        p.wait()
+    left = [d for d in os.listdir(tmp_path) if d.startswith(f"storlab-py-{p.pid}-")]
+    assert len(left) == 1 and os.listdir(tmp_path / left[0]) == ["array.toml"]
+    kept = tmp_path / f"storlab-py-{p.pid}-99"
+    kept.mkdir()
+    os.chmod(kept, 0o700)
+    (kept / "array.toml").write_text("name = \"x\"\n")
+    (kept / "notes.txt").write_text("mine\n")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import storlab
+    r = storlab.sim(array=array.read_text(), profile="randread-8k", duration="1s", warmup="0")
+    assert not r.partial
+    assert sorted(os.listdir(tmp_path)) == [kept.name]
+    assert sorted(os.listdir(kept)) == ["array.toml", "notes.txt"]

@@ -131,13 +131,15 @@ fn hour_by_binary(bin: &str, workload: &str) -> (f64, f64, serde_json::Value) {
         .args(["--duration", "3600s", "--warmup", "0", "--json"])
         .arg(&out)
         .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap_or_else(|e| panic!("{bin}: {e}"));
+        .status();
     let wall = t.elapsed().as_secs_f64();
     let cpu = cpu_s(libc::RUSAGE_CHILDREN) - cpu;
-    assert!(status.success(), "{bin} sim failed: {status}");
-    let text = std::fs::read_to_string(&out).expect("result file");
+    // The directory goes before anything can fail.
+    let text = std::fs::read_to_string(&out);
     let _ = std::fs::remove_dir_all(&dir);
+    let status = status.unwrap_or_else(|e| panic!("{bin}: {e}"));
+    assert!(status.success(), "{bin} sim failed: {status}");
+    let text = text.expect("result file");
     let doc: serde_json::Value = serde_json::from_str(&text).expect("result JSON");
     (wall, cpu, doc["runs"][0].clone())
 }

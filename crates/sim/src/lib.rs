@@ -18,6 +18,8 @@ pub mod model;
 pub mod raid;
 pub mod rng;
 pub mod slab;
+#[cfg(test)]
+mod test_dir;
 pub mod trace;
 pub mod volume;
 

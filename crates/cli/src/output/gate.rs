@@ -1,10 +1,12 @@
 //! The gate every output file passes, beside the gate of `storlab io` targets
 //! (`storlab_io::safety`): an existing file is replaced only when storlab wrote it, which is
 //! read from its content (the `schema` of a result, the generator mark of a page, the first
-//! line of a TOML or Markdown file, the header of a CSV). Anything else (the user's file, an
-//! input of the same run, a block device, a link to nowhere) is refused before the run with
-//! exit 2; the same check runs again just before the write, for a file that appeared during
-//! the run. What passes is replaced atomically ([`super::atomic`]).
+//! line of a TOML or Markdown file, the header of a CSV), and only from its head, except for
+//! JSON other than results (parsed whole, so refused unread above [`JSON_BYTES_MAX`]).
+//! Anything else (the user's file, an input of the same run, a block device, a link to
+//! nowhere) is refused before the run with exit 2; the same check runs again just before the
+//! write, for a file that appeared during the run. What passes is replaced atomically
+//! ([`super::atomic`]).
 
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -16,12 +18,24 @@ use crate::error::CliError;
 /// The generator mark of storlab's HTML pages (in `<head>`).
 pub const HTML_MARK: &str = "<meta name=\"generator\" content=\"storlab";
 
+/// How much of the start of a file a result is recognised from: storlab writes a result's
+/// `schema` as its first key (`{\n  "schema": "storlab.results/1",`), so whatever the
+/// result's size, its head says whose it is.
+pub const RESULT_HEAD_BYTES: u64 = 4 << 10;
+
+/// Largest JSON file other than a result that storlab replaces: such a file is recognised
+/// by its whole structure, so it is parsed whole. What storlab writes there (a cell file
+/// of a study, a study summary, a captured workload, the drives' validation) is a few MB at
+/// most; a larger file is not storlab's and is refused without being read.
+pub const JSON_BYTES_MAX: u64 = 64 << 20;
+
 /// What storlab writes in a file, which says how its mark is found.
 #[derive(Clone, Debug)]
 pub enum Format {
-    /// A result file: a JSON object whose `schema` is `storlab.results/N`.
+    /// A result file: a JSON object whose first key, `schema`, is `storlab.results/N`.
     Results,
-    /// Other JSON: storlab's when the function recognises it as what storlab writes there.
+    /// Other JSON, at most [`JSON_BYTES_MAX`]: storlab's when the function recognises it as
+    /// what storlab writes there.
     Json(fn(&serde_json::Value) -> bool),
     /// An HTML page with [`HTML_MARK`] in its head.
     Html,
@@ -35,17 +49,17 @@ pub enum Format {
 }
 
 impl Format {
-    /// Whether `bytes` (a whole file) are storlab's output of this format.
+    /// Whether `bytes` (a file, or as much of its start as [`Format::bytes_to_read`] says)
+    /// are storlab's output of this format.
     pub fn is_ours(&self, bytes: &[u8]) -> bool {
         let text = String::from_utf8_lossy(bytes);
         let first = text.lines().next().unwrap_or("");
         match self {
-            Format::Results => serde_json::from_slice::<serde_json::Value>(bytes)
-                .ok()
-                .and_then(|v| v.get("schema")?.as_str().map(String::from))
-                .is_some_and(|s| s.starts_with("storlab.results/")),
+            Format::Results => is_result_head(bytes),
             Format::Json(recognise) => {
-                serde_json::from_slice::<serde_json::Value>(bytes).is_ok_and(|v| recognise(&v))
+                bytes.len() as u64 <= JSON_BYTES_MAX
+                    && serde_json::from_slice::<serde_json::Value>(bytes)
+                        .is_ok_and(|v| recognise(&v))
             }
             Format::Html => {
                 let head = text.split("</head>").next().unwrap_or("");
@@ -61,11 +75,13 @@ impl Format {
         }
     }
 
-    /// How much of an existing file is read to find the mark: all of a JSON file (up to a
-    /// size no result reaches), the head of the others (a page's head holds its style).
+    /// How much of an existing file is read to find the mark: the head of a result, all of
+    /// other JSON (one byte past its bound, which fails the check), the first MiB of the
+    /// others (a page's head holds its style).
     fn bytes_to_read(&self) -> u64 {
         match self {
-            Format::Results | Format::Json(_) => 1 << 30,
+            Format::Results => RESULT_HEAD_BYTES,
+            Format::Json(_) => JSON_BYTES_MAX + 1,
             _ => 1 << 20,
         }
     }
@@ -145,6 +161,15 @@ impl Output {
             // /dev/stdout and the like: the file the shell opened for this run.
             return Ok(());
         }
+        if matches!(self.format, Format::Json(_)) && meta.len() > JSON_BYTES_MAX {
+            return Err(self.refused(&format!(
+                "exists and holds {} bytes, more than storlab writes there (at most {} MiB), so \
+                 it was not written by storlab and was not read; storlab replaces only its own \
+                 outputs: remove the file or name another path",
+                meta.len(),
+                JSON_BYTES_MAX >> 20
+            )));
+        }
         let bytes = read_head(&self.path, self.format.bytes_to_read())
             .map_err(|e| self.refused(&format!("exists and cannot be read to check it: {e}")))?;
         if self.format.is_ours(&bytes) {
@@ -178,6 +203,24 @@ impl Output {
         }
         write_atomic(&self.path, bytes)
     }
+}
+
+/// Whether `bytes` start as storlab writes a result: `{`, then `"schema"` as the first key,
+/// with the value `"storlab.results/N"` (JSON whitespace allowed between the tokens).
+fn is_result_head(bytes: &[u8]) -> bool {
+    let mut rest = bytes;
+    for token in [&b"{"[..], b"\"schema\"", b":", b"\"storlab.results/"] {
+        let start = rest
+            .iter()
+            .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .unwrap_or(rest.len());
+        match rest[start..].strip_prefix(token) {
+            Some(after) => rest = after,
+            None => return false,
+        }
+    }
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    digits > 0 && rest.get(digits) == Some(&b'"')
 }
 
 /// The first `limit` bytes of the file at `path`.

@@ -296,6 +296,49 @@ fn pages_tables_and_models_storlab_did_not_write_are_refused() {
     );
 }
 
+/// A JSON file whose `schema` is not its first key is the user's, whatever it says; a 2 GiB
+/// one (sparse) is refused before the run without being read whole, as a result file and as
+/// other JSON (a capture's `.json` `--out`, refused by its size with the bound).
+#[test]
+fn a_json_file_without_a_results_head_or_over_the_bound_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let second = dir.path().join("second.json");
+    std::fs::write(
+        &second,
+        "{\"runs\": [], \"schema\": \"storlab.results/1\"}\n",
+    )
+    .unwrap();
+    refused(
+        hour_long_sim().arg("--json").arg(&second),
+        "--json",
+        &second,
+        NOT_OURS,
+    );
+    let big = dir.path().join("big.json");
+    std::fs::write(&big, "{\"data\": [").unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&big).unwrap();
+    file.set_len(2 << 30).unwrap();
+    refused(
+        hour_long_sim().arg("--json").arg(&big),
+        "--json",
+        &big,
+        NOT_OURS,
+    );
+    refused(
+        storlab()
+            .args([
+                "db",
+                "--dsn",
+                "host=/tmp/storlab-no-such-socket port=5999 dbname=x",
+            ])
+            .args(["--capture", "5s", "--out"])
+            .arg(&big),
+        "--out",
+        &big,
+        "holds 2147483648 bytes, more than storlab writes there (at most 64 MiB)",
+    );
+}
+
 #[test]
 fn storlab_replaces_its_own_imported_drive() {
     let dir = tempfile::tempdir().unwrap();

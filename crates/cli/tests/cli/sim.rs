@@ -382,6 +382,43 @@ fn sizes_that_panicked_or_exhausted_memory_exit_2_with_their_bound() {
     );
 }
 
+/// A virtual disk of `size` over five 1 PB SSDs, striped over all five (VRAID 0).
+fn largest_virtual_disk(size: &str) -> String {
+    format!(
+        "name = \"x\"\n[disk_models.m]\nbase = \"ssd-nvme\"\ncapacity_gb = 1e6\n\
+         [[disk_groups]]\nname = \"dg\"\ndisks = 5\ndisk_model = \"m\"\n\
+         [[virtual_disks]]\nname = \"vd\"\ndisk_group = \"dg\"\nlevel = \"vraid0\"\n\
+         size = \"{size}\"\n"
+    )
+}
+
+/// The largest group there is (1 PiB less 256 KiB: the write cache's last 64-page word
+/// stays clear of its map's empty key) runs; a byte more is refused with the bound.
+#[test]
+fn a_group_at_the_size_bound_runs_and_a_byte_more_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("largest.toml");
+    std::fs::write(&path, largest_virtual_disk("1125899906580480b")).unwrap();
+    storlab()
+        .args(["sim", "--array"])
+        .arg(&path)
+        .args([
+            "--profile",
+            "randwrite-8k",
+            "--duration",
+            "100ms",
+            "--warmup",
+            "0",
+        ])
+        .assert()
+        .success();
+    refused(
+        &largest_virtual_disk("1125899906580481b"),
+        None,
+        &["virtual_disks[0].size", "at most 1099511627520k"],
+    );
+}
+
 #[test]
 fn ambiguous_names_and_absurd_times_exit_2() {
     let small = format!("{GROUP}level = \"raid5\"\ndisks = 5\n");

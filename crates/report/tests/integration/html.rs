@@ -339,9 +339,9 @@ fn a_users_sweep_gets_its_curve_and_knee_in_the_report() {
     let dom = std::process::Command::new(browser)
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
         .arg(format!("file://{}", file.display()))
-        .output()
-        .expect("the browser runs");
+        .output();
     let _ = std::fs::remove_file(&file);
+    let dom = dom.expect("the browser runs");
     let dom = String::from_utf8_lossy(&dom.stdout).into_owned();
     let at = dom
         .find("<section id=\"users\">")

@@ -52,10 +52,14 @@ struct Upper {
 }
 
 impl DirtyPages {
-    /// An empty table for a group of `capacity_pages` pages (at most 2^38).
+    /// Pages of the largest group: 2^32 - 1 words of 64, so the last word's index (2^32 - 2)
+    /// stays clear of the word map's empty key (`u32::MAX`).
+    pub const MAX_PAGES: u64 = (u32::MAX as u64) * 64;
+
+    /// An empty table for a group of `capacity_pages` pages (at most [`Self::MAX_PAGES`]).
     pub fn new(capacity_pages: u64) -> DirtyPages {
         assert!(
-            capacity_pages <= 1 << 38,
+            capacity_pages <= Self::MAX_PAGES,
             "a group of {capacity_pages} pages is too large"
         );
         let words = capacity_pages.div_ceil(64);
@@ -312,8 +316,9 @@ impl DirtyPages {
             return None;
         }
         let mut w = from >> 6;
-        if (w >> 6) as usize >= self.level1.len() {
-            // At or past the group's end (a cursor left there by the last page).
+        if w >= u64::from(u32::MAX) || (w >> 6) as usize >= self.level1.len() {
+            // At or past the group's end (a cursor left there by the last page; in the
+            // largest group its word is the map's empty key).
             return None;
         }
         let mut mask = !0u64 << (from & 63);
@@ -510,17 +515,50 @@ mod tests {
         assert_eq!(next(pages[6] + 1), Some(pages[0]));
     }
 
-    /// In a group of the largest size (2^38 pages), a cursor left at the group's end (after
-    /// its last page) wraps to the start instead of reading past the summaries (its word
-    /// index, 2^32, would alias word 0).
+    /// In a group of the largest size, a cursor left at the group's end (after its last
+    /// page) wraps to the start instead of reading past the summaries or looking up the
+    /// word map's empty key.
     #[test]
     fn a_cursor_at_the_end_of_the_largest_group_wraps() {
-        let mut d = DirtyPages::new(1 << 38);
-        let near_end = (1 << 38) - 65;
+        let end = DirtyPages::MAX_PAGES;
+        let mut d = DirtyPages::new(end);
+        let near_end = end - 65;
         assert_eq!(d.write(near_end, near_end + 1), 1);
         assert_eq!(d.write(7, 8), 1);
-        assert_eq!(d.take_run(1 << 38, 8), Some((7, 1)));
+        assert_eq!(d.take_run(end, 8), Some((7, 1)));
         assert_eq!(d.take_run(8, 8), Some((near_end, 1)));
-        assert_eq!(d.peek_run(1 << 38, 8), None);
+        assert_eq!(d.peek_run(end, 8), None);
+        assert_eq!(d.peek_run(end + 64, 8), None);
+    }
+
+    /// The last page of the largest group is kept like any other while the table grows
+    /// around it: found, destaged and dropped (its word, 2^32 - 2, is a key of the map).
+    #[test]
+    fn the_last_page_of_the_largest_group_stays_dirty_until_destaged() {
+        let end = DirtyPages::MAX_PAGES;
+        let mut d = DirtyPages::new(end);
+        let last = end - 1;
+        assert_eq!(d.write(last, end), 1);
+        // Enough other words to make the map grow several times.
+        for w in 0..1000u64 {
+            assert_eq!(d.write(w * 4096, w * 4096 + 1), 1);
+        }
+        assert!(d.contains(last) && d.covers(last, end));
+        assert_eq!(d.count_clean(end - 64, end), 63);
+        assert_eq!(d.peek_run(last, 8), Some((last, 1)));
+        assert_eq!(d.take_run(999 * 4096 + 1, 8), Some((last, 1)));
+        assert_eq!(d.write(last, end), 0);
+        assert_eq!(d.destaged(last, 1), 0, "written again while destaging");
+        assert_eq!(d.take_run(end, 8), Some((0, 1)));
+        // The 999 idle pages of the other words and the last page; page 0 is destaging.
+        assert_eq!(d.drop_idle(), 1000);
+        assert!(!d.contains(last));
+        assert_eq!(d.len(), 1);
+    }
+
+    #[test]
+    #[should_panic(expected = "too large")]
+    fn a_group_past_the_largest_is_refused() {
+        DirtyPages::new(DirtyPages::MAX_PAGES + 1);
     }
 }

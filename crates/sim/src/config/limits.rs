@@ -7,9 +7,10 @@
 //! summaries), 300 bytes per outstanding host I/O and up to 32 bytes per read-cache segment.
 //! Messages name the key, the bound and the value found.
 
-use super::resolve::GroupSpec;
+use super::resolve::{GroupSpec, PAGE_SECTORS};
 use super::virtual_disks::DiskGroupSpec;
 use super::ConfigError;
+use crate::cache::DirtyPages;
 use storlab_core::ByteSize;
 
 /// RAID groups and virtual disks in one array (each `count` counts).
@@ -18,8 +19,13 @@ pub const MAX_GROUPS: u64 = 4096;
 pub const MAX_GROUP_DISKS: u32 = 1024;
 /// Disks in one array: members and spares of every group and disk group.
 pub const MAX_DISKS: u64 = 16_384;
-/// Capacity of one RAID group or virtual disk: 1 PiB (the write cache tracks 2^38 pages).
-pub const MAX_GROUP_BYTES: u64 = 1 << 50;
+/// Capacity of one RAID group or virtual disk: 1 PiB less 256 KiB, the write cache's
+/// [`DirtyPages::MAX_PAGES`] pages of 4 KiB (2^38 - 64: the last 64-page word's index,
+/// 2^32 - 2, stays clear of its word map's empty key, 2^32 - 1).
+pub const MAX_GROUP_BYTES: u64 = (1 << 50) - (256 << 10);
+const _: () = assert!(MAX_GROUP_BYTES.div_ceil(PAGE_SECTORS * 512) <= DirtyPages::MAX_PAGES);
+/// [`MAX_GROUP_BYTES`] as messages name it.
+const MAX_GROUP_TEXT: &str = "1 PiB less 256 KiB";
 /// Capacity of all groups together: 4 PiB (about 2 GB of dirty-page summaries).
 pub const MAX_ARRAY_BYTES: u64 = 1 << 52;
 /// Cache memory per controller: 16 TiB.
@@ -141,19 +147,7 @@ pub(crate) fn check_sizes(
     for g in groups {
         let b = u128::from(g.layout.capacity_sectors()) * 512;
         if b > u128::from(MAX_GROUP_BYTES) {
-            return Err(ConfigError::invalid(
-                file,
-                format!("raid_groups.{}", g.name),
-                format!(
-                    "group {} holds {} ({} data disks of {}); a group may hold at most {} \
-                     (1 PiB): use smaller disks (capacity_gb) or fewer disks per group",
-                    g.name,
-                    bytes_wide(b),
-                    g.layout.data_disks(),
-                    bytes(g.model.capacity_sectors().saturating_mul(512)),
-                    bytes(MAX_GROUP_BYTES)
-                ),
-            ));
+            return Err(group_too_large(g, b, file));
         }
         total += b;
     }
@@ -169,6 +163,39 @@ pub(crate) fn check_sizes(
         ));
     }
     Ok(())
+}
+
+/// A group of `b` bytes, over [`MAX_GROUP_BYTES`]: the message names the group's own key (a
+/// RAID group's capacity comes from its disks, a virtual disk's from its `size` rounded up to
+/// whole stripes) and the bound in bytes, as the two differ by less than a printed digit.
+fn group_too_large(g: &GroupSpec, b: u128, file: &str) -> ConfigError {
+    let bound = format!(
+        "at most {MAX_GROUP_BYTES} bytes ({}, {MAX_GROUP_TEXT})",
+        bytes(MAX_GROUP_BYTES)
+    );
+    if g.disk_group.is_some() {
+        return ConfigError::invalid(
+            file,
+            format!("virtual_disks.{}", g.name),
+            format!(
+                "virtual disk {} holds {b} bytes (its size rounded up to whole stripes); a \
+                 virtual disk may hold {bound}: use a smaller size",
+                g.name,
+            ),
+        );
+    }
+    ConfigError::invalid(
+        file,
+        format!("raid_groups.{}", g.name),
+        format!(
+            "group {} holds {b} bytes ({}: {} data disks of {}); a group may hold {bound}: use \
+             smaller disks (capacity_gb) or fewer disks per group",
+            g.name,
+            bytes_wide(b),
+            g.layout.data_disks(),
+            bytes(g.model.capacity_sectors().saturating_mul(512)),
+        ),
+    )
 }
 
 fn bytes_wide(b: u128) -> String {

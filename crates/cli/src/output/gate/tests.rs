@@ -130,3 +130,83 @@ fn a_dangling_link_and_two_flags_naming_one_file_are_refused() {
         "{e}"
     );
 }
+
+/// A file of `len` bytes (sparse past `head`): what reading it whole would cost shows as time
+/// and memory, never as disk.
+fn sparse_file(path: &Path, head: &str, len: u64) {
+    std::fs::write(path, head).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_len(len)
+        .unwrap();
+}
+
+#[test]
+fn a_result_is_recognised_from_the_head_its_writer_gives_it() {
+    let text =
+        crate::output::json_text(&storlab_core::result::Results::new("abc", vec![])).unwrap();
+    assert!(
+        text.starts_with("{\n  \"schema\": \"storlab.results/"),
+        "{text}"
+    );
+    assert!(Format::Results.is_ours(text.as_bytes()));
+    let compact = "{\"schema\":\"storlab.results/12\"";
+    let spaced = "\r\n {\t\"schema\" :\n \"storlab.results/1\" , \"runs\": []}";
+    for head in [compact, spaced] {
+        assert!(Format::Results.is_ours(head.as_bytes()), "{head:?}");
+    }
+    for foreign in [
+        "{\"runs\": [], \"schema\": \"storlab.results/1\"}",
+        "[{\"schema\": \"storlab.results/1\"}]",
+        "{\"schema\": \"storlab.results/\"}",
+        "{\"schema\": \"storlab.results/1x\"}",
+        "{\"schemas\": \"storlab.results/1\"}",
+    ] {
+        assert!(!Format::Results.is_ours(foreign.as_bytes()), "{foreign:?}");
+    }
+}
+
+#[test]
+fn a_file_with_the_schema_not_first_is_refused_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("mine.json");
+    let mine = "{\"runs\": [], \"schema\": \"storlab.results/1\"}\n";
+    std::fs::write(&p, mine).unwrap();
+    let e = message(results_at(&p).check(&[]).unwrap_err());
+    assert!(e.contains("not written by storlab"), "{e}");
+    assert!(results_at(&p).write(RESULT.as_bytes()).is_err());
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), mine);
+}
+
+/// Files of 2 GiB: a result is judged by its head (the rest is never parsed), other JSON is
+/// refused by its size, unread, with the bound in the message.
+#[test]
+fn large_files_are_judged_without_being_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = 2 << 30;
+    let result = dir.path().join("r.json");
+    sparse_file(&result, RESULT, big);
+    results_at(&result).check(&[]).unwrap();
+    let user = dir.path().join("u.json");
+    sparse_file(&user, "{\"data\": [", big);
+    let e = message(results_at(&user).check(&[]).unwrap_err());
+    assert!(e.contains("not written by storlab"), "{e}");
+    let cells = Output::new("--out", &user, Format::Json(|v| v.is_array()));
+    let e = message(cells.check(&[]).unwrap_err());
+    assert!(
+        e.contains(&format!("holds {big} bytes"))
+            && e.contains("at most 64 MiB")
+            && e.contains("was not read"),
+        "{e}"
+    );
+    assert_eq!(std::fs::metadata(&user).unwrap().len(), big);
+    // At the bound, other JSON is still read and judged by its structure.
+    let at_bound = dir.path().join("c.json");
+    let array = format!("[{}]", " ".repeat(JSON_BYTES_MAX as usize - 2));
+    std::fs::write(&at_bound, &array).unwrap();
+    Output::new("--out", &at_bound, Format::Json(|v| v.is_array()))
+        .check(&[])
+        .unwrap();
+}

@@ -78,6 +78,82 @@ fn the_largest_accepted_group_builds_a_model() {
     assert!(run.metrics.ios > 0);
 }
 
+/// A RAID 0 group of two SSDs of `capacity_gb` (stripe unit 64 KiB, 128 sectors).
+fn two_ssds(capacity_gb: &str) -> String {
+    model(
+        &format!("base = \"ssd-nvme\"\ncapacity_gb = {capacity_gb}"),
+        "raid0",
+        2,
+    )
+}
+
+/// Two disks of 562949.9533 GB keep 2^40 - 256 sectors each in whole stripe units: a group
+/// of exactly [`MAX_GROUP_BYTES`]. It is accepted and runs (its write cache at its largest); a
+/// stripe unit more per disk (disks of 562949.9534 GB) is refused, naming the bound in bytes.
+#[test]
+fn a_group_at_the_bound_runs_and_one_past_it_is_refused_with_the_bound() {
+    use super::MAX_GROUP_BYTES;
+    let spec = parse_array(&two_ssds("562949.9533"), "x").expect("a group at the bound");
+    assert_eq!(
+        spec.groups[0].layout.capacity_sectors() * 512,
+        MAX_GROUP_BYTES
+    );
+    let w = crate::profile_workload("randwrite-8k", &spec).unwrap();
+    let opts = crate::RunOptions {
+        duration_ns: 20_000_000,
+        warmup_ns: 0,
+        seed: 1,
+        warmup_auto: false,
+        stop: None,
+    };
+    assert!(crate::simulate(&spec, &w, opts).unwrap().metrics.ios > 0);
+    let (key, reason) = invalid(&two_ssds("562949.9534"));
+    assert_eq!(key, "raid_groups.g");
+    assert!(
+        reason.contains("holds 1125899906711552 bytes")
+            && reason.contains("at most 1125899906580480 bytes")
+            && reason.contains("1 PiB less 256 KiB"),
+        "{reason}"
+    );
+}
+
+/// A virtual disk of `size` over a disk group of five 1 PB SSDs.
+fn big_virtual_disk(level: &str, size: &str) -> String {
+    format!(
+        "name = \"t\"\n[disk_models.m]\nbase = \"ssd-nvme\"\ncapacity_gb = 1e6\n\
+         [[disk_groups]]\nname = \"dg\"\ndisks = 5\ndisk_model = \"m\"\n\
+         [[virtual_disks]]\nname = \"vd\"\ndisk_group = \"dg\"\nlevel = \"{level}\"\n\
+         size = \"{size}\"\n"
+    )
+}
+
+/// A virtual disk's `size` is bounded by [`MAX_GROUP_BYTES`] (a byte more is refused by the
+/// key), and so is the size rounded up to whole stripes, under the virtual disk's own key.
+#[test]
+fn a_virtual_disk_at_the_bound_is_accepted_and_past_it_refused() {
+    use super::MAX_GROUP_BYTES;
+    let bound = format!("{MAX_GROUP_BYTES}b");
+    // VRAID 0 over 5 disks: 2^41 - 2^9 sectors fill whole stripes of 5 x 256 sectors.
+    let spec = parse_array(&big_virtual_disk("vraid0", &bound), "x").expect("at the bound");
+    assert_eq!(
+        spec.groups[0].layout.capacity_sectors() * 512,
+        MAX_GROUP_BYTES
+    );
+    let past = format!("{}b", MAX_GROUP_BYTES + 1);
+    let (key, reason) = invalid(&big_virtual_disk("vraid0", &past));
+    assert_eq!(key, "virtual_disks[0].size");
+    assert!(reason.contains("at most 1099511627520k"), "{reason}");
+    // VRAID 5 over 5 disks: 4 data disks of 2^39 - 2^7 sectors, rounded up to 2^39.
+    let (key, reason) = invalid(&big_virtual_disk("vraid5", &bound));
+    assert_eq!(key, "virtual_disks.vd");
+    assert!(
+        reason.contains("holds 1125899906842624 bytes")
+            && reason.contains("at most 1125899906580480 bytes")
+            && reason.contains("use a smaller size"),
+        "{reason}"
+    );
+}
+
 #[test]
 fn too_many_groups_or_disks_in_all_are_refused() {
     let many = |n: u32| -> String {

@@ -201,9 +201,8 @@ fn the_toml_written_is_a_disk_model_that_builds() {
 
 #[test]
 fn a_missing_model_file_is_named() {
-    let dir = std::env::temp_dir().join(format!("storlab-drive-spec-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let specs = dir.join("x.diskspecs");
+    let dir = crate::test_dir::TestDir::new("drive-spec");
+    let specs = dir.path().join("x.diskspecs");
     std::fs::write(
         &specs,
         "disksim_disk X {\n Model = source nothere.model,\n}\n",

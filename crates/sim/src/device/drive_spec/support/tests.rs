@@ -1,9 +1,25 @@
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use super::super::{import, parse_trace, replay, ImportedDrive};
+use crate::test_dir::TestDir;
 
 fn drives() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../references/drives")
+}
+
+/// The description of a drive copied into a directory of its own (derefs to its path); the
+/// directory is removed when this is dropped.
+struct Variant {
+    specs: PathBuf,
+    _dir: TestDir,
+}
+
+impl Deref for Variant {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.specs
+    }
 }
 
 /// A copy of a shipped drive (its description, model, seek curve and bus) in a directory
@@ -14,12 +30,9 @@ fn variant(
     tag: &str,
     edit: impl Fn(String) -> String,
     edit_model: impl Fn(String) -> String,
-) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "storlab-drive-support-{}-{tag}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+) -> Variant {
+    let guard = TestDir::new(&format!("drive-support-{tag}"));
+    let dir = guard.path();
     for entry in std::fs::read_dir(drives()).expect("drives") {
         let path = entry.expect("entry").path();
         let name = path
@@ -40,7 +53,10 @@ fn variant(
         };
         std::fs::write(dir.join(&name), text).expect("write");
     }
-    dir.join(format!("{drive}.diskspecs"))
+    Variant {
+        specs: dir.join(format!("{drive}.diskspecs")),
+        _dir: guard,
+    }
 }
 
 fn set(text: String, key: &str, value: &str) -> String {
