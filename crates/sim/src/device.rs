@@ -198,6 +198,7 @@ impl Device {
     }
 
     /// Accepts a command; returns it as started when the device could start it now.
+    #[inline(always)]
     pub fn submit(&mut self, now: SimTime, cmd: Command) -> Option<Started> {
         self.account(now);
         self.at_device += 1;
@@ -208,6 +209,7 @@ impl Device {
         self.admit(now, cmd)
     }
 
+    #[inline(always)]
     fn admit(&mut self, now: SimTime, cmd: Command) -> Option<Started> {
         let now_ns = now.ns();
         match &mut self.mech {
@@ -234,6 +236,7 @@ impl Device {
     }
 
     /// Completes `cmd` (which arrived at `arrived`); returns the next command it started.
+    #[inline(always)]
     pub fn complete(&mut self, now: SimTime, cmd: &Command, arrived: SimTime) -> Option<Started> {
         self.account(now);
         let now_ns = now.ns();

@@ -44,6 +44,23 @@ impl Divisor {
         }
     }
 
+    /// `(x / d, x % d)` for `x` at most `u64::MAX / d` (a unit or block index of a RAID
+    /// group or volume, whose capacity the configuration bounds far below that), with no
+    /// correction step. `inv + 1` is `ceil(2^64 / d)` for every `d`, so `(inv + 1) d = 2^64 +
+    /// e` with `0 <= e < d`, and `x (inv + 1) / 2^64 = x / d + x e / (d 2^64)`. With `x = q d
+    /// + r`, `r <= d - 1`, that is `q + r / d` plus less than `1 / d` (as `x e < x d < 2^64`):
+    /// at least `q` and below `q + 1`, so its integer part is `q` exactly.
+    #[inline]
+    pub fn div_rem_bounded(self, x: u64) -> (u64, u64) {
+        debug_assert!(
+            x <= u64::MAX / self.d,
+            "{x} beyond the bound of / {}",
+            self.d
+        );
+        let q = ((u128::from(x) * u128::from(self.inv) + u128::from(x)) >> 64) as u64;
+        (q, x - q * self.d)
+    }
+
     /// `x % d`.
     #[inline]
     pub fn remainder(self, x: u64) -> u64 {
@@ -141,6 +158,37 @@ mod tests {
             xs.extend((0..2_000).map(|_| rng.next_u64() >> (rng.next_u64() % 64)));
             for x in xs {
                 assert_eq!(div.div_rem(x), (x / d, x % d), "{x} / {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn bounded_division_is_exact_up_to_its_bound() {
+        let mut rng = Rng::from_seed(13);
+        let mut divisors = vec![1, 2, 3, 5, 7, 255, 256, 1023, 1024, 6_000_000];
+        divisors.extend([
+            u64::from(u32::MAX),
+            1 << 32,
+            (1 << 63) - 1,
+            1 << 63,
+            u64::MAX,
+        ]);
+        divisors.extend(
+            (0..300)
+                .map(|_| rng.next_u64() >> (rng.next_u64() % 64))
+                .filter(|&d| d > 0),
+        );
+        for d in divisors {
+            let div = Divisor::new(d);
+            let bound = u64::MAX / d;
+            // The bound and just below it, the multiples of d around it, small values.
+            let mut xs = vec![0, 1, bound, bound - bound.min(1), bound / d * d];
+            xs.extend([d - 1, d, d.saturating_add(1)].map(|x| x.min(bound)));
+            xs.extend((1..64).map(|k| ((1u64 << k) - 1).min(bound)));
+            xs.extend((0..2_000).map(|_| rng.below(bound.saturating_add(1).max(1))));
+            xs.extend((0..200).map(|_| bound - rng.below(bound.min(1 << 20) + 1)));
+            for x in xs {
+                assert_eq!(div.div_rem_bounded(x), (x / d, x % d), "{x} / {d}");
             }
         }
     }

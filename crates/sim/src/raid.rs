@@ -284,7 +284,9 @@ pub struct Layout {
     /// `unit == 1 << unit_shift` (the unit is a power of two).
     unit_shift: u32,
     /// The member count and the data units per stripe (RAID 10: mirror pairs) as divisors:
-    /// mapping an address divides by them on every I/O.
+    /// mapping an address divides by them on every I/O. Unit and stripe indexes stay below
+    /// 2^41 (a group holds at most `MAX_GROUP_BYTES`, 2^50) and the divisors at most 1,024
+    /// (`MAX_GROUP_DISKS`): far inside [`Divisor::div_rem_bounded`]'s bound.
     n_div: Divisor,
     k_div: Divisor,
     usable: u64,
@@ -429,7 +431,7 @@ impl Layout {
         match self.level {
             RaidLevel::Jbod => Located::single(at(lba / self.usable, lba % self.usable)),
             RaidLevel::Raid0 => {
-                let (row, disk) = self.n_div.div_rem(u);
+                let (row, disk) = self.n_div.div_rem_bounded(u);
                 Located::single(at(disk, row * unit + off))
             }
             RaidLevel::Raid1 => Located {
@@ -437,7 +439,7 @@ impl Layout {
                 n_copies: 2,
             },
             RaidLevel::Raid10 => {
-                let (row, p) = self.k_div.div_rem(u);
+                let (row, p) = self.k_div.div_rem_bounded(u);
                 let disk_lba = row * unit + off;
                 Located {
                     copies: [at(2 * p, disk_lba), at(2 * p + 1, disk_lba)],
@@ -445,7 +447,7 @@ impl Layout {
                 }
             }
             RaidLevel::Raid5 | RaidLevel::Raid6 => {
-                let (s, i) = self.k_div.div_rem(u);
+                let (s, i) = self.k_div.div_rem_bounded(u);
                 Located::single(at(self.data_disk(s, i), s * unit + off))
             }
         }
@@ -468,7 +470,7 @@ impl Layout {
 
     /// P disk of stripe `s` (meaningful for RAID 5/6 only).
     fn parity_disk(&self, s: u64) -> u64 {
-        (self.n() - 1) - self.n_div.remainder(s)
+        (self.n() - 1) - self.n_div.div_rem_bounded(s).1
     }
 
     /// Disk of data unit `i` (0-based, below the data disks) of stripe `s`, RAID 5/6: the

@@ -24,18 +24,29 @@ pub struct LruCache<K: MapKey = u64> {
     queue: VecDeque<(K, u32)>,
     stamp: u32,
     capacity: usize,
+    /// Queue entries that trigger a compaction: twice the capacity, at least 16.
+    queue_limit: usize,
 }
 
 impl<K: MapKey> LruCache<K> {
     /// A cache holding at most `capacity` keys (0 disables it; at most 2^32 - 2, so the
     /// cached keys' stamps fit 32 bits after a renumbering).
     pub fn new(capacity: u64) -> LruCache<K> {
+        LruCache::with_room(capacity, 0)
+    }
+
+    /// [`LruCache::new`] with its table sized for `room` keys (at most the capacity) from
+    /// the start, instead of doubling as it fills. The table's size never changes which
+    /// keys are cached.
+    pub fn with_room(capacity: u64, room: u64) -> LruCache<K> {
         let capacity = capacity.min(u64::from(u32::MAX) - 1) as usize;
+        let room = usize::try_from(room).unwrap_or(usize::MAX).min(capacity);
         LruCache {
-            map: WordMap::default(),
+            map: WordMap::with_room(room),
             queue: VecDeque::new(),
             stamp: 0,
             capacity,
+            queue_limit: 2 * capacity.max(8),
         }
     }
 
@@ -74,9 +85,10 @@ impl<K: MapKey> LruCache<K> {
     /// True (and marks it most recently used) when `key` is cached.
     #[inline]
     pub fn touch(&mut self, key: K) -> bool {
-        let stamp = self.next_stamp();
+        // Stamped only when found: a miss leaves the stamps alone (only their order counts).
         let (slot, _, found) = self.map.probe(key);
         if found {
+            let stamp = self.next_stamp();
             self.map.set_at(slot, true, key, stamp);
             self.record(key, stamp);
         }
@@ -86,9 +98,8 @@ impl<K: MapKey> LruCache<K> {
     /// Starts loading the entry a coming lookup of `key` will read. A hint only.
     #[inline]
     pub fn prefetch(&self, key: K) {
-        if self.capacity > 0 {
-            self.map.prefetch(key);
-        }
+        // A cache of no capacity keeps an empty table: loading it is harmless.
+        self.map.prefetch(key);
     }
 
     /// True when `key` is cached, without changing recency.
@@ -126,7 +137,7 @@ impl<K: MapKey> LruCache<K> {
     #[inline(always)]
     fn record(&mut self, key: K, stamp: u32) {
         self.queue.push_back((key, stamp));
-        if self.queue.len() > 2 * self.capacity.max(8) {
+        if self.queue.len() > self.queue_limit {
             self.compact();
         }
     }
@@ -151,6 +162,12 @@ impl<K: MapKey> LruCache<K> {
         None
     }
 
+    /// Slots of the map's table (tests of its sizing).
+    #[cfg(test)]
+    fn table_slots(&self) -> usize {
+        self.map.slots()
+    }
+
     /// A cache whose stamps run out after `left` more uses (tests of the renumbering).
     #[cfg(test)]
     fn near_stamp_end(capacity: u64, left: u32) -> LruCache<K> {
@@ -160,6 +177,11 @@ impl<K: MapKey> LruCache<K> {
         }
     }
 }
+
+/// Most segments a read cache's table is sized for before its first use: 2^21, a table of
+/// 32 MiB with 32-bit keys (a 16 GiB cache of 8 KiB segments), so a run too short to fill a
+/// much larger cache does not pay for its whole table.
+const PRESIZED_SEGMENTS_MAX: u64 = 1 << 21;
 
 /// A controller's read cache of segments, keyed by (RAID group, segment of the group).
 ///
@@ -178,18 +200,24 @@ pub enum SegmentCache {
 
 impl SegmentCache {
     /// A cache of `capacity` segments over `groups` groups of at most `max_segments` each.
+    /// Its table is sized from the start for as many segments as it can come to hold (the
+    /// capacity, or every segment of the groups when they are fewer), up to
+    /// [`PRESIZED_SEGMENTS_MAX`]; a cache larger than that grows its table as it fills.
     pub fn new(capacity: u64, groups: usize, max_segments: u64) -> SegmentCache {
+        let room = capacity
+            .min((groups as u64).saturating_mul(max_segments))
+            .min(PRESIZED_SEGMENTS_MAX);
         // Bits of the largest segment number, then room for every group index below the
         // empty key (u32::MAX).
         let shift = 64 - max_segments.saturating_sub(1).leading_zeros();
         let fits = shift < 32 && (groups as u64) << shift <= u64::from(u32::MAX);
         if fits {
             SegmentCache::Narrow {
-                lru: LruCache::new(capacity),
+                lru: LruCache::with_room(capacity, room),
                 shift,
             }
         } else {
-            SegmentCache::Wide(LruCache::new(capacity))
+            SegmentCache::Wide(LruCache::with_room(capacity, room))
         }
     }
 

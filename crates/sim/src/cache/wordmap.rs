@@ -71,6 +71,18 @@ impl<K: MapKey, V: MapValue> Default for WordMap<K, V> {
 }
 
 impl<K: MapKey, V: MapValue> WordMap<K, V> {
+    /// An empty map whose table takes `entries` without growing: a map that will fill up
+    /// to a known bound (a cache's capacity) is not rebuilt on the way (each doubling
+    /// moves every entry, about twice per entry in all).
+    pub fn with_room(entries: usize) -> Self {
+        let slots = entries.saturating_mul(2).next_power_of_two().max(16);
+        WordMap {
+            slots: huge_table(slots, Slot::FREE),
+            len: 0,
+            shift: 64 - slots.trailing_zeros(),
+        }
+    }
+
     /// Entries held.
     pub fn len(&self) -> usize {
         self.len
@@ -100,9 +112,11 @@ impl<K: MapKey, V: MapValue> WordMap<K, V> {
     /// does not wait for memory. No effect on the map's contents.
     #[inline]
     pub fn prefetch(&self, key: K) {
-        let home = self.home(key);
-        prefetch_line(&self.slots[home]);
-        prefetch_line(&self.slots[(home + 1) & (self.slots.len() - 1)]);
+        // By address, with no bounds check: the slot after the last one lies past the
+        // table, harmless for a hint (the table's first slot is then loaded on demand).
+        let home = self.slots.as_ptr().wrapping_add(self.home(key));
+        prefetch_ptr(home);
+        prefetch_ptr(home.wrapping_add(1));
     }
 
     /// The bits of `key` (0 when absent).
@@ -262,15 +276,23 @@ pub(crate) fn remove_and_shift_back<S: Copy>(
 /// Starts loading the cache line holding `value`. A hint only: results never depend on it.
 #[inline(always)]
 pub(crate) fn prefetch_line<T>(value: &T) {
+    prefetch_ptr(value as *const T);
+}
+
+/// Starts loading the cache line at `at`, which need not point into any allocation. A
+/// hint only: results never depend on it.
+#[inline(always)]
+pub(crate) fn prefetch_ptr<T>(at: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch has no architectural effect and cannot fault; SSE is part of the
-    // x86_64 baseline, so the instruction exists on every x86_64 processor.
+    // SAFETY: a prefetch has no architectural effect and cannot fault, whatever the
+    // address; SSE is part of the x86_64 baseline, so the instruction exists on every
+    // x86_64 processor.
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast());
+        _mm_prefetch::<_MM_HINT_T0>(at.cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
+    let _ = at;
 }
 
 /// A table of `n` copies of `value`, backed by huge pages when the kernel allows it
@@ -314,6 +336,25 @@ mod tests {
             let t = huge_table(n, 0xABCD_u32);
             assert_eq!(t.len(), n);
             assert!(t.iter().all(|&v| v == 0xABCD));
+        }
+    }
+
+    #[test]
+    fn a_map_with_room_takes_that_many_entries_without_growing() {
+        for room in [0usize, 1, 8, 9, 1000, 1 << 12] {
+            let mut m: WordMap<u32, u32> = WordMap::with_room(room);
+            let slots = m.slots();
+            assert!(slots.is_power_of_two() && slots >= 16 && slots >= 2 * room);
+            for k in 0..room as u32 {
+                m.set(k.wrapping_mul(2_654_435_761) >> 1, k + 1);
+            }
+            assert_eq!((m.len(), m.slots()), (room, slots), "room {room}");
+            for k in 0..room as u32 {
+                assert_eq!(m.get(k.wrapping_mul(2_654_435_761) >> 1), k + 1);
+            }
+            // One more than the room may grow the table; nothing is lost.
+            m.set(u32::MAX - 1, 7);
+            assert_eq!((m.len(), m.get(u32::MAX - 1)), (room + 1, 7));
         }
     }
 

@@ -134,7 +134,9 @@ impl HostPart {
     }
 
     /// Starts loading the cache entries an I/O with these pieces on `target` will look up
-    /// ([`ControllerPart::prefetch_piece`]). Changes no state.
+    /// ([`ControllerPart::prefetch_piece`]). Changes no state. Inlined: a call would cost
+    /// a sixth of the hint's instructions in saved registers.
+    #[inline(always)]
     fn prefetch_pieces(
         &self,
         ctrls: &ControllerPart,

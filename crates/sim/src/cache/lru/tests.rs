@@ -148,3 +148,25 @@ fn narrow_and_wide_segment_keys_cache_the_same_segments() {
     c.insert(6, (1 << 20) - 1);
     assert!(c.contains(6, (1 << 20) - 1) && !c.contains(0, 0) && !c.contains(5, (1 << 20) - 1));
 }
+
+#[test]
+fn a_segment_cache_table_is_sized_for_what_it_can_come_to_hold() {
+    let slots = |c: &SegmentCache| match c {
+        SegmentCache::Narrow { lru, .. } => lru.table_slots(),
+        SegmentCache::Wide(lru) => lru.table_slots(),
+    };
+    // The capacity, when the groups have more segments: 1,000 keys in 2,048 slots.
+    let mut c = SegmentCache::new(1000, 4, 1 << 20);
+    assert_eq!(slots(&c), 2048);
+    for s in 0..5000 {
+        c.insert((s % 4) as u32, s * 7919 % (1 << 20));
+    }
+    assert_eq!((c.len(), slots(&c)), (1000, 2048));
+    // Every segment of the groups, when they are fewer: 2 x 100 in 512 slots.
+    assert_eq!(slots(&SegmentCache::new(1000, 2, 100)), 512);
+    // Capped for very large caches; wide keys too. An unused cache keeps the smallest table.
+    let huge = SegmentCache::new(1 << 40, 1 << 12, 1 << 40);
+    assert!(matches!(huge, SegmentCache::Wide(_)));
+    assert_eq!(slots(&huge), 2 * PRESIZED_SEGMENTS_MAX as usize);
+    assert_eq!(slots(&SegmentCache::new(0, 4, 1 << 20)), 16);
+}

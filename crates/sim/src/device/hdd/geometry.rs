@@ -285,7 +285,9 @@ impl SeekCurve {
         if let Some(pts) = &self.points {
             return Self::interpolate_ns(pts, d);
         }
-        (self.a + self.b * d.sqrt() + self.c * d) as u64
+        // Through i64 (one instruction, where u64 takes several): the same value for every
+        // time from 0 to 2^63 ns, and a full stroke stays below a second.
+        (self.a + self.b * d.sqrt() + self.c * d).max(0.0) as i64 as u64
     }
 
     /// Tabulates the short seeks that dominate sorted and queued workloads (the curve rises

@@ -12,6 +12,12 @@ use crate::model::resource::Resource;
 use crate::raid::RaidLevel;
 use crate::slab::Slab;
 
+/// Segments in flight a controller's table is sized for from the start (512 slots, 8 KiB,
+/// in the processor's nearest caches): a read miss looks up, inserts and removes its
+/// segment there, and with the few dozen fetches a host keeps in flight the table stays
+/// sparse, so most probes end at their first slot. More fetches grow it as usual.
+const INFLIGHT_ROOM: usize = 256;
+
 impl ControllerPart {
     /// The controllers (each with its read cache), every group on its controller, the LUNs.
     pub fn build(spec: &SystemSpec) -> ControllerPart {
@@ -29,7 +35,7 @@ impl ControllerPart {
                     max_segments(spec, c.segment_sectors),
                     c.slot_segments,
                 ),
-                inflight: Default::default(),
+                inflight: crate::cache::WordMap::with_room(INFLIGHT_ROOM),
                 dirty_pages: 0,
                 destaging_pages: 0,
                 destage_active: false,

@@ -152,7 +152,10 @@ impl ControllerPart {
             let seg = s.ctrls.groups[g as usize].reads.segment_sectors;
             let inflight = &mut s.ctrls.ctrls[ctrl as usize].inflight;
             for segment in segment_of(lba, seg)..segment_of(lba + sectors + seg - 1, seg) {
-                inflight.set(page_key(g, segment), id + 1);
+                // Stored where the lookup ends, inlined here (`set` is a call).
+                let key = page_key(g, segment);
+                let (slot, _, found) = inflight.probe(key);
+                inflight.set_at(slot, found, key, id + 1);
             }
         }
     }
