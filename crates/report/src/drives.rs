@@ -75,7 +75,7 @@ fn legend() -> String {
     )
 }
 
-fn table(drives: &[DriveCdf]) -> String {
+fn table(drives: &[DriveCdf], refused: &[(String, String)]) -> String {
     let mut rows = String::new();
     for d in drives {
         let reference = d
@@ -95,6 +95,13 @@ fn table(drives: &[DriveCdf]) -> String {
             d.datasheet_demerit_ms
         ));
     }
+    for (drive, reason) in refused {
+        rows.push_str(&format!(
+            "<tr><td>{}</td><td colspan=\"4\">{}</td><td>refused</td></tr>",
+            esc(drive),
+            esc(reason)
+        ));
+    }
     format!(
         "<table><thead><tr><th>drive</th><th>requests</th><th>demerit, ms</th>\
          <th>DiskSim's, ms</th><th>datasheet form, ms</th><th>verdict</th></tr></thead>\
@@ -102,8 +109,9 @@ fn table(drives: &[DriveCdf]) -> String {
     )
 }
 
-/// The whole page.
-pub fn page(title: &str, drives: &[DriveCdf]) -> String {
+/// The whole page: the drives checked, and those refused with the reason (the file, key
+/// and reason the importer gave), which have no chart.
+pub fn page(title: &str, drives: &[DriveCdf], refused: &[(String, String)]) -> String {
     let charts: String = drives
         .iter()
         .map(|d| {
@@ -123,7 +131,7 @@ pub fn page(title: &str, drives: &[DriveCdf]) -> String {
     let body = format!(
         "<section id=\"drives\"><h2>Demerits</h2>{}</section>\
          <section id=\"cdfs\"><h2>Service-time distributions</h2>{}{charts}</section>",
-        table(drives),
+        table(drives, refused),
         legend(),
     );
     let sub = "Each trace replayed one request at a time as it was issued; the demerit is the \
@@ -150,12 +158,19 @@ mod tests {
 
     #[test]
     fn each_drive_gets_a_chart_with_three_cdfs_and_a_row_with_its_verdict() {
-        let html = page("Drives", &[drive("a<b", 0.3), drive("c", 0.5)]);
+        let refused = [(
+            "e&f".to_string(),
+            "e.diskspecs: `Key = 1` is not <supported>".to_string(),
+        )];
+        let html = page("Drives", &[drive("a<b", 0.3), drive("c", 0.5)], &refused);
         assert_eq!(html.matches("<figure>").count(), 2);
         // Three polylines per chart; the datasheet form dashed.
         assert_eq!(html.matches("<polyline").count(), 6, "{html}");
         assert!(html.contains("a&lt;b") && !html.contains("a<b"));
         assert!(html.contains("<td>pass</td>") && html.contains("<td>FAIL</td>"));
+        // The refused drive: a row with its escaped reason, no chart.
+        assert!(html.contains("<td>e&amp;f</td>") && html.contains("<td>refused</td>"));
+        assert!(html.contains("is not &lt;supported&gt;"), "{html}");
         assert!(!html.contains("<script") && !html.contains("http"));
     }
 

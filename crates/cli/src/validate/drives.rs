@@ -3,7 +3,9 @@
 //! as it was issued, and the simulated service times are compared with the measured ones:
 //! the demerit (root-mean-square horizontal distance between the two CDFs, ms) against
 //! DiskSim's own on the same trace where known, and the means. Exit 0 when every drive with
-//! a known reference is at or below it, 1 otherwise.
+//! a known reference is at or below it, 1 otherwise. A drive whose files cannot be used (a
+//! description the model refuses, an unreadable trace) is reported as refused, with the
+//! reason, while the other drives are still checked and written; the exit code is then 2.
 
 use std::path::{Path, PathBuf};
 
@@ -50,6 +52,25 @@ pub struct DriveResult {
     pub cdf_ms: Cdfs,
 }
 
+/// A drive that could not be checked (an object of the `--json` array, like a result's but
+/// with `error` in place of the figures).
+#[derive(Clone, Debug, Serialize)]
+pub struct RefusedDrive {
+    pub drive: String,
+    pub reference_demerit_ms: Option<f64>,
+    pub pass: bool,
+    /// Why: the file, the key or line, and the reason.
+    pub error: String,
+}
+
+/// One drive of the directory: checked, or refused with the reason.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Checked {
+    Done(Box<DriveResult>),
+    Refused(RefusedDrive),
+}
+
 /// Service times at evenly spaced quantiles, for a CDF picture.
 #[derive(Clone, Debug, Serialize)]
 pub struct Cdfs {
@@ -89,6 +110,14 @@ fn round4(v: f64) -> f64 {
     (v * 1e4).round() / 1e4
 }
 
+/// DiskSim's demerit on drive `name`'s trace, when known.
+fn reference_of(name: &str) -> Option<f64> {
+    DISKSIM_DEMERIT_MS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, r)| *r)
+}
+
 /// Replays one drive's trace.
 pub fn check_drive(dir: &Path, name: &str) -> Result<DriveResult, CliError> {
     let specs = dir.join(format!("{name}.diskspecs"));
@@ -110,10 +139,7 @@ pub fn check_drive(dir: &Path, name: &str) -> Result<DriveResult, CliError> {
     let d = demerit(&measured, &sim.service_ms);
     let cdf =
         |v: &[f64]| -> Vec<f64> { quantiles(v, CDF_POINTS).into_iter().map(round4).collect() };
-    let reference = DISKSIM_DEMERIT_MS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, r)| *r);
+    let reference = reference_of(name);
     Ok(DriveResult {
         drive: name.to_string(),
         requests: trace.len(),
@@ -134,29 +160,43 @@ pub fn check_drive(dir: &Path, name: &str) -> Result<DriveResult, CliError> {
     })
 }
 
-/// Every drive of `dir`.
-pub fn check_all(dir: &Path) -> Result<Vec<DriveResult>, CliError> {
-    drives_in(dir)?
+/// Every drive of `dir`, each checked on its own: one drive's bad files do not stop the
+/// others. Only a directory that cannot be read or holds no drive is an error.
+pub fn check_all(dir: &Path) -> Result<Vec<Checked>, CliError> {
+    Ok(drives_in(dir)?
         .iter()
-        .map(|n| check_drive(dir, n))
-        .collect()
+        .map(|n| match check_drive(dir, n) {
+            Ok(r) => Checked::Done(Box::new(r)),
+            Err(e) => Checked::Refused(RefusedDrive {
+                drive: n.clone(),
+                reference_demerit_ms: reference_of(n),
+                pass: false,
+                error: e.to_string(),
+            }),
+        })
+        .collect())
 }
 
 /// Whether `v` is what `--json` of the drives' check holds: an array of drive objects
-/// (one at least: a directory without drives is refused), each with its name and demerit.
+/// (one at least: a directory without drives is refused), each with its name and either its
+/// demerit and CDFs or the reason it was refused.
 pub fn is_drive_results(v: &serde_json::Value) -> bool {
     v.as_array().is_some_and(|a| {
         !a.is_empty()
             && a.iter().all(|d| {
                 d.get("drive").is_some_and(serde_json::Value::is_string)
-                    && d.get("demerit_ms").is_some()
-                    && d.get("cdf_ms").is_some()
+                    && ((d.get("demerit_ms").is_some() && d.get("cdf_ms").is_some())
+                        || d.get("error").is_some_and(serde_json::Value::is_string))
             })
     })
 }
 
-/// The HTML page of the drives' CDFs.
-pub fn html(dir: &Path, results: &[DriveResult]) -> String {
+/// The HTML page of the drives' CDFs, and the refused drives with their reasons.
+pub fn html(dir: &Path, checked: &[Checked]) -> String {
+    let results: Vec<&DriveResult> = done(checked).collect();
+    let refused: Vec<(String, String)> = refused(checked)
+        .map(|r| (r.drive.clone(), r.error.clone()))
+        .collect();
     let drives: Vec<DriveCdf> = results
         .iter()
         .map(|r| DriveCdf {
@@ -170,12 +210,26 @@ pub fn html(dir: &Path, results: &[DriveResult]) -> String {
             reference_demerit_ms: r.reference_demerit_ms,
         })
         .collect();
-    page(&format!("Drives of {}", dir.display()), &drives)
+    page(&format!("Drives of {}", dir.display()), &drives, &refused)
+}
+
+fn done(checked: &[Checked]) -> impl Iterator<Item = &DriveResult> {
+    checked.iter().filter_map(|c| match c {
+        Checked::Done(r) => Some(r.as_ref()),
+        Checked::Refused(_) => None,
+    })
+}
+
+fn refused(checked: &[Checked]) -> impl Iterator<Item = &RefusedDrive> {
+    checked.iter().filter_map(|c| match c {
+        Checked::Refused(r) => Some(r),
+        Checked::Done(_) => None,
+    })
 }
 
 /// Runs `storlab validate --drives`.
 pub fn run(dir: &Path, json: Option<&PathBuf>, html_out: Option<&PathBuf>) -> Result<(), CliError> {
-    let results = check_all(dir)?;
+    let checked = check_all(dir)?;
     println!("Drives of {} (service time, measured against simulated; demerit: RMS distance between the CDFs)", dir.display());
     println!(
         "{:<12} {:>8} {:>11} {:>9} {:>10} {:>13} {:>14} {:>7} {:>9}  verdict",
@@ -189,7 +243,14 @@ pub fn run(dir: &Path, json: Option<&PathBuf>, html_out: Option<&PathBuf>) -> Re
         "writes",
         "read hit"
     );
-    for r in &results {
+    for c in &checked {
+        let r = match c {
+            Checked::Done(r) => r,
+            Checked::Refused(r) => {
+                println!("{:<12} refused (below)", r.drive);
+                continue;
+            }
+        };
         let reference = r
             .reference_demerit_ms
             .map_or("-".to_string(), |v| format!("{v:.3}"));
@@ -213,12 +274,12 @@ pub fn run(dir: &Path, json: Option<&PathBuf>, html_out: Option<&PathBuf>) -> Re
     }
     if let Some(path) = json {
         let out = Output::new("--json", path, Format::Json(is_drive_results));
-        out.write(json_text(&results)?.as_bytes())?;
+        out.write(json_text(&checked)?.as_bytes())?;
     }
     if let Some(path) = html_out {
-        Output::new("--html", path, Format::Html).write(html(dir, &results).as_bytes())?;
+        Output::new("--html", path, Format::Html).write(html(dir, &checked).as_bytes())?;
     }
-    let failed: Vec<&DriveResult> = results.iter().filter(|r| !r.pass).collect();
+    let failed: Vec<&DriveResult> = done(&checked).filter(|r| !r.pass).collect();
     for r in &failed {
         println!(
             "FAIL {}: demerit {:.3} ms above DiskSim's {:.3} ms",
@@ -227,12 +288,34 @@ pub fn run(dir: &Path, json: Option<&PathBuf>, html_out: Option<&PathBuf>) -> Re
             r.reference_demerit_ms.unwrap_or(0.0)
         );
     }
+    let refused: Vec<&RefusedDrive> = refused(&checked).collect();
+    for r in &refused {
+        println!("REFUSED {}: {}", r.drive, r.error);
+    }
+    let above = |n: usize| {
+        format!(
+            "{n} of {} drives have a demerit above DiskSim's",
+            checked.len()
+        )
+    };
+    if !refused.is_empty() {
+        let mut msg = format!(
+            "{} of {} drives could not be checked ({}): see REFUSED above",
+            refused.len(),
+            checked.len(),
+            refused
+                .iter()
+                .map(|r| r.drive.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        if !failed.is_empty() {
+            msg.push_str(&format!("; {}", above(failed.len())));
+        }
+        return Err(CliError::BadInput(msg));
+    }
     if !failed.is_empty() {
-        return Err(CliError::Failed(format!(
-            "{} of {} drives have a demerit above DiskSim's",
-            failed.len(),
-            results.len()
-        )));
+        return Err(CliError::Failed(above(failed.len())));
     }
     Ok(())
 }

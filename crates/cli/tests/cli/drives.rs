@@ -150,10 +150,11 @@ fn a_directory_without_drives_is_bad_input() {
 }
 
 #[test]
-fn a_drive_with_a_parameter_the_model_cannot_honour_is_refused_not_approximated() {
+fn a_drive_the_model_cannot_honour_is_refused_and_the_others_are_still_checked() {
     use predicates::prelude::PredicateBooleanExt;
-    // The Barracuda with zero-latency writes: both commands refuse it, naming the file, the
-    // key, the value and what is supported.
+    // The Barracuda described with another layout module (DiskSim's dm_layout_g4) beside the
+    // HP C2247 as shipped: the Barracuda is refused, naming the file, the key, the value and
+    // what is supported; the HP C2247 is still replayed and written; the exit code is 2.
     let dir = tempfile::tempdir().expect("temp dir");
     for entry in std::fs::read_dir(format!("{REPO}/references/drives")).expect("drives") {
         let path = entry.expect("entry").path();
@@ -162,23 +163,63 @@ fn a_drive_with_a_parameter_the_model_cannot_honour_is_refused_not_approximated(
             .expect("name")
             .to_string_lossy()
             .into_owned();
-        if name.starts_with("barracuda.") {
-            let text = std::fs::read_to_string(&path).expect("read");
-            let text = text.replace("Immediate buffer write = 0", "Immediate buffer write = 1");
+        if name.starts_with("barracuda.") || name.starts_with("hp_c2247a") {
+            let mut text = std::fs::read_to_string(&path).expect("read");
+            if name.starts_with("barracuda.") {
+                text = text.replace("Layout Model = dm_layout_g1", "Layout Model = dm_layout_g4");
+            }
             std::fs::write(dir.path().join(&name), text).expect("write");
         }
     }
     let said = || {
-        predicates::str::contains("barracuda.diskspecs")
-            .and(predicates::str::contains("`Immediate buffer write = 1`"))
-            .and(predicates::str::contains("honours only 0"))
+        predicates::str::contains("barracuda.model")
+            .and(predicates::str::contains("Layout Model"))
+            .and(predicates::str::contains("dm_layout_g4"))
+            .and(predicates::str::contains("dm_layout_g1"))
     };
+    let json = dir.path().join("out.json");
+    let html = dir.path().join("out.html");
+    let out = storlab()
+        .args(["validate", "--drives"])
+        .arg(dir.path())
+        .arg("--json")
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .assert()
+        .code(2)
+        .stdout(said().and(predicates::str::contains("REFUSED barracuda")))
+        .stderr(predicates::str::contains(
+            "1 of 2 drives could not be checked (barracuda)",
+        ));
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("JSON");
+    let drives = v.as_array().expect("one object per drive");
+    assert_eq!(drives.len(), 2, "{stdout}");
+    let (refused, hp) = (&drives[0], &drives[1]);
+    assert_eq!(refused["drive"], "barracuda");
+    assert_eq!(refused["pass"], false);
+    assert!(refused.get("demerit_ms").is_none());
+    let error = refused["error"].as_str().expect("the reason");
+    assert!(
+        error.contains("barracuda.model") && error.contains("dm_layout_g4"),
+        "{error}"
+    );
+    assert_eq!(hp["drive"], "hp_c2247a");
+    assert!(hp["demerit_ms"].as_f64().expect("demerit") < 0.2, "{hp}");
+    assert_eq!(hp["requests"], 9999);
+    let page = std::fs::read_to_string(&html).expect("html written");
+    assert!(page.contains("<figcaption>hp_c2247a (") && page.contains("<td>refused</td>"));
+    assert!(!page.contains("<figcaption>barracuda"));
+    // A second run replaces its own output (the gate recognises the refused entry's shape).
     storlab()
         .args(["validate", "--drives"])
         .arg(dir.path())
+        .arg("--json")
+        .arg(&json)
         .assert()
-        .code(2)
-        .stderr(said());
+        .code(2);
     storlab()
         .args(["drive", "import"])
         .arg(dir.path().join("barracuda.diskspecs"))
