@@ -9,21 +9,23 @@ use std::path::{Path, PathBuf};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use storlab_cli::private_dir::PrivateDir;
 
 use crate::BadInput;
 
 /// The files of one call; the directory goes when this does.
 #[derive(Default)]
 pub struct Inputs {
-    dir: Option<PathBuf>,
+    dir: Option<PrivateDir>,
     /// (file written here, what the user gave) for messages.
     labels: Vec<(String, String)>,
 }
 
 impl Drop for Inputs {
     fn drop(&mut self) {
+        // Removed while still locked; the lock goes with `dir` after.
         if let Some(dir) = &self.dir {
-            let _ = std::fs::remove_dir_all(dir);
+            let _ = std::fs::remove_dir_all(&dir.path);
         }
     }
 }
@@ -42,9 +44,9 @@ fn written_here(name: &str) -> bool {
 }
 
 /// A new directory of this process under the temporary directory, created here (never one
-/// that exists: the whole directory is removed at the end of the call), after removing the
-/// directories that processes killed during a call left there.
-fn private_dir() -> PyResult<PathBuf> {
+/// that exists: the whole directory is removed at the end of the call) and locked while the
+/// call runs, after removing the directories that processes killed during a call left there.
+fn private_dir() -> PyResult<PrivateDir> {
     let temp = std::env::temp_dir();
     storlab_cli::private_dir::remove_stale(&temp, DIR_PREFIX, written_here);
     storlab_cli::private_dir::create(&temp, DIR_PREFIX).map_err(|e| {
@@ -98,11 +100,12 @@ impl Inputs {
             )));
         }
         let dir = match &self.dir {
-            Some(d) => d.clone(),
+            Some(d) => d.path.clone(),
             None => {
                 let d = private_dir()?;
-                self.dir = Some(d.clone());
-                d
+                let path = d.path.clone();
+                self.dir = Some(d);
+                path
             }
         };
         let path = dir.join(format!("{role}.toml"));

@@ -1,7 +1,9 @@
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use super::{create, remove_stale};
+use std::time::{Duration, SystemTime};
+
+use super::{create, open_dir, remove_stale, try_lock, MIN_AGE};
 
 /// What the sweep may remove: the files storlab writes in such a directory.
 fn written_here(name: &str) -> bool {
@@ -30,7 +32,17 @@ fn left(parent: &Path, name: &str, mode: u32, files: &[&str]) -> PathBuf {
         }
     }
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode)).unwrap();
+    age(&dir, MIN_AGE + Duration::from_secs(5));
     dir
+}
+
+/// Sets `dir`'s modification time `ago` in the past (the wall clock: a file's age).
+#[allow(clippy::disallowed_methods)]
+fn age(dir: &Path, ago: Duration) {
+    let t = SystemTime::now() - ago;
+    let f = open_dir(dir).unwrap();
+    f.set_times(std::fs::FileTimes::new().set_modified(t).set_accessed(t))
+        .unwrap();
 }
 
 #[test]
@@ -120,12 +132,48 @@ fn a_directory_with_anything_else_or_of_a_live_process_is_kept_whole() {
 }
 
 #[test]
-fn created_directories_are_private_and_distinct() {
+fn a_locked_or_recently_changed_directory_is_kept_though_its_pid_looks_dead() {
+    // An owner in another PID namespace: its pid does not run here, but it holds the lock.
     let tmp = tempfile::tempdir().unwrap();
-    let a = create(tmp.path(), "storlab-py").unwrap();
-    let b = create(tmp.path(), "storlab-py").unwrap();
+    let dead = dead_pid();
+    let owned = left(
+        tmp.path(),
+        &format!("storlab-py-{dead}-0"),
+        0o700,
+        &["array.toml"],
+    );
+    let owner = open_dir(&owned).unwrap();
+    assert!(try_lock(&owner).unwrap());
+    // Unlocked but changed a moment ago (as between its creation and its owner's lock).
+    let fresh = left(
+        tmp.path(),
+        &format!("storlab-py-{dead}-1"),
+        0o700,
+        &["workload.toml"],
+    );
+    age(&fresh, MIN_AGE - Duration::from_secs(5));
+    assert!(remove_stale(tmp.path(), "storlab-py", written_here).is_empty());
+    assert!(owned.join("array.toml").exists() && fresh.join("workload.toml").exists());
+    // The owner's process ends: its lock goes, and its directory with it.
+    drop(owner);
+    let removed = remove_stale(tmp.path(), "storlab-py", written_here);
+    assert_eq!(removed.len(), 1);
+    assert_eq!(removed[0], owned);
+    assert!(!owned.exists() && fresh.exists());
+}
+
+#[test]
+fn created_directories_are_private_distinct_and_locked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (da, db) = (
+        create(tmp.path(), "storlab-py").unwrap(),
+        create(tmp.path(), "storlab-py").unwrap(),
+    );
+    let (a, b) = (&da.path, &db.path);
+    // Another open of the directory cannot take its lock while its owner holds it.
+    assert!(!try_lock(&open_dir(a).unwrap()).unwrap());
     assert_ne!(a, b);
-    let mode = std::fs::metadata(&a).unwrap().permissions().mode() & 0o777;
+    let mode = std::fs::metadata(a).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o700);
     let name = a.file_name().unwrap().to_string_lossy().into_owned();
     assert!(
