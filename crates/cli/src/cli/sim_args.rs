@@ -23,10 +23,11 @@ pub struct SimArgs {
     #[arg(long, value_name = "TEST", conflicts_with_all = ["profile", "workload", "matrix", "trace"], help = sim_db_tests_help())]
     pub db_test: Option<String>,
     /// Where the simulated database's data lives (volume, LUN or group names, comma-separated;
-    /// default all LUNs).
+    /// default the volume datavol when the array has one, else every LUN, filled in turn).
     #[arg(long, value_name = "TARGET")]
     pub db_data: Option<String>,
-    /// Where its log lives (the same as --db-data: the log follows the data).
+    /// Where its log lives (default: logvol when the array has one and --db-data is not
+    /// given, else with the data, after it).
     #[arg(long, value_name = "TARGET")]
     pub db_log: Option<String>,
     /// Run a workload characterization on the simulated database: a characterization file

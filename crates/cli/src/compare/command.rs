@@ -40,11 +40,11 @@ pub struct TraceWork {
 pub enum SimWork {
     /// I/O profiles or a workload file.
     Io(IoWork),
-    /// `--db-test TEST --db-data D [--db-log L]` with these `[database]` keys set, and
+    /// `--db-test TEST [--db-data D] [--db-log L]` (sim's default placement without them) with these `[database]` keys set, and
     /// `--users-sweep` with its options when the cell sweeps the users.
     Db {
         test: String,
-        data: String,
+        data: Option<String>,
         log: Option<String>,
         database: BTreeMap<String, toml::Value>,
         users_sweep: Option<UsersSweep>,
@@ -134,7 +134,10 @@ impl SimWork {
                 database,
                 users_sweep,
             } => {
-                push(a, &["--db-test", test, "--db-data", data]);
+                push(a, &["--db-test", test]);
+                if let Some(d) = data {
+                    push(a, &["--db-data", d]);
+                }
                 if let Some(l) = log {
                     push(a, &["--db-log", l]);
                 }
@@ -245,7 +248,7 @@ fn sim_work(t: &Target, what: &What) -> SimWork {
             ..
         } => SimWork::Db {
             test: test.clone(),
-            data: t.db_data.clone().unwrap_or_else(|| "all".into()),
+            data: t.db_data.clone(),
             log: t.db_log.clone(),
             database: database.clone(),
             users_sweep: users_sweep.clone(),
@@ -382,7 +385,7 @@ max_p99_ms = 5
         );
         assert_eq!(
             find("a", "dpaws/update-row", 0),
-            "storlab sim --array plans/arrays/a.toml --db-test dpaws/update-row --db-data all \
+            "storlab sim --array plans/arrays/a.toml --db-test dpaws/update-row \
              --db-set 'row_bytes=[14, 805]' --db-set tables=15 --fail g-0.d1@5s \
              --duration 30000ms --warmup 10000ms --seed 7"
         );

@@ -81,7 +81,7 @@ fn sim(inv: &Invocation, array: &std::path::Path) -> Result<Options, CliError> {
             users_sweep,
         } => {
             a.db_test = Some(test.clone());
-            a.db_data = Some(data.clone());
+            a.db_data.clone_from(data);
             a.db_log.clone_from(log);
             database.clone_from(keys);
             if let Some(u) = users_sweep {

@@ -395,3 +395,38 @@ fn a_run_outside_steady_state_is_flagged() {
         .code(2)
         .stderr(predicate::str::contains("auto"));
 }
+
+#[test]
+fn db_test_places_its_data_on_datavol_and_its_log_on_logvol_by_default() {
+    // Without --db-data, a database on "every LUN" filled the first LUN only: on the
+    // enterprise array one data rank did all the work while five stood idle, and the log
+    // shared it. The default is now the array's own volumes, as for --workload-from.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d.json");
+    sim("enterprise-raid5.toml")
+        .args(["--db-test", "dpaws/update-row", "--rows", "200000"])
+        .args(["--db-set", "buffer=8MiB"])
+        .args(["--duration", "5s", "--warmup", "1s", "--json"])
+        .arg(&out)
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let run = &v["runs"][0];
+    let target = |class: &str| {
+        run["classes"]
+            .as_array()
+            .expect("classes")
+            .iter()
+            .find(|c| c["name"] == class)
+            .map(|c| c["target"].clone())
+    };
+    assert_eq!(target("data"), Some("datavol".into()));
+    assert_eq!(target("log"), Some("logvol".into()));
+    // Every data rank reads (the old default left data-1 to data-5 idle).
+    let ranks = run["arrays"].as_array().expect("arrays");
+    for rank in ranks.iter().filter(|a| a["name"] != "log") {
+        let reads = rank["read_iops"].as_f64().expect("read_iops");
+        assert!(reads > 100.0, "{}: {reads} reads a second", rank["name"]);
+    }
+}
