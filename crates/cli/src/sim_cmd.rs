@@ -69,31 +69,25 @@ fn db_test_workload(
     let test = a.db_test.clone().unwrap_or_default();
     db.insert("test".into(), toml::Value::String(test.clone()));
     let (data, log) = db_placement(a, system);
-    db.insert("data".into(), toml::Value::Array(list(data)));
-    db.insert("log".into(), toml::Value::Array(list(log)));
+    db.insert("data".into(), toml::Value::Array(list(&data)));
+    db.insert("log".into(), toml::Value::Array(list(&log)));
     db_overrides(a, &mut db)?;
     db.extend(set.iter().map(|(k, v)| (k.clone(), v.clone())));
     Ok(database_workload(test, db, "--db-test", system)?)
 }
 
-/// Where `--db-test`'s database lives: `--db-data` (default the volume `datavol` when the
-/// array has one, as a host stripe over its data LUNs, else every LUN) and `--db-log`
-/// (default `logvol` when the array has one, else with the data), as `--workload-from`
-/// places a characterization. A database on "every LUN" fills them in turn, so on an
-/// array with a data volume the default would leave all but the first LUN idle.
-fn db_placement<'a>(a: &'a SimArgs, system: &SystemSpec) -> (&'a str, &'a str) {
-    let has = |v: &str| system.volume_index(v).is_some();
-    let data = match a.db_data.as_deref() {
-        Some(d) => d,
-        None if has("datavol") => "datavol",
-        None => "all",
-    };
-    let log = match a.db_log.as_deref() {
-        Some(l) => l,
-        None if a.db_data.is_none() && has("logvol") => "logvol",
-        None => data,
-    };
-    (data, log)
+/// Where `--db-test`'s database lives: `--db-data`, else where the array's volumes say
+/// ([`SystemSpec::default_db_targets`], as for `--workload-from`: a database on "every LUN"
+/// fills them in turn, leaving all but the first idle); its log on `--db-log`, else with
+/// `--db-data` when that is given, else the default log target.
+fn db_placement(a: &SimArgs, system: &SystemSpec) -> (String, String) {
+    match (&a.db_data, &a.db_log) {
+        (Some(d), l) => (d.clone(), l.clone().unwrap_or_else(|| d.clone())),
+        (None, l) => {
+            let (data, log) = system.default_db_targets();
+            (data, l.clone().unwrap_or(log))
+        }
+    }
 }
 
 /// Writes `--sessions`, `--rows` and `--db-set` into a `[database]` section.

@@ -23,17 +23,17 @@ pub struct SimArgs {
     #[arg(long, value_name = "TEST", conflicts_with_all = ["profile", "workload", "matrix", "trace"], help = sim_db_tests_help())]
     pub db_test: Option<String>,
     /// Where the simulated database's data lives (volume, LUN or group names, comma-separated;
-    /// default the volume datavol when the array has one, else every LUN, filled in turn).
+    /// default the volume datavol, else the array's only volume, else every LUN, filled in
+    /// turn).
     #[arg(long, value_name = "TARGET")]
     pub db_data: Option<String>,
-    /// Where its log lives (default: logvol when the array has one and --db-data is not
-    /// given, else with the data, after it).
+    /// Where its log lives (default: with --db-data when that is given, else the volume
+    /// logvol, else with the data, after it).
     #[arg(long, value_name = "TARGET")]
     pub db_log: Option<String>,
     /// Run a workload characterization on the simulated database: a characterization file
     /// (TOML or JSON) or an Oracle AWR or Statspack report (text or HTML), told apart by
-    /// their contents. Placement: --db-data and --db-log (default: the volumes datavol and
-    /// logvol when the array has them, else every LUN).
+    /// their contents. Placement: --db-data and --db-log (default as for --db-test).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["profile", "workload", "matrix", "trace", "db_test"])]
     pub workload_from: Option<PathBuf>,
     /// The size of a segment of --workload-from, NAME=SIZE (repeatable), e.g. USERS=40GiB:

@@ -159,6 +159,23 @@ impl SystemSpec {
     pub fn volume_index(&self, name: &str) -> Option<usize> {
         self.volumes.iter().position(|v| v.name == name)
     }
+
+    /// Where a simulated database goes when its placement is not given, as target names
+    /// (data, log): the data on the volume `datavol`, else on the array's only volume when
+    /// it has one (an ASM disk group, a host stripe), else on every LUN ("all", which a
+    /// database fills in turn); the log on `logvol`, else with the data (after it).
+    pub fn default_db_targets(&self) -> (String, String) {
+        let data = match (self.volume_index("datavol"), self.volumes.as_slice()) {
+            (Some(_), _) => "datavol".to_string(),
+            (None, [only]) if only.name != "logvol" => only.name.clone(),
+            _ => "all".to_string(),
+        };
+        let log = match self.volume_index("logvol") {
+            Some(_) => "logvol".to_string(),
+            None => data.clone(),
+        };
+        (data, log)
+    }
 }
 
 pub(super) fn resolve(raw: ArrayFile, file: &str) -> Result<SystemSpec, ConfigError> {

@@ -2,13 +2,13 @@
 //! the transactions, the data set, the sessions, the buffer cache, the host CPUs and the
 //! engine; the `[database]` keys give the placement (`data`, `log`, `archive`) and the
 //! engine's other settings (writer, checkpoints, log files, file cache), with their defaults.
-//! When no placement is given the data go on the volume `datavol` and the log on `logvol`
-//! when the array has them, else both on every LUN (the log after the data).
+//! When no placement is given the data and the log go where
+//! [`SystemSpec::default_db_targets`] says: `datavol` (else the array's only volume, else
+//! every LUN) and `logvol` (else with the data, after it).
 
 use serde::Serialize;
 use storlab_core::character::{Characterization, SegmentKind};
 
-use super::super::workload::resolve_placement;
 use super::super::{ConfigError, SystemSpec, WorkloadSpec};
 use super::parse_database;
 use crate::db::workload_mix::{WorkloadMix, BLOCK_BYTES};
@@ -35,12 +35,6 @@ pub struct CharacterSpec {
     /// what the one before wrote, [`crate::db::query`]); empty: its `temp_bytes` are one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub temp_passes: Vec<u64>,
-}
-
-fn default_target(system: &SystemSpec, volume: &str) -> Option<toml::Value> {
-    resolve_placement(&[volume.to_string()], system)
-        .ok()
-        .map(|_| toml::Value::String(volume.into()))
 }
 
 /// The simulated database workload of characterization `c`, with the `[database]` keys in
@@ -82,9 +76,9 @@ pub fn character_workload(
     let mut put = |k: &str, v: toml::Value| {
         database.entry(k.to_string()).or_insert(v);
     };
-    let data = default_target(system, "datavol").unwrap_or_else(|| "all".into());
-    put("data", data.clone());
-    put("log", default_target(system, "logvol").unwrap_or(data));
+    let (data, log) = system.default_db_targets();
+    put("data", toml::Value::String(data));
+    put("log", toml::Value::String(log));
     put("sessions", toml::Value::Integer(i64::from(c.sessions)));
     let buffer = i64::try_from(c.instance.buffer_cache.0).unwrap_or(i64::MAX);
     put("buffer", toml::Value::Integer(buffer));

@@ -342,3 +342,28 @@ fn a_cache_slot_counts_the_read_cache_in_slots_of_whole_segments() {
         assert!(reason.contains(want), "{slot}: {reason}");
     }
 }
+
+#[test]
+fn a_database_without_placement_goes_on_the_array_s_volumes() {
+    let array = |name: &str| {
+        let path = format!(
+            "{}/../../examples/arrays/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        parse_array(&std::fs::read_to_string(&path).unwrap(), &path).unwrap()
+    };
+    let targets = |name: &str| {
+        let (d, l) = array(name).default_db_targets();
+        (d.to_string(), l.to_string())
+    };
+    let pair = |d: &str, l: &str| (d.to_string(), l.to_string());
+    // Data and log volumes of their own.
+    assert_eq!(targets("enterprise-raid5.toml"), pair("datavol", "logvol"));
+    // A data volume only: the log after the data.
+    assert_eq!(targets("midrange-raid10.toml"), pair("datavol", "datavol"));
+    // The array's only volume (an ASM disk group mirroring SSDs with HDDs).
+    assert_eq!(targets("asm-prfg.toml"), pair("data", "data"));
+    // Several volumes, none of them datavol; or none at all: every LUN.
+    assert_eq!(targets("redo-raid5-vs-jbod.toml"), pair("all", "all"));
+    assert_eq!(targets("evagroup-vraid5.toml"), pair("all", "all"));
+}
