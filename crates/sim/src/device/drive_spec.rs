@@ -44,7 +44,8 @@ use std::path::{Path, PathBuf};
 
 use super::hdd::{HddParams, ReadaheadLimit, Scheduler};
 use parts::{
-    extra_write_disconnect, overheads, sector_transfer_ms, seek_curve, seek_summary, zones,
+    extra_write_disconnect, overheads, sector_transfer_ms, seek_curve, seek_summary, surface_order,
+    zones,
 };
 pub use replay::{
     demerit, parse_trace, quantiles, read_trace, replay, Replay, TraceRequest, DEMERIT_QUANTILES,
@@ -184,6 +185,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         zone_table,
         sparing,
         spare_range_cylinders,
+        surface_order: surface_order(layout),
         command_overheads_ms: Some(Box::new(overheads)),
         cache_segments: if caching {
             disk.num("Number of buffer segments")
@@ -249,6 +251,7 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         zone_table: Vec::new(),
         sparing: Default::default(),
         spare_range_cylinders: 1,
+        surface_order: Default::default(),
         command_overheads_ms: None,
         cache_segments: 0,
         cache_keeps_read_data: false,
