@@ -9,9 +9,13 @@
 //!   sparing schemes map to `sparing` (track sparing to `tracks`, sectors per cylinder or
 //!   per range of one cylinder to `sectors_per_cylinder`, sectors per range of several
 //!   cylinders to `sectors_per_range` with `spare_range_cylinders` from `Rangesize for
-//!   sparing`, sectors per track to `sectors_per_track`; spares at the end of the disk or
-//!   zone move no block). When the
-//!   spares as read leave fewer blocks than the block count, they are not counted.
+//!   sparing`, sectors per track to `sectors_per_track`, sectors at the front of each
+//!   cylinder (schemes 5 and 6) to `sectors_per_cylinder_at_front`; spares at the end of the
+//!   disk or zone move no block). When the spares as read leave fewer blocks than the block
+//!   count, they are not counted. Defects remapped to a spare become the zone's `remaps`
+//!   (one remapped to itself moves nothing); the `LBN-to-PBN mapping scheme` becomes
+//!   `surface_order` (0 ascending, 1 alternating from each zone's first cylinder, 2 on odd
+//!   cylinders).
 //! - mechanics: rotation speed, head switch, additional write settle (negative on a drive
 //!   whose writes position faster than its seek curve), the seek curve: the measured table
 //!   (`Seek type = extracted`, or any type when `Full seek curve` names a file), or
