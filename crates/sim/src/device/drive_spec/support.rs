@@ -297,7 +297,8 @@ pub(super) fn check_model(
             let spt = z.num("Blocks per track").unwrap_or(0.0).max(0.0) as u64;
             (tracks * spt, "sectors")
         };
-        check_defects(z, &what, size, file)?;
+        let pairs = check_defects(z, &what, size, file)?;
+        check_slips(z, &what, tracks_spared, pairs, file)?;
     }
     Ok(())
 }
@@ -310,7 +311,7 @@ fn check_defects(
     what: &str,
     (units, kind): (u64, &str),
     file: &Path,
-) -> Result<(), String> {
+) -> Result<usize, String> {
     let list = zone.list("defects").unwrap_or(&[]);
     let mut nums = Vec::with_capacity(list.len());
     for v in list {
@@ -346,6 +347,43 @@ fn check_defects(
             file.display(),
             p[0],
             p[1]
+        ));
+    }
+    Ok(nums.len() / 2)
+}
+
+/// A zone's slips are sector (or track) numbers, none negative; with track sparing, the
+/// slipped and the remapped tracks (`defects` pairs, counted as DiskSim counts them) must not
+/// outnumber the zone's spare tracks: DiskSim 4.0 stops at such a zone.
+fn check_slips(
+    zone: &Block,
+    what: &str,
+    tracks_spared: bool,
+    defects: usize,
+    file: &Path,
+) -> Result<(), String> {
+    let mut slips = 0usize;
+    for v in zone.list("slips").unwrap_or(&[]) {
+        let Value::Scalar(s) = v else {
+            return Err(format!(
+                "{}: `slips` in {what} must be a list of numbers",
+                file.display()
+            ));
+        };
+        if s.trim().parse::<u64>().is_err() {
+            return Err(format!(
+                "{}: `slips` in {what} must be whole, nonnegative numbers; got `{}`",
+                file.display(),
+                s.trim()
+            ));
+        }
+        slips += 1;
+    }
+    let spares = zone.num("Number of spares").unwrap_or(0.0).max(0.0) as usize;
+    if tracks_spared && slips + defects > spares {
+        return Err(format!(
+            "{}: {what} has {slips} slipped and {defects} remapped tracks but {spares} spare tracks: with track sparing they must not outnumber the spares (DiskSim 4.0 stops at such a zone)",
+            file.display()
         ));
     }
     Ok(())

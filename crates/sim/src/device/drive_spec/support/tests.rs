@@ -454,3 +454,32 @@ fn a_hit_on_an_older_segment_reads_ahead_from_its_end_on_a_drive_that_does_so() 
     assert_eq!(b.read_hits, 1, "{b:?}");
     assert!(b.service_ms[3] > hit + 0.5, "{b:?}");
 }
+
+#[test]
+fn slips_and_remapped_tracks_beyond_the_spare_tracks_are_refused_as_disksim_does() {
+    // The HP C2247 spares whole tracks; its third zone has 65 spare tracks and 4 slips.
+    // With 3 spare tracks, the 4 slipped tracks outnumber them: DiskSim stops there.
+    let c2247 = |tag: &str, edit: &'static dyn Fn(String) -> String| {
+        import(&variant(
+            "hp_c2247a",
+            "hp_c2247a_validate",
+            tag,
+            |t| t,
+            edit,
+        ))
+    };
+    c2247("spares65", &|t| t).expect("imports");
+    let err = c2247("spares3", &|t| {
+        t.replacen("Number of spares = 65", "Number of spares = 3", 1)
+    })
+    .unwrap_err();
+    assert!(
+        err.contains("zone 3 has 4 slipped and 0 remapped tracks but 3 spare tracks"),
+        "{err}"
+    );
+    let err = c2247("negative", &|t| t.replacen("slips = [", "slips = [-1, ", 1)).unwrap_err();
+    assert!(
+        err.contains("`slips` in zone 1") && err.contains("`-1`"),
+        "{err}"
+    );
+}
