@@ -10,8 +10,9 @@
 //!   per range of one cylinder to `sectors_per_cylinder`, sectors per range of several
 //!   cylinders to `sectors_per_range` with `spare_range_cylinders` from `Rangesize for
 //!   sparing`, sectors per track to `sectors_per_track`, sectors at the front of each
-//!   cylinder (schemes 5 and 6) to `sectors_per_cylinder_at_front`; spares at the end of the
-//!   disk or zone move no block). When the spares as read leave fewer blocks than the block
+//!   cylinder (schemes 5 and 6) to `sectors_per_cylinder_at_front`, sectors at the end of
+//!   each zone (9, and 10 with the zone's slips among them) to `sectors_per_zone`; spares
+//!   at the end of the disk move no block). When the spares as read leave fewer blocks than the block
 //!   count, they are not counted. Defects remapped to a spare become the zone's `remaps`
 //!   (one remapped to itself moves nothing); the `LBN-to-PBN mapping scheme` becomes
 //!   `surface_order` (0 ascending, 1 alternating from each zone's first cylinder, 2 on odd

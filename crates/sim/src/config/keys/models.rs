@@ -154,9 +154,9 @@ pub const HDD_KEYS: &[Key] = &[
     ),
     Key::new(
         "sparing",
-        Kind::Choice(&["none", "tracks", "sectors_per_cylinder", "sectors_per_cylinder_at_front", "sectors_per_track", "sectors_per_range"]),
+        Kind::Choice(&["none", "tracks", "sectors_per_cylinder", "sectors_per_cylinder_at_front", "sectors_per_track", "sectors_per_range", "sectors_per_zone"]),
         storlab_core::keys::Default::Value("\"none\""),
-        "where each zone's `spares` lie (whole tracks at the zone's end, or sectors at the end of every cylinder, at the front of every cylinder, at the end of every track, or of every range of `spare_range_cylinders` cylinders)",
+        "where each zone's `spares` lie (whole tracks at the zone's end, or sectors at the end of every cylinder, at the front of every cylinder, at the end of every track, of every range of `spare_range_cylinders` cylinders, or of the zone)",
     ),
     Key::new(
         "spare_range_cylinders",

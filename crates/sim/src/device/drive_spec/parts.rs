@@ -36,6 +36,7 @@ pub(super) fn zones(
         8 if range == 1.0 => Sparing::SectorsPerCylinder,
         8 if range_ok => Sparing::SectorsPerRange,
         3 => Sparing::SectorsPerTrack,
+        9 | 10 => Sparing::SectorsPerZone,
         _ => Sparing::None,
     };
     if scheme == 8 && !range_ok {
@@ -83,7 +84,9 @@ pub(super) fn zones(
             first_block_offset_sectors: angle("Offset of first block"),
             reserved_front_sectors: z.num("Empty space at zone front").unwrap_or(0.0).max(0.0)
                 as u64,
-            spares: z.num("Number of spares").unwrap_or(0.0).max(0.0) as u32,
+            // Scheme 10 takes the zone's slipped sectors from its spares at its end.
+            spares: z.num("Number of spares").unwrap_or(0.0).max(0.0) as u32
+                + if scheme == 10 { slips.len() as u32 } else { 0 },
             slips,
             remaps,
         });

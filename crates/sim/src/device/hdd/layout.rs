@@ -45,7 +45,10 @@ pub(super) fn measured_zones(p: &HddParams, rev_ns: u64) -> (Vec<Zone>, Vec<Vec<
             Sparing::SectorsPerCylinder | Sparing::SectorsPerCylinderAtFront => {
                 (spt, (spt * heads).saturating_sub(spares).max(1))
             }
-            Sparing::None | Sparing::Tracks | Sparing::SectorsPerRange => (spt, spt * heads),
+            Sparing::None
+            | Sparing::Tracks
+            | Sparing::SectorsPerRange
+            | Sparing::SectorsPerZone => (spt, spt * heads),
         };
         let mut zone = Zone::new(
             lba,

@@ -483,3 +483,23 @@ fn slips_and_remapped_tracks_beyond_the_spare_tracks_are_refused_as_disksim_does
         "{err}"
     );
 }
+
+#[test]
+fn spares_at_the_end_of_each_zone_start_the_next_zone_sooner() {
+    // The Cheetah 4LP's first zone: 1,344 cylinders of 8 x 195 sectors (2,096,640), 108
+    // spares and 5 slipped sectors. With its spares at the zone's end (scheme 9) it holds
+    // 2,096,640 - 108 = 2,096,532 blocks, where the second zone starts; scheme 10 takes
+    // the slips from the zone too: 2,096,527. The first zone's blocks stay in place.
+    for (scheme, second) in [("9", 2_096_532), ("10", 2_096_527)] {
+        let d = cheetah(&format!("zone{scheme}"), |t| {
+            set(t, "Sparing scheme used", scheme)
+        })
+        .expect("imports");
+        assert_eq!(d.params.sparing, Sparing::SectorsPerZone, "{:?}", d.notes);
+        assert_eq!(d.params.zone_table[0].slips.len(), 5);
+        let hdd = crate::device::hdd::Hdd::new(&d.params, 0).expect("builds");
+        let (last, next) = (hdd.locate(second - 1), hdd.locate(second));
+        assert_eq!((next.cyl, next.head, next.sector), (1345, 0, 0));
+        assert!(last.cyl <= 1343, "{last:?}");
+    }
+}

@@ -68,6 +68,7 @@ impl ZoneSpec {
         };
         let lost = match sparing {
             Sparing::Tracks => spares * spt,
+            Sparing::SectorsPerZone => spares,
             Sparing::SectorsPerRange => spares * (cyls / u64::from(range_cylinders.max(1))),
             _ => 0,
         };
@@ -93,6 +94,9 @@ pub enum Sparing {
     /// `spares` sectors at the end of every range of `spare_range_cylinders` cylinders (a
     /// slipped sector moves blocks only within its range).
     SectorsPerRange,
+    /// `spares` sectors at the end of the zone: they move no block of the zone, but the next
+    /// zone starts that many blocks sooner.
+    SectorsPerZone,
 }
 
 impl Sparing {
