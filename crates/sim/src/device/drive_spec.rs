@@ -9,9 +9,14 @@
 //!   sparing schemes map to `sparing` (track sparing to `tracks`, sectors per cylinder or
 //!   per range of one cylinder to `sectors_per_cylinder`, sectors per range of several
 //!   cylinders to `sectors_per_range` with `spare_range_cylinders` from `Rangesize for
-//!   sparing`, sectors per track to `sectors_per_track`; spares at the end of the disk or
-//!   zone move no block). When the
-//!   spares as read leave fewer blocks than the block count, they are not counted.
+//!   sparing`, sectors per track to `sectors_per_track`, sectors at the front of each
+//!   cylinder (schemes 5 and 6) to `sectors_per_cylinder_at_front`, sectors at the end of
+//!   each zone (9, and 10 with the zone's slips among them) to `sectors_per_zone`; spares
+//!   at the end of the disk move no block). When the spares as read leave fewer blocks than the block
+//!   count, they are not counted. Defects remapped to a spare become the zone's `remaps`
+//!   (one remapped to itself moves nothing); the `LBN-to-PBN mapping scheme` becomes
+//!   `surface_order` (0 ascending, 1 alternating from each zone's first cylinder, 2 on odd
+//!   cylinders).
 //! - mechanics: rotation speed, head switch, additional write settle (negative on a drive
 //!   whose writes position faster than its seek curve), the seek curve: the measured table
 //!   (`Seek type = extracted`, or any type when `Full seek curve` names a file), or
@@ -44,7 +49,8 @@ use std::path::{Path, PathBuf};
 
 use super::hdd::{HddParams, ReadaheadLimit, Scheduler};
 use parts::{
-    extra_write_disconnect, overheads, sector_transfer_ms, seek_curve, seek_summary, zones,
+    extra_write_disconnect, overheads, sector_transfer_ms, seek_curve, seek_summary, surface_order,
+    zones,
 };
 pub use replay::{
     demerit, parse_trace, quantiles, read_trace, replay, Replay, TraceRequest, DEMERIT_QUANTILES,
@@ -184,6 +190,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         zone_table,
         sparing,
         spare_range_cylinders,
+        surface_order: surface_order(layout),
         command_overheads_ms: Some(Box::new(overheads)),
         cache_segments: if caching {
             disk.num("Number of buffer segments")
@@ -249,6 +256,7 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         zone_table: Vec::new(),
         sparing: Default::default(),
         spare_range_cylinders: 1,
+        surface_order: Default::default(),
         command_overheads_ms: None,
         cache_segments: 0,
         cache_keeps_read_data: false,

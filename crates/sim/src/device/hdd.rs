@@ -28,6 +28,7 @@
 //! first (seek + rotational wait), each with an age limit that serves a starved command first.
 
 mod build;
+mod defects;
 mod geometry;
 mod layout;
 mod measured;
@@ -41,7 +42,8 @@ use measured::Measured;
 pub(crate) use params::MAX_QUEUE_DEPTH;
 pub(crate) use params::MAX_SPARE_RANGE_CYLINDERS;
 pub use params::{
-    ExtraWriteDisconnect, HddParams, Overheads, ReadaheadLimit, Scheduler, Sparing, ZoneSpec,
+    ExtraWriteDisconnect, HddParams, Overheads, ReadaheadLimit, Scheduler, Sparing, SurfaceOrder,
+    ZoneSpec,
 };
 use std::sync::Arc;
 
@@ -334,16 +336,13 @@ impl Hdd {
     }
 
     /// Seek from the head's position to `cyl` (a head switch on the same cylinder, nothing
-    /// on the same track), plus the write settle when a write moved the head (a negative
+    /// on the same track: [`Hdd::move_ns`]), plus the write settle when a write moved the head (a negative
     /// settle shortens the move, never below zero). The switch and the settle are chosen by
     /// conditional moves, not branches (the seek table's short-or-long choice is the one
     /// branch left): the SPTF pick runs it for every queued command.
     #[inline(always)]
     fn seek_between(&self, cyl: u32, head: u32, write: bool) -> u64 {
-        let dist = cyl.abs_diff(self.cur_cyl);
-        let switch = (dist == 0) & (head != self.cur_head);
-        let seek = self.seek.time_ns(dist);
-        let moved = if switch { self.head_switch_ns } else { seek };
+        let moved = self.move_ns(self.cur_cyl, self.cur_head, cyl, head);
         let settle = if write & (moved > 0) {
             self.write_settle_ns
         } else {

@@ -148,15 +148,15 @@ pub const HDD_KEYS: &[Key] = &[
     ),
     Key::new(
         "zone_table",
-        Kind::Other("list of tables: first_cylinder, last_cylinder, sectors_per_track, track_skew_sectors, cylinder_skew_sectors, first_block_offset_sectors, reserved_front_sectors, spares, slips"),
+        Kind::Other("list of tables: first_cylinder, last_cylinder, sectors_per_track, track_skew_sectors, cylinder_skew_sectors, first_block_offset_sectors, reserved_front_sectors, spares, slips, remaps"),
         storlab_core::keys::Default::Derived("`zones` bands from the media rates"),
-        "measured zones, outer to inner, with skews, spares and slipped sectors",
+        "measured zones, outer to inner, with skews, spares, slipped sectors and defective sectors remapped to spares (`[defect, spare]` sector numbers in the zone)",
     ),
     Key::new(
         "sparing",
-        Kind::Choice(&["none", "tracks", "sectors_per_cylinder", "sectors_per_track", "sectors_per_range"]),
+        Kind::Choice(&["none", "tracks", "sectors_per_cylinder", "sectors_per_cylinder_at_front", "sectors_per_track", "sectors_per_range", "sectors_per_zone"]),
         storlab_core::keys::Default::Value("\"none\""),
-        "where each zone's `spares` lie (whole tracks at the zone's end, or sectors at the end of every cylinder, track, or range of `spare_range_cylinders` cylinders)",
+        "where each zone's `spares` lie (whole tracks at the zone's end, or sectors at the end of every cylinder, at the front of every cylinder, at the end of every track, of every range of `spare_range_cylinders` cylinders, or of the zone)",
     ),
     Key::new(
         "spare_range_cylinders",
@@ -165,6 +165,12 @@ pub const HDD_KEYS: &[Key] = &[
         "cylinders of one sparing range with `sparing = \"sectors_per_range\"`: each range keeps the zone's `spares` sectors at its end and a slipped sector moves blocks only within its range (DiskSim's `Rangesize for sparing`)",
     )
     .int(1, 10_000),
+    Key::new(
+        "surface_order",
+        Kind::Choice(&["ascending", "alternate_in_zone", "alternate"]),
+        storlab_core::keys::Default::Value("\"ascending\""),
+        "order of a cylinder's surfaces in the block order: from the first on every cylinder, or reversed on every other cylinder of a zone (from its first) or on every odd-numbered cylinder, so that a cylinder switch stays on one surface (DiskSim's `LBN-to-PBN mapping scheme` 0, 1, 2)",
+    ),
     Key::new(
         "command_overheads_ms",
         Kind::Other("table: read_hit_after_read ... write_miss_after_write, read_completion, write_completion, data_prep, reselect, read_disconnect_after_read, read_disconnect_after_write, write_disconnect"),

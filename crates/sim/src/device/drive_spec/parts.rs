@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::{need, read, sourced, Block, Value};
 use crate::device::hdd::{
-    ExtraWriteDisconnect, Overheads, Sparing, ZoneSpec, MAX_SPARE_RANGE_CYLINDERS,
+    ExtraWriteDisconnect, Overheads, Sparing, SurfaceOrder, ZoneSpec, MAX_SPARE_RANGE_CYLINDERS,
 };
 
 fn scalars(list: Option<&[Value]>) -> Vec<f64> {
@@ -31,10 +31,12 @@ pub(super) fn zones(
         range.fract() == 0.0 && (1.0..=f64::from(MAX_SPARE_RANGE_CYLINDERS)).contains(&range);
     let mut sparing = match scheme {
         1 => Sparing::Tracks,
-        2 | 4 | 5 | 6 => Sparing::SectorsPerCylinder,
+        2 | 4 => Sparing::SectorsPerCylinder,
+        5 | 6 => Sparing::SectorsPerCylinderAtFront,
         8 if range == 1.0 => Sparing::SectorsPerCylinder,
         8 if range_ok => Sparing::SectorsPerRange,
         3 => Sparing::SectorsPerTrack,
+        9 | 10 => Sparing::SectorsPerZone,
         _ => Sparing::None,
     };
     if scheme == 8 && !range_ok {
@@ -55,6 +57,13 @@ pub(super) fn zones(
         };
         let mut slips: Vec<u64> = scalars(z.list("slips")).iter().map(|&s| s as u64).collect();
         slips.sort_unstable();
+        // Pairs (defect, spare); a defect kept in place moves nothing.
+        let numbers = scalars(z.list("defects"));
+        let remaps = numbers
+            .chunks_exact(2)
+            .map(|p| [p[0] as u64, p[1] as u64])
+            .filter(|[d, s]| d != s)
+            .collect();
         let spt = need(z, "Blocks per track", file)? as u32;
         let in_revolutions = skew_units(z, file)?.unwrap_or(layout_units.unwrap_or(false));
         // Sectors as DiskSim takes them: whole sectors, or a share of a revolution.
@@ -75,8 +84,11 @@ pub(super) fn zones(
             first_block_offset_sectors: angle("Offset of first block"),
             reserved_front_sectors: z.num("Empty space at zone front").unwrap_or(0.0).max(0.0)
                 as u64,
-            spares: z.num("Number of spares").unwrap_or(0.0).max(0.0) as u32,
+            // Scheme 10 takes the zone's slipped sectors from its spares at its end.
+            spares: z.num("Number of spares").unwrap_or(0.0).max(0.0) as u32
+                + if scheme == 10 { slips.len() as u32 } else { 0 },
             slips,
+            remaps,
         });
     }
     if table.is_empty() {
@@ -101,6 +113,16 @@ pub(super) fn zones(
         ));
     }
     Ok((table, sparing, range))
+}
+
+/// The order of a cylinder's surfaces from `LBN-to-PBN mapping scheme` (0 to 2, checked
+/// by the support rules).
+pub(super) fn surface_order(layout: &Block) -> SurfaceOrder {
+    match layout.num("LBN-to-PBN mapping scheme").unwrap_or(0.0) as i64 {
+        1 => SurfaceOrder::AlternateInZone,
+        2 => SurfaceOrder::Alternate,
+        _ => SurfaceOrder::Ascending,
+    }
 }
 
 /// `Skew units` of a layout or zone: `Some(true)` for revolutions, `Some(false)` for

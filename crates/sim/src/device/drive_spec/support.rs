@@ -119,8 +119,11 @@ const MODEL: &[(&str, Rule)] = &[
 ];
 
 const LAYOUT: &[(&str, Rule)] = &[
-    ("LBN-to-PBN mapping scheme", Only(&[0.0])),
-    ("Sparing scheme used", Used),
+    ("LBN-to-PBN mapping scheme", Only(&[0.0, 1.0, 2.0])),
+    (
+        "Sparing scheme used",
+        Only(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]),
+    ),
     ("Rangesize for sparing", Used),
     ("Skew units", Used),
     ("Zones", Used),
@@ -278,26 +281,37 @@ pub(super) fn check_model(
             ))
         }
     }
-    let scheme = layout.num("Sparing scheme used").unwrap_or(0.0);
+    let heads = model.num("Number of data surfaces").unwrap_or(1.0).max(1.0) as u64;
+    let tracks_spared = layout.num("Sparing scheme used") == Some(1.0);
     for (i, z) in layout.list("Zones").unwrap_or(&[]).iter().enumerate() {
         let Value::Block(z) = z else { continue };
         let what = format!("zone {}", i + 1);
         check_block(z, ZONE, &what, file, notes)?;
-        let spares = z.num("Number of spares").unwrap_or(0.0);
-        if (scheme == 5.0 || scheme == 6.0) && spares > 0.0 {
-            return Err(format!(
-                "{}: `Sparing scheme used = {scheme}` (spares at the front of each cylinder) with {spares} spares in {what} is not supported: storlab places a cylinder's spares at its end (schemes 0-4 and 7-10)",
-                file.display()
-            ));
-        }
-        check_defects(z, &what, file)?;
+        let cyls = z.num("Last cylinder number").unwrap_or(0.0)
+            - z.num("First cylinder number").unwrap_or(0.0)
+            + 1.0;
+        let tracks = cyls.max(0.0) as u64 * heads;
+        let size = if tracks_spared {
+            (tracks, "tracks")
+        } else {
+            let spt = z.num("Blocks per track").unwrap_or(0.0).max(0.0) as u64;
+            (tracks * spt, "sectors")
+        };
+        let pairs = check_defects(z, &what, size, file)?;
+        check_slips(z, &what, tracks_spared, pairs, file)?;
     }
     Ok(())
 }
 
-/// A zone's defects come in pairs (defective block, block it is remapped to); a pair
-/// whose block is remapped to itself moves nothing, and is the only kind honoured.
-fn check_defects(zone: &Block, what: &str, file: &Path) -> Result<(), String> {
+/// A zone's defects come in pairs (defective sector, the spare its block is kept in), both
+/// numbered from the zone's first sector (tracks with track sparing, `size` says which and
+/// how many the zone has); a pair naming one sector twice moves nothing.
+fn check_defects(
+    zone: &Block,
+    what: &str,
+    (units, kind): (u64, &str),
+    file: &Path,
+) -> Result<usize, String> {
     let list = zone.list("defects").unwrap_or(&[]);
     let mut nums = Vec::with_capacity(list.len());
     for v in list {
@@ -324,12 +338,52 @@ fn check_defects(zone: &Block, what: &str, file: &Path) -> Result<(), String> {
             nums.len()
         ));
     }
-    if let Some(p) = nums.chunks(2).find(|p| p[0] != p[1]) {
+    if let Some(p) = nums
+        .chunks(2)
+        .find(|p| p[0] != p[1] && p[0].max(p[1]) >= units)
+    {
         return Err(format!(
-            "{}: `defects` in {what} remaps block {} to {}: not supported (storlab's layout moves no single block to a spare; only pairs remapping a block to itself are accepted)",
+            "{}: `defects` in {what} remaps {} to {}: both must be {kind} of the zone, below {units}",
             file.display(),
             p[0],
             p[1]
+        ));
+    }
+    Ok(nums.len() / 2)
+}
+
+/// A zone's slips are sector (or track) numbers, none negative; with track sparing, the
+/// slipped and the remapped tracks (`defects` pairs, counted as DiskSim counts them) must not
+/// outnumber the zone's spare tracks: DiskSim 4.0 stops at such a zone.
+fn check_slips(
+    zone: &Block,
+    what: &str,
+    tracks_spared: bool,
+    defects: usize,
+    file: &Path,
+) -> Result<(), String> {
+    let mut slips = 0usize;
+    for v in zone.list("slips").unwrap_or(&[]) {
+        let Value::Scalar(s) = v else {
+            return Err(format!(
+                "{}: `slips` in {what} must be a list of numbers",
+                file.display()
+            ));
+        };
+        if s.trim().parse::<u64>().is_err() {
+            return Err(format!(
+                "{}: `slips` in {what} must be whole, nonnegative numbers; got `{}`",
+                file.display(),
+                s.trim()
+            ));
+        }
+        slips += 1;
+    }
+    let spares = zone.num("Number of spares").unwrap_or(0.0).max(0.0) as usize;
+    if tracks_spared && slips + defects > spares {
+        return Err(format!(
+            "{}: {what} has {slips} slipped and {defects} remapped tracks but {spares} spare tracks: with track sparing they must not outnumber the spares (DiskSim 4.0 stops at such a zone)",
+            file.display()
         ));
     }
     Ok(())

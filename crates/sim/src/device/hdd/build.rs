@@ -64,7 +64,8 @@ impl Hdd {
         let mut zones = Zones::new(zones, lba);
         zones.slips = slips;
         zones.slipped_tracks = p.sparing == super::Sparing::Tracks;
-        Ok(Hdd {
+        zones.surface_order = p.surface_order;
+        let mut hdd = Hdd {
             max_cyl: zones.cylinders().saturating_sub(1),
             zones: Arc::new(zones),
             heads: p.heads as u64,
@@ -94,7 +95,13 @@ impl Hdd {
             last_done_ns: 0,
             table_layout: !p.zone_table.is_empty(),
             measured: Measured::new(p),
-        })
+        };
+        let (blocks, tracks) = hdd.place_remapped(p);
+        if !(blocks.is_empty() && tracks.is_empty()) {
+            let zones = Arc::get_mut(&mut hdd.zones).expect("the drive's own zones");
+            (zones.remapped, zones.remapped_tracks) = (blocks, tracks);
+        }
+        Ok(hdd)
     }
 
     /// The same drive with another spindle phase; copies share the seek table and the zones

@@ -1,6 +1,7 @@
 //! Geometry of a hard disk drive: its zones, the zone of an address, and the seek curve (see
 //! the parent module for the model).
 
+use super::{Position, SurfaceOrder};
 use crate::divisor::{Divisor, Ratio};
 
 #[derive(Clone, Copy, Debug)]
@@ -29,6 +30,8 @@ pub(super) struct Zone {
     /// the blocks one range holds, as a divisor.
     pub range_cyls: u32,
     pub range_blocks: Divisor,
+    /// Spare sectors at the front of each cylinder, before its first block (measured zones).
+    pub front_spares: u32,
 }
 
 impl Zone {
@@ -55,6 +58,7 @@ impl Zone {
             front: 0,
             range_cyls: 0,
             range_blocks: Divisor::new(1),
+            front_spares: 0,
         }
     }
 }
@@ -133,6 +137,14 @@ pub(super) struct Zones {
     pub slips: Vec<Vec<u64>>,
     /// True when the slips are whole tracks (track sparing), not sectors.
     pub slipped_tracks: bool,
+    /// Blocks of each measured zone kept in a spare elsewhere, sorted by block, with where
+    /// they lie (empty when no zone has one).
+    pub remapped: Vec<Vec<(u64, Position)>>,
+    /// Tracks of each measured zone moved whole to a spare track (track sparing):
+    /// `[track, spare]`, counted from the zone's first track.
+    pub remapped_tracks: Vec<Vec<[u64; 2]>>,
+    /// Order of a cylinder's surfaces in the block order.
+    pub surface_order: SurfaceOrder,
 }
 
 impl Zones {
@@ -143,6 +155,9 @@ impl Zones {
             index,
             slips: Vec::new(),
             slipped_tracks: false,
+            remapped: Vec::new(),
+            remapped_tracks: Vec::new(),
+            surface_order: SurfaceOrder::Ascending,
         }
     }
 

@@ -15,7 +15,7 @@
 //! track finds its first block arriving just after the switch.
 
 use super::geometry::Zone;
-use super::params::{HddParams, Sparing};
+use super::params::{HddParams, Sparing, SurfaceOrder};
 use super::{Hdd, Position};
 use crate::divisor::Divisor;
 
@@ -42,8 +42,13 @@ pub(super) fn measured_zones(p: &HddParams, rev_ns: u64) -> (Vec<Zone>, Vec<Vec<
                 let d = spt.saturating_sub(spares).max(1);
                 (d, d * heads)
             }
-            Sparing::SectorsPerCylinder => (spt, (spt * heads).saturating_sub(spares).max(1)),
-            Sparing::None | Sparing::Tracks | Sparing::SectorsPerRange => (spt, spt * heads),
+            Sparing::SectorsPerCylinder | Sparing::SectorsPerCylinderAtFront => {
+                (spt, (spt * heads).saturating_sub(spares).max(1))
+            }
+            Sparing::None
+            | Sparing::Tracks
+            | Sparing::SectorsPerRange
+            | Sparing::SectorsPerZone => (spt, spt * heads),
         };
         let mut zone = Zone::new(
             lba,
@@ -59,6 +64,9 @@ pub(super) fn measured_zones(p: &HddParams, rev_ns: u64) -> (Vec<Zone>, Vec<Vec<
         zone.cyl_skew = z.cylinder_skew_sectors;
         zone.first_offset = z.first_block_offset_sectors;
         zone.front = z.reserved_front_sectors;
+        if p.sparing == Sparing::SectorsPerCylinderAtFront {
+            zone.front_spares = (spt * heads - spc) as u32;
+        }
         if p.sparing == Sparing::SectorsPerRange {
             let range = u32::from(p.spare_range_cylinders.max(1));
             zone.range_cyls = range;
@@ -76,8 +84,20 @@ pub(super) fn measured_zones(p: &HddParams, rev_ns: u64) -> (Vec<Zone>, Vec<Vec<
 }
 
 impl Hdd {
-    /// [`Hdd::locate_in`] on a measured layout.
+    /// [`Hdd::locate_in`] on a measured layout: where the block lies, or the spare it is
+    /// kept in.
+    #[inline]
     pub(super) fn locate_measured(&self, zone: usize, lba: u64) -> Position {
+        if let Some(moved) = self.zones.remapped.get(zone) {
+            if let Ok(i) = moved.binary_search_by_key(&lba, |m| m.0) {
+                return moved[i].1;
+            }
+        }
+        self.locate_in_place(zone, lba)
+    }
+
+    /// Where a block of a measured layout lies when its sector is sound.
+    pub(super) fn locate_in_place(&self, zone: usize, lba: u64) -> Position {
         let z = &self.zones.list[zone];
         if z.range_cyls > 0 {
             return self.locate_in_range(zone, lba);
@@ -85,7 +105,12 @@ impl Hdd {
         let mut phys = lba - z.first_lba + z.front;
         let slips = self.zones.slips.get(zone).map_or(&[][..], |v| &v[..]);
         if self.zones.slipped_tracks {
-            return self.locate_past_slipped_tracks(z, phys, slips);
+            let moved = self
+                .zones
+                .remapped_tracks
+                .get(zone)
+                .map_or(&[][..], |v| &v[..]);
+            return self.locate_past_slipped_tracks(z, phys, slips, moved);
         }
         for &s in slips {
             if s <= phys {
@@ -95,9 +120,9 @@ impl Hdd {
             }
         }
         let (cyl_in_zone, r) = z.spc.div_rem(phys);
-        let (head, sector) = z.data_spt.div_rem(r);
-        // Per-cylinder spares sit at the end of the last surface: a block past it (a slip
-        // pushed it there) stays on the last track.
+        let (head, sector) = z.data_spt.div_rem(r + u64::from(z.front_spares));
+        // Per-cylinder spares sit at the end of the last surface (or at the front of the
+        // first): a block past it (a slip pushed it there) stays on the last track.
         let head = head.min(self.heads - 1);
         Position {
             cyl: (z.first_cyl + cyl_in_zone as u32).min(self.max_cyl),
@@ -110,8 +135,15 @@ impl Hdd {
     /// [`Hdd::locate_measured`] with track sparing: the slips are whole tracks (counted
     /// from the zone's first track) that hold no data, so the track holding physical block
     /// `phys` (counted from the zone's first sector) moves one track on for each slipped
-    /// track at or before it; the block keeps its sector.
-    fn locate_past_slipped_tracks(&self, z: &Zone, phys: u64, slips: &[u64]) -> Position {
+    /// track at or before it; the block keeps its sector, also on a track `moved` to a
+    /// spare track (`[track, spare]`).
+    fn locate_past_slipped_tracks(
+        &self,
+        z: &Zone,
+        phys: u64,
+        slips: &[u64],
+        moved: &[[u64; 2]],
+    ) -> Position {
         let (mut track, sector) = z.spt.div_rem(phys);
         for &s in slips {
             if s <= track {
@@ -119,6 +151,9 @@ impl Hdd {
             } else {
                 break;
             }
+        }
+        if let Some([_, spare]) = moved.iter().find(|m| m[0] == track) {
+            track = *spare;
         }
         let (cyl_in_zone, head) = (track / self.heads, track % self.heads);
         Position {
@@ -157,12 +192,52 @@ impl Hdd {
         }
     }
 
+    /// Time to move the heads from one track to another (each a cylinder and a track of it
+    /// in block order): nothing on the same track, a head switch on the same cylinder, else
+    /// the seek; on a measured layout the longer of the seek and a head switch when the
+    /// surface changes (the arm moves while the drive switches heads, as in DiskSim's
+    /// mechanics), so which surface a cylinder's first block is on matters where a head
+    /// switch takes longer than a short seek.
+    #[inline(always)]
+    pub(super) fn move_ns(&self, from_cyl: u32, from_head: u32, to_cyl: u32, to_head: u32) -> u64 {
+        let dist = to_cyl.abs_diff(from_cyl);
+        let switch = (dist == 0) & (to_head != from_head);
+        let seek = self.seek.time_ns(dist);
+        let moved = if switch { self.head_switch_ns } else { seek };
+        if self.table_layout
+            && dist > 0
+            && seek < self.head_switch_ns
+            && self.surface_of(from_cyl, from_head) != self.surface_of(to_cyl, to_head)
+        {
+            return self.head_switch_ns;
+        }
+        moved
+    }
+
+    /// The surface holding track `head` (in block order) of cylinder `cyl`.
+    fn surface_of(&self, cyl: u32, head: u32) -> u32 {
+        let order = self.zones.surface_order;
+        if order == SurfaceOrder::Ascending {
+            return head;
+        }
+        let list = &self.zones.list;
+        let zone = list
+            .partition_point(|z| z.first_cyl <= cyl)
+            .saturating_sub(1);
+        order.surface(cyl, list[zone].first_cyl.min(cyl), head, self.heads as u32)
+    }
+
     /// Data sectors of the track holding `pos` in zone `zone`: the zone's data sectors per
     /// track, fewer on the track that ends a cylinder or a sparing range holding its spares
     /// (slipped sectors are not counted).
     pub(super) fn track_data_sectors(&self, zone: usize, pos: &Position) -> u64 {
         let z = &self.zones.list[zone];
         let spt = z.data_spt.get();
+        if z.front_spares > 0 {
+            // The spares come before the first track's data: every track's data runs to its
+            // end.
+            return spt;
+        }
         let (head, cyl_in_zone) = (u64::from(pos.head), u64::from(pos.cyl - z.first_cyl));
         let (track_in_unit, unit_data) = if z.range_cyls > 0 {
             let range_cyls = u64::from(z.range_cyls);
@@ -221,7 +296,10 @@ impl Hdd {
                 .track_data_sectors(zi, &pos)
                 .saturating_sub(u64::from(pos.sector))
                 .max(1);
-            let n = left.min(on_track);
+            let n = match self.zones.remapped.get(zi) {
+                Some(moved) => up_to_moved(moved, lba, left.min(on_track)),
+                None => left.min(on_track),
+            };
             run(MediaRun {
                 start_ns: total,
                 sectors: n,
@@ -237,11 +315,7 @@ impl Hdd {
             lba += n;
             let zn = self.zones.index_of(lba);
             let next = self.locate_in(zn, lba);
-            let switch_ns = if next.cyl == pos.cyl {
-                self.head_switch_ns
-            } else {
-                self.seek.time_ns(next.cyl.abs_diff(pos.cyl))
-            };
+            let switch_ns = self.move_ns(pos.cyl, pos.head, next.cyl, next.head);
             let next_angle = self.angle_of(zn, &next);
             let mut gap = (next_angle + self.rev_ns - end_angle) % self.rev_ns;
             while gap < switch_ns {
@@ -249,5 +323,15 @@ impl Hdd {
             }
             total += gap;
         }
+    }
+}
+
+/// The blocks of a run of `n` from `lba` that stay in place: one when `lba` itself is kept
+/// in a spare (`moved`, sorted), else those before the first block that is.
+fn up_to_moved(moved: &[(u64, Position)], lba: u64, n: u64) -> u64 {
+    match moved.get(moved.partition_point(|m| m.0 < lba)) {
+        Some(&(at, _)) if at == lba => 1,
+        Some(&(at, _)) if at < lba + n => at - lba,
+        _ => n,
     }
 }

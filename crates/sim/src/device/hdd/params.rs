@@ -4,6 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use super::geometry::MAX_STEP_MS;
 
+mod zone;
+
+pub use zone::{Sparing, SurfaceOrder, ZoneSpec};
+
 /// Most cylinders of one sparing range (`spare_range_cylinders`).
 pub(crate) const MAX_SPARE_RANGE_CYLINDERS: u16 = 10_000;
 
@@ -77,6 +81,11 @@ pub struct HddParams {
     /// its zone's `spares` sectors at its end (DiskSim's `Rangesize for sparing`).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub spare_range_cylinders: u16,
+    /// Order of each cylinder's surfaces in the block order (DiskSim's `LBN-to-PBN mapping
+    /// scheme`): with `"alternate"` or `"alternate_in_zone"` a cylinder switch stays on one
+    /// surface, which matters where a head switch takes longer than a short seek.
+    #[serde(default, skip_serializing_if = "SurfaceOrder::is_ascending")]
+    pub surface_order: SurfaceOrder,
     /// Overheads by kind of command (absent: `command_overhead_ms` for every kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_overheads_ms: Option<Box<Overheads>>,
@@ -128,7 +137,7 @@ fn is_one(v: &u16) -> bool {
     *v == 1
 }
 
-fn is_zero_f64(v: &f64) -> bool {
+pub(super) fn is_zero_f64(v: &f64) -> bool {
     *v == 0.0
 }
 
@@ -161,87 +170,6 @@ fn is_zero(v: &u32) -> bool {
 
 fn is_false(v: &bool) -> bool {
     !*v
-}
-
-/// One measured zone: a band of cylinders with the same sectors per track.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ZoneSpec {
-    /// First cylinder of the zone.
-    pub first_cylinder: u32,
-    /// Last cylinder of the zone (inclusive).
-    pub last_cylinder: u32,
-    /// Physical sectors per track.
-    pub sectors_per_track: u32,
-    /// Rotational offset of a track's first block from the previous track's, after a head
-    /// switch, in sectors.
-    #[serde(default)]
-    pub track_skew_sectors: f64,
-    /// Rotational offset added by a change of cylinder, in sectors.
-    #[serde(default)]
-    pub cylinder_skew_sectors: f64,
-    /// Rotational position of the zone's first block (on its first track), in sectors from
-    /// the spindle's index: where the zone's skews count from.
-    #[serde(default, skip_serializing_if = "is_zero_f64")]
-    pub first_block_offset_sectors: f64,
-    /// Sectors at the zone's front that hold no data.
-    #[serde(default)]
-    pub reserved_front_sectors: u64,
-    /// Spare sectors (or tracks, with `sparing = "tracks"`), placed as `sparing` says.
-    #[serde(default)]
-    pub spares: u32,
-    /// Slipped sectors: physical sector numbers, counted from the zone's first data
-    /// sector, that hold no data (the blocks after each slide one sector on); with
-    /// `sparing = "tracks"`, slipped tracks: track numbers counted from the zone's first
-    /// track (the tracks after each slide one track on).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub slips: Vec<u64>,
-}
-
-impl ZoneSpec {
-    /// Blocks the zone holds on a drive of `heads` surfaces with its spares placed as
-    /// `sparing` says (`range_cylinders`: cylinders per range with `SectorsPerRange`; a
-    /// partial range at the zone's end keeps no spares).
-    pub fn blocks(&self, heads: u32, sparing: Sparing, range_cylinders: u16) -> u64 {
-        let heads = u64::from(heads);
-        let cyls = u64::from(self.last_cylinder.saturating_sub(self.first_cylinder)) + 1;
-        let (spt, spares) = (u64::from(self.sectors_per_track), u64::from(self.spares));
-        let spc = match sparing {
-            Sparing::SectorsPerTrack => spt.saturating_sub(spares).max(1) * heads,
-            Sparing::SectorsPerCylinder => (spt * heads).saturating_sub(spares).max(1),
-            _ => spt * heads,
-        };
-        let lost = match sparing {
-            Sparing::Tracks => spares * spt,
-            Sparing::SectorsPerRange => spares * (cyls / u64::from(range_cylinders.max(1))),
-            _ => 0,
-        };
-        (cyls * spc).saturating_sub(self.reserved_front_sectors + lost)
-    }
-}
-
-/// Placement of a zone's spare sectors.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Sparing {
-    /// No spares in the layout (spares at the end of the disk do not move blocks).
-    #[default]
-    None,
-    /// `spares` whole tracks at the end of the zone.
-    Tracks,
-    /// `spares` sectors at the end of every cylinder.
-    SectorsPerCylinder,
-    /// `spares` sectors at the end of every track.
-    SectorsPerTrack,
-    /// `spares` sectors at the end of every range of `spare_range_cylinders` cylinders (a
-    /// slipped sector moves blocks only within its range).
-    SectorsPerRange,
-}
-
-impl Sparing {
-    fn is_none(&self) -> bool {
-        *self == Sparing::None
-    }
 }
 
 /// Command overheads by kind, ms: the drive's processing time before it acts on a command,
@@ -431,39 +359,5 @@ fn check_detail(p: &HddParams) -> Result<(), String> {
         }
         last = d;
     }
-    let mut next_cyl = 0u64;
-    for (i, z) in p.zone_table.iter().enumerate() {
-        let n = i + 1;
-        if u64::from(z.first_cylinder) < next_cyl || z.last_cylinder < z.first_cylinder {
-            return Err(format!(
-                "zone_table row {n} must start at or after cylinder {next_cyl} and end at or after its start; got {}..={}",
-                z.first_cylinder, z.last_cylinder
-            ));
-        }
-        next_cyl = u64::from(z.last_cylinder) + 1;
-        if !(1..=100_000).contains(&z.sectors_per_track) {
-            return Err(format!(
-                "zone_table row {n}: sectors_per_track must be 1..=100000; got {}",
-                z.sectors_per_track
-            ));
-        }
-        for (key, v) in [
-            ("track_skew_sectors", z.track_skew_sectors),
-            ("cylinder_skew_sectors", z.cylinder_skew_sectors),
-            ("first_block_offset_sectors", z.first_block_offset_sectors),
-        ] {
-            if !(v.is_finite() && v >= 0.0 && v <= f64::from(z.sectors_per_track) * 64.0) {
-                return Err(format!(
-                    "zone_table row {n}: {key} must be 0 to 64 tracks; got {v}"
-                ));
-            }
-        }
-    }
-    if p.zone_table.len() > 256 {
-        return Err(format!(
-            "zone_table must have at most 256 rows; got {}",
-            p.zone_table.len()
-        ));
-    }
-    Ok(())
+    zone::check_zone_table(p)
 }

@@ -2,6 +2,7 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use super::super::{import, parse_trace, replay, ImportedDrive};
+use crate::device::hdd::Sparing;
 use crate::test_dir::TestDir;
 
 fn drives() -> PathBuf {
@@ -146,7 +147,7 @@ fn a_value_the_model_cannot_honour_is_refused_with_the_file_key_and_what_is_supp
 }
 
 #[test]
-fn a_remapped_defect_is_refused_and_one_remapped_to_itself_accepted() {
+fn a_defect_remapped_inside_its_zone_imports_and_one_outside_is_refused() {
     let remap = |to: &str| {
         let to = to.to_string();
         variant(
@@ -163,12 +164,98 @@ fn a_remapped_defect_is_refused_and_one_remapped_to_itself_accepted() {
             },
         )
     };
-    import(&remap("233375")).expect("a block remapped to itself moves nothing");
-    let err = import(&remap("233999")).unwrap_err();
+    let kept = import(&remap("233375")).expect("a block remapped to itself moves nothing");
+    assert!(kept.params.zone_table[1].remaps.is_empty());
+    let moved = import(&remap("233999")).expect("a block remapped to a spare imports");
+    assert_eq!(moved.params.zone_table[1].remaps, [[233_375, 233_999]]);
+    // Zone 2 has 1,104 cylinders of 8 tracks of 187 sectors: 1,651,584 sectors.
+    let err = import(&remap("1651584")).unwrap_err();
     assert!(
-        err.contains("cheetah4LP.model") && err.contains("remaps block 233375 to 233999"),
+        err.contains("cheetah4LP.model")
+            && err.contains("remaps 233375 to 1651584")
+            && err.contains("below 1651584"),
         "{err}"
     );
+}
+
+/// The Cheetah 4LP's description with `edit_model` applied to its model file.
+fn cheetah(tag: &str, edit_model: impl Fn(String) -> String) -> Result<ImportedDrive, String> {
+    import(&variant("cheetah4LP", "cheetah4LP", tag, |t| t, edit_model))
+}
+
+#[test]
+fn the_mapping_schemes_disksim_implements_import_and_others_are_refused() {
+    use crate::device::hdd::SurfaceOrder;
+    for (scheme, order) in [
+        ("0", SurfaceOrder::Ascending),
+        ("1", SurfaceOrder::AlternateInZone),
+        ("2", SurfaceOrder::Alternate),
+    ] {
+        let d = cheetah(&format!("map{scheme}"), |t| {
+            set(t, "LBN-to-PBN mapping scheme", scheme)
+        })
+        .expect("imports");
+        assert_eq!(d.params.surface_order, order);
+    }
+    // DiskSim 4.0 stops at an unknown scheme; so does the import, saying which it honours.
+    let err = cheetah("map3", |t| set(t, "LBN-to-PBN mapping scheme", "3")).unwrap_err();
+    assert!(
+        err.contains("`LBN-to-PBN mapping scheme = 3`") && err.contains("only 0 or 1 or 2"),
+        "{err}"
+    );
+    let err = cheetah("spare11", |t| set(t, "Sparing scheme used", "11")).unwrap_err();
+    assert!(err.contains("`Sparing scheme used = 11`"), "{err}");
+}
+
+#[test]
+fn spares_at_the_front_of_each_cylinder_import_with_their_scheme() {
+    // 9 spares a cylinder in every zone, where the Cheetah keeps 108 a range of 12.
+    for (scheme, sparing) in [
+        ("5", Sparing::SectorsPerCylinderAtFront),
+        ("6", Sparing::SectorsPerCylinderAtFront),
+        ("2", Sparing::SectorsPerCylinder),
+    ] {
+        let d = cheetah(&format!("front{scheme}"), |t| {
+            set(t, "Sparing scheme used", scheme)
+                .replace("Number of spares = 108", "Number of spares = 9")
+        })
+        .expect("imports");
+        assert_eq!(d.params.sparing, sparing, "{:?}", d.notes);
+    }
+}
+
+#[test]
+fn a_description_with_a_layout_refused_before_replays_its_trace() {
+    // The Cheetah 4LP with its surfaces alternating (scheme 2), spares at the front of each
+    // cylinder (scheme 5, 9 a cylinder) and block 1,000 kept in the spare 1,560 (cylinder 1's
+    // first sector): each was refused. Its whole trace replays; a read of blocks 999 to
+    // 1,001 leaves the track for the spare and comes back, two one-cylinder seeks (at least
+    // 2 x 0.636 ms) more than the same read with the block in place, and less than two
+    // seeks and two revolutions (6 ms at 10,033 rpm) more.
+    let edit = |remap: &'static str| {
+        move |t: String| {
+            set(t, "LBN-to-PBN mapping scheme", "2")
+                .replace("Sparing scheme used = 8", "Sparing scheme used = 5")
+                .replace("Number of spares = 108", "Number of spares = 9")
+                .replacen("defects = []", remap, 1)
+        }
+    };
+    let plain = cheetah("layout0", edit("defects = []")).expect("imports");
+    let moved = cheetah("layout1", edit("defects = [1009, 1560]")).expect("imports");
+    assert_eq!(moved.params.zone_table[0].remaps, [[1009, 1560]]);
+    let trace = super::super::read_trace(&drives().join("cheetah4LP.trace")).expect("trace");
+    let r = replay(&moved.params, &trace).expect("replays");
+    assert_eq!(r.service_ms.len(), trace.len());
+    // Block 1,000 lies at sector 9 + 1,000 = 1,009 of the zone (track 5, sector 34).
+    let one = parse_trace("R x 999 3 0 0\n").expect("parses");
+    let (a, b) = (
+        replay(&plain.params, &one).expect("replays").service_ms[0],
+        replay(&moved.params, &one).expect("replays").service_ms[0],
+    );
+    let seek = crate::device::hdd::seek_table_ms(&moved.params.seek_curve)(1.0);
+    let rev = 60_000.0 / f64::from(moved.params.rpm);
+    assert!(seek >= 0.636 && b - a >= 2.0 * seek - 0.001, "{a} {b}");
+    assert!(b - a < 2.0 * (seek + rev), "{a} {b}");
 }
 
 #[test]
@@ -366,4 +453,53 @@ fn a_hit_on_an_older_segment_reads_ahead_from_its_end_on_a_drive_that_does_so() 
     // Without it the last read goes to the media.
     assert_eq!(b.read_hits, 1, "{b:?}");
     assert!(b.service_ms[3] > hit + 0.5, "{b:?}");
+}
+
+#[test]
+fn slips_and_remapped_tracks_beyond_the_spare_tracks_are_refused_as_disksim_does() {
+    // The HP C2247 spares whole tracks; its third zone has 65 spare tracks and 4 slips.
+    // With 3 spare tracks, the 4 slipped tracks outnumber them: DiskSim stops there.
+    let c2247 = |tag: &str, edit: &'static dyn Fn(String) -> String| {
+        import(&variant(
+            "hp_c2247a",
+            "hp_c2247a_validate",
+            tag,
+            |t| t,
+            edit,
+        ))
+    };
+    c2247("spares65", &|t| t).expect("imports");
+    let err = c2247("spares3", &|t| {
+        t.replacen("Number of spares = 65", "Number of spares = 3", 1)
+    })
+    .unwrap_err();
+    assert!(
+        err.contains("zone 3 has 4 slipped and 0 remapped tracks but 3 spare tracks"),
+        "{err}"
+    );
+    let err = c2247("negative", &|t| t.replacen("slips = [", "slips = [-1, ", 1)).unwrap_err();
+    assert!(
+        err.contains("`slips` in zone 1") && err.contains("`-1`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn spares_at_the_end_of_each_zone_start_the_next_zone_sooner() {
+    // The Cheetah 4LP's first zone: 1,344 cylinders of 8 x 195 sectors (2,096,640), 108
+    // spares and 5 slipped sectors. With its spares at the zone's end (scheme 9) it holds
+    // 2,096,640 - 108 = 2,096,532 blocks, where the second zone starts; scheme 10 takes
+    // the slips from the zone too: 2,096,527. The first zone's blocks stay in place.
+    for (scheme, second) in [("9", 2_096_532), ("10", 2_096_527)] {
+        let d = cheetah(&format!("zone{scheme}"), |t| {
+            set(t, "Sparing scheme used", scheme)
+        })
+        .expect("imports");
+        assert_eq!(d.params.sparing, Sparing::SectorsPerZone, "{:?}", d.notes);
+        assert_eq!(d.params.zone_table[0].slips.len(), 5);
+        let hdd = crate::device::hdd::Hdd::new(&d.params, 0).expect("builds");
+        let (last, next) = (hdd.locate(second - 1), hdd.locate(second));
+        assert_eq!((next.cyl, next.head, next.sector), (1345, 0, 0));
+        assert!(last.cyl <= 1343, "{last:?}");
+    }
 }
