@@ -28,7 +28,9 @@
 //!   transfer time) in `NAME.parv` when one lies beside the file, as the interface rate (one rate for both directions); buffer segments
 //!   and their size, maximum read-ahead, whether the read's own data stays buffered
 //!   (`Read-ahead over requested`: DiskSim drops it only at -1), where read-ahead stops (`Buffer continuous read`: track, cylinder,
-//!   segment, or a track ahead of a stream and none after an isolated read), the read water mark as a share of
+//!   segment, or a track ahead of a stream and none after an isolated read), the minimum
+//!   read-ahead a command that needs the head waits for (and whether a write on the data
+//!   read ahead stops it at once), the read water mark as a share of
 //!   the request, the minimum seek delay (before a write), fast writes (any level) as write
 //!   caching; the queue length. A drive that never disconnects pays no disconnect or
 //!   reselect overhead and keeps no read water mark.
@@ -141,10 +143,13 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
     let mbps = |ms: f64| if ms > 0.0 { 0.512 / ms } else { 1000.0 };
     let (t1, tavg, tfull) = seek_summary(&seek_curve, cylinders);
     let caching = disk.num("Enable caching in buffer").unwrap_or(0.0) > 0.0;
+    let min_readahead = min_readahead(disk, diskspecs)?;
+    // DiskSim raises the most read-ahead to the least.
     let readahead = disk
         .num("Maximum read-ahead (blks)")
         .unwrap_or(0.0)
-        .max(0.0);
+        .max(0.0)
+        .max(min_readahead);
     let queue = disk
         .num("Max queue length")
         .unwrap_or(1.0)
@@ -222,9 +227,12 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
             .clamp(0.0, 1000.0),
         extra_write_disconnect_ms: extra_write_disconnect(disk).map(Box::new),
         readahead_after_hit: disk.num("Read-ahead on idle hit").unwrap_or(0.0) != 0.0,
+        readahead_min_kib: if caching { min_readahead / 2.0 } else { 0.0 },
+        write_hit_keeps_readahead: disk.num("Write hit stop prefetch").unwrap_or(1.0) == 0.0,
     };
     if disk.num("Buffer continuous read") == Some(0.0) {
         params.readahead_kib = 0;
+        params.readahead_min_kib = 0.0;
     }
     if (rpm_exact - f64::from(rpm)).abs() > 1e-9 {
         notes.push(format!("rotation speed {rpm_exact} rpm rounded to {rpm}"));
@@ -233,6 +241,24 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         disksim_name,
         params,
         notes,
+    })
+}
+
+/// `Minimum read-ahead (blks)`: whole blocks from 0 to the segment size, as DiskSim
+/// accepts it; 0 on a drive that reads nothing ahead (`Buffer continuous read = 0`).
+fn min_readahead(disk: &Block, file: &Path) -> Result<f64, String> {
+    let v = disk.num("Minimum read-ahead (blks)").unwrap_or(0.0);
+    let segment = disk.num("Segment size (in blks)").unwrap_or(0.0);
+    if !(v.fract() == 0.0 && v >= 0.0 && v <= segment.max(0.0)) {
+        return Err(format!(
+            "{}: `Minimum read-ahead (blks) = {v}` must be whole blocks from 0 to the segment size ({segment}), as DiskSim 4.0 requires",
+            file.display()
+        ));
+    }
+    Ok(if disk.num("Buffer continuous read") == Some(0.0) {
+        0.0
+    } else {
+        v
     })
 }
 
@@ -259,6 +285,8 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         write_seek_min_ms: 0.0,
         extra_write_disconnect_ms: None,
         readahead_after_hit: false,
+        readahead_min_kib: 0.0,
+        write_hit_keeps_readahead: false,
         ..p.clone()
     }
 }

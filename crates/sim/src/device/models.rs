@@ -56,6 +56,8 @@ fn hdd(
         write_seek_min_ms: 0.0,
         extra_write_disconnect_ms: None,
         readahead_after_hit: false,
+        readahead_min_kib: 0.0,
+        write_hit_keeps_readahead: false,
     })
 }
 
@@ -206,6 +208,8 @@ mod tests {
             "write_seek_min_ms",
             "extra_write_disconnect_ms",
             "readahead_after_hit",
+            "readahead_min_kib",
+            "write_hit_keeps_readahead",
         ];
         let sourced: Vec<&str> = HDD_SOURCES
             .iter()

@@ -241,6 +241,20 @@ pub const HDD_KEYS: &[Key] = &[
         storlab_core::keys::Default::Value("false"),
         "a read served whole from a buffer segment no longer read ahead into starts read-ahead from that segment's end, the head positioning for it once the read is done (DiskSim's `Read-ahead on idle hit`)",
     ),
+    Key::new(
+        "readahead_min_kib",
+        Kind::Number,
+        storlab_core::keys::Default::Value("0"),
+        "least read-ahead after a read: the drive serves no command that needs the head (any but a read hit on the data read ahead) before it has read this far past the read, or to where read-ahead stops (DiskSim's `Minimum read-ahead (blks)`, half a KiB each)",
+    )
+    .float_below(0.0, 1048576.0)
+    .unit("KiB"),
+    Key::new(
+        "write_hit_keeps_readahead",
+        Kind::Bool,
+        storlab_core::keys::Default::Value("false"),
+        "a write overlapping the data being read ahead waits for readahead_min_kib like any other command (DiskSim's `Write hit stop prefetch = 0`); false: it stops read-ahead at once",
+    ),
 ];
 
 /// A solid-state drive.

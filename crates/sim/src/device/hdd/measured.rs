@@ -58,6 +58,14 @@ pub(super) struct Measured {
     segment_sectors: u64,
     /// A whole hit on a filled segment starts read-ahead from its end.
     readahead_after_hit: bool,
+    /// Blocks read ahead past a read before the head serves a command that is not a read
+    /// hit on them.
+    min_ra_sectors: u64,
+    /// A write overlapping the data being read ahead stops read-ahead at once (false: it
+    /// waits for the least read-ahead like any other command).
+    write_hit_stops_ra: bool,
+    /// Where the least read-ahead of the last read ends (its end plus `min_ra_sectors`).
+    ra_min_end: u64,
 }
 
 impl Measured {
@@ -75,7 +83,9 @@ impl Measured {
             || p.write_seek_min_ms > 0.0
             || p.interface_write_mbps > 0.0
             || p.extra_write_disconnect_ms.is_some()
-            || p.readahead_after_hit;
+            || p.readahead_after_hit
+            || p.readahead_min_kib > 0.0
+            || p.write_hit_keeps_readahead;
         used.then(|| {
             Box::new(Measured {
                 overheads: p
@@ -103,6 +113,9 @@ impl Measured {
                 last_write_end: None,
                 segment_sectors: (p.cache_segment_kib * 2.0).round() as u64,
                 readahead_after_hit: p.readahead_after_hit,
+                min_ra_sectors: (p.readahead_min_kib * 2.0).round() as u64,
+                write_hit_stops_ra: !p.write_hit_keeps_readahead,
+                ra_min_end: 0,
             })
         })
     }
@@ -188,6 +201,7 @@ impl Hdd {
                 ..Access::default()
             };
             let limit = self.readahead_end(m, stream, end);
+            m.ra_min_end = m.ra_min_end.max(end + m.min_ra_sectors);
             if let Some(ra) = self.readahead.as_mut() {
                 // The segment slides on: read-ahead continues past this read.
                 ra.fill_lba = avail.max(end);
@@ -208,7 +222,10 @@ impl Hdd {
             };
             let limit = self.readahead_end(m, stream, end);
             if m.readahead_after_hit && self.readahead_sectors > 0 && limit > seg.1 {
-                self.read_ahead_from(m, now_ns, now_ns + a.total_ns(), seg, limit);
+                // Read-ahead under way first brings in its least.
+                let free = self.readahead_min_done_ns(m, now_ns);
+                self.read_ahead_from(m, free, (now_ns + a.total_ns()).max(free), seg, limit);
+                m.ra_min_end = end + m.min_ra_sectors;
             } else {
                 m.segments.insert(0, seg);
             }
@@ -231,7 +248,9 @@ impl Hdd {
     ) -> Access {
         let end = lba + n;
         let media_n = end - from;
-        self.retire_readahead(m, now_ns);
+        // The head is free once read-ahead has brought in its least.
+        let free = self.readahead_min_done_ns(m, now_ns);
+        self.retire_readahead(m, free);
         let wait = m.media_free_ns.saturating_sub(now_ns);
         let o = &m.overheads;
         let overhead = ms_ns(o.of(false, false, after_write));
@@ -241,10 +260,11 @@ impl Hdd {
             o.read_disconnect_after_read
         });
         let reconnect = ms_ns(o.reselect + o.data_prep);
+        let held_by_ra = (free - now_ns).saturating_sub(wait + overhead);
         let zi = self.zones.index_of(from);
         let pos = self.locate_in(zi, from);
         let seek_ns = self.seek_between(pos.cyl, pos.head, false);
-        let lead = wait + overhead + seek_ns;
+        let lead = wait + overhead + held_by_ra + seek_ns;
         let angle = self.angle_of(zi, &pos);
         let rotate_ns = self.rotate_wait_ns(self.wrap_rev(now_ns + self.phase_ns), lead, angle);
         let media = self.transfer_measured_ns(from, media_n);
@@ -271,13 +291,14 @@ impl Hdd {
         let transfer_ns = (media + self.iface_ns(1))
             .max((send + self.iface_ns(n)).saturating_sub(lead + rotate_ns));
         let a = Access {
-            overhead_ns: wait + overhead + ms_ns(m.overheads.read_completion),
+            overhead_ns: wait + overhead + held_by_ra + ms_ns(m.overheads.read_completion),
             seek_ns,
             rotate_ns,
             transfer_ns,
         };
         let done_media = now_ns + lead + rotate_ns + media;
         let limit = self.readahead_end(m, stream, end);
+        m.ra_min_end = end + m.min_ra_sectors;
         self.readahead = (self.readahead_sectors > 0).then(|| ReadAhead {
             from: if m.keep_read { lba } else { end },
             limit,

@@ -122,6 +122,17 @@ pub struct HddParams {
     /// from that segment's end (DiskSim's `Read-ahead on idle hit`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub readahead_after_hit: bool,
+    /// Least read-ahead after a read, KiB: the drive serves no other command that needs
+    /// the head (any but a read hit on the data read ahead) before it has read this far
+    /// past the read, or to where read-ahead stops if that comes first (DiskSim's `Minimum
+    /// read-ahead (blks)`, half a KiB each).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub readahead_min_kib: f64,
+    /// A write overlapping the data being read ahead waits for the least read-ahead like
+    /// any other command (DiskSim's `Write hit stop prefetch = 0`; false: it stops
+    /// read-ahead at once).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub write_hit_keeps_readahead: bool,
 }
 
 fn one() -> u16 {

@@ -5,6 +5,23 @@ use super::super::{Access, Hdd, ReadAhead};
 use super::{ms_ns, Measured, ReadaheadLimit};
 
 impl Hdd {
+    /// When read-ahead has brought in the least the drive reads ahead after a read (up to
+    /// where read-ahead stops), or `now_ns` when it has or none is under way: a command
+    /// that needs the head (any but a read hit on the data read ahead) waits for it, as
+    /// DiskSim's `Minimum read-ahead (blks)` makes it.
+    pub(super) fn readahead_min_done_ns(&self, m: &Measured, now_ns: u64) -> u64 {
+        let Some(ra) = self.readahead.as_ref().filter(|_| m.min_ra_sectors > 0) else {
+            return now_ns;
+        };
+        let target = m.ra_min_end.min(ra.limit).min(self.capacity_sectors);
+        if self.ra_available_end(ra, now_ns) >= target {
+            return now_ns;
+        }
+        // (One nanosecond on, so that the block counts as in whatever the rounding.)
+        let ns = (target.saturating_sub(ra.fill_lba) as f64 * ra.ns_per_sector).ceil() as u64;
+        (ra.fill_time_ns + ns + 1).max(now_ns)
+    }
+
     /// Ends read-ahead at `now_ns`, keeping what it filled as a segment. The head is where
     /// read-ahead left it: on the track of the last block it read, which may be past the
     /// track (or the cylinder) of the read that started it.
@@ -80,6 +97,7 @@ impl Hdd {
             ..Access::default()
         };
         let limit = self.readahead_end(m, stream, end);
+        m.ra_min_end = m.ra_min_end.max(end + m.min_ra_sectors);
         let last = end.min(self.capacity_sectors.saturating_sub(1));
         let ns_per_sector = self.media_ns_per_sector(last);
         if let Some(ra) = self.readahead.as_mut() {
@@ -149,3 +167,6 @@ impl Hdd {
         limit.max(end).min(self.capacity_sectors)
     }
 }
+
+#[cfg(test)]
+mod tests;
