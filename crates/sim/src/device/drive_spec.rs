@@ -31,7 +31,8 @@
 //!   segment, or a track ahead of a stream and none after an isolated read), the minimum
 //!   read-ahead a command that needs the head waits for (and whether a write on the data
 //!   read ahead stops it at once), the read water mark as a share of
-//!   the request, the minimum seek delay (before a write), fast writes (any level) as write
+//!   the request (or of the segment, `Set watermark by reqsize = 0`), whether a partial
+//!   hit waits for it (`Immed transfer partial hit = 0`), the minimum seek delay (before a write), fast writes (any level) as write
 //!   caching; the queue length. A drive that never disconnects pays no disconnect or
 //!   reselect overhead and keeps no read water mark.
 //!
@@ -229,6 +230,8 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         readahead_after_hit: disk.num("Read-ahead on idle hit").unwrap_or(0.0) != 0.0,
         readahead_min_kib: if caching { min_readahead / 2.0 } else { 0.0 },
         write_hit_keeps_readahead: disk.num("Write hit stop prefetch").unwrap_or(1.0) == 0.0,
+        read_watermark_kib: fixed_watermark_kib(disk),
+        partial_hit_waits: disk.num("Immed transfer partial hit") == Some(0.0),
     };
     if disk.num("Buffer continuous read") == Some(0.0) {
         params.readahead_kib = 0;
@@ -262,6 +265,27 @@ fn min_readahead(disk: &Block, file: &Path) -> Result<f64, String> {
     })
 }
 
+/// The read water mark of a drive that sets it by the segment (`Set watermark by reqsize =
+/// 0`): the high water mark's share of the segment, rounded up to whole blocks, as KiB; 0
+/// when it sets it by the request, or never disconnects (it keeps none).
+fn fixed_watermark_kib(disk: &Block) -> f64 {
+    let by_segment = disk.num("Set watermark by reqsize") == Some(0.0)
+        && disk.num("Never disconnect").unwrap_or(0.0) == 0.0;
+    let share = disk
+        .num("High (read) water mark")
+        .unwrap_or(0.0)
+        .clamp(0.0, 1.0);
+    let segment = disk
+        .num("Segment size (in blks)")
+        .unwrap_or(0.0)
+        .clamp(0.0, 2_097_150.0);
+    if by_segment {
+        (segment * share).ceil() / 2.0
+    } else {
+        0.0
+    }
+}
+
 /// The drive as its datasheet describes it: the same rotation speed, capacity, heads, zone
 /// count, media rates, three-point seek summary (track-to-track, average, full stroke), head
 /// switch, write settle, one command overhead, interface rate, queue and read-ahead, but none
@@ -287,6 +311,8 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         readahead_after_hit: false,
         readahead_min_kib: 0.0,
         write_hit_keeps_readahead: false,
+        read_watermark_kib: 0.0,
+        partial_hit_waits: false,
         ..p.clone()
     }
 }

@@ -58,6 +58,8 @@ fn hdd(
         readahead_after_hit: false,
         readahead_min_kib: 0.0,
         write_hit_keeps_readahead: false,
+        read_watermark_kib: 0.0,
+        partial_hit_waits: false,
     })
 }
 
@@ -210,6 +212,8 @@ mod tests {
             "readahead_after_hit",
             "readahead_min_kib",
             "write_hit_keeps_readahead",
+            "read_watermark_kib",
+            "partial_hit_waits",
         ];
         let sourced: Vec<&str> = HDD_SOURCES
             .iter()

@@ -255,6 +255,20 @@ pub const HDD_KEYS: &[Key] = &[
         storlab_core::keys::Default::Value("false"),
         "a write overlapping the data being read ahead waits for readahead_min_kib like any other command (DiskSim's `Write hit stop prefetch = 0`); false: it stops read-ahead at once",
     ),
+    Key::new(
+        "read_watermark_kib",
+        Kind::Number,
+        storlab_core::keys::Default::Value("0"),
+        "the read water mark as a fixed amount in place of read_watermark's share of each read (DiskSim's `Set watermark by reqsize = 0`: the high water mark's share of the segment, in whole blocks); 0: the share of each read",
+    )
+    .float_below(0.0, 1048576.0)
+    .unit("KiB"),
+    Key::new(
+        "partial_hit_waits",
+        Kind::Bool,
+        storlab_core::keys::Default::Value("false"),
+        "a read whose first blocks are buffered, fewer than its water mark, sends nothing before its water mark is buffered, like a miss (DiskSim's `Immed transfer partial hit = 0`); false: the buffered blocks go out at once",
+    ),
 ];
 
 /// A solid-state drive.

@@ -66,6 +66,10 @@ pub(super) struct Measured {
     write_hit_stops_ra: bool,
     /// Where the least read-ahead of the last read ends (its end plus `min_ra_sectors`).
     ra_min_end: u64,
+    /// The read water mark in blocks, whatever the read's size (0: `watermark`'s share).
+    fixed_water: u64,
+    /// A partial hit with fewer blocks buffered than its water mark waits for it.
+    partial_hit_waits: bool,
 }
 
 impl Measured {
@@ -85,7 +89,9 @@ impl Measured {
             || p.extra_write_disconnect_ms.is_some()
             || p.readahead_after_hit
             || p.readahead_min_kib > 0.0
-            || p.write_hit_keeps_readahead;
+            || p.write_hit_keeps_readahead
+            || p.read_watermark_kib > 0.0
+            || p.partial_hit_waits;
         used.then(|| {
             Box::new(Measured {
                 overheads: p
@@ -116,6 +122,8 @@ impl Measured {
                 min_ra_sectors: (p.readahead_min_kib * 2.0).round() as u64,
                 write_hit_stops_ra: !p.write_hit_keeps_readahead,
                 ra_min_end: 0,
+                fixed_water: (p.read_watermark_kib * 2.0).round() as u64,
+                partial_hit_waits: p.partial_hit_waits,
             })
         })
     }
@@ -273,7 +281,11 @@ impl Hdd {
         // disconnect is done), paying the reselect and data preparation; the interface
         // then runs at its rate, never ahead of the media: it ends one sector after the
         // media at the earliest.
-        let water = ((m.watermark * n as f64).floor() as u64).max(1);
+        let water = if m.fixed_water > 0 {
+            m.fixed_water
+        } else {
+            ((m.watermark * n as f64).floor() as u64).max(1)
+        };
         let held = water.saturating_sub(from - lba).min(media_n);
         // (Read off the media like the rest: with any track switch on the way.)
         let held_ns = if held == 0 {
@@ -282,8 +294,11 @@ impl Hdd {
             self.transfer_measured_ns(from, held)
         };
         // A read whose start is buffered (a partial hit) sends that part at once, after the
-        // hit overhead, and the rest as the media brings it in.
-        let send = if from > lba {
+        // hit overhead, and the rest as the media brings it in; on a drive that sends a
+        // partial hit at once only when its water mark is buffered, one with fewer blocks
+        // waits for it like a miss.
+        let ready = from - lba >= water.min(n) || !m.partial_hit_waits;
+        let send = if from > lba && ready {
             ms_ns(o.of(false, true, after_write) + o.data_prep)
         } else {
             (lead + rotate_ns + held_ns).max(wait + overhead + disconnect) + reconnect

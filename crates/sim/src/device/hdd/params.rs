@@ -133,6 +133,16 @@ pub struct HddParams {
     /// read-ahead at once).
     #[serde(default, skip_serializing_if = "is_false")]
     pub write_hit_keeps_readahead: bool,
+    /// The read water mark as a fixed amount, KiB, in place of `read_watermark`'s share of
+    /// each read (DiskSim's `Set watermark by reqsize = 0`: the high water mark's share of
+    /// the segment, rounded up to whole blocks); 0: the share of each read.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub read_watermark_kib: f64,
+    /// A read whose first blocks are buffered, fewer than its water mark, sends nothing
+    /// before the water mark is buffered, like a miss (DiskSim's `Immed transfer partial
+    /// hit = 0`); false: the buffered blocks go out at once.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub partial_hit_waits: bool,
 }
 
 fn one() -> u16 {

@@ -111,7 +111,8 @@ fn a_value_the_model_cannot_honour_is_refused_with_the_file_key_and_what_is_supp
     for (key, value, supported) in [
         ("Read any free blocks", "1", "only 0"),
         ("Immediate buffer write", "1", "only 0"),
-        ("Set watermark by reqsize", "0", "only 1"),
+        ("Allow read hits on write data", "0", "only 1"),
+        ("Combine seq writes", "0", "only 1"),
         // Values DiskSim 4.0 refuses too.
         ("Read initiation delay", "-0.5", "accepts 0 or more"),
         ("Minimum read-ahead (blks)", "300", "segment size (281)"),
@@ -476,4 +477,48 @@ fn keys_disksim_reads_but_never_times_by_import_and_change_nothing() {
         err.contains("barracuda.model") && err.contains("Access time type = sometimes"),
         "{err}"
     );
+}
+
+#[test]
+fn a_water_mark_set_by_the_segment_imports_and_holds_a_read_longer() {
+    // The C2247 with `Set watermark by reqsize = 0`: three quarters of its 256-block
+    // segment, 192 blocks (96 KiB). A 40-block read at the start of a first-zone track
+    // (96 blocks of 0.1157 ms at 5,400 rpm) then reconnects once all 40 blocks are in,
+    // not 30: 10 * 0.1157 = 1.157 ms later, the rest the same.
+    let edit = |key: &'static str| move |t: String| set(t, key, "0");
+    let by_segment = variant(
+        "hp_c2247a",
+        "hp_c2247a",
+        "water",
+        edit("Set watermark by reqsize"),
+        |t| t,
+    );
+    let by_segment = import(&by_segment).expect("imports").params;
+    let plain = import(&drives().join("hp_c2247a.diskspecs"))
+        .expect("imports")
+        .params;
+    assert_eq!(
+        (by_segment.read_watermark_kib, plain.read_watermark_kib),
+        (96.0, 0.0)
+    );
+    let trace = parse_trace("R x 27168 40 0 0\n").expect("parses");
+    let (a, b) = (
+        replay(&by_segment, &trace).expect("replays"),
+        replay(&plain, &trace).expect("replays"),
+    );
+    let later = a.service_ms[0] - b.service_ms[0];
+    assert!(
+        (later - 10.0 * 60_000.0 / 5_400.0 / 96.0).abs() < 1e-4,
+        "{later} ms"
+    );
+    // `Immed transfer partial hit = 0` imports as a partial hit waiting for its water mark.
+    let waits = variant(
+        "hp_c2247a",
+        "hp_c2247a",
+        "partial",
+        edit("Immed transfer partial hit"),
+        |t| t,
+    );
+    let waits = import(&waits).expect("imports").params;
+    assert!(waits.partial_hit_waits && !plain.partial_hit_waits);
 }
