@@ -32,7 +32,8 @@
 //!   read-ahead a command that needs the head waits for (and whether a write on the data
 //!   read ahead stops it at once), the read water mark as a share of
 //!   the request (or of the segment, `Set watermark by reqsize = 0`), whether a partial
-//!   hit waits for it (`Immed transfer partial hit = 0`), the minimum seek delay (before a write), fast writes (any level) as write
+//!   hit waits for it (`Immed transfer partial hit = 0`), whether reads may hit on a
+//!   write's data and writes on buffered data, the minimum seek delay (before a write), fast writes (any level) as write
 //!   caching; the queue length. A drive that never disconnects pays no disconnect or
 //!   reselect overhead and keeps no read water mark.
 //!
@@ -232,6 +233,8 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         write_hit_keeps_readahead: disk.num("Write hit stop prefetch").unwrap_or(1.0) == 0.0,
         read_watermark_kib: fixed_watermark_kib(disk),
         partial_hit_waits: disk.num("Immed transfer partial hit") == Some(0.0),
+        write_data_unreadable: disk.num("Allow read hits on write data") == Some(0.0),
+        writes_never_hit: disk.num("Combine seq writes") == Some(0.0),
     };
     if disk.num("Buffer continuous read") == Some(0.0) {
         params.readahead_kib = 0;
@@ -313,6 +316,8 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         write_hit_keeps_readahead: false,
         read_watermark_kib: 0.0,
         partial_hit_waits: false,
+        write_data_unreadable: false,
+        writes_never_hit: false,
         ..p.clone()
     }
 }

@@ -60,6 +60,8 @@ fn hdd(
         write_hit_keeps_readahead: false,
         read_watermark_kib: 0.0,
         partial_hit_waits: false,
+        write_data_unreadable: false,
+        writes_never_hit: false,
     })
 }
 
@@ -214,6 +216,8 @@ mod tests {
             "write_hit_keeps_readahead",
             "read_watermark_kib",
             "partial_hit_waits",
+            "write_data_unreadable",
+            "writes_never_hit",
         ];
         let sourced: Vec<&str> = HDD_SOURCES
             .iter()

@@ -269,6 +269,18 @@ pub const HDD_KEYS: &[Key] = &[
         storlab_core::keys::Default::Value("false"),
         "a read whose first blocks are buffered, fewer than its water mark, sends nothing before its water mark is buffered, like a miss (DiskSim's `Immed transfer partial hit = 0`); false: the buffered blocks go out at once",
     ),
+    Key::new(
+        "write_data_unreadable",
+        Kind::Bool,
+        storlab_core::keys::Default::Value("false"),
+        "a read never hits on a write's data in the buffer; it reads from the media once the data is written (DiskSim's `Allow read hits on write data = 0`)",
+    ),
+    Key::new(
+        "writes_never_hit",
+        Kind::Bool,
+        storlab_core::keys::Default::Value("false"),
+        "a write always pays its miss overhead, even on or right after buffered data (DiskSim's `Combine seq writes = 0`)",
+    ),
 ];
 
 /// A solid-state drive.

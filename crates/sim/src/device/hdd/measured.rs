@@ -70,6 +70,12 @@ pub(super) struct Measured {
     fixed_water: u64,
     /// A partial hit with fewer blocks buffered than its water mark waits for it.
     partial_hit_waits: bool,
+    /// Reads may hit on a write's data.
+    read_hits_on_writes: bool,
+    /// Segments holding a write's data, when reads may not hit on them.
+    write_data: Vec<(u64, u64)>,
+    /// A write on or right after buffered data is a hit.
+    writes_combine: bool,
 }
 
 impl Measured {
@@ -91,7 +97,9 @@ impl Measured {
             || p.readahead_min_kib > 0.0
             || p.write_hit_keeps_readahead
             || p.read_watermark_kib > 0.0
-            || p.partial_hit_waits;
+            || p.partial_hit_waits
+            || p.write_data_unreadable
+            || p.writes_never_hit;
         used.then(|| {
             Box::new(Measured {
                 overheads: p
@@ -124,6 +132,9 @@ impl Measured {
                 ra_min_end: 0,
                 fixed_water: (p.read_watermark_kib * 2.0).round() as u64,
                 partial_hit_waits: p.partial_hit_waits,
+                read_hits_on_writes: !p.write_data_unreadable,
+                write_data: Vec::new(),
+                writes_combine: !p.writes_never_hit,
             })
         })
     }
@@ -220,7 +231,12 @@ impl Hdd {
             return a;
         }
         // A hit on a filled segment.
-        if let Some(i) = m.segments.iter().position(|&(s, e)| s <= lba && end <= e) {
+        let readable = |seg: &(u64, u64)| m.read_hits_on_writes || !m.write_data.contains(seg);
+        if let Some(i) = m
+            .segments
+            .iter()
+            .position(|&(s, e)| s <= lba && end <= e && readable(&(s, e)))
+        {
             let seg = m.segments.remove(i);
             let overhead = ms_ns(m.overheads.of(false, true, after_write) + m.overheads.data_prep);
             let a = Access {

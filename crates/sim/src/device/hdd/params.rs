@@ -143,6 +143,14 @@ pub struct HddParams {
     /// hit = 0`); false: the buffered blocks go out at once.
     #[serde(default, skip_serializing_if = "is_false")]
     pub partial_hit_waits: bool,
+    /// A read never hits on a write's data in the buffer: it reads from the media, once
+    /// the data is written (DiskSim's `Allow read hits on write data = 0`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub write_data_unreadable: bool,
+    /// A write is never a buffer hit: it pays its miss overhead even on or right after
+    /// buffered data (DiskSim's `Combine seq writes = 0`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub writes_never_hit: bool,
 }
 
 fn one() -> u16 {

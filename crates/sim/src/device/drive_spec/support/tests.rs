@@ -111,8 +111,6 @@ fn a_value_the_model_cannot_honour_is_refused_with_the_file_key_and_what_is_supp
     for (key, value, supported) in [
         ("Read any free blocks", "1", "only 0"),
         ("Immediate buffer write", "1", "only 0"),
-        ("Allow read hits on write data", "0", "only 1"),
-        ("Combine seq writes", "0", "only 1"),
         // Values DiskSim 4.0 refuses too.
         ("Read initiation delay", "-0.5", "accepts 0 or more"),
         ("Minimum read-ahead (blks)", "300", "segment size (281)"),
@@ -521,4 +519,34 @@ fn a_water_mark_set_by_the_segment_imports_and_holds_a_read_longer() {
     );
     let waits = import(&waits).expect("imports").params;
     assert!(waits.partial_hit_waits && !plain.partial_hit_waits);
+}
+
+#[test]
+fn write_data_rules_import_and_replay() {
+    // `Allow read hits on write data = 0` and `Combine seq writes = 0` on the Barracuda
+    // (write caching): a read of a write's blocks 50 ms after it goes to the media (the
+    // hit, 0.596 ms of overhead and 8 sectors at 0.134 ms, becomes a miss of at least
+    // 0.56813 ms and the media).
+    let edited = barracuda(
+        "write-data",
+        &[
+            ("Allow read hits on write data", "0"),
+            ("Combine seq writes", "0"),
+        ],
+    )
+    .expect("imports")
+    .params;
+    assert!(edited.write_data_unreadable && edited.writes_never_hit);
+    let plain = barracuda("write-data-plain", &[]).expect("imports").params;
+    let trace = parse_trace("W x 1000000 8 0 50000\nR x 1000000 8 0 0\n").expect("parses");
+    let (a, b) = (
+        replay(&edited, &trace).expect("replays"),
+        replay(&plain, &trace).expect("replays"),
+    );
+    assert!(
+        (b.service_ms[1] - (0.596 + 8.0 * 0.134)).abs() < 1e-5,
+        "{b:?}"
+    );
+    assert!(a.service_ms[1] > b.service_ms[1], "{a:?} {b:?}");
+    assert_eq!((a.read_hits, b.read_hits), (0, 1));
 }

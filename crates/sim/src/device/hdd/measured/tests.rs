@@ -360,3 +360,4 @@ fn a_negative_write_settle_shortens_a_write_seek() {
 }
 
 mod watermark;
+mod write_data;

@@ -57,17 +57,18 @@ impl Hdd {
     ) -> Access {
         let (lba, n) = (p.lba, u64::from(p.sectors));
         let end = lba + n;
-        // A write hits when it lands on or right after buffered data.
+        // A write hits when it lands on or right after buffered data (on a drive that
+        // combines writes with it).
         let ra_range = self
             .readahead
             .as_ref()
             .map(|ra| (ra.from, self.ra_available_end(ra, now_ns)));
-        let hit = m
-            .segments
-            .iter()
-            .copied()
-            .chain(ra_range)
-            .any(|(s, e)| s <= lba && lba <= e);
+        let hit = m.writes_combine
+            && m.segments
+                .iter()
+                .copied()
+                .chain(ra_range)
+                .any(|(s, e)| s <= lba && lba <= e);
         // The head is free once read-ahead has brought in its least, unless the write
         // overlaps the data read ahead and that stops read-ahead at once.
         let stops = m.write_hit_stops_ra && ra_range.is_some_and(|r| overlaps(r, lba, end));
@@ -79,6 +80,7 @@ impl Hdd {
         let held_by_ra = free - now_ns;
         self.retire_readahead(m, free);
         m.segments.retain(|&(s, e)| e <= lba || end <= s);
+        m.write_data.retain(|&(s, e)| e <= lba || end <= s);
         let overhead = ms_ns(m.overheads.of(true, hit, after_write));
         let completion = ms_ns(m.overheads.write_completion);
         let iface = (n as f64 * m.write_iface_ns_per_sector) as u64;
@@ -110,6 +112,10 @@ impl Hdd {
             if m.segments_max > 0 {
                 m.segments.insert(0, (lba, end));
                 m.segments.truncate(m.segments_max);
+                if !m.read_hits_on_writes {
+                    m.write_data.insert(0, (lba, end));
+                    m.write_data.truncate(m.segments_max);
+                }
             }
             self.move_head_to(end.saturating_sub(1));
             return a;
