@@ -33,8 +33,12 @@
 //!   transfer time) in `NAME.parv` when one lies beside the file, as the interface rate (one rate for both directions); buffer segments
 //!   and their size, maximum read-ahead, whether the read's own data stays buffered
 //!   (`Read-ahead over requested`: DiskSim drops it only at -1), where read-ahead stops (`Buffer continuous read`: track, cylinder,
-//!   segment, or a track ahead of a stream and none after an isolated read), the read water mark as a share of
-//!   the request, the minimum seek delay (before a write), fast writes (any level) as write
+//!   segment, or a track ahead of a stream and none after an isolated read), the minimum
+//!   read-ahead a command that needs the head waits for (and whether a write on the data
+//!   read ahead stops it at once), the read water mark as a share of
+//!   the request (or of the segment, `Set watermark by reqsize = 0`), whether a partial
+//!   hit waits for it (`Immed transfer partial hit = 0`), whether reads may hit on a
+//!   write's data and writes on buffered data, the minimum seek delay (before a write), fast writes (any level) as write
 //!   caching; the queue length. A drive that never disconnects pays no disconnect or
 //!   reselect overhead and keeps no read water mark.
 //!
@@ -147,10 +151,13 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
     let mbps = |ms: f64| if ms > 0.0 { 0.512 / ms } else { 1000.0 };
     let (t1, tavg, tfull) = seek_summary(&seek_curve, cylinders);
     let caching = disk.num("Enable caching in buffer").unwrap_or(0.0) > 0.0;
+    let min_readahead = min_readahead(disk, diskspecs)?;
+    // DiskSim raises the most read-ahead to the least.
     let readahead = disk
         .num("Maximum read-ahead (blks)")
         .unwrap_or(0.0)
-        .max(0.0);
+        .max(0.0)
+        .max(min_readahead);
     let queue = disk
         .num("Max queue length")
         .unwrap_or(1.0)
@@ -229,9 +236,16 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
             .clamp(0.0, 1000.0),
         extra_write_disconnect_ms: extra_write_disconnect(disk).map(Box::new),
         readahead_after_hit: disk.num("Read-ahead on idle hit").unwrap_or(0.0) != 0.0,
+        readahead_min_kib: if caching { min_readahead / 2.0 } else { 0.0 },
+        write_hit_keeps_readahead: disk.num("Write hit stop prefetch").unwrap_or(1.0) == 0.0,
+        read_watermark_kib: fixed_watermark_kib(disk),
+        partial_hit_waits: disk.num("Immed transfer partial hit") == Some(0.0),
+        write_data_unreadable: disk.num("Allow read hits on write data") == Some(0.0),
+        writes_never_hit: disk.num("Combine seq writes") == Some(0.0),
     };
     if disk.num("Buffer continuous read") == Some(0.0) {
         params.readahead_kib = 0;
+        params.readahead_min_kib = 0.0;
     }
     if (rpm_exact - f64::from(rpm)).abs() > 1e-9 {
         notes.push(format!("rotation speed {rpm_exact} rpm rounded to {rpm}"));
@@ -241,6 +255,45 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         params,
         notes,
     })
+}
+
+/// `Minimum read-ahead (blks)`: whole blocks from 0 to the segment size, as DiskSim
+/// accepts it; 0 on a drive that reads nothing ahead (`Buffer continuous read = 0`).
+fn min_readahead(disk: &Block, file: &Path) -> Result<f64, String> {
+    let v = disk.num("Minimum read-ahead (blks)").unwrap_or(0.0);
+    let segment = disk.num("Segment size (in blks)").unwrap_or(0.0);
+    if !(v.fract() == 0.0 && v >= 0.0 && v <= segment.max(0.0)) {
+        return Err(format!(
+            "{}: `Minimum read-ahead (blks) = {v}` must be whole blocks from 0 to the segment size ({segment}), as DiskSim 4.0 requires",
+            file.display()
+        ));
+    }
+    Ok(if disk.num("Buffer continuous read") == Some(0.0) {
+        0.0
+    } else {
+        v
+    })
+}
+
+/// The read water mark of a drive that sets it by the segment (`Set watermark by reqsize =
+/// 0`): the high water mark's share of the segment, rounded up to whole blocks, as KiB; 0
+/// when it sets it by the request, or never disconnects (it keeps none).
+fn fixed_watermark_kib(disk: &Block) -> f64 {
+    let by_segment = disk.num("Set watermark by reqsize") == Some(0.0)
+        && disk.num("Never disconnect").unwrap_or(0.0) == 0.0;
+    let share = disk
+        .num("High (read) water mark")
+        .unwrap_or(0.0)
+        .clamp(0.0, 1.0);
+    let segment = disk
+        .num("Segment size (in blks)")
+        .unwrap_or(0.0)
+        .clamp(0.0, 2_097_150.0);
+    if by_segment {
+        (segment * share).ceil() / 2.0
+    } else {
+        0.0
+    }
 }
 
 /// The drive as its datasheet describes it: the same rotation speed, capacity, heads, zone
@@ -267,6 +320,12 @@ pub fn datasheet_form(p: &HddParams) -> HddParams {
         write_seek_min_ms: 0.0,
         extra_write_disconnect_ms: None,
         readahead_after_hit: false,
+        readahead_min_kib: 0.0,
+        write_hit_keeps_readahead: false,
+        read_watermark_kib: 0.0,
+        partial_hit_waits: false,
+        write_data_unreadable: false,
+        writes_never_hit: false,
         ..p.clone()
     }
 }

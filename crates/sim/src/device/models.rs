@@ -57,6 +57,12 @@ fn hdd(
         write_seek_min_ms: 0.0,
         extra_write_disconnect_ms: None,
         readahead_after_hit: false,
+        readahead_min_kib: 0.0,
+        write_hit_keeps_readahead: false,
+        read_watermark_kib: 0.0,
+        partial_hit_waits: false,
+        write_data_unreadable: false,
+        writes_never_hit: false,
     })
 }
 
@@ -208,6 +214,12 @@ mod tests {
             "write_seek_min_ms",
             "extra_write_disconnect_ms",
             "readahead_after_hit",
+            "readahead_min_kib",
+            "write_hit_keeps_readahead",
+            "read_watermark_kib",
+            "partial_hit_waits",
+            "write_data_unreadable",
+            "writes_never_hit",
         ];
         let sourced: Vec<&str> = HDD_SOURCES
             .iter()

@@ -247,6 +247,46 @@ pub const HDD_KEYS: &[Key] = &[
         storlab_core::keys::Default::Value("false"),
         "a read served whole from a buffer segment no longer read ahead into starts read-ahead from that segment's end, the head positioning for it once the read is done (DiskSim's `Read-ahead on idle hit`)",
     ),
+    Key::new(
+        "readahead_min_kib",
+        Kind::Number,
+        storlab_core::keys::Default::Value("0"),
+        "least read-ahead after a read: the drive serves no command that needs the head (any but a read hit on the data read ahead) before it has read this far past the read, or to where read-ahead stops (DiskSim's `Minimum read-ahead (blks)`, half a KiB each)",
+    )
+    .float_below(0.0, 1048576.0)
+    .unit("KiB"),
+    Key::new(
+        "write_hit_keeps_readahead",
+        Kind::Bool,
+        storlab_core::keys::Default::Value("false"),
+        "a write overlapping the data being read ahead waits for readahead_min_kib like any other command (DiskSim's `Write hit stop prefetch = 0`); false: it stops read-ahead at once",
+    ),
+    Key::new(
+        "read_watermark_kib",
+        Kind::Number,
+        storlab_core::keys::Default::Value("0"),
+        "the read water mark as a fixed amount in place of read_watermark's share of each read (DiskSim's `Set watermark by reqsize = 0`: the high water mark's share of the segment, in whole blocks); 0: the share of each read",
+    )
+    .float_below(0.0, 1048576.0)
+    .unit("KiB"),
+    Key::new(
+        "partial_hit_waits",
+        Kind::Bool,
+        storlab_core::keys::Default::Value("false"),
+        "a read whose first blocks are buffered, fewer than its water mark, sends nothing before its water mark is buffered, like a miss (DiskSim's `Immed transfer partial hit = 0`); false: the buffered blocks go out at once",
+    ),
+    Key::new(
+        "write_data_unreadable",
+        Kind::Bool,
+        storlab_core::keys::Default::Value("false"),
+        "a read never hits on a write's data in the buffer; it reads from the media once the data is written (DiskSim's `Allow read hits on write data = 0`)",
+    ),
+    Key::new(
+        "writes_never_hit",
+        Kind::Bool,
+        storlab_core::keys::Default::Value("false"),
+        "a write always pays its miss overhead, even on or right after buffered data (DiskSim's `Combine seq writes = 0`)",
+    ),
 ];
 
 /// A solid-state drive.

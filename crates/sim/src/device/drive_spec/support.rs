@@ -2,7 +2,7 @@
 //! its scheduler, the model, its layout, zones and mechanics is known here (a key DiskSim
 //! 4.0 does not know is ignored with a note, as DiskSim ignores it with a warning); a value
 //! the model cannot honour is refused, naming the file, the key, the value and what is
-//! supported, rather than imported as something else. references/drives/README.md gives the table with the
+//! supported, rather than imported as something else. references/drives/PARAMETERS.md gives the table with the
 //! reasons.
 
 use std::path::Path;
@@ -15,16 +15,19 @@ enum Rule {
     /// Read by the import at any value DiskSim accepts (the parts check it further).
     Used,
     /// No effect on a drive that is given one command at a time and is alone on its bus,
-    /// which is how a drive is replayed; accepted at any value (README.md says why).
+    /// which is how a drive is replayed; accepted at any value (references/drives/PARAMETERS.md says why).
     Inert,
     /// Honoured at these values only.
     Only(&'static [f64]),
     /// Accepted at any value; the model follows the first of the values listed, and
-    /// README.md says what a drive with another value does differently.
+    /// references/drives/PARAMETERS.md says what a drive with another value does differently.
     Approx(&'static [f64]),
+    /// Accepted from the first bound to the second, as DiskSim accepts it, with no effect
+    /// on the model: DiskSim 4.0 itself times nothing by it (references/drives/PARAMETERS.md says why).
+    Unused(f64, f64),
 }
 
-use Rule::{Approx, Inert, Only, Used};
+use Rule::{Approx, Inert, Only, Unused, Used};
 
 const DISK: &[(&str, Rule)] = &[
     ("Model", Used),
@@ -42,7 +45,7 @@ const DISK: &[(&str, Rule)] = &[
     ("Allow sneaky full read hits", Inert),
     ("Allow sneaky partial read hits", Inert),
     ("Allow sneaky intermediate read hits", Inert),
-    ("Allow read hits on write data", Only(&[1.0])),
+    ("Allow read hits on write data", Used),
     ("Allow write prebuffering", Inert),
     ("Preseeking level", Inert),
     ("Never disconnect", Used),
@@ -51,22 +54,22 @@ const DISK: &[(&str, Rule)] = &[
     ("Use separate write segment", Approx(&[0.0])),
     ("Low (write) water mark", Approx(&[0.0])),
     ("High (read) water mark", Used),
-    ("Set watermark by reqsize", Only(&[1.0])),
+    ("Set watermark by reqsize", Used),
     ("Calc sector by sector", Inert),
     ("Enable caching in buffer", Used),
     ("Buffer continuous read", Used),
-    ("Minimum read-ahead (blks)", Only(&[0.0])),
+    ("Minimum read-ahead (blks)", Used),
     ("Maximum read-ahead (blks)", Used),
     ("Read-ahead over requested", Used),
     ("Read-ahead on idle hit", Used),
     ("Read any free blocks", Only(&[0.0])),
     ("Fast write level", Used),
-    ("Combine seq writes", Only(&[1.0])),
+    ("Combine seq writes", Used),
     ("Stop prefetch in sector", Approx(&[1.0])),
-    ("Disconnect write if seek", Only(&[0.0])),
-    ("Write hit stop prefetch", Only(&[1.0])),
+    ("Disconnect write if seek", Approx(&[0.0])),
+    ("Write hit stop prefetch", Used),
     ("Read directly to buffer", Approx(&[1.0])),
-    ("Immed transfer partial hit", Only(&[1.0])),
+    ("Immed transfer partial hit", Used),
     ("Read hit over. after read", Used),
     ("Read hit over. after write", Used),
     ("Read miss over. after read", Used),
@@ -97,8 +100,8 @@ const DISK: &[(&str, Rule)] = &[
 const SCHEDULER: &[(&str, Rule)] = &[
     ("Scheduling policy", Inert),
     ("Cylinder mapping strategy", Inert),
-    ("Write initiation delay", Only(&[0.0])),
-    ("Read initiation delay", Only(&[0.0])),
+    ("Write initiation delay", Unused(0.0, f64::INFINITY)),
+    ("Read initiation delay", Unused(0.0, f64::INFINITY)),
     ("Sequential stream scheme", Inert),
     ("Maximum concat size", Inert),
     ("Overlapping request scheme", Inert),
@@ -155,7 +158,7 @@ const MECH: &[(&str, Rule)] = &[
     ("Add. write settling delay", Used),
     ("Head switch time", Used),
     ("Rotation speed (in rpms)", Used),
-    ("Percent error in rpms", Only(&[0.0])),
+    ("Percent error in rpms", Unused(0.0, 100.0)),
     ("First ten seek times", Used),
     ("HPL seek equation values", Used),
 ];
@@ -186,8 +189,10 @@ fn check_block(
             ));
             continue;
         };
-        let (Only(values) | Approx(values)) = rule else {
-            continue;
+        let values = match rule {
+            Only(values) | Approx(values) => values,
+            Unused(..) => &[][..],
+            Used | Inert => continue,
         };
         let Value::Scalar(text) = value else {
             return Err(format!(
@@ -206,15 +211,27 @@ fn check_block(
             continue;
         }
         match rule {
+            Unused(lo, hi) if !(lo..=hi).contains(&v) => {
+                let range = if hi.is_finite() {
+                    format!("{lo} to {hi}")
+                } else {
+                    format!("{lo} or more")
+                };
+                return Err(format!(
+                    "{}: `{name} = {v}` in {what} is out of range: DiskSim 4.0 accepts {range}",
+                    file.display()
+                ));
+            }
+            Unused(..) => {}
             Only(_) => {
                 return Err(format!(
-                    "{}: `{name} = {v}` in {what} is not supported: storlab's disk model honours only {} (README.md in references/drives lists every parameter)",
+                    "{}: `{name} = {v}` in {what} is not supported: storlab's disk model honours only {} (references/drives/PARAMETERS.md lists every parameter)",
                     file.display(),
                     listed(values)
                 ))
             }
             _ => notes.push(format!(
-                "`{name} = {v}` is modelled as {} (references/drives/README.md says what differs)",
+                "`{name} = {v}` is modelled as {} (references/drives/PARAMETERS.md says what differs)",
                 listed(values)
             )),
         }
@@ -272,11 +289,16 @@ pub(super) fn check_model(
             ));
         }
     }
+    // DiskSim 4.0 reads the access time type (and a constant access time) but its
+    // mechanical model never consults them: every drive seeks and waits for its sector.
     match mech.word("Access time type") {
         None | Some("trackSwitchPlusRotation") => {}
+        Some(kind @ ("constant" | "averageRotation")) => notes.push(format!(
+            "`Access time type = {kind}` is modelled as trackSwitchPlusRotation, as DiskSim 4.0 runs it (its mechanical model never reads the type)"
+        )),
         Some(other) => {
             return Err(format!(
-                "{}: `Access time type = {other}` is not supported: storlab's disk model positions the head and waits for the sector (trackSwitchPlusRotation)",
+                "{}: `Access time type = {other}` is not one of constant, averageRotation, trackSwitchPlusRotation (DiskSim 4.0 refuses it too)",
                 file.display()
             ))
         }

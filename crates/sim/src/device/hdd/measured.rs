@@ -23,6 +23,7 @@
 //! catches up with the data; write.rs has the details). A write ends read-ahead and drops
 //! any buffered data it overlaps. Completion overheads are added at the end.
 
+mod readahead;
 mod write;
 
 use super::params::{ExtraWriteDisconnect, HddParams, Overheads, ReadaheadLimit};
@@ -57,6 +58,24 @@ pub(super) struct Measured {
     segment_sectors: u64,
     /// A whole hit on a filled segment starts read-ahead from its end.
     readahead_after_hit: bool,
+    /// Blocks read ahead past a read before the head serves a command that is not a read
+    /// hit on them.
+    min_ra_sectors: u64,
+    /// A write overlapping the data being read ahead stops read-ahead at once (false: it
+    /// waits for the least read-ahead like any other command).
+    write_hit_stops_ra: bool,
+    /// Where the least read-ahead of the last read ends (its end plus `min_ra_sectors`).
+    ra_min_end: u64,
+    /// The read water mark in blocks, whatever the read's size (0: `watermark`'s share).
+    fixed_water: u64,
+    /// A partial hit with fewer blocks buffered than its water mark waits for it.
+    partial_hit_waits: bool,
+    /// Reads may hit on a write's data.
+    read_hits_on_writes: bool,
+    /// Segments holding a write's data, when reads may not hit on them.
+    write_data: Vec<(u64, u64)>,
+    /// A write on or right after buffered data is a hit.
+    writes_combine: bool,
 }
 
 impl Measured {
@@ -74,7 +93,13 @@ impl Measured {
             || p.write_seek_min_ms > 0.0
             || p.interface_write_mbps > 0.0
             || p.extra_write_disconnect_ms.is_some()
-            || p.readahead_after_hit;
+            || p.readahead_after_hit
+            || p.readahead_min_kib > 0.0
+            || p.write_hit_keeps_readahead
+            || p.read_watermark_kib > 0.0
+            || p.partial_hit_waits
+            || p.write_data_unreadable
+            || p.writes_never_hit;
         used.then(|| {
             Box::new(Measured {
                 overheads: p
@@ -102,6 +127,14 @@ impl Measured {
                 last_write_end: None,
                 segment_sectors: (p.cache_segment_kib * 2.0).round() as u64,
                 readahead_after_hit: p.readahead_after_hit,
+                min_ra_sectors: (p.readahead_min_kib * 2.0).round() as u64,
+                write_hit_stops_ra: !p.write_hit_keeps_readahead,
+                ra_min_end: 0,
+                fixed_water: (p.read_watermark_kib * 2.0).round() as u64,
+                partial_hit_waits: p.partial_hit_waits,
+                read_hits_on_writes: !p.write_data_unreadable,
+                write_data: Vec::new(),
+                writes_combine: !p.writes_never_hit,
             })
         })
     }
@@ -142,23 +175,6 @@ impl Hdd {
 
     fn iface_ns(&self, sectors: u64) -> u64 {
         (sectors as f64 * self.iface_ns_per_sector) as u64
-    }
-
-    /// Ends read-ahead at `now_ns`, keeping what it filled as a segment. The head is where
-    /// read-ahead left it: on the track of the last block it read, which may be past the
-    /// track (or the cylinder) of the read that started it.
-    fn retire_readahead(&mut self, m: &mut Measured, now_ns: u64) {
-        if let Some(ra) = self.readahead.take() {
-            let end = self.ra_available_end(&ra, now_ns);
-            if end > ra.fill_lba {
-                self.move_head_to(end - 1);
-            }
-            let from = m.window_start(ra.from, end);
-            if end > from && m.segments_max > 0 {
-                m.segments.insert(0, (from, end));
-                m.segments.truncate(m.segments_max);
-            }
-        }
     }
 
     fn read_measured(
@@ -204,6 +220,7 @@ impl Hdd {
                 ..Access::default()
             };
             let limit = self.readahead_end(m, stream, end);
+            m.ra_min_end = m.ra_min_end.max(end + m.min_ra_sectors);
             if let Some(ra) = self.readahead.as_mut() {
                 // The segment slides on: read-ahead continues past this read.
                 ra.fill_lba = avail.max(end);
@@ -214,7 +231,12 @@ impl Hdd {
             return a;
         }
         // A hit on a filled segment.
-        if let Some(i) = m.segments.iter().position(|&(s, e)| s <= lba && end <= e) {
+        let readable = |seg: &(u64, u64)| m.read_hits_on_writes || !m.write_data.contains(seg);
+        if let Some(i) = m
+            .segments
+            .iter()
+            .position(|&(s, e)| s <= lba && end <= e && readable(&(s, e)))
+        {
             let seg = m.segments.remove(i);
             let overhead = ms_ns(m.overheads.of(false, true, after_write) + m.overheads.data_prep);
             let a = Access {
@@ -224,140 +246,16 @@ impl Hdd {
             };
             let limit = self.readahead_end(m, stream, end);
             if m.readahead_after_hit && self.readahead_sectors > 0 && limit > seg.1 {
-                self.read_ahead_from(m, now_ns, now_ns + a.total_ns(), seg, limit);
+                // Read-ahead under way first brings in its least.
+                let free = self.readahead_min_done_ns(m, now_ns);
+                self.read_ahead_from(m, free, (now_ns + a.total_ns()).max(free), seg, limit);
+                m.ra_min_end = end + m.min_ra_sectors;
             } else {
                 m.segments.insert(0, seg);
             }
             return a;
         }
         self.read_media(m, now_ns, lba, n, lba, stream, after_write)
-    }
-
-    /// Read-ahead into `seg` from its end up to `limit`, started at `start_ns` (when the hit
-    /// that asked for it is done; any read-ahead under way ends at `now_ns`): the head
-    /// positions for the segment's end first.
-    fn read_ahead_from(
-        &mut self,
-        m: &mut Measured,
-        now_ns: u64,
-        start_ns: u64,
-        seg: (u64, u64),
-        limit: u64,
-    ) {
-        self.retire_readahead(m, now_ns);
-        let fill = seg.1.min(self.capacity_sectors.saturating_sub(1));
-        let zi = self.zones.index_of(fill);
-        let pos = self.locate_in(zi, fill);
-        let seek_ns = self.seek_between(pos.cyl, pos.head, false);
-        let angle = self.angle_of(zi, &pos);
-        let rotate_ns =
-            self.rotate_wait_ns(self.wrap_rev(start_ns + self.phase_ns), seek_ns, angle);
-        self.readahead = Some(ReadAhead {
-            from: seg.0,
-            limit,
-            fill_lba: seg.1,
-            fill_time_ns: start_ns + seek_ns + rotate_ns,
-            ns_per_sector: self.media_ns_per_sector(fill),
-        });
-        self.move_head_to(fill);
-    }
-
-    /// A read of [lba, lba + n) that starts in the segment read-ahead is still filling (up
-    /// to `avail` at `now_ns`) and runs past where read-ahead would stop: the head reads
-    /// on without positioning again (across any track switch on the way), the buffered
-    /// part goes out after the hit overhead and the rest as it comes off the media.
-    #[allow(clippy::too_many_arguments)]
-    fn read_on(
-        &mut self,
-        m: &mut Measured,
-        now_ns: u64,
-        lba: u64,
-        n: u64,
-        avail: u64,
-        stream: bool,
-        after_write: bool,
-    ) -> Access {
-        let end = lba + n;
-        let o = &m.overheads;
-        let overhead = ms_ns(o.of(false, true, after_write) + o.data_prep);
-        let media_wait = self
-            .transfer_measured_ns(avail, end - avail)
-            .saturating_sub(self.ra_partial_ns(now_ns, avail));
-        let a = Access {
-            overhead_ns: overhead + ms_ns(o.read_completion),
-            transfer_ns: self
-                .iface_ns(n)
-                .max((media_wait + self.iface_ns(1)).saturating_sub(overhead)),
-            ..Access::default()
-        };
-        let limit = self.readahead_end(m, stream, end);
-        let last = end.min(self.capacity_sectors.saturating_sub(1));
-        let ns_per_sector = self.media_ns_per_sector(last);
-        if let Some(ra) = self.readahead.as_mut() {
-            ra.fill_lba = end;
-            ra.fill_time_ns = now_ns + media_wait;
-            ra.from = if m.keep_read { lba } else { end };
-            ra.limit = limit.max(end);
-            ra.ns_per_sector = ns_per_sector;
-        }
-        self.move_head_to(end - 1);
-        a
-    }
-
-    /// How far read-ahead, buffered up to `avail` at `now_ns`, has read into the next block
-    /// (0 once it stopped).
-    fn ra_partial_ns(&self, now_ns: u64, avail: u64) -> u64 {
-        let Some(ra) = self.readahead.as_ref() else {
-            return 0;
-        };
-        if avail >= ra.limit.min(self.capacity_sectors) {
-            return 0;
-        }
-        let elapsed = now_ns.saturating_sub(ra.fill_time_ns) as f64;
-        let done = avail.saturating_sub(ra.fill_lba) as f64 * ra.ns_per_sector;
-        (elapsed - done).clamp(0.0, ra.ns_per_sector) as u64
-    }
-
-    /// True when the previous read ended exactly at `lba`: the read continues a sequential
-    /// stream. A read further on along the track (or on the next one) is not one: the
-    /// drive sees a stream only in blocks asked for one after the other.
-    fn continues_stream(&self, m: &Measured, lba: u64) -> bool {
-        m.last_read_end == Some(lba)
-    }
-
-    /// First block of the track after the one holding `lba`, and of the cylinder after.
-    fn track_and_cylinder_end(&self, lba: u64) -> (u64, u64) {
-        let last = self.capacity_sectors.saturating_sub(1);
-        let zi = self.zones.index_of(lba.min(last));
-        let z = self.zones.list[zi];
-        let pos = self.locate_in(zi, lba.min(last));
-        let spt = z.data_spt.get();
-        let track_left = self
-            .track_data_sectors(zi, &pos)
-            .saturating_sub(u64::from(pos.sector))
-            .max(1);
-        let in_cyl = u64::from(pos.head) * spt + u64::from(pos.sector);
-        let cyl_left = z.spc.get().saturating_sub(in_cyl).max(1);
-        (lba + track_left, lba + cyl_left)
-    }
-
-    /// Where read-ahead after a read of [lba, end) stops; `stream` when the read continues
-    /// a sequential stream.
-    fn readahead_end(&self, m: &Measured, stream: bool, end: u64) -> u64 {
-        let most = end + self.readahead_sectors;
-        let last = end.saturating_sub(1);
-        let limit = match m.limit {
-            ReadaheadLimit::Segment => most,
-            ReadaheadLimit::Track => self.track_and_cylinder_end(last).0.min(most),
-            ReadaheadLimit::Cylinder => self.track_and_cylinder_end(last).1.min(most),
-            // Only a stream is read ahead, one track beyond the read's.
-            ReadaheadLimit::TrackOrStream if stream => {
-                let track_end = self.track_and_cylinder_end(end).0;
-                self.track_and_cylinder_end(track_end).0
-            }
-            ReadaheadLimit::TrackOrStream => end,
-        };
-        limit.max(end).min(self.capacity_sectors)
     }
 
     /// A read of [lba, lba + n) whose blocks from `from` on come from the media.
@@ -374,7 +272,9 @@ impl Hdd {
     ) -> Access {
         let end = lba + n;
         let media_n = end - from;
-        self.retire_readahead(m, now_ns);
+        // The head is free once read-ahead has brought in its least.
+        let free = self.readahead_min_done_ns(m, now_ns);
+        self.retire_readahead(m, free);
         let wait = m.media_free_ns.saturating_sub(now_ns);
         let o = &m.overheads;
         let overhead = ms_ns(o.of(false, false, after_write));
@@ -384,10 +284,11 @@ impl Hdd {
             o.read_disconnect_after_read
         });
         let reconnect = ms_ns(o.reselect + o.data_prep);
+        let held_by_ra = (free - now_ns).saturating_sub(wait + overhead);
         let zi = self.zones.index_of(from);
         let pos = self.locate_in(zi, from);
         let seek_ns = self.seek_between(pos.cyl, pos.head, false);
-        let lead = wait + overhead + seek_ns;
+        let lead = wait + overhead + held_by_ra + seek_ns;
         let angle = self.angle_of(zi, &pos);
         let rotate_ns = self.rotate_wait_ns(self.wrap_rev(now_ns + self.phase_ns), lead, angle);
         let media = self.transfer_measured_ns(from, media_n);
@@ -396,7 +297,11 @@ impl Hdd {
         // disconnect is done), paying the reselect and data preparation; the interface
         // then runs at its rate, never ahead of the media: it ends one sector after the
         // media at the earliest.
-        let water = ((m.watermark * n as f64).floor() as u64).max(1);
+        let water = if m.fixed_water > 0 {
+            m.fixed_water
+        } else {
+            ((m.watermark * n as f64).floor() as u64).max(1)
+        };
         let held = water.saturating_sub(from - lba).min(media_n);
         // (Read off the media like the rest: with any track switch on the way.)
         let held_ns = if held == 0 {
@@ -405,8 +310,11 @@ impl Hdd {
             self.transfer_measured_ns(from, held)
         };
         // A read whose start is buffered (a partial hit) sends that part at once, after the
-        // hit overhead, and the rest as the media brings it in.
-        let send = if from > lba {
+        // hit overhead, and the rest as the media brings it in; on a drive that sends a
+        // partial hit at once only when its water mark is buffered, one with fewer blocks
+        // waits for it like a miss.
+        let ready = from - lba >= water.min(n) || !m.partial_hit_waits;
+        let send = if from > lba && ready {
             ms_ns(o.of(false, true, after_write) + o.data_prep)
         } else {
             (lead + rotate_ns + held_ns).max(wait + overhead + disconnect) + reconnect
@@ -414,13 +322,14 @@ impl Hdd {
         let transfer_ns = (media + self.iface_ns(1))
             .max((send + self.iface_ns(n)).saturating_sub(lead + rotate_ns));
         let a = Access {
-            overhead_ns: wait + overhead + ms_ns(m.overheads.read_completion),
+            overhead_ns: wait + overhead + held_by_ra + ms_ns(m.overheads.read_completion),
             seek_ns,
             rotate_ns,
             transfer_ns,
         };
         let done_media = now_ns + lead + rotate_ns + media;
         let limit = self.readahead_end(m, stream, end);
+        m.ra_min_end = end + m.min_ra_sectors;
         self.readahead = (self.readahead_sectors > 0).then(|| ReadAhead {
             from: if m.keep_read { lba } else { end },
             limit,

@@ -4,8 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use super::geometry::MAX_STEP_MS;
 
+mod overheads;
 mod zone;
 
+pub use overheads::{ExtraWriteDisconnect, Overheads};
 pub use zone::{Sparing, SurfaceOrder, ZoneSpec};
 
 /// Most cylinders of one sparing range (`spare_range_cylinders`).
@@ -127,6 +129,35 @@ pub struct HddParams {
     /// from that segment's end (DiskSim's `Read-ahead on idle hit`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub readahead_after_hit: bool,
+    /// Least read-ahead after a read, KiB: the drive serves no other command that needs
+    /// the head (any but a read hit on the data read ahead) before it has read this far
+    /// past the read, or to where read-ahead stops if that comes first (DiskSim's `Minimum
+    /// read-ahead (blks)`, half a KiB each).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub readahead_min_kib: f64,
+    /// A write overlapping the data being read ahead waits for the least read-ahead like
+    /// any other command (DiskSim's `Write hit stop prefetch = 0`; false: it stops
+    /// read-ahead at once).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub write_hit_keeps_readahead: bool,
+    /// The read water mark as a fixed amount, KiB, in place of `read_watermark`'s share of
+    /// each read (DiskSim's `Set watermark by reqsize = 0`: the high water mark's share of
+    /// the segment, rounded up to whole blocks); 0: the share of each read.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub read_watermark_kib: f64,
+    /// A read whose first blocks are buffered, fewer than its water mark, sends nothing
+    /// before the water mark is buffered, like a miss (DiskSim's `Immed transfer partial
+    /// hit = 0`); false: the buffered blocks go out at once.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub partial_hit_waits: bool,
+    /// A read never hits on a write's data in the buffer: it reads from the media, once
+    /// the data is written (DiskSim's `Allow read hits on write data = 0`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub write_data_unreadable: bool,
+    /// A write is never a buffer hit: it pays its miss overhead even on or right after
+    /// buffered data (DiskSim's `Combine seq writes = 0`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub writes_never_hit: bool,
 }
 
 fn one() -> u16 {
@@ -170,133 +201,6 @@ fn is_zero(v: &u32) -> bool {
 
 fn is_false(v: &bool) -> bool {
     !*v
-}
-
-/// Command overheads by kind, ms: the drive's processing time before it acts on a command,
-/// which depends on the command, whether its data is in the buffer (hit) and what the
-/// previous command was.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Overheads {
-    pub read_hit_after_read: f64,
-    pub read_hit_after_write: f64,
-    pub read_miss_after_read: f64,
-    pub read_miss_after_write: f64,
-    pub write_hit_after_read: f64,
-    pub write_hit_after_write: f64,
-    pub write_miss_after_read: f64,
-    pub write_miss_after_write: f64,
-    /// After a read's data is sent, before it completes.
-    #[serde(default)]
-    pub read_completion: f64,
-    /// After a write's data is taken, before it completes.
-    #[serde(default)]
-    pub write_completion: f64,
-    /// After the command overhead, before data starts to cross the interface.
-    #[serde(default, skip_serializing_if = "is_zero_f64")]
-    pub data_prep: f64,
-    /// To reconnect to the host (reselect) once the drive disconnected while it positioned:
-    /// before a read miss sends its data and before a write reports its completion.
-    #[serde(default, skip_serializing_if = "is_zero_f64")]
-    pub reselect: f64,
-    /// To disconnect after a read miss's command overhead: after a read, after a write (the
-    /// drive reconnects no sooner).
-    #[serde(default, skip_serializing_if = "is_zero_f64")]
-    pub read_disconnect_after_read: f64,
-    #[serde(default, skip_serializing_if = "is_zero_f64")]
-    pub read_disconnect_after_write: f64,
-    /// To disconnect once a write's data is in the buffer (the drive reconnects no sooner).
-    #[serde(default, skip_serializing_if = "is_zero_f64")]
-    pub write_disconnect: f64,
-}
-
-/// The early disconnect of a write that follows a write elsewhere (DiskSim's `Extra write
-/// disconnect`), ms: the drive takes the command, disconnects before it takes the data,
-/// starts positioning `command + seek_delta` after the command arrived, and reconnects to
-/// take the data `inter_disconnect` after the disconnect (paying the reselect and data
-/// preparation of [`Overheads`]); after the data it disconnects again
-/// (`second_disconnect`) and reports completion with its own reselect (`reselect`). Such a
-/// drive also writes nothing until a share of the write is buffered: the whole write up
-/// to 10 sectors, 10 sectors of a write of up to 44, 15 of a longer one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExtraWriteDisconnect {
-    pub command: f64,
-    pub disconnect: f64,
-    pub inter_disconnect: f64,
-    pub second_disconnect: f64,
-    pub seek_delta: f64,
-    pub reselect: f64,
-}
-
-impl ExtraWriteDisconnect {
-    fn all(&self) -> [(&'static str, f64); 6] {
-        [
-            ("command", self.command),
-            ("disconnect", self.disconnect),
-            ("inter_disconnect", self.inter_disconnect),
-            ("second_disconnect", self.second_disconnect),
-            ("seek_delta", self.seek_delta),
-            ("reselect", self.reselect),
-        ]
-    }
-}
-
-impl Overheads {
-    /// Every kind the same.
-    pub fn uniform(ms: f64) -> Overheads {
-        Overheads {
-            read_hit_after_read: ms,
-            read_hit_after_write: ms,
-            read_miss_after_read: ms,
-            read_miss_after_write: ms,
-            write_hit_after_read: ms,
-            write_hit_after_write: ms,
-            write_miss_after_read: ms,
-            write_miss_after_write: ms,
-            ..Overheads::default()
-        }
-    }
-
-    /// The overhead of a command, ms.
-    pub fn of(&self, write: bool, hit: bool, after_write: bool) -> f64 {
-        match (write, hit, after_write) {
-            (false, true, false) => self.read_hit_after_read,
-            (false, true, true) => self.read_hit_after_write,
-            (false, false, false) => self.read_miss_after_read,
-            (false, false, true) => self.read_miss_after_write,
-            (true, true, false) => self.write_hit_after_read,
-            (true, true, true) => self.write_hit_after_write,
-            (true, false, false) => self.write_miss_after_read,
-            (true, false, true) => self.write_miss_after_write,
-        }
-    }
-
-    fn all(&self) -> [(&'static str, f64); 15] {
-        [
-            ("read_hit_after_read", self.read_hit_after_read),
-            ("read_hit_after_write", self.read_hit_after_write),
-            ("read_miss_after_read", self.read_miss_after_read),
-            ("read_miss_after_write", self.read_miss_after_write),
-            ("write_hit_after_read", self.write_hit_after_read),
-            ("write_hit_after_write", self.write_hit_after_write),
-            ("write_miss_after_read", self.write_miss_after_read),
-            ("write_miss_after_write", self.write_miss_after_write),
-            ("read_completion", self.read_completion),
-            ("write_completion", self.write_completion),
-            ("data_prep", self.data_prep),
-            ("reselect", self.reselect),
-            (
-                "read_disconnect_after_read",
-                self.read_disconnect_after_read,
-            ),
-            (
-                "read_disconnect_after_write",
-                self.read_disconnect_after_write,
-            ),
-            ("write_disconnect", self.write_disconnect),
-        ]
-    }
 }
 
 /// Checks a drive's parameters: each against its declaration in

@@ -29,6 +29,12 @@ fn sectors_before_writing(sectors: u64) -> u64 {
     }
 }
 
+/// True when a write of [lba, end) overlaps buffered data [s, e) as DiskSim counts it: it
+/// starts inside, ends inside (or at its end) or covers it.
+fn overlaps((s, e): (u64, u64), lba: u64, end: u64) -> bool {
+    (s <= lba && lba < e) || (s < end && end <= e) || (lba <= s && e <= end)
+}
+
 /// When the parts of an uncached write happen, from the command's arrival.
 struct WriteTiming {
     /// The head starts positioning.
@@ -51,19 +57,30 @@ impl Hdd {
     ) -> Access {
         let (lba, n) = (p.lba, u64::from(p.sectors));
         let end = lba + n;
-        // A write hits when it lands on or right after buffered data.
+        // A write hits when it lands on or right after buffered data (on a drive that
+        // combines writes with it).
         let ra_range = self
             .readahead
             .as_ref()
             .map(|ra| (ra.from, self.ra_available_end(ra, now_ns)));
-        let hit = m
-            .segments
-            .iter()
-            .copied()
-            .chain(ra_range)
-            .any(|(s, e)| s <= lba && lba <= e);
-        self.retire_readahead(m, now_ns);
+        let hit = m.writes_combine
+            && m.segments
+                .iter()
+                .copied()
+                .chain(ra_range)
+                .any(|(s, e)| s <= lba && lba <= e);
+        // The head is free once read-ahead has brought in its least, unless the write
+        // overlaps the data read ahead and that stops read-ahead at once.
+        let stops = m.write_hit_stops_ra && ra_range.is_some_and(|r| overlaps(r, lba, end));
+        let free = if stops {
+            now_ns
+        } else {
+            self.readahead_min_done_ns(m, now_ns)
+        };
+        let held_by_ra = free - now_ns;
+        self.retire_readahead(m, free);
         m.segments.retain(|&(s, e)| e <= lba || end <= s);
+        m.write_data.retain(|&(s, e)| e <= lba || end <= s);
         let overhead = ms_ns(m.overheads.of(true, hit, after_write));
         let completion = ms_ns(m.overheads.write_completion);
         let iface = (n as f64 * m.write_iface_ns_per_sector) as u64;
@@ -79,7 +96,9 @@ impl Hdd {
                 transfer_ns: iface,
                 ..Access::default()
             };
-            let start = (now_ns + overhead + prep + iface).max(m.media_free_ns);
+            let start = (now_ns + overhead + prep + iface)
+                .max(m.media_free_ns)
+                .max(free);
             let pos = self.locate(lba);
             let seek = self
                 .seek_between(pos.cyl, pos.head, true)
@@ -93,6 +112,10 @@ impl Hdd {
             if m.segments_max > 0 {
                 m.segments.insert(0, (lba, end));
                 m.segments.truncate(m.segments_max);
+                if !m.read_hits_on_writes {
+                    m.write_data.insert(0, (lba, end));
+                    m.write_data.truncate(m.segments_max);
+                }
             }
             self.move_head_to(end.saturating_sub(1));
             return a;
@@ -104,7 +127,8 @@ impl Hdd {
             .max(m.write_seek_min_ns);
         // The data crosses the interface while the head moves; the head writes a sector
         // only once its data is in the buffer.
-        let lead = wait + t.mech_ns + seek_ns;
+        let held_by_ra = held_by_ra.saturating_sub(wait + t.mech_ns);
+        let lead = wait + t.mech_ns + held_by_ra + seek_ns;
         let rotate_ns = self.rotate_wait_ns(
             self.wrap_rev(now_ns + self.phase_ns),
             lead,
@@ -123,7 +147,7 @@ impl Hdd {
         let written = write_from_buffer_ns(lead + rotate_ns, &runs, media, data, self.rev_ns);
         let taken = wait + t.data_ns + iface + t.disconnect_ns;
         let a = Access {
-            overhead_ns: wait + t.mech_ns + t.tail_ns + completion,
+            overhead_ns: wait + t.mech_ns + held_by_ra + t.tail_ns + completion,
             seek_ns,
             rotate_ns,
             transfer_ns: written.max(taken) - lead - rotate_ns,
