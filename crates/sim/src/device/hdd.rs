@@ -342,7 +342,18 @@ impl Hdd {
     /// branch left): the SPTF pick runs it for every queued command.
     #[inline(always)]
     fn seek_between(&self, cyl: u32, head: u32, write: bool) -> u64 {
-        let moved = self.move_ns(self.cur_cyl, self.cur_head, cyl, head);
+        if self.table_layout {
+            self.seek_between_in::<true>(cyl, head, write)
+        } else {
+            self.seek_between_in::<false>(cyl, head, write)
+        }
+    }
+
+    /// [`Hdd::seek_between`] with the layout's kind known at compile time
+    /// ([`Hdd::move_in`]).
+    #[inline(always)]
+    fn seek_between_in<const TABLE: bool>(&self, cyl: u32, head: u32, write: bool) -> u64 {
+        let moved = self.move_in::<TABLE>(self.cur_cyl, self.cur_head, cyl, head);
         let settle = if write & (moved > 0) {
             self.write_settle_ns
         } else {

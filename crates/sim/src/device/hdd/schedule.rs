@@ -67,6 +67,16 @@ impl Hdd {
     /// Returns the pick's index and its [`Positioning`], which `access` then uses instead
     /// of timing the command again.
     pub(super) fn pick_sptf(&self, now_ns: u64, now_angle: u64) -> (usize, Positioning) {
+        if self.table_layout {
+            self.pick_sptf_in::<true>(now_ns, now_angle)
+        } else {
+            self.pick_sptf_in::<false>(now_ns, now_angle)
+        }
+    }
+
+    /// [`Hdd::pick_sptf`] with the layout's kind known at compile time ([`Hdd::move_in`]).
+    #[inline(always)]
+    fn pick_sptf_in<const TABLE: bool>(&self, now_ns: u64, now_angle: u64) -> (usize, Positioning) {
         // Commands queued before `now_ns` while the previous one ran skip the overhead
         // (tagged queueing overlaps it); with no such overlap every command pays it.
         let no_overhead_before = if self.last_done_ns == now_ns {
@@ -92,7 +102,8 @@ impl Hdd {
                     <= *ra_avail.get_or_insert_with(|| {
                         self.ra_available_end(self.readahead.as_ref().expect("window"), now_ns)
                     });
-            let (seek, positioning) = self.positioning_ns(p, now_angle, no_overhead_before);
+            let (seek, positioning) =
+                self.positioning_ns::<TABLE>(p, now_angle, no_overhead_before);
             let t = if buffered { 0 } else { positioning };
             let key = (u128::from(t) << 64) | u128::from(p.arrived_ns);
             if key < best_key {
@@ -114,13 +125,18 @@ impl Hdd {
     /// as `access` times it, as (seek, the three together); no overhead for a command
     /// that arrived before `no_overhead_before`.
     #[inline(always)]
-    fn positioning_ns(&self, p: &Pending, now_angle: u64, no_overhead_before: u64) -> (u64, u64) {
+    fn positioning_ns<const TABLE: bool>(
+        &self,
+        p: &Pending,
+        now_angle: u64,
+        no_overhead_before: u64,
+    ) -> (u64, u64) {
         let overhead = if p.arrived_ns < no_overhead_before {
             0
         } else {
             self.overhead_ns
         };
-        let seek = self.seek_between(p.cyl, u32::from(p.head), p.write);
+        let seek = self.seek_between_in::<TABLE>(p.cyl, u32::from(p.head), p.write);
         let lead = overhead + seek;
         (
             seek,
