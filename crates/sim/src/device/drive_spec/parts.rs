@@ -85,8 +85,13 @@ pub(super) fn zones(
             reserved_front_sectors: z.num("Empty space at zone front").unwrap_or(0.0).max(0.0)
                 as u64,
             // Scheme 10 takes the zone's slipped sectors from its spares at its end.
-            spares: z.num("Number of spares").unwrap_or(0.0).max(0.0) as u32
-                + if scheme == 10 { slips.len() as u32 } else { 0 },
+            spares: (z.num("Number of spares").unwrap_or(0.0).max(0.0) as u32).saturating_add(
+                if scheme == 10 {
+                    u32::try_from(slips.len()).unwrap_or(u32::MAX)
+                } else {
+                    0
+                },
+            ),
             slips,
             remaps,
         });
