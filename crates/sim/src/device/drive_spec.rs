@@ -258,7 +258,8 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
 }
 
 /// `Minimum read-ahead (blks)`: whole blocks from 0 to the segment size, as DiskSim
-/// accepts it; 0 on a drive that reads nothing ahead (`Buffer continuous read = 0`).
+/// accepts it (a drive that reads nothing ahead, `Buffer continuous read = 0`, has it set
+/// to 0 with its read-ahead at the end of [`import`]).
 fn min_readahead(disk: &Block, file: &Path) -> Result<f64, String> {
     let v = disk.num("Minimum read-ahead (blks)").unwrap_or(0.0);
     let segment = disk.num("Segment size (in blks)").unwrap_or(0.0);
@@ -268,11 +269,7 @@ fn min_readahead(disk: &Block, file: &Path) -> Result<f64, String> {
             file.display()
         ));
     }
-    Ok(if disk.num("Buffer continuous read") == Some(0.0) {
-        0.0
-    } else {
-        v
-    })
+    Ok(v)
 }
 
 /// The read water mark of a drive that sets it by the segment (`Set watermark by reqsize =
