@@ -134,12 +134,10 @@ pub(crate) fn workload(
                 .collect(),
         )
     };
-    if let Some(d) = &a.db_data {
-        db.insert("data".into(), list(d));
-        db.insert("log".into(), list(a.db_log.as_deref().unwrap_or(d)));
-    } else if let Some(l) = &a.db_log {
-        db.insert("log".into(), list(l));
-    }
+    // The placement --db-test takes (its defaults the array's volumes).
+    let (data, log) = super::db_placement(a, system);
+    db.insert("data".into(), list(&data));
+    db.insert("log".into(), list(&log));
     super::db_overrides_keys(a, &mut db)?;
     db.extend(set.iter().map(|(k, v)| (k.clone(), v.clone())));
     Ok(character_workload(
