@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes every parser of user files (fuzz/: cargo-fuzz targets on libFuzzer): array,
-# workload, I/O workload and plan files, and each trace reader with format detection.
+# workload, I/O workload and plan files, each trace reader with format detection, DiskSim
+# drive descriptions and their import, drive traces, AWR and Statspack reports, the inputs
+# of --workload-from and --profile-from, validate's reference cases, and the DSN of
+# storlab db with its service and password files.
 #
 #   scripts/fuzz.sh SECONDS [TARGET...]   runs each target (default: all) for SECONDS
 #   scripts/fuzz.sh --merge [TARGET...]   minimizes fuzz/corpus/TARGET together with the
@@ -24,7 +27,8 @@ cd "$(dirname "$0")/.."
 
 CARGO=${CARGO:-cargo}
 cargo_fuzz_version=0.13.2
-targets_all="array workload io_workload plan trace_spc trace_msr trace_blkparse trace_fio trace_detect"
+targets_all="array workload io_workload plan trace_spc trace_msr trace_blkparse trace_fio trace_detect
+    drive_spec drive_import drive_trace awr workload_from validate_case conninfo"
 export RUSTC_BOOTSTRAP=1
 
 mode=${1:?usage: scripts/fuzz.sh SECONDS|--merge [TARGET...]}
@@ -37,10 +41,11 @@ if [ "$($CARGO fuzz --version 2>/dev/null)" != "cargo-fuzz $cargo_fuzz_version" 
 fi
 
 # Bounds of one input: the shipped configuration files are under 3 KB, the trace fixtures
-# under 12 KB.
+# under 12 KB, the AWR reports under 13 KB, a drive's four DiskSim files under 20 KB.
 max_len() {
     case $1 in
-        trace_*) echo 16384 ;;
+        trace_* | awr | workload_from) echo 16384 ;;
+        drive_import) echo 32768 ;;
         *) echo 8192 ;;
     esac
 }

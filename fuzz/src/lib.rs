@@ -31,3 +31,31 @@ pub fn detect_and_read(data: &[u8]) {
         read_trace(data, format, "Q");
     }
 }
+
+/// A directory of this process for one input's files, under the fuzz crate's own `target/`
+/// (never the system's temporary directory); removed with everything in it when dropped, so
+/// a run leaves nothing behind but the build directory it already has.
+pub struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    /// Creates `fuzz/target/scratch/NAME-PID` (empty).
+    pub fn new(name: &str) -> Scratch {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/scratch")
+            .join(format!("{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        Scratch(dir)
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -15,7 +15,7 @@ use crate::error::CliError;
 use crate::output::{json_output, read_input, read_results, write_results};
 use crate::table;
 
-pub(crate) mod workload_from;
+pub mod workload_from;
 
 /// The warm-up of I/O workloads when `--warmup` is not given (database workloads warm up
 /// until steady).

@@ -4,7 +4,7 @@
 //! scorecard, and exits 0 only when every figure is within tolerance (1 otherwise). A case's
 //! notes explain where the model stands (`--explain`); they never change pass or fail.
 
-mod case;
+pub mod case;
 mod check;
 pub mod drives;
 mod metric;

@@ -54,11 +54,27 @@ pub(crate) fn read_characterization(path: &Path) -> Result<Characterization, Cli
     let file = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| CliError::BadInput(format!("{file}: cannot read it: {e}")))?;
+    let (c, notes) = characterization_from_bytes(bytes, path)?;
+    eprint!("{notes}");
+    Ok(c)
+}
+
+/// The characterization in the contents of the file `path` (which names it in messages and
+/// tells JSON from TOML, as in [`read_characterization`]), with a report's notes (empty for
+/// other kinds of input).
+pub fn characterization_from_bytes(
+    bytes: Vec<u8>,
+    path: &Path,
+) -> Result<(Characterization, String), CliError> {
+    let file = path.display().to_string();
     let bad = |e: storlab_core::character::CharacterError| CliError::BadInput(e.to_string());
     match kind_of(&bytes) {
         // JSON is read as JSON when the file is named so (as Characterization::from_text does).
         Input::Characterization(Some(json)) if file.to_ascii_lowercase().ends_with(".json") => {
-            Characterization::from_json_value(json, &file).map_err(bad)
+            Ok((
+                Characterization::from_json_value(json, &file).map_err(bad)?,
+                String::new(),
+            ))
         }
         Input::Characterization(_) => {
             let text = String::from_utf8(bytes).map_err(|_| {
@@ -67,19 +83,22 @@ pub(crate) fn read_characterization(path: &Path) -> Result<Characterization, Cli
                      Statspack report"
                 ))
             })?;
-            Characterization::from_text(&text, &file).map_err(bad)
+            Ok((
+                Characterization::from_text(&text, &file).map_err(bad)?,
+                String::new(),
+            ))
         }
         Input::Report => {
             let (c, report) = storlab_awr::parse_report(&bytes, &file)
                 .map_err(|e| CliError::BadInput(e.to_string()))?;
-            eprint!("{report}");
-            Ok(c)
+            Ok((c, report.to_string()))
         }
         // A storlab db result: its test's measured per-statement counters, per transaction.
         // Its segments' sizes are unknown: --segment-size gives them.
         Input::DbResult(json) => {
             let results = crate::output::results_from_json(json, &bytes, path)?;
-            storlab_core::character::from_results(&results, None, &file).map_err(bad)
+            let c = storlab_core::character::from_results(&results, None, &file).map_err(bad)?;
+            Ok((c, String::new()))
         }
     }
 }

@@ -17,6 +17,7 @@ mod examples_sweep;
 mod failures;
 mod file_cache;
 mod front_end;
+mod fuzz_regressions;
 mod host_layer;
 mod job_mechanics;
 mod jobs;

@@ -23,6 +23,10 @@ pub struct TraceRequest {
     pub next_ms: f64,
 }
 
+/// The highest first block of a trace's request: 2^48 blocks of 512 bytes, 128 PiB, beyond
+/// any drive (a larger number would also lose its last digits as a float).
+pub const MAX_LBN: u64 = 1 << 48;
+
 /// Reads a trace; errors name the file and line.
 pub fn read_trace(path: &Path) -> Result<Vec<TraceRequest>, String> {
     let text = std::fs::read_to_string(path)
@@ -61,9 +65,15 @@ pub fn parse_trace(text: &str) -> Result<Vec<TraceRequest>, String> {
         if next_us > 3.6e9 {
             return Err(bad("NEXT_US must be at most an hour"));
         }
+        let lba = num(lba, "LBN")?;
+        if lba.fract() != 0.0 || lba > MAX_LBN as f64 {
+            return Err(bad(&format!(
+                "LBN must be a whole number from 0 to {MAX_LBN} (2^48 blocks of 512 bytes)"
+            )));
+        }
         out.push(TraceRequest {
             write,
-            lba: num(lba, "LBN")? as u64,
+            lba: lba as u64,
             sectors: sectors as u32,
             service_ms: num(service, "SERVICE_US")? / 1e3,
             next_ms: next_us / 1e3,
@@ -92,7 +102,10 @@ pub fn replay(p: &HddParams, trace: &[TraceRequest]) -> Result<Replay, String> {
         read_hits: 0,
     };
     for (i, r) in trace.iter().enumerate() {
-        if r.lba + u64::from(r.sectors) > cap {
+        if r.lba
+            .checked_add(u64::from(r.sectors))
+            .is_none_or(|end| end > cap)
+        {
             return Err(format!(
                 "request {} (LBN {} + {} sectors) lies past the drive's {cap} blocks",
                 i + 1,
@@ -105,7 +118,7 @@ pub fn replay(p: &HddParams, trace: &[TraceRequest]) -> Result<Replay, String> {
             return Err(format!("request {}: the drive did not start it", i + 1));
         };
         let service_ns = access.total_ns();
-        now_ns += service_ns;
+        now_ns = now_ns.saturating_add(service_ns);
         disk.finish(now_ns);
         out.service_ms.push(service_ns as f64 / 1e6);
         if !r.write
@@ -115,7 +128,7 @@ pub fn replay(p: &HddParams, trace: &[TraceRequest]) -> Result<Replay, String> {
         {
             out.read_hits += 1;
         }
-        now_ns += (r.next_ms * 1e6) as u64;
+        now_ns = now_ns.saturating_add((r.next_ms * 1e6) as u64);
     }
     Ok(out)
 }
@@ -163,4 +176,30 @@ pub fn demerit(measured: &[f64], simulated: &[f64]) -> f64 {
         })
         .sum();
     (sum / DEMERIT_QUANTILES as f64).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_first_block_beyond_2_to_the_48_is_refused_with_its_line() {
+        let last = format!("R Hit {MAX_LBN} 8 5557.0 44572.0\n");
+        let trace = parse_trace(&last).expect("the last LBN allowed");
+        assert_eq!(trace[0].lba, 1 << 48);
+        let text = format!(
+            "R Hit 0 4 1.0 2.0\nR Hit {}3 4 5557.0 44572.0\n",
+            "3".repeat(120)
+        );
+        let err = parse_trace(&text).unwrap_err();
+        assert!(
+            err.starts_with(
+                "line 2: LBN must be a whole number from 0 to 281474976710656 (2^48 blocks of \
+                 512 bytes); got `R Hit 333"
+            ),
+            "{err}"
+        );
+        let err = parse_trace("W x 12.5 4 1.0 2.0").unwrap_err();
+        assert!(err.contains("LBN must be a whole number"), "{err}");
+    }
 }

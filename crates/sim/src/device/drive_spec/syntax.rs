@@ -63,9 +63,16 @@ impl Block {
     }
 }
 
+/// How deep blocks and lists may nest: DiskSim's own files nest four levels (a disk, its
+/// layout model, the zone list, a zone); the bound keeps a runaway file from exhausting the
+/// stack.
+pub const MAX_DEPTH: usize = 64;
+
 struct Parser<'a> {
     s: &'a [u8],
     at: usize,
+    /// Blocks and lists open around the parser's position.
+    depth: usize,
 }
 
 /// Parses every top-level block of `text`; errors give the line.
@@ -73,6 +80,7 @@ pub fn parse(text: &str) -> Result<Vec<Block>, String> {
     let mut p = Parser {
         s: text.as_bytes(),
         at: 0,
+        depth: 0,
     };
     let mut blocks = Vec::new();
     loop {
@@ -166,7 +174,26 @@ impl Parser<'_> {
         }
     }
 
+    /// Notes one more block or list open; an error beyond [`MAX_DEPTH`].
+    fn open(&mut self) -> Result<(), String> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err(&format!(
+                "blocks and lists nest deeper than {MAX_DEPTH} levels"
+            )));
+        }
+        Ok(())
+    }
+
     fn value(&mut self) -> Result<Value, String> {
+        self.open()?;
+        let value = self.value_inside();
+        self.depth -= 1;
+        value
+    }
+
+    /// A value, [`Self::value`] having counted its depth.
+    fn value_inside(&mut self) -> Result<Value, String> {
         if self.eat(b'[') {
             let mut items = Vec::new();
             loop {
@@ -185,5 +212,51 @@ impl Parser<'_> {
             return Ok(Value::Block(self.body(w)?));
         }
         Ok(Value::Scalar(w))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A list in a block in a list ... each level one deeper, `levels` in all.
+    fn nested(levels: usize) -> String {
+        let mut text = String::from("disksim_disk D {\n  A = ");
+        for level in 1..levels {
+            text += if level % 2 == 0 { "b { B = " } else { "[" };
+        }
+        text += "1";
+        for level in (1..levels).rev() {
+            text += if level % 2 == 0 { " }" } else { "]" };
+        }
+        text + "\n}\n"
+    }
+
+    #[test]
+    fn blocks_and_lists_nest_up_to_the_bound() {
+        let blocks = parse(&nested(MAX_DEPTH)).expect("parses");
+        let mut value = blocks[0].get("A").expect("A");
+        let mut levels = 1;
+        loop {
+            value = match value {
+                Value::List(items) => &items[0],
+                Value::Block(b) => b.get("B").expect("B"),
+                Value::Scalar(s) => {
+                    assert_eq!(s, "1");
+                    break;
+                }
+            };
+            levels += 1;
+        }
+        assert_eq!(levels, MAX_DEPTH);
+    }
+
+    #[test]
+    fn deeper_nesting_is_refused_with_its_line_not_a_stack_overflow() {
+        let err = parse(&nested(MAX_DEPTH + 1)).unwrap_err();
+        assert_eq!(err, "line 2: blocks and lists nest deeper than 64 levels");
+        let runaway = format!("disksim_disk D {{\n\n  Zones = {}", "[".repeat(1_000_000));
+        let err = parse(&runaway).unwrap_err();
+        assert_eq!(err, "line 3: blocks and lists nest deeper than 64 levels");
     }
 }
