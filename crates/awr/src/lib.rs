@@ -130,9 +130,10 @@ pub fn parse_report(text: &[u8], file: &str) -> Result<(Characterization, ReadRe
 /// Reads the report in the file at `path`.
 pub fn read_report(path: &std::path::Path) -> Result<(Characterization, ReadReport), Error> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
-        file: file.clone(),
-        source,
-    })?;
+    let bytes = storlab_core::input::read_bounded(path, storlab_core::input::TEXT_MAX_BYTES)
+        .map_err(|source| Error::Io {
+            file: file.clone(),
+            source,
+        })?;
     parse_report(&bytes, &file)
 }

@@ -23,13 +23,18 @@ pub const GIT_COMMIT: &str = env!("STORLAB_GIT_COMMIT");
 
 /// Reads a text input file; a missing or unreadable file is bad input.
 pub fn read_input(path: &Path) -> Result<String, CliError> {
-    std::fs::read_to_string(path)
+    read_text(path, storlab_core::input::TEXT_MAX_BYTES)
+}
+
+/// The text of the file at `path`, at most `max` bytes, or bad input naming the file.
+fn read_text(path: &Path, max: u64) -> Result<String, CliError> {
+    storlab_core::input::read_text_bounded(path, max)
         .map_err(|e| CliError::BadInput(format!("{}: cannot read: {e}", path.display())))
 }
 
 /// Reads a `storlab.results/1` file; anything else is bad input naming the file.
 pub fn read_results(path: &Path) -> Result<Results, CliError> {
-    let text = read_input(path)?;
+    let text = read_text(path, storlab_core::input::DATA_MAX_BYTES)?;
     checked_results(serde_json::from_str(&text), path)
 }
 

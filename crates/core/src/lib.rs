@@ -3,12 +3,14 @@
 //! It owns the units (`ByteSize`, `TimeSpan`), the I/O profile vocabulary shared by the
 //! simulator and the real I/O engine (`randread-8k` means the same thing everywhere), the
 //! latency histogram, and the result schema (`storlab.results/1`) that every run writes.
-//! It performs no I/O of its own and knows nothing about how a workload is executed.
+//! It knows nothing about how a workload is executed; its only I/O is reading a file a user
+//! names, with a bound on its size (`input`).
 
 pub mod character;
 pub mod dbtest;
 pub mod histogram;
 pub mod host_stats;
+pub mod input;
 pub mod keys;
 pub mod profile;
 pub mod result;

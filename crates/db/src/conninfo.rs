@@ -129,7 +129,9 @@ fn service_settings(name: &str, lookup: &Lookup) -> Result<Vec<(String, String)>
     let sysconf = (lookup.env)("PGSYSCONFDIR").unwrap_or_else(|| "/etc/postgresql-common".into());
     let system_file = PathBuf::from(sysconf).join("pg_service.conf");
     for file in user_file.iter().chain([&system_file]) {
-        let Ok(text) = std::fs::read_to_string(file) else {
+        let Ok(text) =
+            storlab_core::input::read_text_bounded(file, storlab_core::input::TEXT_MAX_BYTES)
+        else {
             continue;
         };
         let found = files::service_section(&text, name)

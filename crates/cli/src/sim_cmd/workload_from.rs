@@ -52,7 +52,7 @@ fn kind_of(text: &[u8]) -> Input {
 /// (sections missing, estimates) are printed to stderr.
 pub(crate) fn read_characterization(path: &Path) -> Result<Characterization, CliError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path)
+    let bytes = storlab_core::input::read_bounded(path, storlab_core::input::TEXT_MAX_BYTES)
         .map_err(|e| CliError::BadInput(format!("{file}: cannot read it: {e}")))?;
     let (c, notes) = characterization_from_bytes(bytes, path)?;
     eprint!("{notes}");

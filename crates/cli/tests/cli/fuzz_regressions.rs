@@ -56,3 +56,40 @@ fn a_plan_of_more_units_than_the_bound_is_bad_input() {
         "plans/big.toml: repeats: must be at least 1 and at most 1000; got 4000000000"
     );
 }
+
+/// A configuration, report or drive file larger than anything such a file holds (64 MiB) is
+/// refused as bad input naming the file and the bound, read no further: a device or a pipe
+/// that never ends cannot take the machine's memory.
+#[test]
+fn a_file_beyond_the_input_bound_is_bad_input_naming_the_bound() {
+    let dir = super::scratch_dir();
+    let big = dir.path().join("array.toml");
+    let mut text = "# padding\n".repeat(((64 << 20) / 10) + 1);
+    text.push_str("name = \"x\"\n");
+    std::fs::write(&big, &text).expect("write");
+    let cases: [&[&str]; 3] = [
+        &["sim", "--profile", "randread-8k", "--array"],
+        &["drive", "import"],
+        &[
+            "sim",
+            "--array",
+            "../../examples/arrays/midrange-raid5.toml",
+            "--workload-from",
+        ],
+    ];
+    for args in cases {
+        let out = super::storlab()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(args)
+            .arg(&big)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("{}: cannot read", big.display()))
+                && err.contains("larger than 64 MiB, the most storlab reads of such a file"),
+            "{args:?}: {err}"
+        );
+    }
+}

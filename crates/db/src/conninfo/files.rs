@@ -40,7 +40,9 @@ pub fn pgpass(path: &Path, key: &PassKey) -> (Option<String>, Option<String>) {
         );
         return (None, Some(note));
     }
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(text) =
+        storlab_core::input::read_text_bounded(path, storlab_core::input::TEXT_MAX_BYTES)
+    else {
         return (None, None);
     };
     (pgpass_match(&text, key), None)

@@ -73,7 +73,8 @@ pub struct ImportedDrive {
 }
 
 fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))
+    storlab_core::input::read_text_bounded(path, storlab_core::input::TEXT_MAX_BYTES)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))
 }
 
 fn need(b: &Block, key: &str, file: &Path) -> Result<f64, String> {

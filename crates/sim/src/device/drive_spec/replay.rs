@@ -29,7 +29,7 @@ pub const MAX_LBN: u64 = 1 << 48;
 
 /// Reads a trace; errors name the file and line.
 pub fn read_trace(path: &Path) -> Result<Vec<TraceRequest>, String> {
-    let text = std::fs::read_to_string(path)
+    let text = storlab_core::input::read_text_bounded(path, storlab_core::input::DATA_MAX_BYTES)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     parse_trace(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
