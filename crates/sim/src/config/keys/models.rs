@@ -173,7 +173,7 @@ pub const HDD_KEYS: &[Key] = &[
     ),
     Key::new(
         "command_overheads_ms",
-        Kind::Other("table: read_hit_after_read ... write_miss_after_write, read_completion, write_completion, data_prep, reselect, read_disconnect_after_read, read_disconnect_after_write, write_disconnect, read_frees_bus, read_any_free_blocks"),
+        Kind::Other("table: read_hit_after_read ... write_miss_after_write, read_completion, write_completion, data_prep, reselect, read_disconnect_after_read, read_disconnect_after_write, write_disconnect, read_frees_bus, read_any_free_blocks, immediate_write"),
         storlab_core::keys::Default::Derived("command_overhead_ms for every kind"),
         "overheads by kind: read or write, buffer hit or miss, after a read or a write; completion overheads; a disconnecting drive's data preparation, reselect and disconnect overheads",
     )

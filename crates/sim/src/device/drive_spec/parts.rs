@@ -360,6 +360,7 @@ pub(super) fn overheads(disk: &Block, file: &Path) -> Result<Overheads, String> 
         write_disconnect: opt("Write disconnect overhead") * connected,
         read_frees_bus: connected > 0.0 && disk.num("Hold bus entire read xfer") == Some(0.0),
         read_any_free_blocks: disk.num("Read any free blocks").unwrap_or(0.0) != 0.0,
+        immediate_write: disk.num("Immediate buffer write").unwrap_or(0.0) != 0.0,
     })
 }
 

@@ -94,7 +94,7 @@ const DISK: &[(&str, Rule)] = &[
     ("Extradisc seek delta", Used),
     ("Minimum seek delay", Used),
     ("Immediate buffer read", Approx(&[0.0])),
-    ("Immediate buffer write", Only(&[0.0])),
+    ("Immediate buffer write", Only(&[0.0, 1.0, 2.0])),
 ];
 
 const SCHEDULER: &[(&str, Rule)] = &[

@@ -22,11 +22,13 @@
 //! head writes a sector only once its data is in the buffer, and a sector that passes
 //! under the head before its data arrived is written when it comes round again (on a drive
 //! whose interface is slower than its media, a write costs a revolution each time the head
-//! catches up with the data; write.rs has the details). A write ends read-ahead and drops
+//! catches up with the data; write.rs has the details; a drive with zero-latency writes
+//! writes from wherever the head lands: immediate.rs). A write ends read-ahead and drops
 //! any buffered data it overlaps. Completion overheads are added at the end.
 
 mod bus;
 mod free_blocks;
+mod immediate;
 mod readahead;
 mod write;
 

@@ -110,8 +110,8 @@ fn every_shipped_drive_imports_and_notes_what_it_models_approximately() {
 #[test]
 fn a_value_the_model_cannot_honour_is_refused_with_the_file_key_and_what_is_supported() {
     for (key, value, supported) in [
-        ("Immediate buffer write", "1", "only 0"),
         // Values DiskSim 4.0 refuses too.
+        ("Immediate buffer write", "3", "only 0 or 1 or 2"),
         ("Read any free blocks", "2", "only 0 or 1"),
         ("Hold bus entire read xfer", "2", "only 0 or 1"),
         ("Read initiation delay", "-0.5", "accepts 0 or more"),
@@ -497,3 +497,4 @@ fn spares_at_the_end_of_each_zone_start_the_next_zone_sooner() {
 
 mod cache;
 mod reads;
+mod writes;

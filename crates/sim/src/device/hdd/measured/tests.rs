@@ -360,5 +360,6 @@ fn a_negative_write_settle_shortens_a_write_seek() {
 }
 
 mod bus;
+mod immediate;
 mod watermark;
 mod write_data;

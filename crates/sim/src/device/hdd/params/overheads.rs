@@ -52,6 +52,11 @@ pub struct Overheads {
     /// (DiskSim's `Read any free blocks = 1`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub read_any_free_blocks: bool,
+    /// Writes are zero-latency: on each track the head writes the write's sectors as they
+    /// pass under it with their data buffered, from wherever it lands, rather than waiting
+    /// for the first (DiskSim's `Immediate buffer write = 1` or `2`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub immediate_write: bool,
 }
 
 fn is_false(v: &bool) -> bool {
