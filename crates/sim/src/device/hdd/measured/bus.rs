@@ -90,6 +90,9 @@ impl Hdd {
         ready: impl Fn(u64) -> u64,
     ) -> u64 {
         let (mut t, mut sent) = (first_send_ns, 0);
+        if n == 0 {
+            return t;
+        }
         loop {
             let have = buffered(n, t, &ready);
             if have > sent {

@@ -65,13 +65,16 @@ impl Hdd {
         n: u64,
         data: &BufferedData,
     ) -> (u64, u64) {
+        if n == 0 {
+            return (0, land_ns);
+        }
         let mut runs = Vec::with_capacity(2);
         self.media_runs(lba, n, |r| runs.push(r.sectors));
         let rev = self.rev_ns as f64;
         let spin = self.wrap_rev(now_ns + self.phase_ns);
         let (mut t, mut first_wait, mut done) = (land_ns as f64, None, 0u64);
         let mut prev = None;
-        for blocks in runs {
+        for blocks in runs.into_iter().filter(|&b| b > 0) {
             let at = lba + done;
             let zi = self.zones.index_of(at);
             let pos = self.locate_in(zi, at);
@@ -93,11 +96,10 @@ impl Hdd {
             let mut track = TrackWrite::new();
             loop {
                 let start = base + k as f64 * w;
-                if k < blocks && k >= track.next && data.ready_ns(done + k) <= start {
-                    if track.pass(k, blocks) {
-                        t = start + w;
-                        break;
-                    }
+                let buffered = k < blocks && k >= track.next && data.ready_ns(done + k) <= start;
+                if buffered && track.pass(k, blocks) {
+                    t = start + w;
+                    break;
                 }
                 k += 1;
                 if k == spt {
