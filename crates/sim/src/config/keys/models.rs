@@ -173,9 +173,9 @@ pub const HDD_KEYS: &[Key] = &[
     ),
     Key::new(
         "command_overheads_ms",
-        Kind::Other("table: read_hit_after_read ... write_miss_after_write, read_completion, write_completion, data_prep, reselect, read_disconnect_after_read, read_disconnect_after_write, write_disconnect"),
+        Kind::Other("table: read_hit_after_read ... write_miss_after_write, read_completion, write_completion, data_prep, reselect, read_disconnect_after_read, read_disconnect_after_write, write_disconnect, read_frees_bus, read_any_free_blocks, immediate_write"),
         storlab_core::keys::Default::Derived("command_overhead_ms for every kind"),
-        "overheads by kind: read or write, buffer hit or miss, after a read or a write; completion overheads; a disconnecting drive's data preparation, reselect and disconnect overheads",
+        "overheads by kind: read or write, buffer hit or miss, after a read or a write; completion overheads; a disconnecting drive's data preparation, reselect and disconnect overheads; whether a read frees the bus when it runs dry (DiskSim's `Hold bus entire read xfer = 0`), a read miss keeps the blocks it passes before its own (`Read any free blocks`), writes are zero-latency (`Immediate buffer write`)",
     )
     .unit("ms"),
     Key::new(

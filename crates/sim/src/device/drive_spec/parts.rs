@@ -332,7 +332,7 @@ fn never_disconnects(disk: &Block) -> bool {
 /// The eight overheads by kind and the completion overheads, each scaled by `Time scale
 /// for overheads`; the `Per-request overhead time`, paid on every command's arrival before
 /// anything else, is part of each command overhead. A drive that never disconnects pays
-/// no disconnect or reselect overhead.
+/// no disconnect or reselect overhead and holds the bus through every read.
 pub(super) fn overheads(disk: &Block, file: &Path) -> Result<Overheads, String> {
     let scale = time_scale(disk);
     let per_request = disk
@@ -358,6 +358,9 @@ pub(super) fn overheads(disk: &Block, file: &Path) -> Result<Overheads, String> 
         read_disconnect_after_read: opt("Read disconnect afterread") * connected,
         read_disconnect_after_write: opt("Read disconnect afterwrite") * connected,
         write_disconnect: opt("Write disconnect overhead") * connected,
+        read_frees_bus: connected > 0.0 && disk.num("Hold bus entire read xfer") == Some(0.0),
+        read_any_free_blocks: disk.num("Read any free blocks").unwrap_or(0.0) != 0.0,
+        immediate_write: disk.num("Immediate buffer write").unwrap_or(0.0) != 0.0,
     })
 }
 

@@ -39,7 +39,7 @@ const DISK: &[(&str, Rule)] = &[
     ("Print stats", Inert),
     ("Per-request overhead time", Used),
     ("Time scale for overheads", Used),
-    ("Hold bus entire read xfer", Used),
+    ("Hold bus entire read xfer", Only(&[0.0, 1.0])),
     ("Hold bus entire write xfer", Approx(&[1.0])),
     ("Allow almost read hits", Approx(&[1.0])),
     ("Allow sneaky full read hits", Inert),
@@ -62,7 +62,7 @@ const DISK: &[(&str, Rule)] = &[
     ("Maximum read-ahead (blks)", Used),
     ("Read-ahead over requested", Used),
     ("Read-ahead on idle hit", Used),
-    ("Read any free blocks", Only(&[0.0])),
+    ("Read any free blocks", Only(&[0.0, 1.0])),
     ("Fast write level", Used),
     ("Combine seq writes", Used),
     ("Stop prefetch in sector", Approx(&[1.0])),
@@ -94,7 +94,7 @@ const DISK: &[(&str, Rule)] = &[
     ("Extradisc seek delta", Used),
     ("Minimum seek delay", Used),
     ("Immediate buffer read", Approx(&[0.0])),
-    ("Immediate buffer write", Only(&[0.0])),
+    ("Immediate buffer write", Only(&[0.0, 1.0, 2.0])),
 ];
 
 const SCHEDULER: &[(&str, Rule)] = &[
@@ -245,22 +245,14 @@ pub(super) fn check_disk(disk: &Block, file: &Path, notes: &mut Vec<String>) -> 
     if let Some(s) = disk.block("Scheduler") {
         check_block(s, SCHEDULER, "the scheduler", file, notes)?;
     }
-    // A drive that frees the bus while its buffer runs dry during a read reconnects each
-    // time, paying its other reselect and disconnect overheads: not modelled.
-    let holds = disk.num("Hold bus entire read xfer").unwrap_or(1.0) != 0.0
-        || disk.num("Never disconnect").unwrap_or(0.0) != 0.0;
-    let paid: f64 = [
-        "Other reselect overhead",
-        "Read disconnect afterread",
-        "Read disconnect afterwrite",
-    ]
-    .iter()
-    .map(|k| disk.num(k).unwrap_or(0.0).max(0.0))
-    .sum();
-    if !holds && paid > 0.0 {
+    // DiskSim stops at a drive that reads free blocks into a buffer it does not cache in.
+    if disk.num("Read any free blocks").unwrap_or(0.0) != 0.0
+        && disk.num("Enable caching in buffer").unwrap_or(1.0) == 0.0
+    {
         return Err(format!(
-            "{}: `Hold bus entire read xfer = 0` with nonzero reselect or read disconnect overheads is not supported: storlab's disk model holds the bus from a read's reconnection to its end (set it to 1, or the overheads to 0)",
-            file.display()
+            "{}: `Read any free blocks = {}` with `Enable caching in buffer = 0` is refused, as DiskSim 4.0 refuses it: blocks read into the buffer must be cached (set one of them)",
+            file.display(),
+            disk.num("Read any free blocks").unwrap_or(0.0)
         ));
     }
     Ok(())

@@ -8,7 +8,9 @@
 //! on the media, then seeks, waits for its first sector, and sends its data as it comes
 //! off the media (the interface finishes one sector after the media, or later when it is
 //! the slower); a drive that disconnects while it positions reconnects once its read
-//! water mark is buffered, paying its reselect and data preparation overheads. After a read the drive reads ahead into the same segment, while idle, up
+//! water mark is buffered, paying its reselect and data preparation overheads (a drive
+//! that frees the bus whenever a read runs dry comes back each time: bus.rs; a read miss
+//! may also keep the blocks it passes before its own: free_blocks.rs). After a read the drive reads ahead into the same segment, while idle, up
 //! to `readahead_kib` (or where `readahead_limit` stops it); the head follows the
 //! read-ahead, so the next command seeks from the last block read ahead, not from the end
 //! of the read. A segment holds at most `cache_segment_kib`: read-ahead running on past
@@ -20,9 +22,13 @@
 //! head writes a sector only once its data is in the buffer, and a sector that passes
 //! under the head before its data arrived is written when it comes round again (on a drive
 //! whose interface is slower than its media, a write costs a revolution each time the head
-//! catches up with the data; write.rs has the details). A write ends read-ahead and drops
+//! catches up with the data; write.rs has the details; a drive with zero-latency writes
+//! writes from wherever the head lands: immediate.rs). A write ends read-ahead and drops
 //! any buffered data it overlaps. Completion overheads are added at the end.
 
+mod bus;
+mod free_blocks;
+mod immediate;
 mod readahead;
 mod write;
 
@@ -214,9 +220,23 @@ impl Hdd {
             } else {
                 0
             };
+            let transfer_ns = match m.bus_cycles(n, after_write).filter(|_| media_wait > 0) {
+                // The bus goes and comes back while the rest comes in.
+                Some(cycle) => {
+                    let ns_per_sector = self.media_ns_per_sector(avail);
+                    let partial = self.ra_partial_ns(now_ns, avail);
+                    let ready = |k: u64| {
+                        let behind = (lba + k + 1).saturating_sub(avail);
+                        ((behind as f64 * ns_per_sector) as u64).saturating_sub(partial)
+                    };
+                    self.read_bus_cycles_end_ns(n, m.water(n), cycle, overhead, ready)
+                        .saturating_sub(overhead)
+                }
+                None => self.iface_ns(n).max(last_in),
+            };
             let a = Access {
                 overhead_ns: overhead + completion,
-                transfer_ns: self.iface_ns(n).max(last_in),
+                transfer_ns,
                 ..Access::default()
             };
             let limit = self.readahead_end(m, stream, end);
@@ -297,11 +317,7 @@ impl Hdd {
         // disconnect is done), paying the reselect and data preparation; the interface
         // then runs at its rate, never ahead of the media: it ends one sector after the
         // media at the earliest.
-        let water = if m.fixed_water > 0 {
-            m.fixed_water
-        } else {
-            ((m.watermark * n as f64).floor() as u64).max(1)
-        };
+        let water = m.water(n);
         let held = water.saturating_sub(from - lba).min(media_n);
         // (Read off the media like the rest: with any track switch on the way.)
         let held_ns = if held == 0 {
@@ -319,19 +335,35 @@ impl Hdd {
         } else {
             (lead + rotate_ns + held_ns).max(wait + overhead + disconnect) + reconnect
         };
-        let transfer_ns = (media + self.iface_ns(1))
-            .max((send + self.iface_ns(n)).saturating_sub(lead + rotate_ns));
+        let transfer_ns = match m.bus_cycles(n, after_write) {
+            Some(cycle) => {
+                let mut runs = Vec::with_capacity(2);
+                self.media_runs(from, media_n, |r| runs.push(r));
+                let (pre, start) = (from - lba, lead + rotate_ns);
+                let ready = |k| bus::run_ready_ns(&runs, pre, start, k);
+                self.read_bus_cycles_end_ns(n, water, cycle, send, ready)
+                    .saturating_sub(start)
+            }
+            None => (media + self.iface_ns(1))
+                .max((send + self.iface_ns(n)).saturating_sub(lead + rotate_ns)),
+        };
         let a = Access {
             overhead_ns: wait + overhead + held_by_ra + ms_ns(m.overheads.read_completion),
             seek_ns,
             rotate_ns,
             transfer_ns,
         };
+        // With read any free blocks, the segment may start before the read.
+        let first_kept = if m.overheads.read_any_free_blocks && from == lba {
+            self.free_blocks_from(zi, &pos, lba, rotate_ns)
+        } else {
+            lba
+        };
         let done_media = now_ns + lead + rotate_ns + media;
         let limit = self.readahead_end(m, stream, end);
         m.ra_min_end = end + m.min_ra_sectors;
         self.readahead = (self.readahead_sectors > 0).then(|| ReadAhead {
-            from: if m.keep_read { lba } else { end },
+            from: if m.keep_read { first_kept } else { end },
             limit,
             fill_lba: end,
             fill_time_ns: done_media,

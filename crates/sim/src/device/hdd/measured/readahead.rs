@@ -89,11 +89,25 @@ impl Hdd {
         let media_wait = self
             .transfer_measured_ns(avail, end - avail)
             .saturating_sub(self.ra_partial_ns(now_ns, avail));
-        let a = Access {
-            overhead_ns: overhead + ms_ns(o.read_completion),
-            transfer_ns: self
+        let transfer_ns = match m.bus_cycles(n, after_write) {
+            Some(cycle) => {
+                let partial = self.ra_partial_ns(now_ns, avail);
+                let ready = |k: u64| match (lba + k + 1).checked_sub(avail) {
+                    Some(behind) if behind > 0 => self
+                        .transfer_measured_ns(avail, behind)
+                        .saturating_sub(partial),
+                    _ => 0,
+                };
+                self.read_bus_cycles_end_ns(n, m.water(n), cycle, overhead, ready)
+                    .saturating_sub(overhead)
+            }
+            None => self
                 .iface_ns(n)
                 .max((media_wait + self.iface_ns(1)).saturating_sub(overhead)),
+        };
+        let a = Access {
+            overhead_ns: overhead + ms_ns(o.read_completion),
+            transfer_ns,
             ..Access::default()
         };
         let limit = self.readahead_end(m, stream, end);

@@ -359,5 +359,7 @@ fn a_negative_write_settle_shortens_a_write_seek() {
     assert_eq!(write.seek_ns, disk.seek_ns(d) - 642_000, "{write:?}");
 }
 
+mod bus;
+mod immediate;
 mod watermark;
 mod write_data;

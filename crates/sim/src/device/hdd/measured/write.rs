@@ -103,12 +103,22 @@ impl Hdd {
             let seek = self
                 .seek_between(pos.cyl, pos.head, true)
                 .max(m.write_seek_min_ns);
-            let rot = self.rotate_wait_ns(
-                self.wrap_rev(start + self.phase_ns),
-                seek,
-                u64::from(p.angle_ns),
-            );
-            m.media_free_ns = start + seek + rot + self.transfer_measured_ns(lba, n);
+            m.media_free_ns = if m.overheads.immediate_write {
+                // All its data is in: the head writes from wherever it lands.
+                let data = BufferedData {
+                    first_ns: 0,
+                    ns_per_sector: 0.0,
+                    sectors_first: 0,
+                };
+                start + self.immediate_write_ns(start, seek, lba, n, &data).1
+            } else {
+                let rot = self.rotate_wait_ns(
+                    self.wrap_rev(start + self.phase_ns),
+                    seek,
+                    u64::from(p.angle_ns),
+                );
+                start + seek + rot + self.transfer_measured_ns(lba, n)
+            };
             if m.segments_max > 0 {
                 m.segments.insert(0, (lba, end));
                 m.segments.truncate(m.segments_max);
@@ -129,13 +139,6 @@ impl Hdd {
         // only once its data is in the buffer.
         let held_by_ra = held_by_ra.saturating_sub(wait + t.mech_ns);
         let lead = wait + t.mech_ns + held_by_ra + seek_ns;
-        let rotate_ns = self.rotate_wait_ns(
-            self.wrap_rev(now_ns + self.phase_ns),
-            lead,
-            u64::from(p.angle_ns),
-        );
-        let mut runs = Vec::with_capacity(2);
-        let media = self.media_runs(lba, n, |r| runs.push(r));
         let data = BufferedData {
             first_ns: wait + t.data_ns,
             ns_per_sector: m.write_iface_ns_per_sector,
@@ -144,7 +147,20 @@ impl Hdd {
                 None => 0,
             },
         };
-        let written = write_from_buffer_ns(lead + rotate_ns, &runs, media, data, self.rev_ns);
+        let (rotate_ns, written) = if m.overheads.immediate_write {
+            let (rotate_ns, written) = self.immediate_write_ns(now_ns, lead, lba, n, &data);
+            (rotate_ns, written.max(lead + rotate_ns))
+        } else {
+            let rotate_ns = self.rotate_wait_ns(
+                self.wrap_rev(now_ns + self.phase_ns),
+                lead,
+                u64::from(p.angle_ns),
+            );
+            let mut runs = Vec::with_capacity(2);
+            let media = self.media_runs(lba, n, |r| runs.push(r));
+            let written = write_from_buffer_ns(lead + rotate_ns, &runs, media, data, self.rev_ns);
+            (rotate_ns, written)
+        };
         let taken = wait + t.data_ns + iface + t.disconnect_ns;
         let a = Access {
             overhead_ns: wait + t.mech_ns + held_by_ra + t.tail_ns + completion,
@@ -190,7 +206,7 @@ pub(in crate::device::hdd) struct BufferedData {
 
 impl BufferedData {
     /// When sector `j` (from 0) of the write may be written.
-    fn ready_ns(&self, j: u64) -> f64 {
+    pub(super) fn ready_ns(&self, j: u64) -> f64 {
         self.first_ns as f64 + (j + 1).max(self.sectors_first) as f64 * self.ns_per_sector
     }
 }

@@ -41,6 +41,26 @@ pub struct Overheads {
     /// To disconnect once a write's data is in the buffer (the drive reconnects no sooner).
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub write_disconnect: f64,
+    /// The drive frees the bus whenever a read has sent all it has buffered, and reconnects
+    /// (after its read disconnect, paying the reselect and data preparation) once the read
+    /// water mark is buffered again or the read is all in (DiskSim's `Hold bus entire read
+    /// xfer = 0`); otherwise it holds the bus from its first reconnection to the read's end.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub read_frees_bus: bool,
+    /// A read miss whose head lands on the track of its first block after that block's
+    /// sector reads the track's blocks before it as they pass, into the read's segment
+    /// (DiskSim's `Read any free blocks = 1`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub read_any_free_blocks: bool,
+    /// Writes are zero-latency: on each track the head writes the write's sectors as they
+    /// pass under it with their data buffered, from wherever it lands, rather than waiting
+    /// for the first (DiskSim's `Immediate buffer write = 1` or `2`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub immediate_write: bool,
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 /// The early disconnect of a write that follows a write elsewhere (DiskSim's `Extra write
