@@ -393,7 +393,8 @@ pub(super) fn sector_transfer_ms(
 ) -> (f64, f64) {
     let bulk = disk.num("Bulk sector transfer time").unwrap_or(0.0);
     let parv = diskspecs.with_extension("parv");
-    let text = std::fs::read_to_string(parv).unwrap_or_default();
+    let text = storlab_core::input::read_text_bounded(&parv, storlab_core::input::TEXT_MAX_BYTES)
+        .unwrap_or_default();
     // The bus and controller blocks only: the rest of a .parv (topology, instantiation) is
     // another syntax.
     let (mut read, mut write) = (0.0f64, 0.0f64);
