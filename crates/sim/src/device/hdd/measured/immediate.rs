@@ -96,6 +96,13 @@ impl Hdd {
             let mut track = TrackWrite::new();
             loop {
                 let start = base + k as f64 * w;
+                // Data comes in block order: until the next block in order is in, no block
+                // of the track can be written, so the revolutions before it pass whole.
+                let next_in = data.ready_ns(done + track.next);
+                if next_in > start + rev {
+                    base += ((next_in - start) / rev).floor() * rev;
+                    continue;
+                }
                 let buffered = k < blocks && k >= track.next && data.ready_ns(done + k) <= start;
                 if buffered && track.pass(k, blocks) {
                     t = start + w;

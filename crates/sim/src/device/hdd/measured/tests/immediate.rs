@@ -73,3 +73,29 @@ fn a_zero_latency_write_landing_inside_its_sectors_saves_those_ahead_of_the_head
     }
     assert!(inside > 0 && outside > 0, "{inside} {outside}");
 }
+
+#[test]
+fn a_zero_latency_write_fed_slower_than_a_revolution_a_block_ends_as_one_in_block_order() {
+    // Three blocks over a bus of 0.0000005 MB/s (1,024 s a block, some 92,000 revolutions
+    // of the C2247): each block's data comes in long after the head has passed the block,
+    // so zero-latency or not, each is written the first time it comes round after its
+    // data: the two times are equal, and the revolutions without data pass whole (not
+    // sector by sector, 96 steps a revolution: 26 million steps here, and without bound as
+    // the bus slows).
+    let run = |immediate: bool| {
+        let mut p = HddParams {
+            interface_write_mbps: 0.000_000_5,
+            ..drive("hp_c2247a")
+        };
+        p.command_overheads_ms
+            .as_mut()
+            .expect("overheads")
+            .immediate_write = immediate;
+        let mut disk = Hdd::new(&p, 0).expect("builds");
+        disk.enqueue(0, 0, 1_000, 3, true);
+        disk.start_next(0).expect("starts").1.total_ns()
+    };
+    let (plain, zero) = (run(false), run(true));
+    assert!(plain > 3_000_000_000_000, "{plain}");
+    assert!(zero.abs_diff(plain) < 10, "{zero} against {plain}");
+}
