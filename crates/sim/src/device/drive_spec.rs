@@ -251,6 +251,14 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
     if (rpm_exact - f64::from(rpm)).abs() > 1e-9 {
         notes.push(format!("rotation speed {rpm_exact} rpm rounded to {rpm}"));
     }
+    // Values DiskSim accepts can still lie outside what a storlab model allows (an overhead
+    // of hours): refused here, naming the description, rather than when the model runs.
+    crate::device::hdd::check_params(&params).map_err(|e| {
+        format!(
+            "{}: the drive's values make a model storlab cannot run: {e}",
+            diskspecs.display()
+        )
+    })?;
     Ok(ImportedDrive {
         disksim_name,
         params,

@@ -39,6 +39,7 @@ use crate::divisor::{Divisor, Ratio};
 pub(crate) use geometry::MAX_STEP_MS;
 use geometry::{SeekCurve, Zones};
 use measured::Measured;
+pub(crate) use params::check_params;
 pub(crate) use params::MAX_QUEUE_DEPTH;
 pub(crate) use params::MAX_SPARE_RANGE_CYLINDERS;
 pub use params::{

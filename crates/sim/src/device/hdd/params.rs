@@ -206,7 +206,7 @@ fn is_false(v: &bool) -> bool {
 /// Checks a drive's parameters: each against its declaration in
 /// [`crate::config::keys::HDD_KEYS`] (a model built in code gets the same checks as one read
 /// from a file), then the rules between them.
-pub(super) fn check_params(p: &HddParams) -> Result<(), String> {
+pub(crate) fn check_params(p: &HddParams) -> Result<(), String> {
     crate::device::check_declared(p, crate::config::keys::HDD_KEYS)?;
     if p.media_rate_inner_mbps > p.media_rate_outer_mbps {
         return Err(format!(

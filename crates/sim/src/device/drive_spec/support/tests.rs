@@ -309,28 +309,35 @@ fn a_drive_that_never_disconnects_pays_no_reselect_and_keeps_no_water_mark() {
 
 #[test]
 fn skews_in_revolutions_are_a_share_of_the_track() {
-    // Zone 1 of the Atlas III: 256 blocks a track; a quarter revolution is 64 sectors.
+    // Zone 1 of the Atlas III: 256 blocks a track; a quarter revolution is 64 sectors. Every
+    // zone's skews are given in revolutions (a zone left in sectors would read 75 as 75
+    // revolutions, beyond what a model allows).
     let specs = variant(
         "atlas_III",
         "atlas_III",
         "revs",
         |t| t,
         |t| {
-            t.replacen(
+            let t = t.replacen(
                 "LBN-to-PBN mapping scheme = 0,",
                 "LBN-to-PBN mapping scheme = 0,\n      Skew units = revolutions,",
                 1,
-            )
-            .replacen(
-                "Skew for track switch = 75.000000",
-                "Skew for track switch = 0.25",
-                1,
-            )
-            .replacen(
-                "Skew for cylinder switch = 86.000000",
-                "Skew for cylinder switch = 0.5",
-                1,
-            )
+            );
+            t.lines()
+                .map(|line| match line.split_once(" = ") {
+                    Some((key, value)) if key.trim() == "Skew for track switch" => {
+                        format!(
+                            "{key} = 0.25{}",
+                            if value.ends_with(',') { "," } else { "" }
+                        )
+                    }
+                    Some((key, value)) if key.trim() == "Skew for cylinder switch" => {
+                        format!("{key} = 0.5{}", if value.ends_with(',') { "," } else { "" })
+                    }
+                    _ => line.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
         },
     );
     let z = &import(&specs).expect("imports").params.zone_table[0];

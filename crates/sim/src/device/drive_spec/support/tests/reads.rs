@@ -120,3 +120,18 @@ fn a_drive_reading_free_blocks_imports_replays_its_trace_and_hits_on_them() {
         "{err}"
     );
 }
+
+#[test]
+fn a_value_beyond_what_a_model_allows_is_refused_at_import_naming_the_description() {
+    // DiskSim takes any overhead; a storlab model takes 0 to 1,000 ms. A reselect of 1e6 ms
+    // is refused by the import with the description's name, not later by the replay under
+    // the trace's.
+    let err = c2247("huge", &[("First reselect overhead", "1e6")]).unwrap_err();
+    assert!(
+        err.ends_with(
+            "hp_c2247a.diskspecs: the drive's values make a model storlab cannot run: \
+             command_overheads_ms.reselect must be 0 to 1000 ms; got 1000000"
+        ),
+        "{err}"
+    );
+}
