@@ -68,10 +68,11 @@ fn set(text: String, key: &str, value: &str) -> String {
     format!("{}{key} = {value}{}", &text[..at], &text[end..])
 }
 
-fn barracuda(tag: &str, edits: &[(&str, &str)]) -> Result<ImportedDrive, String> {
+/// The shipped drive `drive` with `edits` made to its description, imported.
+fn edited(drive: &str, tag: &str, edits: &[(&str, &str)]) -> Result<ImportedDrive, String> {
     let specs = variant(
-        "barracuda",
-        "barracuda",
+        drive,
+        drive,
         tag,
         |mut t| {
             for (k, v) in edits {
@@ -82,6 +83,10 @@ fn barracuda(tag: &str, edits: &[(&str, &str)]) -> Result<ImportedDrive, String>
         |t| t,
     );
     import(&specs)
+}
+
+fn barracuda(tag: &str, edits: &[(&str, &str)]) -> Result<ImportedDrive, String> {
+    edited("barracuda", tag, edits)
 }
 
 #[test]

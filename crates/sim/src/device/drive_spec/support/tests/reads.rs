@@ -4,19 +4,7 @@
 use super::*;
 
 fn c2247(tag: &str, edits: &[(&str, &str)]) -> Result<ImportedDrive, String> {
-    let specs = variant(
-        "hp_c2247a",
-        "hp_c2247a",
-        tag,
-        |mut t| {
-            for (k, v) in edits {
-                t = set(t, k, v);
-            }
-            t
-        },
-        |t| t,
-    );
-    import(&specs)
+    edited("hp_c2247a", tag, edits)
 }
 
 #[test]

@@ -3,14 +3,11 @@
 use super::*;
 
 fn with_immediate_writes(drive: &str, value: &str) -> Result<ImportedDrive, String> {
-    let specs = variant(
-        drive,
+    edited(
         drive,
         &format!("immed-{drive}-{value}"),
-        |t| set(t, "Immediate buffer write", value),
-        |t| t,
-    );
-    import(&specs)
+        &[("Immediate buffer write", value)],
+    )
 }
 
 #[test]

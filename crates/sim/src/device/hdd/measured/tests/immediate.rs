@@ -2,6 +2,23 @@
 
 use super::{drive, Hdd, HddParams};
 use crate::device::hdd::measured::immediate::TrackWrite;
+use crate::device::hdd::Access;
+
+/// A write of `n` blocks from `lba` issued at `now` to an idle HP C2247 whose write bus runs
+/// at `mbps`, zero-latency or not.
+fn c2247_write(mbps: f64, immediate: bool, now: u64, lba: u64, n: u32) -> Access {
+    let mut p = HddParams {
+        interface_write_mbps: mbps,
+        ..drive("hp_c2247a")
+    };
+    p.command_overheads_ms
+        .as_mut()
+        .expect("overheads")
+        .immediate_write = immediate;
+    let mut disk = Hdd::new(&p, 0).expect("builds");
+    disk.enqueue(now, 0, lba, n, true);
+    disk.start_next(now).expect("starts").1
+}
 
 #[test]
 fn a_zero_latency_track_writes_a_run_out_of_order_and_forgets_it_when_another_starts() {
@@ -42,19 +59,7 @@ fn a_zero_latency_write_landing_inside_its_sectors_saves_those_ahead_of_the_head
     let (mut inside, mut outside) = (0, 0);
     for i in 0..24u64 {
         let now = i * rev_ns / 24 + 7;
-        let run = |immediate: bool| {
-            let mut p = HddParams {
-                interface_write_mbps: 1000.0,
-                ..drive("hp_c2247a")
-            };
-            p.command_overheads_ms
-                .as_mut()
-                .expect("overheads")
-                .immediate_write = immediate;
-            let mut disk = Hdd::new(&p, 0).expect("builds");
-            disk.enqueue(now, 0, lba, 40, true);
-            disk.start_next(now).expect("starts").1
-        };
+        let run = |immediate| c2247_write(1000.0, immediate, now, lba, 40);
         let (plain, zero) = (run(false), run(true));
         let past = if plain.rotate_ns > 0 {
             (rev_ns - plain.rotate_ns) as f64
@@ -82,19 +87,7 @@ fn a_zero_latency_write_fed_slower_than_a_revolution_a_block_ends_as_one_in_bloc
     // data: the two times are equal, and the revolutions without data pass whole (not
     // sector by sector, 96 steps a revolution: 26 million steps here, and without bound as
     // the bus slows).
-    let run = |immediate: bool| {
-        let mut p = HddParams {
-            interface_write_mbps: 0.000_000_5,
-            ..drive("hp_c2247a")
-        };
-        p.command_overheads_ms
-            .as_mut()
-            .expect("overheads")
-            .immediate_write = immediate;
-        let mut disk = Hdd::new(&p, 0).expect("builds");
-        disk.enqueue(0, 0, 1_000, 3, true);
-        disk.start_next(0).expect("starts").1.total_ns()
-    };
+    let run = |immediate| c2247_write(0.000_000_5, immediate, 0, 1_000, 3).total_ns();
     let (plain, zero) = (run(false), run(true));
     assert!(plain > 3_000_000_000_000, "{plain}");
     assert!(zero.abs_diff(plain) < 10, "{zero} against {plain}");
