@@ -70,9 +70,9 @@ demo: deps build
 	$(STORLAB) demo --out out/demo
 
 # Fuzzing of every parser of user files (fuzz/, scripts/fuzz.sh; cargo-fuzz installed when
-# missing): `make test` runs each of the 16 targets for FUZZ_TEST_SECONDS (two minutes in all),
+# missing): `make test` runs each of the 16 targets for FUZZ_TEST_SECONDS (about a minute in all),
 # `make fuzz` for FUZZ_SECONDS each, then minimizes what it found into fuzz/corpus/.
-FUZZ_TEST_SECONDS ?= 7
+FUZZ_TEST_SECONDS ?= 4
 FUZZ_SECONDS ?= 600
 
 # Every check: formatting, lints (warnings are errors), every test in release mode, the
