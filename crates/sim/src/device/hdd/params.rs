@@ -199,7 +199,7 @@ fn is_zero(v: &u32) -> bool {
     *v == 0
 }
 
-fn is_false(v: &bool) -> bool {
+pub(super) fn is_false(v: &bool) -> bool {
     !*v
 }
 

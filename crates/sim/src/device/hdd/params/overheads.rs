@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::is_zero_f64;
+use super::{is_false, is_zero_f64};
 
 /// Command overheads by kind, ms: the drive's processing time before it acts on a command,
 /// which depends on the command, whether its data is in the buffer (hit) and what the
@@ -57,10 +57,6 @@ pub struct Overheads {
     /// for the first (DiskSim's `Immediate buffer write = 1` or `2`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub immediate_write: bool,
-}
-
-fn is_false(v: &bool) -> bool {
-    !*v
 }
 
 /// The early disconnect of a write that follows a write elsewhere (DiskSim's `Extra write
