@@ -24,16 +24,8 @@ impl Hdd {
         lba: u64,
         rotate_ns: u64,
     ) -> u64 {
-        let z = &self.zones.list[zone];
         let sector = u64::from(pos.sector);
-        if rotate_ns == 0 || sector == 0 {
-            return lba;
-        }
-        // How far past the start of the read's sector the head landed, and how far that
-        // sector is from the start of the track's last one.
-        let past_ns = self.rev_ns.saturating_sub(rotate_ns) as f64;
-        let to_last_ns = z.spt.get().saturating_sub(1 + sector) as f64 * z.ns_per_sector;
-        if past_ns >= to_last_ns {
+        if sector == 0 || self.landed_past_ns(zone, sector, rotate_ns).is_none() {
             return lba;
         }
         // The track's first block: `sector` back, fewer when sectors before it on the

@@ -57,6 +57,18 @@ impl Hdd {
     /// `land_ns` after `now_ns` (the command's start), its data as `data` says: the wait
     /// from landing to the first sector the head writes or passes, and when (from `now_ns`)
     /// it has written its last sector.
+    /// How far past the start of `sector` (of a track of zone `zone`) the head landed when
+    /// it then waits `rotate_ns` for that sector, when it landed past it and before the
+    /// start of the track's last sector: the head then passes the track's other sectors
+    /// before it comes round to this one (`None` when it landed on the sector's start or
+    /// before it, or on the track's last sector).
+    pub(super) fn landed_past_ns(&self, zone: usize, sector: u64, rotate_ns: u64) -> Option<f64> {
+        let z = &self.zones.list[zone];
+        let past = self.rev_ns.saturating_sub(rotate_ns) as f64;
+        let to_last = z.spt.get().saturating_sub(1 + sector) as f64 * z.ns_per_sector;
+        (rotate_ns > 0 && past < to_last).then_some(past)
+    }
+
     pub(super) fn immediate_write_ns(
         &self,
         now_ns: u64,
@@ -84,13 +96,10 @@ impl Hdd {
             prev = Some((pos.cyl, pos.head));
             let z = &self.zones.list[zi];
             let (w, spt, k0) = (z.ns_per_sector, z.spt.get(), u64::from(pos.sector));
-            let wait = self.rotate_wait_ns(spin, t as u64, self.angle_of(zi, &pos)) as f64;
-            // How far past the start of the write's first sector the head lands.
-            let past = if wait > 0.0 { rev - wait } else { 0.0 };
-            let (mut k, mut base) = if past > 0.0 && past < (spt - 1 - k0) as f64 * w {
-                ((past / w).ceil() as u64, t - past)
-            } else {
-                (0, t + wait)
+            let wait = self.rotate_wait_ns(spin, t as u64, self.angle_of(zi, &pos));
+            let (mut k, mut base) = match self.landed_past_ns(zi, k0, wait) {
+                Some(past) => ((past / w).ceil() as u64, t - past),
+                None => (0, t + wait as f64),
             };
             first_wait.get_or_insert(base + k as f64 * w - t);
             let mut track = TrackWrite::new();
