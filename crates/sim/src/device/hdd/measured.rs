@@ -212,9 +212,12 @@ impl Hdd {
             let overhead = ms_ns(m.overheads.of(false, true, after_write) + m.overheads.data_prep);
             // Blocks still coming in: the overhead runs while they do, and the last one
             // crosses the interface after it is in.
-            let media_wait = ((end.saturating_sub(avail) as f64 * self.media_ns_per_sector(avail))
-                as u64)
-                .saturating_sub(self.ra_partial_ns(now_ns, avail));
+            let (ns_per_sector, partial) = (
+                self.media_ns_per_sector(avail),
+                self.ra_partial_ns(now_ns, avail),
+            );
+            let media_wait =
+                ((end.saturating_sub(avail) as f64 * ns_per_sector) as u64).saturating_sub(partial);
             let last_in = if media_wait > 0 {
                 (media_wait + self.iface_ns(1)).saturating_sub(overhead)
             } else {
@@ -223,8 +226,6 @@ impl Hdd {
             let transfer_ns = match m.bus_cycles(n, after_write).filter(|_| media_wait > 0) {
                 // The bus goes and comes back while the rest comes in.
                 Some(cycle) => {
-                    let ns_per_sector = self.media_ns_per_sector(avail);
-                    let partial = self.ra_partial_ns(now_ns, avail);
                     let ready = |k: u64| {
                         let behind = (lba + k + 1).saturating_sub(avail);
                         ((behind as f64 * ns_per_sector) as u64).saturating_sub(partial)

@@ -86,12 +86,12 @@ impl Hdd {
         let end = lba + n;
         let o = &m.overheads;
         let overhead = ms_ns(o.of(false, true, after_write) + o.data_prep);
+        let partial = self.ra_partial_ns(now_ns, avail);
         let media_wait = self
             .transfer_measured_ns(avail, end - avail)
-            .saturating_sub(self.ra_partial_ns(now_ns, avail));
+            .saturating_sub(partial);
         let transfer_ns = match m.bus_cycles(n, after_write) {
             Some(cycle) => {
-                let partial = self.ra_partial_ns(now_ns, avail);
                 let ready = |k: u64| match (lba + k + 1).checked_sub(avail) {
                     Some(behind) if behind > 0 => self
                         .transfer_measured_ns(avail, behind)
