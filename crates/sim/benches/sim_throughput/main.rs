@@ -9,7 +9,9 @@
 //! least 2,000,000 lines per second; one simulated hour of dpaws/update-row with 80 sessions
 //! on enterprise-raid5.toml in under 60 s, measured with the example workload
 //! (examples/workloads/dpaws-update-row.toml: one table the array's cache holds) and with case
-//! 2's own database (15 tables of 31.9 million rows, mostly read from the disks).
+//! 2's own database (15 tables of 31.9 million rows, mostly read from the disks); a users
+//! sweep of 8 points on case 2's database in under 2 minutes and the six drive traces
+//! validated in under 5 s, both by the `storlab` binary (`binary_goals`).
 //!
 //! Each throughput case runs three alternating rounds of 600 and 1,200 simulated seconds and
 //! reports medians with min and max: on a shared machine single runs move by a third.
@@ -18,6 +20,8 @@
 
 // The machine facts, round statistics and report writing the comparison benches use.
 use storlab_bench_support as support;
+
+mod binary_goals;
 
 use std::time::Instant;
 
@@ -28,9 +32,9 @@ use storlab_sim::{
 };
 use support::Spread;
 
-const RAID5: &str = include_str!("../../../examples/arrays/midrange-raid5.toml");
-const ENTERPRISE: &str = include_str!("../../../examples/arrays/enterprise-raid5.toml");
-const UPDATE_ROW: &str = include_str!("../../../examples/workloads/dpaws-update-row.toml");
+const RAID5: &str = include_str!("../../../../examples/arrays/midrange-raid5.toml");
+const ENTERPRISE: &str = include_str!("../../../../examples/arrays/enterprise-raid5.toml");
+const UPDATE_ROW: &str = include_str!("../../../../examples/workloads/dpaws-update-row.toml");
 
 /// Case 2's own update-row database (references/case2-enterprise.toml): 15 tables of 31.9
 /// million rows (229 GB in PostgreSQL's layout), a 512 MiB buffer, so most operations read
@@ -317,9 +321,14 @@ fn main() {
     let traces = trace_speed();
     let database = database_hour("dpaws-update-row.toml", UPDATE_ROW);
     let case2 = database_hour("case 2's database", CASE2_UPDATE_ROW);
+    let bin = std::env::var("STORLAB_BIN").ok().filter(|b| !b.is_empty());
+    let sweep = binary_goals::users_sweep(bin.as_deref(), CASE2_UPDATE_ROW);
+    let drives = binary_goals::drive_validation(bin.as_deref());
     let report = json!({
         "database": database,
         "database_case2": case2,
+        "users_sweep_case2": sweep,
+        "drive_validation": drives,
         "trace_parsing": traces,
         "benchmark": "storlab-sim throughput",
         "array": "examples/arrays/midrange-raid5.toml",
