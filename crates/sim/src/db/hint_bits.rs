@@ -94,7 +94,7 @@ impl HintBits {
     /// No block unhinted, over `blocks` blocks whose heap blocks are `heap` (ranges of first
     /// block and count); `wal_logged`: hints are WAL-logged.
     pub fn new(blocks: u64, heap: &[(u64, u64)], wal_logged: bool) -> HintBits {
-        let mut words = vec![[0; 3]; blocks.div_ceil(64) as usize];
+        let mut words = crate::cache::huge_table(blocks.div_ceil(64) as usize, [0; 3]);
         for &(first, n) in heap {
             set_range(&mut words, HEAP, first, (first + n).min(blocks));
         }
@@ -123,6 +123,18 @@ impl HintBits {
             self.words[w][kind] |= m;
         } else {
             self.words[w][kind] &= !m;
+        }
+    }
+
+    /// Starts loading the bits of the blocks `changed` (as [`HintBits::commit`] takes them)
+    /// into the processor's cache, for a commit that comes later. A hint only.
+    #[inline]
+    pub fn prefetch(&self, changed: &[(u64, bool)]) {
+        for &(entry, write) in changed {
+            let b = entry & !NEW_BLOCK;
+            if write && b < self.blocks {
+                crate::cache::prefetch_line(&self.words[(b / 64) as usize]);
+            }
         }
     }
 

@@ -101,6 +101,15 @@ impl DbEngine {
         }
     }
 
+    /// PostgreSQL: session `s` is about to commit: the hint bits of the blocks it changed
+    /// start loading into the processor's cache for [`DbEngine::hint_commit`] (a hint only).
+    #[inline]
+    pub(super) fn hint_prefetch(&self, s: u32) {
+        if let Some(h) = self.hints.as_ref() {
+            h.prefetch(&self.sessions[s as usize].plan);
+        }
+    }
+
     /// PostgreSQL: a checkpoint begins (its redo pointer is the log's end).
     pub(super) fn hint_checkpoint(&mut self) {
         if let Some(h) = self.hints.as_mut() {

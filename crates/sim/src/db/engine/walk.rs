@@ -138,6 +138,7 @@ impl DbEngine {
             return;
         }
         builtin::prefetch_ahead(&self.cache, &self.sessions[s as usize].ahead);
+        self.hint_prefetch(s);
         let bytes = self.commit_log_bytes(s);
         let per_commit = self.spec.log_bytes_per_commit;
         let step = if self.oracle.is_some() {
