@@ -12,7 +12,8 @@
 //!   sparing`, sectors per track to `sectors_per_track`, sectors at the front of each
 //!   cylinder (schemes 5 and 6) to `sectors_per_cylinder_at_front`, sectors at the end of
 //!   each zone (9, and 10 with the zone's slips among them) to `sectors_per_zone`; spares
-//!   at the end of the disk move no block). When the spares as read leave fewer blocks than the block
+//!   at the end of the disk move no block); or a `dm_layout_g4` table, carried into zones
+//!   with exactly its mapping (g4.rs). When the spares as read leave fewer blocks than the block
 //!   count, they are not counted. Defects remapped to a spare become the zone's `remaps`
 //!   (one remapped to itself moves nothing); the `LBN-to-PBN mapping scheme` becomes
 //!   `surface_order` (0 ascending, 1 alternating from each zone's first cylinder, 2 on odd

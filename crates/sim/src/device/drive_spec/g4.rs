@@ -195,7 +195,7 @@ pub(super) fn read_table(layout: &Block, geo: Geometry, file: &Path) -> Result<T
 
 impl Reader<'_> {
     fn read_types(&mut self, list: &[Value]) -> Result<(), String> {
-        if list.len() % 3 != 0 {
+        if !list.len().is_multiple_of(3) {
             return Err(format!(
                 "{}: `TP` of dm_layout_g4 must hold triples (low, high, spt); got {} numbers",
                 self.file.display(),
@@ -429,7 +429,7 @@ impl Reader<'_> {
 
 /// `Slips`: `lbn, count` pairs, sorted, apart, inside the table's `total` positions.
 fn read_slips(list: &[Value], total: u64, file: &Path) -> Result<Vec<[u64; 2]>, String> {
-    if list.len() % 2 != 0 {
+    if !list.len().is_multiple_of(2) {
         return Err(format!(
             "{}: `Slips` of dm_layout_g4 must hold pairs (lbn, count); got {} numbers",
             file.display(),
@@ -460,7 +460,7 @@ fn read_slips(list: &[Value], total: u64, file: &Path) -> Result<Vec<[u64; 2]>, 
 /// `Remaps`: `lbn, count, cylinder, head, sector, spt` rows, blocks below the block count,
 /// on a track of the drive, runs apart.
 fn read_remaps(list: &[Value], geo: Geometry, file: &Path) -> Result<Vec<Remap>, String> {
-    if list.len() % 6 != 0 {
+    if !list.len().is_multiple_of(6) {
         return Err(format!(
             "{}: `Remaps` of dm_layout_g4 must hold rows of six (lbn, count, cylinder, head, sector, spt); got {} numbers",
             file.display(),

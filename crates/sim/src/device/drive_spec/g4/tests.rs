@@ -298,7 +298,7 @@ fn a_hand_made_table_maps_blocks_as_disksim_ltop_does() {
             "block {lba}"
         );
         let got = hdd.block_angle_ns(lba) as f64;
-        let want = (angle as f64).rem_euclid(1.0) * rev;
+        let want = f64::rem_euclid(angle, 1.0) * rev;
         assert!(
             (got - want).abs() <= 2.0,
             "block {lba}: {got} ns, want {want}"
