@@ -313,3 +313,45 @@ fn a_hand_made_table_maps_blocks_as_disksim_ltop_does() {
         .collect();
     assert_eq!(spt, [200, 160, 200, 160, 200, 160, 200]);
 }
+
+#[test]
+fn the_check_finds_zones_that_map_a_block_elsewhere_on_any_drive_size() {
+    // The hand table's zones as imported pass the check block by block and by track ends;
+    // without the slip (the blocks after it stay one sector early) or with the remaps
+    // dropped, both checks name the first block out of place.
+    let dir = copy_with("cheetah4LP", "cheetah4LP", "check", HAND_TABLE, &HAND_KEYS);
+    let d = import(&dir.path().join("cheetah4LP.diskspecs")).expect("imports");
+    let model = std::fs::read_to_string(dir.path().join("cheetah4LP.model")).expect("model");
+    let blocks = super::super::parse(&model).expect("parses");
+    let layout = blocks[0].block("Layout Model").expect("layout");
+    let geo = super::Geometry {
+        cylinders: 8,
+        heads: 2,
+        blocks: 2800,
+    };
+    let file = Path::new("hand.model");
+    let t = super::to_zones(
+        super::read_table(layout, geo, file).expect("reads"),
+        geo,
+        file,
+    )
+    .expect("zones");
+    for full in [0, u64::MAX] {
+        t.verify_up_to(&d.params, full)
+            .expect("the zones map the table");
+        let mut p = d.params.clone();
+        p.zone_table[6].slips.clear();
+        let e = t.verify_up_to(&p, full).expect_err("a block out of place");
+        assert!(
+            e.contains("block 2400 lies at cylinder 6 surface 1 sector 41"),
+            "{e}"
+        );
+        let mut p = d.params.clone();
+        p.zone_table[6].remaps.clear();
+        let e = t.verify_up_to(&p, full).expect_err("a block out of place");
+        assert!(
+            e.contains("block 2600 lies at cylinder 7 surface 1 sector 198"),
+            "{e}"
+        );
+    }
+}

@@ -21,6 +21,9 @@ use crate::device::hdd::{Hdd, HddParams, Sparing, ZoneSpec};
 /// Most slipped positions and remapped blocks a table may list (each is one entry of a zone).
 pub const MAX_LISTED: u64 = 1 << 20;
 
+/// Largest drive whose every block is checked against the table (32 GiB: some seconds).
+pub const FULL_CHECK_BLOCKS: u64 = 1 << 26;
+
 /// Angles closer than this, in sectors, are the same (DiskSim keeps angles to 2^-32 of a
 /// revolution).
 const EPS: f64 = 1e-6;
@@ -285,8 +288,16 @@ fn position(slips: &[[u64; 2]], lbn: u64) -> u64 {
 }
 
 impl Translated {
-    /// Checks that the drive built from `p` puts every block where the table does.
+    /// Checks that the drive built from `p` puts every block where the table does: each
+    /// block of a drive of at most [`FULL_CHECK_BLOCKS`], else each block of a track holding
+    /// a slip or a remapped block and the first and last of every other track (the zones
+    /// map a track's blocks in a line between them).
     pub fn verify(&self, p: &HddParams) -> Result<(), String> {
+        self.verify_up_to(p, FULL_CHECK_BLOCKS)
+    }
+
+    /// [`Translated::verify`], every block checked on a drive of at most `full` blocks.
+    pub fn verify_up_to(&self, p: &HddParams, full: u64) -> Result<(), String> {
         let hdd = Hdd::new(p, 0)?;
         let blocks = self.geo.blocks;
         let file = self.file.display();
@@ -296,10 +307,43 @@ impl Translated {
                 hdd.capacity_sectors()
             ));
         }
+        let check = |lbn: u64, want: (u32, u32, u32)| {
+            let got = hdd.locate(lbn);
+            if want == (got.cyl, got.head, got.sector) {
+                return Ok(());
+            }
+            Err(format!(
+                "{file}: the g4 table cannot be carried into storlab's zones exactly: block {lbn} lies at cylinder {} surface {} sector {} in the table, {} {} {} in the zones",
+                want.0, want.1, want.2, got.cyl, got.head, got.sector
+            ))
+        };
+        let full = blocks <= full;
         let (mut lbn, mut pos) = (0u64, 0u64);
         let (mut slip, mut remap) = (0usize, 0usize);
         let (slips, remaps) = (&self.table.slips, &self.table.remaps);
         for t in &self.table.tracks {
+            if lbn >= blocks {
+                return Ok(());
+            }
+            let n = u64::from(t.blocks);
+            while slip < slips.len() && slips[slip][0] + slips[slip][1] <= pos {
+                slip += 1;
+            }
+            while remap < remaps.len() && remaps[remap].lbn + remaps[remap].count <= lbn {
+                remap += 1;
+            }
+            let plain = slips.get(slip).is_none_or(|s| s[0] >= pos + n)
+                && remaps.get(remap).is_none_or(|r| r.lbn >= lbn + n);
+            if !full && plain {
+                let last = n.min(blocks - lbn) - 1;
+                check(lbn, (t.cyl, t.head, 0))?;
+                check(lbn + last, (t.cyl, t.head, last as u32))?;
+                (lbn, pos) = (lbn + last + 1, pos + n);
+                if lbn >= blocks {
+                    return Ok(());
+                }
+                continue;
+            }
             for sector in 0..t.blocks {
                 if lbn >= blocks {
                     return Ok(());
@@ -319,13 +363,7 @@ impl Translated {
                     Some(r) if r.lbn <= lbn => (r.cyl, r.head, r.sector + (lbn - r.lbn) as u32),
                     _ => (t.cyl, t.head, sector),
                 };
-                let got = hdd.locate(lbn);
-                if want != (got.cyl, got.head, got.sector) {
-                    return Err(format!(
-                        "{file}: the g4 table cannot be carried into storlab's zones exactly: block {lbn} lies at cylinder {} surface {} sector {} in the table, {} {} {} in the zones",
-                        want.0, want.1, want.2, got.cyl, got.head, got.sector
-                    ));
-                }
+                check(lbn, want)?;
                 lbn += 1;
             }
         }
