@@ -361,8 +361,10 @@ impl Reader<'_> {
             let len = e.len as u64;
             for q in 0..run.div_ceil(len) {
                 let part = len.min(run - q * len);
-                let step = q as i64 * e.cyllen;
-                let c = cyl + e.cyl + if e.cylrunlen < 0 { -step } else { step };
+                // Saturating: a cylinder this far out is refused at its track.
+                let step = (q as i64).saturating_mul(e.cyllen);
+                let step = if e.cylrunlen < 0 { -step } else { step };
+                let c = cyl.saturating_add(e.cyl).saturating_add(step);
                 let a = angle + e.off + q as f64 * e.alen;
                 match e.child {
                     Child::Idx(k) => self.walk(k, c, a, part, depth + 1)?,
