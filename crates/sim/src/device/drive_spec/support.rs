@@ -132,6 +132,14 @@ const LAYOUT: &[(&str, Rule)] = &[
     ("Zones", Used),
 ];
 
+/// `dm_layout_g4`'s keys (g4.rs reads and checks them).
+const LAYOUT_G4: &[(&str, Rule)] = &[
+    ("TP", Used),
+    ("IDX", Used),
+    ("Slips", Used),
+    ("Remaps", Used),
+];
+
 const ZONE: &[(&str, Rule)] = &[
     ("First cylinder number", Used),
     ("Last cylinder number", Used),
@@ -267,17 +275,24 @@ pub(super) fn check_model(
     notes: &mut Vec<String>,
 ) -> Result<(), String> {
     check_block(model, MODEL, "the model block", file, notes)?;
-    check_block(layout, LAYOUT, "the layout", file, notes)?;
+    let g4 = layout.header.trim() == "dm_layout_g4";
+    let layout_rules = if g4 { LAYOUT_G4 } else { LAYOUT };
+    check_block(layout, layout_rules, "the layout", file, notes)?;
     check_block(mech, MECH, "the mechanical model", file, notes)?;
-    for (what, block, kind) in [
-        ("Layout Model", layout, "dm_layout_g1"),
-        ("Mechanical Model", mech, "dm_mech_g1"),
+    for (what, block, kinds) in [
+        (
+            "Layout Model",
+            layout,
+            &["dm_layout_g1", "dm_layout_g4"][..],
+        ),
+        ("Mechanical Model", mech, &["dm_mech_g1"][..]),
     ] {
-        if block.header.trim() != kind {
+        if !kinds.contains(&block.header.trim()) {
             return Err(format!(
-                "{}: `{what} = {}` is not supported: storlab imports {kind} only",
+                "{}: `{what} = {}` is not supported: storlab imports {} only",
                 file.display(),
-                block.header.trim()
+                block.header.trim(),
+                kinds.join(" and ")
             ));
         }
     }

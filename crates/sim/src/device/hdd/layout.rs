@@ -285,6 +285,13 @@ impl Hdd {
         }
     }
 
+    /// Angular position of the start of block `lba`'s sector, as time into the revolution
+    /// (checks of an imported layout; not on any hot path).
+    pub fn block_angle_ns(&self, lba: u64) -> u64 {
+        let zone = self.zones.index_of(lba);
+        self.angle_of(zone, &self.locate_in(zone, lba))
+    }
+
     /// Angular position of a sector of a measured zone, as time into the revolution.
     pub(super) fn angle_measured_ns(&self, zone: usize, pos: &Position) -> u64 {
         let z = &self.zones.list[zone];
