@@ -247,9 +247,49 @@ fn check_block(
     Ok(())
 }
 
+/// The disk block's times and counts DiskSim 4.0 refuses below zero (`TEST d >= 0.0` or
+/// `i >= 0` in its src/modules/disk.modspec).
+const DISK_NOT_NEGATIVE: &[&str] = &[
+    "Max queue length",
+    "Bulk sector transfer time",
+    "Number of buffer segments",
+    "Per-request overhead time",
+    "Time scale for overheads",
+    "Read hit over. after read",
+    "Read hit over. after write",
+    "Read miss over. after read",
+    "Read miss over. after write",
+    "Write hit over. after read",
+    "Write hit over. after write",
+    "Write miss over. after read",
+    "Write miss over. after write",
+    "Read completion overhead",
+    "Write completion overhead",
+    "Data preparation overhead",
+    "First reselect overhead",
+    "Other reselect overhead",
+    "Read disconnect afterread",
+    "Read disconnect afterwrite",
+    "Write disconnect overhead",
+    "Extradisc command overhead",
+    "Extradisc disconnect overhead",
+    "Extradisc inter-disconnect delay",
+    "Extradisc 2nd disconnect overhead",
+    "Extradisc seek delta",
+    "Minimum seek delay",
+];
+
 /// Checks the disk block of a `.diskspecs` file and its scheduler.
 pub(super) fn check_disk(disk: &Block, file: &Path, notes: &mut Vec<String>) -> Result<(), String> {
     check_block(disk, DISK, "the disk block", file, notes)?;
+    for &key in DISK_NOT_NEGATIVE {
+        if let Some(v) = disk.num(key).filter(|v| *v < 0.0) {
+            return Err(format!(
+                "{}: `{key} = {v}` in the disk block is out of range: DiskSim 4.0 accepts 0 or more",
+                file.display()
+            ));
+        }
+    }
     if let Some(s) = disk.block("Scheduler") {
         check_block(s, SCHEDULER, "the scheduler", file, notes)?;
     }

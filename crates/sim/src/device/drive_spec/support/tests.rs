@@ -120,6 +120,10 @@ fn a_value_the_model_cannot_honour_is_refused_with_the_file_key_and_what_is_supp
         ("Read any free blocks", "2", "only 0 or 1"),
         ("Hold bus entire read xfer", "2", "only 0 or 1"),
         ("Read initiation delay", "-0.5", "accepts 0 or more"),
+        // Times the model would have taken as 0 (DiskSim's `d >= 0.0`).
+        ("Read miss over. after write", "-0.2", "accepts 0 or more"),
+        ("Other reselect overhead", "-1", "accepts 0 or more"),
+        ("Per-request overhead time", "-0.01", "accepts 0 or more"),
         ("Minimum read-ahead (blks)", "300", "segment size (281)"),
     ] {
         let err = barracuda("only", &[(key, value)]).unwrap_err();
