@@ -11,7 +11,9 @@
 //! but holds a file system, RAID, LVM, LUKS, swap or partition-table signature
 //! ([`detect_signature`]) is refused unless the user passed `--force-destroy`
 //! naming exactly that device (paths compared after canonicalization, so
-//! `/dev/disk/by-id/...` and `/dev/sdb` are the same device). The checks fail
+//! `/dev/disk/by-id/...` and `/dev/sdb` are the same device); so is one holding any other
+//! data, unless it is exactly what a storlab run left there (`contents`): without
+//! `--force-destroy`, storlab writes only blank devices and its own. The checks fail
 //! closed: whatever cannot be inspected is refused with [`SafetyError::Io`].
 //!
 //! **Regular files**. storlab overwrites only files it created and nobody changed
@@ -26,13 +28,14 @@
 //! Linux only in substance: elsewhere `/proc` and `/sys` are missing, so device
 //! checks refuse, and markers always use the sidecar.
 
+mod contents;
 mod gate;
 mod marker;
 mod mounts;
 mod signature;
 
 use std::fs::{self, OpenOptions};
-use std::io::{self, ErrorKind};
+use std::io::{self, ErrorKind, Seek, SeekFrom};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -66,6 +69,14 @@ pub enum SafetyError {
         .device.display()
     )]
     Signature { device: PathBuf, kind: &'static str },
+    /// The device holds data no probe recognises and no storlab run left there.
+    #[error(
+        "{} holds data storlab did not write (a non-zero byte at offset {}, and no record of a storlab run leaving it so); to destroy it pass --force-destroy {}",
+        .device.display(),
+        .offset,
+        .device.display()
+    )]
+    Unrecognised { device: PathBuf, offset: u64 },
     /// An existing regular file without storlab's marker, or whose marker no longer matches
     /// it; `--overwrite` naming the target overrides.
     #[error(
@@ -182,13 +193,29 @@ pub fn check_device_writable(path: &Path, force_destroy: Option<&Path>) -> Resul
     if flag_names(path, force_destroy) {
         return Ok(());
     }
-    match detect_signature(&mut dev).map_err(io_err)? {
-        Some(kind) => Err(SafetyError::Signature {
+    if let Some(kind) = detect_signature(&mut dev).map_err(io_err)? {
+        return Err(SafetyError::Signature {
             device: path.to_path_buf(),
             kind,
-        }),
-        None => Ok(()),
+        });
     }
+    // No format storlab knows: still only a blank device, or one as a storlab run left it.
+    let size = dev.seek(SeekFrom::End(0)).map_err(io_err)?;
+    let look = contents::look(&mut dev, size).map_err(io_err)?;
+    match look.first_nonzero {
+        None => Ok(()),
+        Some(_) if contents::left_by_storlab(&look) => Ok(()),
+        Some(offset) => Err(SafetyError::Unrecognised {
+            device: path.to_path_buf(),
+            offset,
+        }),
+    }
+}
+
+/// Records a block device as a storlab run leaves it, so the next run may write it again
+/// (see `contents`).
+pub(crate) fn record_device(path: &Path) -> io::Result<()> {
+    contents::record(path)
 }
 
 #[cfg(test)]

@@ -29,6 +29,13 @@ fn run(cmd: &mut Std) -> Result<String, String> {
 
 impl LoopDevice {
     fn with_ext4() -> Option<LoopDevice> {
+        let dev = LoopDevice::blank()?;
+        run(Std::new("mkfs.ext4").args(["-q", "-F"]).arg(&dev.device)).expect("mkfs.ext4");
+        Some(dev)
+    }
+
+    /// A loop device over a fresh 64 MiB image: zeros throughout.
+    fn blank() -> Option<LoopDevice> {
         let dir = scratch_dir();
         let image = dir.path().join("disk.img");
         std::fs::File::create(&image)
@@ -41,13 +48,32 @@ impl LoopDevice {
                 return None;
             }
         };
-        let dev = LoopDevice {
+        Some(LoopDevice {
             device,
             mount_point: None,
             _image_dir: dir,
-        };
-        run(Std::new("mkfs.ext4").args(["-q", "-F"]).arg(&dev.device)).expect("mkfs.ext4");
-        Some(dev)
+        })
+    }
+
+    /// Writes `bytes` at byte `at` of the device, as a user's program would.
+    fn write_at(&self, at: u64, bytes: &[u8]) {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&self.device)
+            .expect("open the device");
+        f.write_all_at(bytes, at).expect("write the device");
+        f.sync_all().expect("sync the device");
+    }
+
+    /// `len` bytes of the device from byte `at`.
+    fn read_at(&self, at: u64, len: usize) -> Vec<u8> {
+        use std::os::unix::fs::FileExt;
+        let mut buf = vec![0u8; len];
+        std::fs::File::open(&self.device)
+            .and_then(|f| f.read_exact_at(&mut buf, at))
+            .expect("read the device");
+        buf
     }
 
     fn mount(&mut self) {
@@ -254,4 +280,45 @@ fn a_mounted_file_system_is_never_written_whatever_the_flags() {
     // Still a healthy, writable file system.
     std::fs::write(mp.join("after"), b"ok").unwrap();
     assert_eq!(std::fs::read(mp.join("users-file")).unwrap(), b"precious");
+}
+
+/// A device no probe recognises is written only while it is blank or as a storlab run left
+/// it: a user's bytes anywhere storlab looks (here its first and its last MiB) make it the
+/// user's until `--force-destroy` names it.
+#[test]
+fn a_device_with_data_storlab_did_not_write_is_written_only_when_named() {
+    let Some(dev) = LoopDevice::blank() else {
+        return;
+    };
+    // Blank: written; then as storlab left it: written again.
+    io(&dev.device, &["--rw", "randwrite"]).success();
+    io(&dev.device, &["--rw", "randwrite"]).success();
+    let name = dev.device.display().to_string();
+    let size = 64u64 << 20;
+    for at in [0, size - 4096] {
+        let theirs = user_data(4096);
+        dev.write_at(at, &theirs);
+        for flags in [
+            &["--rw", "randwrite"][..],
+            &["--rw", "randread", "--precondition"][..],
+        ] {
+            io(&dev.device, flags)
+                .code(2)
+                .stderr(predicate::str::contains("holds data storlab did not write"))
+                .stderr(predicate::str::contains(format!("--force-destroy {name}")));
+            assert!(
+                dev.read_at(at, 4096) == theirs,
+                "{flags:?} wrote the user's data"
+            );
+        }
+        // Reads only: allowed.
+        io(&dev.device, &["--rw", "randread"]).success();
+        // Named: the user asked for it; afterwards the device is storlab's again.
+        io(
+            &dev.device,
+            &["--rw", "randwrite", "--force-destroy", &name],
+        )
+        .success();
+        io(&dev.device, &["--rw", "randwrite"]).success();
+    }
 }

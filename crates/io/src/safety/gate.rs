@@ -201,8 +201,12 @@ impl WriteGrant {
     }
 
     /// Records storlab's marker again after a run wrote the file, so the next run knows the
-    /// file as storlab left it. Does nothing for a file storlab did not create, or a device.
+    /// file as storlab left it; a device's content is recorded in storlab's state directory
+    /// instead. Does nothing for a file storlab did not create.
     pub fn mark_written(&self) -> io::Result<()> {
+        if self.admitted == Admitted::Device && self.still_admitted() {
+            return super::record_device(&self.path);
+        }
         if !self.is_storlabs() || !self.still_admitted() {
             return Ok(());
         }

@@ -5,6 +5,7 @@ use super::signature::describe;
 use super::*;
 use std::io::Cursor;
 
+mod contents;
 mod devices;
 mod files;
 
