@@ -143,15 +143,21 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
         heads,
         blocks,
     };
-    let table = match layout.header.trim() {
-        "dm_layout_g4" => Some(g4::read_table(layout, geo, &model_path)?),
-        "dm_layout_g2" => Some(g2::read_table(layout, geo, &model_path)?),
-        _ => None,
+    let (table, remapped) = match layout.header.trim() {
+        "dm_layout_g4" => (Some(g4::read_table(layout, geo, &model_path)?), Vec::new()),
+        "dm_layout_g2" => {
+            let (table, remapped) = g2::read_table(layout, geo, &model_path)?;
+            (Some(table), remapped)
+        }
+        _ => (None, Vec::new()),
     };
     let table = match table {
         Some(t) => Some(g4::to_zones(t, geo, &model_path)?),
         None => None,
     };
+    if let Some(t) = &table {
+        g2::check_remapped(&remapped, &t.zones, heads, &model_path)?;
+    }
     let (zone_table, sparing, spare_range_cylinders) = match &table {
         Some(t) => (t.zones.clone(), t.sparing, 1),
         None => zones(layout, heads, blocks, &model_path, &mut notes)?,

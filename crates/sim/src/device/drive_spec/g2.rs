@@ -25,7 +25,8 @@
 //! file and line: a map file missing or malformed, extents out of block order, overlapping,
 //! leaving blocks unmapped, beyond the drive's cylinders, surfaces, block count or a track's
 //! sectors; zones out of order, overlapping, or leaving an extent's cylinder or block
-//! without one (DiskSim's lookups assert there).
+//! without one (DiskSim's lookups assert there); a remapped run on a track storlab's zones
+//! turn otherwise than DiskSim (`check_remapped`).
 
 mod map;
 
@@ -33,6 +34,7 @@ use std::path::{Path, PathBuf};
 
 use super::g4::{Geometry, Remap, Table, Track};
 use super::{Block, Value};
+use crate::device::hdd::ZoneSpec;
 
 /// Most extents a map file may list, whatever the drive's geometry says.
 pub const MAX_EXTENTS: u64 = 1 << 23;
@@ -212,12 +214,13 @@ fn cylinder_skews(
                 skew[c + 1] = skew[c];
             }
         }
-        if let Some(n) = ext.get(i + 1) {
-            if n.cyl != e.cyl {
-                skew[c + 1] = skew[c + 1].wrapping_add(zones[zi].cs);
-            } else if n.head != e.head {
-                skew[c + 1] = skew[c + 1].wrapping_add(zones[zi].hs);
-            }
+        // After the last extent DiskSim reads the next, zeroed, slot of its table: an extent
+        // on cylinder 0, surface 0.
+        let (nc, nh) = ext.get(i + 1).map_or((0, 0), |n| (n.cyl, n.head));
+        if nc != e.cyl {
+            skew[c + 1] = skew[c + 1].wrapping_add(zones[zi].cs);
+        } else if nh != e.head {
+            skew[c + 1] = skew[c + 1].wrapping_add(zones[zi].hs);
         }
     }
     Ok((skew, first))
@@ -270,8 +273,60 @@ fn map_path(layout: &Block, file: &Path) -> Result<PathBuf, String> {
     Ok(file.parent().unwrap_or(Path::new(".")).join(name))
 }
 
-/// Reads a `dm_layout_g2` layout into an expanded table with DiskSim's angles.
-pub(super) fn read_table(layout: &Block, geo: Geometry, file: &Path) -> Result<Table, String> {
+/// A remapped run's place and the angle DiskSim gives its track, in revolutions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Remapped {
+    lbn: u64,
+    cyl: u32,
+    head: u32,
+    angle: f64,
+}
+
+/// Checks that storlab's zones turn each remapped run's track as DiskSim does (the tracks
+/// holding blocks are checked as the zones are fitted; a track holding only remapped
+/// blocks is not among them).
+pub(super) fn check_remapped(
+    remapped: &[Remapped],
+    zones: &[ZoneSpec],
+    heads: u32,
+    file: &Path,
+) -> Result<(), String> {
+    for r in remapped {
+        let Some(z) = zones
+            .iter()
+            .find(|z| (z.first_cylinder..=z.last_cylinder).contains(&r.cyl))
+        else {
+            continue;
+        };
+        let spt = f64::from(z.sectors_per_track);
+        let c = f64::from(r.cyl - z.first_cylinder);
+        let switches = f64::from(r.head) + f64::from(heads.max(1) - 1) * c;
+        let at = z.first_block_offset_sectors
+            + z.track_skew_sectors * switches
+            + z.cylinder_skew_sectors * c;
+        let d = (at - r.angle * spt).rem_euclid(spt);
+        if d.min(spt - d) > 1e-6 {
+            return Err(format!(
+                "{}: block {} is kept on cylinder {} surface {}, which DiskSim turns to {:.6} revolutions and storlab's zones to {:.6}: the g2 map cannot be carried into zones exactly",
+                file.display(),
+                r.lbn,
+                r.cyl,
+                r.head,
+                r.angle,
+                (at / spt).rem_euclid(1.0)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Reads a `dm_layout_g2` layout into an expanded table with DiskSim's angles, and the
+/// remapped runs' places with theirs.
+pub(super) fn read_table(
+    layout: &Block,
+    geo: Geometry,
+    file: &Path,
+) -> Result<(Table, Vec<Remapped>), String> {
     if geo.cylinders > MAX_CYLINDERS || geo.heads == 0 {
         return Err(format!(
             "{}: a dm_layout_g2 drive needs 1 to {MAX_CYLINDERS} cylinders and a surface; got {} and {}",
@@ -323,6 +378,7 @@ pub(super) fn read_table(layout: &Block, geo: Geometry, file: &Path) -> Result<T
     let mut tracks: Vec<Track> = Vec::new();
     let mut slips: Vec<[u64; 2]> = Vec::new();
     let mut remaps = Vec::new();
+    let mut remapped = Vec::new();
     let mut slip = |at: u64, count: u64| {
         if count == 0 {
             return;
@@ -351,6 +407,12 @@ pub(super) fn read_table(layout: &Block, geo: Geometry, file: &Path) -> Result<T
         }
         let back = ext.get(i + 1).is_some_and(|n| Some((n.cyl, n.head)) == cur);
         if back && ext[i + 1].sector >= next + e.len {
+            remapped.push(Remapped {
+                lbn: e.lbn,
+                cyl: e.cyl,
+                head: e.head,
+                angle: angle(e.cyl, e.head)?,
+            });
             remaps.push(Remap {
                 lbn: e.lbn,
                 count: u64::from(e.len),
@@ -385,13 +447,14 @@ pub(super) fn read_table(layout: &Block, geo: Geometry, file: &Path) -> Result<T
     if let Some(t) = tracks.last_mut() {
         t.blocks = next;
     }
-    Ok(Table {
+    let table = Table {
         tracks,
         slips,
         remaps,
         kind: "g2",
         exact_skews: true,
-    })
+    };
+    Ok((table, remapped))
 }
 
 #[cfg(test)]

@@ -243,16 +243,23 @@ lbn 2399 --> cyl 3, head 0, sect 0, seqcnt 255
 lbn 2655 --> cyl 3, head 1, sect 0, seqcnt 255
 lbn 2911 --> cyl 4, head 0, sect 0, seqcnt 255
 lbn 3167 --> cyl 4, head 1, sect 0, seqcnt 255
-lbn 3423 --> cyl 5, head 0, sect 0, count 256
+lbn 3423 --> cyl 5, head 0, sect 0, count 77
+lbn 3500 --> cyl 5, head 1, sect 200, count 1
+lbn 3501 --> cyl 5, head 0, sect 78, count 178
 lbn 3679 --> cyl 5, head 1, sect 0, count 1
 Defect at cyl 1, head 0, sect 4
 ";
 
 fn hand_drive(map: &str) -> (TestDir, Result<ImportedDrive, String>) {
+    hand_drive_of(map, HAND_LAYOUT, 3680)
+}
+
+fn hand_drive_of(map: &str, layout: &str, blocks: u64) -> (TestDir, Result<ImportedDrive, String>) {
+    let blocks = blocks.to_string();
     let keys = [
         ("Number of data surfaces", "2"),
         ("Number of cylinders", "6"),
-        ("Block count", "3680"),
+        ("Block count", blocks.as_str()),
     ];
     let dir = TestDir::new("g2-hand");
     for (name, model) in [
@@ -261,7 +268,7 @@ fn hand_drive(map: &str) -> (TestDir, Result<ImportedDrive, String>) {
     ] {
         let mut text = std::fs::read_to_string(drives().join(name)).expect("read");
         if model {
-            text = with_layout(&text, HAND_LAYOUT);
+            text = with_layout(&text, layout);
             for (k, v) in keys {
                 text = set(&text, k, v);
             }
@@ -302,6 +309,10 @@ fn a_hand_made_g2_drive_maps_blocks_as_disksim_does() {
         (2911, 4, 0, 0, 3.0),
         (3422, 4, 1, 255, 4.0 + 255.0),
         (3423, 5, 0, 0, 6.0),
+        // block 3500 is kept on sector 200 of surface 1 (its own sector 77 stays empty);
+        // DiskSim's walk for surface 1 stops at that extent, one track switch on (7).
+        (3500, 5, 1, 200, 7.0 + 200.0),
+        (3501, 5, 0, 78, 6.0 + 78.0),
         (3679, 5, 1, 0, 7.0),
     ];
     for (lba, cyl, head, sector, sectors) in want {
@@ -340,12 +351,12 @@ fn bad_map_files_are_refused_with_file_line_and_bound() {
         ("lbn 804 --> cyl 1, head 0, sect 5, seqcnt 394", "lbn 803 --> cyl 1, head 0, sect 5, seqcnt 395", "line 7: the extent starts at block 803, the one before ends at block 804: it overlaps"),
         ("lbn 3423 --> cyl 5,", "lbn 3423 --> cyl 6,", "line 15: cylinder `6` must be below the drive's 6 cylinders"),
         ("lbn 3423 --> cyl 5, head 0,", "lbn 3423 --> cyl 5, head 2,", "line 15: head `2` must be below the drive's 2 surfaces"),
-        ("sect 0, count 1", "sect 0, count 2", "line 16: the extent runs to block 3680, beyond the drive's block count 3680"),
+        ("sect 0, count 1\n", "sect 0, count 2\n", "line 18: the extent runs to block 3680, beyond the drive's block count 3680"),
         ("lbn 1199 --> cyl 1, head 1, sect 0, seqcnt 399", "lbn 1199 --> cyl 1, head 1 sect zero", "line 8: expected `lbn L --> cyl C, head H, sect S, seqcnt N`"),
         ("lbn 2655 --> cyl 3, head 1, sect 0,", "lbn 2655 --> cyl 3, head 1, sect 1,", "line 12: sectors 1 to 256 pass the zone's 256 sectors per track"),
         ("lbn 1599 --> cyl 2, head 0, sect 0, seqcnt 399", "lbn 1599 --> cyl 1, head 0, sect 0, seqcnt 399", "line 9: cylinder 1 head 0 comes back after other tracks"),
         ("6 cylinders, 7200 rot, 2 heads", "6 cylinders, 2 heads", "line 3: expected `C cylinders, R rot, H heads`"),
-        ("count 1\n", "count 1\nlbn 3680 --> cyl 5, head 1, sect 1, seqcnt 0\n", "line 17: the extent runs to block 3680"),
+        ("head 1, sect 0, count 1\n", "head 1, sect 0, count 1\nlbn 3680 --> cyl 5, head 1, sect 1, seqcnt 0\n", "line 19: the extent runs to block 3680"),
     ];
     for (from, to, why) in cases {
         assert!(HAND_MAP.contains(from), "{from}");
@@ -357,4 +368,19 @@ fn bad_map_files_are_refused_with_file_line_and_bound() {
     std::fs::remove_file(dir.path().join("hand.layout")).expect("remove");
     let e = import(&dir.path().join("hp_c2247a.diskspecs")).expect_err("no map file");
     assert!(e.contains("hand.layout: cannot read"), "{e}");
+}
+
+#[test]
+fn a_block_kept_on_a_track_the_zones_turn_otherwise_is_refused() {
+    // Without block 3679, surface 1 of cylinder 5 holds only block 3500, kept there:
+    // DiskSim turns it one track switch on from surface 0 (7 sectors), storlab's zone of
+    // cylinder 5 (one track, so no track skew) as surface 0 (6).
+    let map = HAND_MAP.replace("lbn 3679 --> cyl 5, head 1, sect 0, count 1\n", "");
+    let layout = HAND_LAYOUT.replace("Last LBN = 3679", "Last LBN = 3678");
+    let (_dir, drive) = hand_drive_of(&map, &layout, 3679);
+    let e = drive.expect_err("refused");
+    assert!(
+        e.contains("block 3500 is kept on cylinder 5 surface 1, which DiskSim turns to 0.027344 revolutions and storlab's zones to 0.023438"),
+        "{e}"
+    );
 }
