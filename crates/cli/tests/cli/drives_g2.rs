@@ -225,3 +225,24 @@ fn a_bad_map_file_is_refused_naming_the_file_the_line_and_the_bound() {
         &["drive.layout: line 3: the map gives 1999 cylinders and 2 heads; the drive has 2000 cylinders"],
     );
 }
+
+#[test]
+fn zones_out_of_order_are_refused_naming_the_zone_and_the_bound() {
+    let dir = tempfile::tempdir().expect("dir");
+    let layout = G2.replace(
+        "First cylinder number = 1000",
+        "First cylinder number = 999",
+    );
+    write_drive(dir.path(), &layout, &map());
+    let out = storlab()
+        .args(["drive", "import"])
+        .arg(dir.path().join("cheetah4LP.diskspecs"))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cheetah4LP.model: zone 2 of dm_layout_g2 (cylinders 999 to 1999, blocks 512000 to 767989): zones must follow one another in ascending cylinders and blocks, apart, within the drive's 2000 cylinders"),
+        "{err}"
+    );
+}

@@ -131,8 +131,9 @@ fn read_zone(z: &Block, i: usize, file: &Path) -> Result<Zone, String> {
         })?;
     }
     Ok(Zone {
-        cyllow: whole("First cylinder number", 0.0)? as u32,
-        cylhigh: whole("Last cylinder number", 0.0)? as u32,
+        // Past u32 saturates: the zone is then beyond the drive's cylinders, and refused.
+        cyllow: whole("First cylinder number", 0.0)?.min(f64::from(u32::MAX)) as u32,
+        cylhigh: whole("Last cylinder number", 0.0)?.min(f64::from(u32::MAX)) as u32,
         lbnlow: whole("First LBN", 0.0)? as u64,
         lbnhigh: whole("Last LBN", 0.0)? as u64,
         st,
