@@ -152,7 +152,7 @@ fn a_directory_without_drives_is_bad_input() {
 #[test]
 fn a_drive_the_model_cannot_honour_is_refused_and_the_others_are_still_checked() {
     use predicates::prelude::PredicateBooleanExt;
-    // The Barracuda described with another layout module (DiskSim's dm_layout_g2) beside the
+    // The Barracuda described with another mechanical model (dm_mech_g2) beside the
     // HP C2247 as shipped: the Barracuda is refused, naming the file, the key, the value and
     // what is supported; the HP C2247 is still replayed and written; the exit code is 2.
     let dir = tempfile::tempdir().expect("temp dir");
@@ -166,16 +166,19 @@ fn a_drive_the_model_cannot_honour_is_refused_and_the_others_are_still_checked()
         if name.starts_with("barracuda.") || name.starts_with("hp_c2247a") {
             let mut text = std::fs::read_to_string(&path).expect("read");
             if name.starts_with("barracuda.") {
-                text = text.replace("Layout Model = dm_layout_g1", "Layout Model = dm_layout_g2");
+                text = text.replace(
+                    "Mechanical Model = dm_mech_g1",
+                    "Mechanical Model = dm_mech_g2",
+                );
             }
             std::fs::write(dir.path().join(&name), text).expect("write");
         }
     }
     let said = || {
         predicates::str::contains("barracuda.model")
-            .and(predicates::str::contains("Layout Model"))
-            .and(predicates::str::contains("dm_layout_g2"))
-            .and(predicates::str::contains("dm_layout_g1"))
+            .and(predicates::str::contains("Mechanical Model"))
+            .and(predicates::str::contains("dm_mech_g2"))
+            .and(predicates::str::contains("dm_mech_g1"))
     };
     let json = dir.path().join("out.json");
     let html = dir.path().join("out.html");
@@ -203,7 +206,7 @@ fn a_drive_the_model_cannot_honour_is_refused_and_the_others_are_still_checked()
     assert!(refused.get("demerit_ms").is_none());
     let error = refused["error"].as_str().expect("the reason");
     assert!(
-        error.contains("barracuda.model") && error.contains("dm_layout_g2"),
+        error.contains("barracuda.model") && error.contains("dm_mech_g2"),
         "{error}"
     );
     assert_eq!(hp["drive"], "hp_c2247a");

@@ -12,6 +12,7 @@ mod db_capture_temp;
 mod db_dsn;
 mod db_interrupt;
 mod drives;
+mod drives_g2;
 mod drives_g4;
 mod fuzz_regressions;
 mod heap;

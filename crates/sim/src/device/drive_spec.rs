@@ -12,8 +12,8 @@
 //!   sparing`, sectors per track to `sectors_per_track`, sectors at the front of each
 //!   cylinder (schemes 5 and 6) to `sectors_per_cylinder_at_front`, sectors at the end of
 //!   each zone (9, and 10 with the zone's slips among them) to `sectors_per_zone`; spares
-//!   at the end of the disk move no block); or a `dm_layout_g4` table, carried into zones
-//!   with exactly its mapping (g4.rs). When the spares as read leave fewer blocks than the block
+//!   at the end of the disk move no block); or a `dm_layout_g4` table (g4.rs) or a
+//!   `dm_layout_g2` extent map (g2.rs), carried into zones with exactly its mapping. When the spares as read leave fewer blocks than the block
 //!   count, they are not counted. Defects remapped to a spare become the zone's `remaps`
 //!   (one remapped to itself moves nothing); the `LBN-to-PBN mapping scheme` becomes
 //!   `surface_order` (0 ascending, 1 alternating from each zone's first cylinder, 2 on odd
@@ -45,6 +45,7 @@
 //!
 //! Every other key is checked (support.rs): a value the model cannot honour is refused.
 
+mod g2;
 mod g4;
 mod parts;
 mod replay;
@@ -137,21 +138,27 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
     let cylinders = need(model, "Number of cylinders", &model_path)? as u32;
     let blocks = need(model, "Block count", &model_path)? as u64;
     let rpm_exact = need(mech, "Rotation speed (in rpms)", &model_path)?;
-    let g4 = if layout.header.trim() == "dm_layout_g4" {
-        let geo = g4::Geometry {
-            cylinders,
-            heads,
-            blocks,
-        };
-        Some(g4::to_zones(
-            g4::read_table(layout, geo, &model_path)?,
-            geo,
-            &model_path,
-        )?)
-    } else {
-        None
+    let geo = g4::Geometry {
+        cylinders,
+        heads,
+        blocks,
     };
-    let (zone_table, sparing, spare_range_cylinders) = match &g4 {
+    let (table, remapped) = match layout.header.trim() {
+        "dm_layout_g4" => (Some(g4::read_table(layout, geo, &model_path)?), Vec::new()),
+        "dm_layout_g2" => {
+            let (table, remapped) = g2::read_table(layout, geo, &model_path)?;
+            (Some(table), remapped)
+        }
+        _ => (None, Vec::new()),
+    };
+    let table = match table {
+        Some(t) => Some(g4::to_zones(t, geo, &model_path)?),
+        None => None,
+    };
+    if let Some(t) = &table {
+        g2::check_remapped(&remapped, &t.zones, heads, &model_path)?;
+    }
+    let (zone_table, sparing, spare_range_cylinders) = match &table {
         Some(t) => (t.zones.clone(), t.sparing, 1),
         None => zones(layout, heads, blocks, &model_path, &mut notes)?,
     };
@@ -277,7 +284,7 @@ pub fn import(diskspecs: &Path) -> Result<ImportedDrive, String> {
             diskspecs.display()
         )
     })?;
-    if let Some(t) = &g4 {
+    if let Some(t) = &table {
         t.verify(&params)?;
     }
     Ok(ImportedDrive {

@@ -86,12 +86,16 @@ pub(super) struct Track {
 }
 
 /// A table read and expanded: its tracks in block order, its slips (`[first, count]`
-/// positions, sorted, apart) and its remaps.
+/// positions, sorted, apart) and its remaps; `kind` names the layout in messages, and
+/// `exact_skews` takes skews between tracks as they are (DiskSim's fixed-point angles)
+/// instead of rounding those within a millionth of a sector to whole sectors.
 #[derive(Clone, Debug)]
 pub(super) struct Table {
     pub tracks: Vec<Track>,
     pub slips: Vec<[u64; 2]>,
     pub remaps: Vec<Remap>,
+    pub kind: &'static str,
+    pub exact_skews: bool,
 }
 
 /// The drive's geometry a table must fit.
@@ -190,6 +194,8 @@ pub(super) fn read_table(layout: &Block, geo: Geometry, file: &Path) -> Result<T
         tracks: r.tracks,
         slips,
         remaps,
+        kind: "g4",
+        exact_skews: false,
     })
 }
 

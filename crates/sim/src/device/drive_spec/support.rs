@@ -132,6 +132,21 @@ const LAYOUT: &[(&str, Rule)] = &[
     ("Zones", Used),
 ];
 
+/// `dm_layout_g2`'s keys and its zones' (g2.rs reads and checks them).
+const LAYOUT_G2: &[(&str, Rule)] = &[("Layout Map File", Used), ("Zones", Used)];
+
+const ZONE_G2: &[(&str, Rule)] = &[
+    ("First cylinder number", Used),
+    ("Last cylinder number", Used),
+    ("First LBN", Used),
+    ("Last LBN", Used),
+    ("Blocks per track", Used),
+    ("Zone Skew", Used),
+    ("Skew units", Used),
+    ("Skew for track switch", Used),
+    ("Skew for cylinder switch", Used),
+];
+
 /// `dm_layout_g4`'s keys (g4.rs reads and checks them).
 const LAYOUT_G4: &[(&str, Rule)] = &[
     ("TP", Used),
@@ -315,15 +330,19 @@ pub(super) fn check_model(
     notes: &mut Vec<String>,
 ) -> Result<(), String> {
     check_block(model, MODEL, "the model block", file, notes)?;
-    let g4 = layout.header.trim() == "dm_layout_g4";
-    let layout_rules = if g4 { LAYOUT_G4 } else { LAYOUT };
+    let kind = layout.header.trim();
+    let layout_rules = match kind {
+        "dm_layout_g4" => LAYOUT_G4,
+        "dm_layout_g2" => LAYOUT_G2,
+        _ => LAYOUT,
+    };
     check_block(layout, layout_rules, "the layout", file, notes)?;
     check_block(mech, MECH, "the mechanical model", file, notes)?;
     for (what, block, kinds) in [
         (
             "Layout Model",
             layout,
-            &["dm_layout_g1", "dm_layout_g4"][..],
+            &["dm_layout_g1", "dm_layout_g2", "dm_layout_g4"][..],
         ),
         ("Mechanical Model", mech, &["dm_mech_g1"][..]),
     ] {
@@ -355,6 +374,10 @@ pub(super) fn check_model(
     for (i, z) in layout.list("Zones").unwrap_or(&[]).iter().enumerate() {
         let Value::Block(z) = z else { continue };
         let what = format!("zone {}", i + 1);
+        if kind == "dm_layout_g2" {
+            check_block(z, ZONE_G2, &what, file, notes)?;
+            continue;
+        }
         check_block(z, ZONE, &what, file, notes)?;
         let cyls = z.num("Last cylinder number").unwrap_or(0.0)
             - z.num("First cylinder number").unwrap_or(0.0)

@@ -46,10 +46,10 @@ struct Fit {
     cyl: f64,
 }
 
-fn snap(v: f64, spt: f64) -> f64 {
+fn snap(v: f64, spt: f64, exact: bool) -> f64 {
     let v = v.rem_euclid(spt);
     let r = v.round();
-    let v = if (v - r).abs() < EPS { r } else { v };
+    let v = if !exact && (v - r).abs() < EPS { r } else { v };
     if v >= spt {
         v - spt
     } else {
@@ -59,17 +59,21 @@ fn snap(v: f64, spt: f64) -> f64 {
 
 impl Fit {
     /// The skews of `run`'s first head switch and first cylinder switch.
-    fn of(run: &[Track]) -> Fit {
+    fn of(run: &[Track], exact: bool) -> Fit {
         let spt = f64::from(run[0].spt);
         let sectors = |t: &Track| t.angle * spt;
         let step = |same_cyl: bool| {
             run.windows(2)
                 .find(|w| (w[0].cyl == w[1].cyl) == same_cyl)
-                .map_or(0.0, |w| snap(sectors(&w[1]) - sectors(&w[0]), spt))
+                .map_or(0.0, |w| snap(sectors(&w[1]) - sectors(&w[0]), spt, exact))
         };
         let track = step(true);
         Fit {
-            first: snap(sectors(&run[0]) - track * f64::from(run[0].head), spt),
+            first: snap(
+                sectors(&run[0]) - track * f64::from(run[0].head),
+                spt,
+                exact,
+            ),
             track,
             cyl: step(false),
         }
@@ -96,7 +100,8 @@ fn at(t: &Track) -> String {
 }
 
 /// The zones of an expanded table: each `[first track, end track)` with its skews.
-fn runs(tr: &[Track], heads: u32, file: &Path) -> Result<Vec<(usize, usize, Fit)>, String> {
+fn runs(table: &Table, heads: u32, file: &Path) -> Result<Vec<(usize, usize, Fit)>, String> {
+    let (tr, kind) = (&table.tracks[..], table.kind);
     let mut out = Vec::new();
     let mut i = 0;
     while i < tr.len() {
@@ -112,14 +117,14 @@ fn runs(tr: &[Track], heads: u32, file: &Path) -> Result<Vec<(usize, usize, Fit)
         }
         let mut s = i;
         while s < j {
-            let fit = Fit::of(&tr[s..j]);
+            let fit = Fit::of(&tr[s..j], table.exact_skews);
             let c0 = tr[s].cyl;
             let m = (s..j)
                 .find(|&k| !fit.fits(&tr[k], tr[k].cyl - c0, heads))
                 .unwrap_or(j);
             if m < j && tr[m].head != 0 {
                 return Err(format!(
-                    "{}: the g4 track at {} starts at {:.6} revolutions, off the one track skew ({} sectors) and cylinder skew ({} sectors) of its run of tracks from {}: storlab's zones hold one of each per zone, changing only at a cylinder's first surface",
+                    "{}: the {kind} track at {} starts at {:.6} revolutions, off the one track skew ({} sectors) and cylinder skew ({} sectors) of its run of tracks from {}: storlab's zones hold one of each per zone, changing only at a cylinder's first surface",
                     file.display(),
                     at(&tr[m]),
                     tr[m].angle,
@@ -135,7 +140,7 @@ fn runs(tr: &[Track], heads: u32, file: &Path) -> Result<Vec<(usize, usize, Fit)
             let (a, b) = (&tr[j - 1], &tr[j]);
             if a.head + 1 != heads || b.cyl <= a.cyl {
                 return Err(format!(
-                    "{}: the g4 track at {} ({} sectors, {} blocks) follows {} ({} sectors, {} blocks): storlab's zones take whole cylinders in ascending order, surfaces ascending, one sectors-per-track and blocks-per-track each",
+                    "{}: the {kind} track at {} ({} sectors, {} blocks) follows {} ({} sectors, {} blocks): storlab's zones take whole cylinders in ascending order, surfaces ascending, one sectors-per-track and blocks-per-track each",
                     file.display(),
                     at(b),
                     b.spt,
@@ -150,7 +155,7 @@ fn runs(tr: &[Track], heads: u32, file: &Path) -> Result<Vec<(usize, usize, Fit)
     }
     if out.len() > 256 {
         return Err(format!(
-            "{}: the g4 table needs {} zones of like tracks; storlab's zone table holds at most 256",
+            "{}: the {kind} table needs {} zones of like tracks; storlab's zone table holds at most 256",
             file.display(),
             out.len()
         ));
@@ -167,22 +172,28 @@ pub(in crate::device::drive_spec) fn to_zones(
     let heads = geo.heads.max(1);
     let tr = &table.tracks;
     if tr.is_empty() {
-        return Err(format!("{}: the g4 table maps no track", file.display()));
+        return Err(format!(
+            "{}: the {} table maps no track",
+            file.display(),
+            table.kind
+        ));
     }
-    let runs = runs(tr, heads, file)?;
+    let runs = runs(&table, heads, file)?;
     let per_track = runs.iter().any(|r| tr[r.0].blocks < tr[r.0].spt);
     let listed: u64 = table.slips.iter().map(|s| s[1]).sum::<u64>()
         + table.remaps.iter().map(|r| r.count).sum::<u64>();
     if listed > MAX_LISTED {
         return Err(format!(
-            "{}: the g4 table slips and remaps {listed} blocks; at most {MAX_LISTED}",
-            file.display()
+            "{}: the {} table slips and remaps {listed} blocks; at most {MAX_LISTED}",
+            file.display(),
+            table.kind
         ));
     }
     if per_track && !table.slips.is_empty() {
         return Err(format!(
-            "{}: the g4 table keeps spare sectors on its tracks and also lists `Slips`: storlab's zones cannot hold both",
-            file.display()
+            "{}: the {} table keeps spare sectors on its tracks and also lists `Slips`: storlab's zones cannot hold both",
+            file.display(),
+            table.kind
         ));
     }
     // Block position of each track's sector 0.
@@ -301,9 +312,10 @@ impl Translated {
         let hdd = Hdd::new(p, 0)?;
         let blocks = self.geo.blocks;
         let file = self.file.display();
+        let kind = self.table.kind;
         if hdd.capacity_sectors() < blocks {
             return Err(format!(
-                "{file}: the g4 table's zones hold {} blocks; `Block count` is {blocks}",
+                "{file}: the {kind} table's zones hold {} blocks; `Block count` is {blocks}",
                 hdd.capacity_sectors()
             ));
         }
@@ -313,7 +325,7 @@ impl Translated {
                 return Ok(());
             }
             Err(format!(
-                "{file}: the g4 table cannot be carried into storlab's zones exactly: block {lbn} lies at cylinder {} surface {} sector {} in the table, {} {} {} in the zones",
+                "{file}: the {kind} table cannot be carried into storlab's zones exactly: block {lbn} lies at cylinder {} surface {} sector {} in the table, {} {} {} in the zones",
                 want.0, want.1, want.2, got.cyl, got.head, got.sector
             ))
         };
@@ -369,7 +381,7 @@ impl Translated {
         }
         if lbn < blocks {
             return Err(format!(
-                "{file}: the g4 table maps {lbn} blocks after its slips; `Block count` is {blocks}"
+                "{file}: the {kind} table maps {lbn} blocks after its slips; `Block count` is {blocks}"
             ));
         }
         Ok(())

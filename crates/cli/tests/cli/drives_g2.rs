@@ -1,0 +1,248 @@
+//! Drives described with DiskSim's extent-map layout (`dm_layout_g2`): a drive against the
+//! same drive described zone by zone (`dm_layout_g1`), and map files that are refused.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::storlab;
+
+const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
+/// Blocks: zone 1's 512,000 and zone 2's 255,999 positions after its slip, less 9.
+const BLOCKS: u64 = 767_990;
+
+/// The slipped sector: cylinder 1500, surface 1, sector 7 (sector 128,135 of zone 2).
+const SLIP: (u32, u32, u32) = (1500, 1, 7);
+
+/// 2,000 cylinders of 2 surfaces: cylinders 0 to 999 of 256 sectors a track (track skew
+/// 20 sectors, cylinder skew 40), 1,000 to 1,999 of 128 (10 and 24); sectors a power of
+/// two, so that DiskSim's fixed-point sector is exact and no zone skew, so that g2's
+/// angles are g1's.
+const G2: &str = "dm_layout_g2 {
+ Layout Map File = drive.layout,
+ Zones = [
+  dm_layout_g2_zone { First cylinder number = 0, Last cylinder number = 999,
+   First LBN = 0, Last LBN = 511999, Blocks per track = 256,
+   Skew for track switch = 20, Skew for cylinder switch = 40 },
+  dm_layout_g2_zone { First cylinder number = 1000, Last cylinder number = 1999,
+   First LBN = 512000, Last LBN = 767989, Blocks per track = 128,
+   Skew for track switch = 10, Skew for cylinder switch = 24 }
+ ]
+}";
+
+/// [`G2`] zone by zone, the slip taken from a spare at the zone's end (scheme 10).
+const G1: &str = "dm_layout_g1 { LBN-to-PBN mapping scheme = 0, Sparing scheme used = 10,
+ Rangesize for sparing = 1, Zones = [
+  dm_layout_g1_zone { First cylinder number = 0, Last cylinder number = 999,
+   Blocks per track = 256, Offset of first block = 0, Empty space at zone front = 0,
+   Skew for track switch = 20, Skew for cylinder switch = 40, Number of spares = 0,
+   slips = [], defects = [] },
+  dm_layout_g1_zone { First cylinder number = 1000, Last cylinder number = 1999,
+   Blocks per track = 128, Offset of first block = 0, Empty space at zone front = 0,
+   Skew for track switch = 10, Skew for cylinder switch = 24, Number of spares = 0,
+   slips = [128135], defects = [] }
+ ]
+}";
+
+/// The map file of [`G2`]: one extent a track, two on the slip's track.
+fn map() -> String {
+    let mut out = String::from("SEAGATE\nST34501N\n2000 cylinders, 10033 rot, 2 heads\n");
+    let mut lbn = 0u64;
+    for cyl in 0..2000u32 {
+        let spt = if cyl < 1000 { 256 } else { 128 };
+        for head in 0..2u32 {
+            let mut runs = vec![(0, spt)];
+            if (cyl, head) == (SLIP.0, SLIP.1) {
+                runs = vec![(0, SLIP.2), (SLIP.2 + 1, spt)];
+            }
+            for (from, to) in runs {
+                let n = (u64::from(to - from)).min(BLOCKS - lbn);
+                out += &format!(
+                    "lbn {lbn} --> cyl {cyl}, head {head}, sect {from}, seqcnt {}\n",
+                    n - 1
+                );
+                lbn += n;
+            }
+        }
+    }
+    out + "Defect at cyl 1500, head 1, sect 7\n"
+}
+
+/// The Cheetah 4LP's description in `dir` with the layout `layout` on 2,000 cylinders of
+/// 2 surfaces, the map file `map`, and a trace of 400 reads and writes: 40 across the
+/// slip, the others spread over the drive.
+fn write_drive(dir: &Path, layout: &str, map: &str) {
+    let src = format!("{REPO}/references/drives");
+    for name in ["cheetah4LP.diskspecs", "cheetah4LP.seek", "cheetah4LP.parv"] {
+        std::fs::copy(format!("{src}/{name}"), dir.join(name)).expect("copy");
+    }
+    let mut model = std::fs::read_to_string(format!("{src}/cheetah4LP.model")).expect("model");
+    let at = model.find("Layout Model = ").expect("layout") + "Layout Model = ".len();
+    let (mut depth, mut end) = (0, at);
+    for (i, c) in model[at..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 1 => {
+                end = at + i + 1;
+                break;
+            }
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    model.replace_range(at..end, layout);
+    for (key, value) in [
+        ("Number of data surfaces", "2".to_string()),
+        ("Number of cylinders", "2000".to_string()),
+        ("Block count", BLOCKS.to_string()),
+    ] {
+        let k = model.find(key).expect("key");
+        let e = k + model[k..].find(',').expect("comma");
+        model.replace_range(k..e, &format!("{key} = {value}"));
+    }
+    std::fs::write(dir.join("cheetah4LP.model"), model).expect("write model");
+    std::fs::write(dir.join("drive.layout"), map).expect("write map");
+    let mut trace = String::new();
+    let mut x = 12_345u64;
+    for i in 0..400 {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let op = if i % 3 == 0 { "W" } else { "R" };
+        let lbn = match i % 10 {
+            0 => 640_120 + (x >> 33) % 30,
+            _ => (x >> 33) % (BLOCKS - 10),
+        };
+        trace += &format!(
+            "{op} Miss {lbn} {} 6000 {}\n",
+            1 + (x >> 20) % 8,
+            (x >> 40) % 3000
+        );
+    }
+    std::fs::write(dir.join("cheetah4LP.trace"), trace).expect("write trace");
+}
+
+fn demerit(dir: &Path) -> f64 {
+    let json = dir.join("out.json");
+    let out = storlab()
+        .args(["validate", "--drives"])
+        .arg(dir)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("runs");
+    let said = String::from_utf8_lossy(&out.stdout);
+    let text = std::fs::read_to_string(&json).expect("json written");
+    let v: Value = serde_json::from_str(&text).expect("JSON");
+    v[0]["demerit_ms"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("a demerit: {said}"))
+}
+
+#[test]
+fn an_extent_map_layout_replays_as_the_same_drive_described_zone_by_zone() {
+    let (a, b) = (
+        tempfile::tempdir().expect("dir"),
+        tempfile::tempdir().expect("dir"),
+    );
+    write_drive(a.path(), G2, &map());
+    write_drive(b.path(), G1, "");
+    let (g2, g1) = (demerit(a.path()), demerit(b.path()));
+    assert!(g2 > 0.0);
+    assert_eq!(g2.to_bits(), g1.to_bits(), "{g2} {g1}");
+    let out = a.path().join("drive.toml");
+    storlab()
+        .args(["drive", "import"])
+        .arg(a.path().join("cheetah4LP.diskspecs"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).expect("toml");
+    assert!(text.contains("slips = [128135]"), "{text}");
+}
+
+/// `drive import` of [`G2`] with its map file edited by `edit` (or none when `None`):
+/// refused with exit code 2, saying each of `what`.
+fn refused(edit: Option<&dyn Fn(&str) -> String>, what: &[&str]) {
+    let dir = tempfile::tempdir().expect("dir");
+    write_drive(dir.path(), G2, &edit.map_or(String::new(), |e| e(&map())));
+    if edit.is_none() {
+        std::fs::remove_file(dir.path().join("drive.layout")).expect("remove");
+    }
+    let out = storlab()
+        .args(["drive", "import"])
+        .arg(dir.path().join("cheetah4LP.diskspecs"))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{what:?}: {err}");
+    for w in what {
+        assert!(err.contains(w), "`{w}` not in: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_bad_map_file_is_refused_naming_the_file_the_line_and_the_bound() {
+    refused(None, &["drive.layout: cannot read"]);
+    // Out of order: the second extent starts before the first ends.
+    refused(
+        Some(&|m| m.replacen("lbn 256 -->", "lbn 250 -->", 1)),
+        &["drive.layout: line 5: the extent starts at block 250, the one before ends at block 256", "overlaps"],
+    );
+    // Beyond the drive's cylinders, surfaces, block count and a track's sectors.
+    refused(
+        Some(&|m| m.replacen("cyl 1999, head 0", "cyl 2000, head 0", 1)),
+        &["drive.layout: line 4003: cylinder `2000` must be below the drive's 2000 cylinders"],
+    );
+    refused(
+        Some(&|m| m.replacen("cyl 3, head 1", "cyl 3, head 2", 1)),
+        &["drive.layout: line 11: head `2` must be below the drive's 2 surfaces"],
+    );
+    refused(
+        Some(&|m| m.replacen("seqcnt 118\n", "seqcnt 127\n", 1)),
+        &["drive.layout: line 4004: the extent runs to block 767998, beyond the drive's block count 767990"],
+    );
+    refused(
+        Some(&|m| {
+            m.replacen(
+                "lbn 512 --> cyl 1, head 0, sect 0",
+                "lbn 512 --> cyl 1, head 0, sect 1",
+                1,
+            )
+        }),
+        &["drive.layout: line 6: sectors 1 to 256 pass the zone's 256 sectors per track"],
+    );
+    // A malformed line, and the header line.
+    refused(
+        Some(&|m| m.replacen("lbn 768 --> cyl 1, head 1, sect 0, seqcnt 255", "lbn 768 --> cyl 1 / 1", 1)),
+        &["drive.layout: line 7: expected `lbn L --> cyl C, head H, sect S, seqcnt N`; got `lbn 768 --> cyl 1 / 1`"],
+    );
+    refused(
+        Some(&|m| m.replacen("2000 cylinders", "1999 cylinders", 1)),
+        &["drive.layout: line 3: the map gives 1999 cylinders and 2 heads; the drive has 2000 cylinders"],
+    );
+}
+
+#[test]
+fn zones_out_of_order_are_refused_naming_the_zone_and_the_bound() {
+    let dir = tempfile::tempdir().expect("dir");
+    let layout = G2.replace(
+        "First cylinder number = 1000",
+        "First cylinder number = 999",
+    );
+    write_drive(dir.path(), &layout, &map());
+    let out = storlab()
+        .args(["drive", "import"])
+        .arg(dir.path().join("cheetah4LP.diskspecs"))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cheetah4LP.model: zone 2 of dm_layout_g2 (cylinders 999 to 1999, blocks 512000 to 767989): zones must follow one another in ascending cylinders and blocks, apart, within the drive's 2000 cylinders"),
+        "{err}"
+    );
+}
