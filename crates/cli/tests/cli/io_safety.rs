@@ -29,6 +29,13 @@ fn run(cmd: &mut Std) -> Result<String, String> {
 
 impl LoopDevice {
     fn with_ext4() -> Option<LoopDevice> {
+        let dev = LoopDevice::blank()?;
+        run(Std::new("mkfs.ext4").args(["-q", "-F"]).arg(&dev.device)).expect("mkfs.ext4");
+        Some(dev)
+    }
+
+    /// A 64 MiB loop device of zeros.
+    fn blank() -> Option<LoopDevice> {
         let dir = scratch_dir();
         let image = dir.path().join("disk.img");
         std::fs::File::create(&image)
@@ -41,13 +48,11 @@ impl LoopDevice {
                 return None;
             }
         };
-        let dev = LoopDevice {
+        Some(LoopDevice {
             device,
             mount_point: None,
             _image_dir: dir,
-        };
-        run(Std::new("mkfs.ext4").args(["-q", "-F"]).arg(&dev.device)).expect("mkfs.ext4");
-        Some(dev)
+        })
     }
 
     fn mount(&mut self) {
@@ -254,4 +259,43 @@ fn a_mounted_file_system_is_never_written_whatever_the_flags() {
     // Still a healthy, writable file system.
     std::fs::write(mp.join("after"), b"ok").unwrap();
     assert_eq!(std::fs::read(mp.join("users-file")).unwrap(), b"precious");
+}
+
+/// The less common file systems util-linux makes (each where its mkfs is installed): refused
+/// like ext4, never written without `--force-destroy` naming the device.
+#[test]
+fn a_device_with_a_less_common_file_system_is_not_written() {
+    for (mkfs, kind) in [
+        ("mkfs.minix", "minix"),
+        ("mkfs.bfs", "bfs"),
+        ("mkfs.cramfs", "cramfs"),
+    ] {
+        let Some(dev) = LoopDevice::blank() else {
+            return;
+        };
+        let mut cmd = Std::new(mkfs);
+        if mkfs == "mkfs.cramfs" {
+            let src = dev._image_dir.path().join("src");
+            std::fs::create_dir(&src).unwrap();
+            std::fs::write(src.join("f"), b"users").unwrap();
+            cmd.arg(src);
+        }
+        if let Err(e) = run(cmd.arg(&dev.device)) {
+            eprintln!("skipped {kind}: {e}");
+            continue;
+        }
+        let before = dev.head();
+        for flags in [
+            &["--rw", "randwrite"][..],
+            &["--rw", "randread", "--precondition"][..],
+        ] {
+            io(&dev.device, flags)
+                .code(2)
+                .stderr(predicate::str::contains(format!("a {kind} file system")))
+                .stderr(predicate::str::contains("--force-destroy"));
+            assert!(dev.head() == before, "{kind}: {flags:?} changed the device");
+        }
+        io(&dev.device, &["--rw", "randread"]).success();
+        assert!(dev.head() == before, "{kind}: a read-only run changed it");
+    }
 }
