@@ -282,6 +282,10 @@ pub fn prepare(
                 steps.push(dir.clone());
             }
             for step in &steps {
+                // A parent another directory of this cluster shares, created for it already.
+                if owned.iter().any(|o| o.path() == step) {
+                    continue;
+                }
                 fs::create_dir(step).map_err(io_err(step))?;
                 let (path, id) = (step.clone(), dir_id(step)?);
                 if step == &target.path {

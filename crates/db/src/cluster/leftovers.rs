@@ -24,6 +24,7 @@ use super::os::ServerUser;
 use super::teardown::Teardown;
 
 mod check;
+mod contents;
 #[cfg(test)]
 pub(crate) use check::MARKER;
 pub use check::{mark, new_token};

@@ -408,3 +408,17 @@ fn a_running_server_in_the_data_directory_is_named() {
     );
     a.stop().expect("stop");
 }
+
+#[test]
+fn two_directories_under_one_missing_parent_are_created_and_removed() {
+    let tmp = scratch();
+    let parent = tmp.path().join("new");
+    let data = dirs::check(&parent.join("data"), "data directory").expect("data");
+    let wal = dirs::check(&parent.join("wal"), "WAL directory").expect("wal");
+    let mut owned = Vec::new();
+    dirs::prepare(&data, 0o700, None, &mut owned).expect("data made");
+    dirs::prepare(&wal, 0o700, None, &mut owned).expect("wal made under the same new parent");
+    assert!(parent.join("data").is_dir() && parent.join("wal").is_dir());
+    dirs::cleanup(&owned).expect("cleanup");
+    assert!(!parent.exists(), "the parent it created is removed too");
+}
