@@ -25,7 +25,6 @@ use super::teardown::Teardown;
 
 mod check;
 mod contents;
-#[cfg(test)]
 pub(crate) use check::MARKER;
 pub use check::{mark, new_token};
 

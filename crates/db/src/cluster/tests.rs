@@ -406,6 +406,19 @@ fn a_running_server_in_the_data_directory_is_named() {
         msg.contains(&format!("postmaster pid {pid}")) && msg.contains("stop it"),
         "{msg}"
     );
+    // Without storlab's marker the server is the user's: storlab does not tell them to stop
+    // it and remove their directory.
+    let marker = data.join(super::leftovers::MARKER);
+    let token = fs::read(&marker).expect("marker");
+    fs::remove_file(&marker).expect("rm marker");
+    let msg = dirs::check(&data, "data directory")
+        .expect_err("in use")
+        .to_string();
+    fs::write(&marker, token).expect("marker back");
+    assert!(
+        msg.contains("did not start") && !msg.contains("remove the directory"),
+        "{msg}"
+    );
     a.stop().expect("stop");
 }
 
