@@ -27,6 +27,7 @@ mod check;
 mod contents;
 pub(crate) use check::MARKER;
 pub use check::{mark, new_token};
+pub(crate) use contents::only_the_clusters;
 
 /// One cluster's record.
 #[derive(Debug, Serialize, Deserialize)]
