@@ -228,6 +228,7 @@ async fn run_tests(
     );
     let during = format!("the load of the {} tables", tests[0].suite);
     cancellable(admin, &during, load).await?;
+    schema::mark_objects(admin, &opts.schema).await?;
     let checkpoint = conn.dsn.as_ref().is_none_or(|d| d.checkpoint);
     if checkpoint {
         cancellable(admin, "the checkpoint after the load", async {

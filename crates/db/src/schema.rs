@@ -17,6 +17,11 @@ use crate::suites::dpaws;
 /// starts with it (and that the connected role owns) is ever reused or dropped.
 pub const MARKER: &str = "storlab: benchmark schema created by storlab";
 
+/// Start of the comment storlab puts on the tables and the function it creates in its schema:
+/// in a schema of storlab's, an object under one of storlab's names without it is the
+/// user's, and storlab neither writes, replaces nor drops it.
+pub const OBJECT_MARKER: &str = "storlab: benchmark object created by storlab";
+
 /// Tables storlab creates in its schema (partitions, indexes, TOAST tables and identity
 /// sequences go with their tables).
 pub(crate) fn tables() -> Vec<String> {
@@ -89,6 +94,15 @@ pub(crate) async fn claim(c: &Client, schema: &str) -> Result<(), DbError> {
                     me.database, me.role
                 )));
             }
+            if let Some(object) = unmarked_objects(c, schema).await?.first() {
+                return Err(DbError::BadInput(format!(
+                    "--schema {schema}: storlab's schema {schema} in database {} holds {object}, \
+                     which storlab did not create (it has no storlab mark); storlab will not \
+                     write, replace or drop it: move it out of the schema or give another \
+                     --schema",
+                    me.database
+                )));
+            }
             Ok(())
         }
         None => {
@@ -117,6 +131,67 @@ pub(crate) async fn claim(c: &Client, schema: &str) -> Result<(), DbError> {
     }
 }
 
+/// The tables and functions in `schema` under the names storlab creates that lack its mark
+/// ("table s.dpaws_03", "function s.ob_loop(integer)").
+async fn unmarked_objects(c: &Client, schema: &str) -> Result<Vec<String>, DbError> {
+    let pattern = format!("{OBJECT_MARKER}%");
+    let rows = c
+        .query(
+            "SELECT 'table ' || n.nspname || '.' || c.relname FROM pg_class c \
+             JOIN pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = $1 AND c.relname = ANY($2) AND c.relkind IN ('r', 'p', 'f') \
+             AND coalesce(obj_description(c.oid, 'pg_class'), '') NOT LIKE $3 \
+             UNION ALL \
+             SELECT 'function ' || n.nspname || '.' || p.proname || '(' || \
+             pg_get_function_identity_arguments(p.oid) || ')' FROM pg_proc p \
+             JOIN pg_namespace n ON n.oid = p.pronamespace \
+             WHERE n.nspname = $1 AND p.proname = 'ob_loop' \
+             AND coalesce(obj_description(p.oid, 'pg_proc'), '') NOT LIKE $3",
+            &[&schema, &tables(), &pattern],
+        )
+        .await?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
+/// `COMMENT ON TABLE schema.name IS` storlab's mark: appended to the SQL that creates one of
+/// storlab's tables, in the same batch.
+pub(crate) fn mark_table(schema: &str, name: &str) -> String {
+    format!(
+        "COMMENT ON TABLE {schema}.{name} IS {};",
+        quote_literal(OBJECT_MARKER)
+    )
+}
+
+/// Marks the tables and the function storlab created in its schema (after a load).
+pub(crate) async fn mark_objects(c: &Client, schema: &str) -> Result<(), DbError> {
+    let rows = c
+        .query(
+            "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = $1 AND c.relname = ANY($2) AND c.relkind IN ('r', 'p')",
+            &[&schema, &tables()],
+        )
+        .await?;
+    let mut sql: String = rows
+        .iter()
+        .map(|r| mark_table(schema, r.get::<_, &str>(0)))
+        .collect();
+    let function = c
+        .query_opt(
+            "SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
+             WHERE n.nspname = $1 AND p.proname = 'ob_loop'",
+            &[&schema],
+        )
+        .await?;
+    if function.is_some() {
+        sql += &format!(
+            "COMMENT ON FUNCTION {schema}.ob_loop(int) IS {};",
+            quote_literal(OBJECT_MARKER)
+        );
+    }
+    c.batch_execute(&sql).await?;
+    Ok(())
+}
+
 /// Drops storlab's schema and what storlab created in it, in one transaction and without
 /// CASCADE. Returns why the schema was kept, if it was (not storlab's, or something that is
 /// not storlab's is in it or depends on it).
@@ -125,6 +200,16 @@ pub(crate) async fn drop_owned(c: &Client, schema: &str) -> Option<String> {
         Ok(None) => return None,
         Ok(Some((comment, _))) if comment.as_deref().is_some_and(|t| t.starts_with(MARKER)) => {}
         Ok(Some(_)) => return Some(format!("schema {schema} has no storlab mark")),
+        Err(e) => return Some(e.to_string()),
+    }
+    match unmarked_objects(c, schema).await {
+        Ok(objects) if objects.is_empty() => {}
+        Ok(objects) => {
+            return Some(format!(
+                "it holds {}, which storlab did not create",
+                objects.join(", ")
+            ))
+        }
         Err(e) => return Some(e.to_string()),
     }
     let tables: Vec<String> = tables().iter().map(|t| format!("{schema}.{t}")).collect();

@@ -59,6 +59,33 @@ fn is_temporary(name: &str) -> bool {
             .is_some_and(|(p, n)| digits(p) && digits(n))
 }
 
+/// Whether a temporary file holds what storlab writes there (a cell file starts `[`), or
+/// nothing (killed before writing): a file of the user's under such a name is left alone.
+fn holds_a_cell_or_nothing(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 1];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .is_ok_and(|n| n == 0 || head[0] == b'[')
+}
+
+/// Whether `cells` is the cells directory of a study made before studies were marked: a
+/// directory (not a link) holding cell files storlab wrote and nothing else.
+fn an_unmarked_study(cells: &Path) -> bool {
+    let is_dir = std::fs::symlink_metadata(cells).is_ok_and(|m| m.is_dir());
+    let Ok(entries) = std::fs::read_dir(cells) else {
+        return false;
+    };
+    let entries: Vec<_> = entries.flatten().collect();
+    let cell = |e: &std::fs::DirEntry| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let file = e.file_type().is_ok_and(|t| t.is_file());
+        let json = name.ends_with(".json") && cell_output(&e.path()).check(&[]).is_ok();
+        file && (json || (is_temporary(&name) && holds_a_cell_or_nothing(&e.path())))
+    };
+    is_dir && !entries.is_empty() && entries.iter().all(cell)
+}
+
 /// Whether `v` is a cell file storlab wrote (the cells of one unit).
 fn is_cells(v: &serde_json::Value) -> bool {
     serde_json::from_value::<Vec<Cell>>(v.clone()).is_ok()
@@ -90,7 +117,8 @@ impl Store {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let cell = e.path().extension().is_some_and(|x| x == "json");
                 let file = e.file_type().is_ok_and(|t| t.is_file());
-                if file && (is_temporary(&name) || (fresh && cell)) {
+                let leftover = is_temporary(&name) && holds_a_cell_or_nothing(&e.path());
+                if file && (leftover || (fresh && cell)) {
                     std::fs::remove_file(e.path()).map_err(fail)?;
                 }
             }
@@ -144,13 +172,13 @@ impl Store {
 const STUDY_MARK: &str = ".storlab-study";
 
 /// Makes sure the output directory is storlab's before anything is written there: one that
-/// does not exist or is empty is created and marked; one that a study marked before (or laid
-/// out: a `cells/` directory) is used; any other directory with content is refused, since a
+/// does not exist or is empty is created and marked; one that a study marked before (or whose
+/// `cells/` holds storlab's cell files and nothing else) is used; any other directory with content is refused, since a
 /// study writes report.html, results.json and CSVs there. In a study's directory, a file of
 /// one of those names that storlab did not write is refused too, before anything runs.
 pub(crate) fn claim(out: &Path) -> Result<(), CliError> {
     let mark = out.join(STUDY_MARK);
-    let ours = mark.is_file() || out.join("cells").is_dir();
+    let ours = mark.is_file() || an_unmarked_study(&out.join("cells"));
     let empty = match std::fs::read_dir(out) {
         Ok(mut entries) => entries.next().is_none(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,

@@ -6,7 +6,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -94,6 +94,42 @@ fn create_temp(target: &Path, dir: &Path, mode: u32) -> std::io::Result<(File, T
     Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
 }
 
+/// Writes `bytes` to a device or a named pipe as it is (nothing created or truncated). A pipe
+/// is opened without blocking: until a reader opens it, storlab waits, but stops at Ctrl-C.
+fn write_in_place(path: &Path, fifo: bool, bytes: &[u8]) -> std::io::Result<()> {
+    let mut options = OpenOptions::new();
+    options.write(true);
+    if !fifo {
+        return options.open(path)?.write_all(bytes);
+    }
+    let file = loop {
+        match options.custom_flags(libc::O_NONBLOCK).open(path) {
+            Ok(f) => break f,
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                if storlab_io::signal::stop_requested() {
+                    return Err(std::io::Error::other(
+                        "a named pipe nobody reads; interrupted while waiting for a reader",
+                    ));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    // Blocking from here: the reader takes the bytes at its pace.
+    // SAFETY: F_GETFL/F_SETFL on a descriptor the File owns; no memory is passed.
+    unsafe {
+        let flags = libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&file), libc::F_GETFL);
+        libc::fcntl(
+            std::os::fd::AsRawFd::as_raw_fd(&file),
+            libc::F_SETFL,
+            flags & !libc::O_NONBLOCK,
+        );
+    }
+    let mut file = file;
+    file.write_all(bytes)
+}
+
 /// Replaces `path` with `bytes` atomically (see the module doc). A path naming a device or
 /// a pipe (`/dev/stdout`) is written in place, as there is nothing to replace.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
@@ -107,7 +143,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
             )));
         }
         if !m.is_file() {
-            return std::fs::write(&target, bytes).map_err(|e| failed(path, &e));
+            return write_in_place(&target, m.file_type().is_fifo(), bytes)
+                .map_err(|e| failed(path, &e));
         }
     }
     let dir = parent_dir(&target);

@@ -126,6 +126,9 @@ impl Output {
     /// Checks before the run: the path can be written (see [`check_output`]) and it names
     /// no input of the run and nothing storlab did not write.
     pub fn check(&self, inputs: &[Input]) -> Result<(), CliError> {
+        if let Some(fd) = stream_fd(&self.path) {
+            self.check_stream(fd)?;
+        }
         check_output(&self.flag, &self.path, Kind::File)?;
         for (flag, input) in inputs {
             if same_path(&self.path, input) {
@@ -139,6 +142,9 @@ impl Output {
 
     /// Refuses an existing file that storlab did not write (and what cannot be replaced).
     fn check_owner(&self) -> Result<(), CliError> {
+        if let Some(fd) = stream_fd(&self.path) {
+            return self.check_stream(fd);
+        }
         let link = std::fs::symlink_metadata(&self.path);
         let Ok(meta) = std::fs::metadata(&self.path) else {
             return match link {
@@ -153,12 +159,17 @@ impl Output {
             return Err(self
                 .refused("is a block device; storlab writes results only to files (name a file)"));
         }
-        if !ft.is_file() {
-            // A character device or a pipe (/dev/null, a terminal, `>(...)`): a stream.
-            return Ok(());
+        if ft.is_char_device() && !stream_device(meta.rdev()) {
+            return Err(self.refused(
+                "is a character device; storlab writes results only to files, pipes, \
+                 terminals and /dev/null (name a file)",
+            ));
         }
-        if stream_name(&self.path) {
-            // /dev/stdout and the like: the file the shell opened for this run.
+        if ft.is_socket() {
+            return Err(self.refused("is a socket; storlab writes results only to files"));
+        }
+        if !ft.is_file() {
+            // /dev/null, a terminal or a named pipe: written in place.
             return Ok(());
         }
         if matches!(self.format, Format::Json(_)) && meta.len() > JSON_BYTES_MAX {
@@ -182,6 +193,28 @@ impl Output {
         )))
     }
 
+    /// `/dev/stdout` and the like: the file the shell opened for this run, written through
+    /// that descriptor, so only as the shell opened it (never one open for reading only, nor
+    /// a block device).
+    fn check_stream(&self, fd: i32) -> Result<(), CliError> {
+        match open_for_writing(fd) {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(self.refused(&format!(
+                    "is descriptor {fd}, open for reading only; storlab will not write to it"
+                )))
+            }
+            Err(e) => {
+                return Err(self.refused(&format!("names descriptor {fd}, which is not open: {e}")))
+            }
+        }
+        match std::fs::metadata(&self.path) {
+            Ok(m) if m.file_type().is_block_device() => Err(self
+                .refused("is a block device; storlab writes results only to files (name a file)")),
+            _ => Ok(()),
+        }
+    }
+
     /// Writes `bytes`, replacing the file atomically; the owner check runs again, for a
     /// file that appeared while the run was going. `bytes` must carry storlab's mark, so the
     /// next run may replace them.
@@ -198,8 +231,8 @@ impl Output {
             CliError::BadInput(m) => CliError::Failed(format!("{m}; nothing was written")),
             other => other,
         })?;
-        if stream_name(&self.path) {
-            return append(&self.path, bytes);
+        if let Some(fd) = stream_fd(&self.path) {
+            return append(fd, &self.path, bytes);
         }
         write_atomic(&self.path, bytes)
     }
@@ -233,24 +266,62 @@ fn read_head(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Whether `path` is a name of a standard stream (`/dev/stdout`, `/dev/fd/1`,
-/// `/proc/self/fd/1`): written in place, as the shell opened it.
-fn stream_name(path: &Path) -> bool {
-    let s = path.to_string_lossy();
-    ["/dev/stdout", "/dev/stderr"].contains(&s.as_ref())
-        || s.starts_with("/dev/fd/")
-        || s.starts_with("/proc/self/fd/")
+/// The descriptor a name of a stream stands for (`/dev/stdout` 1, `/dev/stderr` 2,
+/// `/dev/fd/N` and `/proc/self/fd/N` N), written in place as the shell opened it.
+fn stream_fd(path: &Path) -> Option<i32> {
+    let s = path.to_str()?;
+    match s {
+        "/dev/stdout" => Some(1),
+        "/dev/stderr" => Some(2),
+        _ => s
+            .strip_prefix("/dev/fd/")
+            .or_else(|| s.strip_prefix("/proc/self/fd/"))
+            .and_then(|n| n.parse().ok()),
+    }
 }
 
-/// Writes `bytes` at the end of a standard stream (a file the shell opened with `>` is
-/// empty, one opened with `>>` keeps what it had).
-fn append(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    use std::io::Write;
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(bytes))
-        .map_err(|e| CliError::Failed(format!("{}: cannot write: {e}", path.display())))
+/// Whether a character device is one results may go to: /dev/null or a terminal (virtual
+/// consoles and serial lines, /dev/tty and the console, pseudo-terminals).
+fn stream_device(rdev: u64) -> bool {
+    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+    (major, minor) == (1, 3) || major == 4 || major == 5 || (136..=143).contains(&major)
+}
+
+/// Whether descriptor `fd` of this process is open for writing.
+fn open_for_writing(fd: i32) -> std::io::Result<bool> {
+    // SAFETY: F_GETFL reads the flags of a descriptor number; no memory is passed.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(flags & libc::O_ACCMODE != libc::O_RDONLY)
+}
+
+/// Writes `bytes` to descriptor `fd` of this process (a stream the shell opened): at the end
+/// of a regular file (one opened with `>` is empty, one opened with `>>` or `<>` keeps what
+/// it had), in order on a pipe or terminal.
+fn append(fd: i32, path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    use std::io::{Seek, Write};
+    let failed = |e: std::io::Error| {
+        CliError::Failed(format!(
+            "{}: cannot write: {e}; nothing was written",
+            path.display()
+        ))
+    };
+    if !open_for_writing(fd).map_err(failed)? {
+        return Err(failed(std::io::Error::from_raw_os_error(libc::EBADF)));
+    }
+    // SAFETY: `fd` is open (checked above); the duplicate is owned by the File alone.
+    let dup = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+    if dup < 0 {
+        return Err(failed(std::io::Error::last_os_error()));
+    }
+    // SAFETY: `dup` is a fresh descriptor nothing else owns.
+    let mut file = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(dup) };
+    if file.metadata().map_err(failed)?.is_file() {
+        file.seek(std::io::SeekFrom::End(0)).map_err(failed)?;
+    }
+    file.write_all(bytes).map_err(failed)
 }
 
 /// Whether `a` and `b` are the same existing file (through links, `..`, hard links).

@@ -390,3 +390,55 @@ fn a_study_directory_keeps_every_file_storlab_did_not_write() {
     }
     compare(&plan, &out).success();
 }
+
+fn one_cell_plan(dir: &Path) -> PathBuf {
+    write_plan(
+        dir,
+        &format!(
+            "duration = \"1s\"\nwarmup = \"0s\"\n\
+             [[targets]]\nname = \"a\"\narray = \"{}\"\n[[workloads]]\nprofile = \"randread-8k\"\n",
+            example("midrange-raid5.toml")
+        ),
+    )
+}
+
+/// A directory of the user's that happens to hold a `cells/` directory of theirs is not a
+/// study: nothing is written into it or its `cells/`.
+#[test]
+fn a_users_directory_with_a_cells_directory_is_not_a_study() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = one_cell_plan(dir.path());
+    let theirs = dir.path().join("lab");
+    std::fs::create_dir_all(theirs.join("cells")).unwrap();
+    std::fs::write(theirs.join("cells/sample.txt"), b"mine").unwrap();
+    std::fs::write(theirs.join("readme.txt"), b"mine").unwrap();
+    compare(&plan, &theirs)
+        .code(2)
+        .stderr(predicate::str::contains("not a storlab study's"));
+    let names = |d: &Path| std::fs::read_dir(d).unwrap().count();
+    assert_eq!(names(&theirs), 2, "nothing added");
+    assert_eq!(names(&theirs.join("cells")), 1, "nothing added to cells/");
+    // A study whose mark is gone is still known by its cells, and used.
+    let out = dir.path().join("study");
+    compare(&plan, &out).success();
+    std::fs::remove_file(out.join(".storlab-study")).unwrap();
+    compare(&plan, &out).success();
+}
+
+/// A file of the user's under the name of the gate's temporary files, in a study's cells/,
+/// is not a leftover of storlab's: it is kept.
+#[test]
+fn a_users_file_under_a_temporary_name_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = one_cell_plan(dir.path());
+    let out = dir.path().join("study");
+    compare(&plan, &out).success();
+    let theirs = out.join("cells/.a__b__0.json.4242-7.storlab-tmp");
+    std::fs::write(&theirs, b"mine").unwrap();
+    // What a killed write of storlab's left (a cell file's start) is removed.
+    let left = out.join("cells/.a__b__0.json.4242-8.storlab-tmp");
+    std::fs::write(&left, b"[\n  {").unwrap();
+    compare(&plan, &out).success();
+    assert_eq!(std::fs::read(&theirs).unwrap(), b"mine");
+    assert!(!left.exists(), "storlab's own leftover is removed");
+}

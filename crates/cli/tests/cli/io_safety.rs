@@ -282,6 +282,45 @@ fn a_mounted_file_system_is_never_written_whatever_the_flags() {
     assert_eq!(std::fs::read(mp.join("users-file")).unwrap(), b"precious");
 }
 
+/// The less common file systems util-linux makes (each where its mkfs is installed): refused
+/// like ext4, never written without `--force-destroy` naming the device.
+#[test]
+fn a_device_with_a_less_common_file_system_is_not_written() {
+    for (mkfs, kind) in [
+        ("mkfs.minix", "minix"),
+        ("mkfs.bfs", "bfs"),
+        ("mkfs.cramfs", "cramfs"),
+    ] {
+        let Some(dev) = LoopDevice::blank() else {
+            return;
+        };
+        let mut cmd = Std::new(mkfs);
+        if mkfs == "mkfs.cramfs" {
+            let src = dev._image_dir.path().join("src");
+            std::fs::create_dir(&src).unwrap();
+            std::fs::write(src.join("f"), b"users").unwrap();
+            cmd.arg(src);
+        }
+        if let Err(e) = run(cmd.arg(&dev.device)) {
+            eprintln!("skipped {kind}: {e}");
+            continue;
+        }
+        let before = dev.head();
+        for flags in [
+            &["--rw", "randwrite"][..],
+            &["--rw", "randread", "--precondition"][..],
+        ] {
+            io(&dev.device, flags)
+                .code(2)
+                .stderr(predicate::str::contains(format!("a {kind} file system")))
+                .stderr(predicate::str::contains("--force-destroy"));
+            assert!(dev.head() == before, "{kind}: {flags:?} changed the device");
+        }
+        io(&dev.device, &["--rw", "randread"]).success();
+        assert!(dev.head() == before, "{kind}: a read-only run changed it");
+    }
+}
+
 /// A device no probe recognises is written only while it is blank or as a storlab run left
 /// it: a user's bytes anywhere storlab looks (here its first and its last MiB) make it the
 /// user's until `--force-destroy` names it.

@@ -23,6 +23,7 @@ mod io_steady;
 mod io_warmup;
 mod outputs;
 mod outputs_owner;
+mod outputs_streams;
 mod sim;
 mod sim_character;
 mod sim_db;

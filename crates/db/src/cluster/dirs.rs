@@ -149,16 +149,25 @@ pub fn check(path: &Path, role: &str) -> Result<Target, ClusterError> {
     })
 }
 
-/// Why a directory holding a running PostgreSQL server cannot be used, naming the server.
+/// Why a directory holding a running PostgreSQL server cannot be used, naming the server. Only
+/// a server in a directory storlab marked is called storlab's, with how to stop and remove
+/// it; any other is the user's, and left to them.
 fn live_server(dir: &Path, role: &str) -> Option<String> {
     let pid = super::os::postmaster_pid(dir)?;
     if !super::os::postmaster_running(dir) {
         return None;
     }
+    if !dir.join(super::leftovers::MARKER).is_file() {
+        return Some(format!(
+            "the {role} holds a running PostgreSQL server (postmaster pid {pid}) that storlab \
+             did not start; storlab never touches it: give a new or empty directory, or point \
+             storlab at that server with --dsn"
+        ));
+    }
     Some(format!(
-        "the {role} holds a running PostgreSQL server (postmaster pid {pid}), perhaps left by \
-         a storlab run that was killed; stop it (`pg_ctl -D {} stop -m immediate` as the \
-         server's OS user, or `kill -QUIT {pid}`), remove the directory, and run again",
+        "the {role} holds a running PostgreSQL server (postmaster pid {pid}) left by a storlab \
+         run that was killed; stop it (`pg_ctl -D {} stop -m immediate` as the server's OS \
+         user, or `kill -QUIT {pid}`), remove the directory, and run again",
         dir.display()
     ))
 }
@@ -282,6 +291,10 @@ pub fn prepare(
                 steps.push(dir.clone());
             }
             for step in &steps {
+                // A parent another directory of this cluster shares, created for it already.
+                if owned.iter().any(|o| o.path() == step) {
+                    continue;
+                }
                 fs::create_dir(step).map_err(io_err(step))?;
                 let (path, id) = (step.clone(), dir_id(step)?);
                 if step == &target.path {

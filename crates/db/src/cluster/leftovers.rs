@@ -24,9 +24,10 @@ use super::os::ServerUser;
 use super::teardown::Teardown;
 
 mod check;
-#[cfg(test)]
+mod contents;
 pub(crate) use check::MARKER;
 pub use check::{mark, new_token};
+pub(crate) use contents::only_the_clusters;
 
 /// One cluster's record.
 #[derive(Debug, Serialize, Deserialize)]

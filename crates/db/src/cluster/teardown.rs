@@ -86,11 +86,43 @@ impl Teardown {
         if let Some(mut child) = self.child.take() {
             let _ = child.wait();
         }
-        dirs::cleanup(&self.owned)?;
+        // A directory someone put their own files into while the cluster ran is left as it
+        // is (its parents then stay too: they are removed only when empty).
+        let kept = self.foreign();
+        let owned: Vec<dirs::Owned> = self
+            .owned
+            .iter()
+            .filter(|o| !kept.iter().any(|(p, _)| p == o.path()))
+            .cloned()
+            .collect();
+        dirs::cleanup(&owned)?;
         if let Some(record) = &self.record {
             leftovers::remove(record);
         }
-        Ok(())
+        match kept.into_iter().next() {
+            None => Ok(()),
+            Some((path, why)) => Err(ClusterError::BadDirectory {
+                path,
+                reason: format!("left in place, not removed: {why}"),
+            }),
+        }
+    }
+
+    /// The directories to remove or empty that hold something neither PostgreSQL nor storlab
+    /// put there, with why.
+    fn foreign(&self) -> Vec<(PathBuf, String)> {
+        // SAFETY: geteuid cannot fail.
+        let me = unsafe { libc::geteuid() };
+        let server_uid = self.user.as_ref().map(|u| u.uid).filter(|&u| u != me);
+        self.owned
+            .iter()
+            .filter(|o| !matches!(o, dirs::Owned::Parent { .. }) && o.path().is_dir())
+            .filter_map(|o| {
+                leftovers::only_the_clusters(o.path(), server_uid)
+                    .err()
+                    .map(|why| (o.path().to_path_buf(), why))
+            })
+            .collect()
     }
 
     fn pg_ctl_stop(&self, mode: &str, timeout: u32) -> Result<String, ClusterError> {

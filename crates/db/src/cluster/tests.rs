@@ -406,5 +406,57 @@ fn a_running_server_in_the_data_directory_is_named() {
         msg.contains(&format!("postmaster pid {pid}")) && msg.contains("stop it"),
         "{msg}"
     );
+    // Without storlab's marker the server is the user's: storlab does not tell them to stop
+    // it and remove their directory.
+    let marker = data.join(super::leftovers::MARKER);
+    let token = fs::read(&marker).expect("marker");
+    fs::remove_file(&marker).expect("rm marker");
+    let msg = dirs::check(&data, "data directory")
+        .expect_err("in use")
+        .to_string();
+    fs::write(&marker, token).expect("marker back");
+    assert!(
+        msg.contains("did not start") && !msg.contains("remove the directory"),
+        "{msg}"
+    );
     a.stop().expect("stop");
+}
+
+#[test]
+fn two_directories_under_one_missing_parent_are_created_and_removed() {
+    let tmp = scratch();
+    let parent = tmp.path().join("new");
+    let data = dirs::check(&parent.join("data"), "data directory").expect("data");
+    let wal = dirs::check(&parent.join("wal"), "WAL directory").expect("wal");
+    let mut owned = Vec::new();
+    dirs::prepare(&data, 0o700, None, &mut owned).expect("data made");
+    dirs::prepare(&wal, 0o700, None, &mut owned).expect("wal made under the same new parent");
+    assert!(parent.join("data").is_dir() && parent.join("wal").is_dir());
+    dirs::cleanup(&owned).expect("cleanup");
+    assert!(!parent.exists(), "the parent it created is removed too");
+}
+
+/// A file the user put into the data directory while the cluster ran is not storlab's: the
+/// server is stopped, the rest removed, that directory left as it is.
+#[test]
+fn a_directory_the_user_added_a_file_to_during_the_run_is_left_in_place() {
+    let _one = one_cluster_test_at_a_time();
+    let tmp = scratch();
+    let spec = ClusterSpec {
+        data_dir: tmp.path().join("left").join("data"),
+        ..Default::default()
+    };
+    let cluster = Cluster::start(&bins(), &spec).expect("start");
+    let data = cluster.data_dir().to_path_buf();
+    let socket_dir = cluster.socket_dir().to_path_buf();
+    fs::write(data.join("notes.txt"), b"user data").expect("write");
+    let err = cluster.stop().expect_err("the directory is kept");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("left in place") && msg.contains("notes.txt"),
+        "{msg}"
+    );
+    assert_eq!(fs::read(data.join("notes.txt")).unwrap(), b"user data");
+    assert!(!os::postmaster_running(&data), "the server is stopped");
+    assert!(!socket_dir.exists(), "what is storlab's alone is removed");
 }

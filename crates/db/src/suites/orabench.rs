@@ -205,6 +205,7 @@ pub(crate) async fn orabench_once(
             for sql in [
                 format!("DROP TABLE IF EXISTS {s}.ob_dc"),
                 format!("CREATE TABLE {s}.ob_dc{ts} AS SELECT * FROM {s}.ob_big"),
+                crate::schema::mark_table(s, "ob_dc"),
                 format!("ALTER TABLE {s}.ob_dc DROP COLUMN pad"),
                 format!("VACUUM FULL {s}.ob_dc"),
                 ckpt.to_string(),
@@ -221,7 +222,9 @@ pub(crate) async fn orabench_once(
             c.batch_execute(&format!(
                 "DROP TABLE IF EXISTS {s}.ob_ct;
                  CREATE TABLE {s}.ob_ct{ts} AS SELECT g AS id, repeat('c', 1000) AS pad FROM generate_series(1, {scale}) g;
-                 {ckpt};"
+                 {mark}
+                 {ckpt};",
+                mark = crate::schema::mark_table(s, "ob_ct")
             ))
             .await?;
             let bytes: i64 = c

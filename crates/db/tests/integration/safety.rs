@@ -190,3 +190,48 @@ fn the_schema_is_dropped_after_a_failure_and_kept_with_keep_schema() {
     assert!(!schema_exists(&dsn, "storlab"));
     cluster.stop().unwrap();
 }
+
+/// In a schema storlab created and kept, a table the user put there under one of storlab's
+/// names (or storlab's function replaced by theirs) is not storlab's: the run is refused
+/// before it writes, replaces or drops anything, and the table keeps its rows.
+#[test]
+fn a_users_table_under_storlabs_name_in_its_kept_schema_is_never_touched() {
+    let _s = serial();
+    let dir = scratch();
+    let cluster = start(dir.path());
+    let dsn = cluster.conninfo("postgres");
+    one(run_db(&options(kept(dsn.clone()), "dpaws", "select-row", 500)).unwrap());
+    exec(
+        &dsn,
+        "DROP TABLE storlab.dpaws_03;
+         CREATE TABLE storlab.dpaws_03 (id bigint, note text);
+         INSERT INTO storlab.dpaws_03 SELECT g, 'mine' FROM generate_series(1, 500) g;",
+    );
+    for keep in [true, false] {
+        let server = if keep {
+            kept(dsn.clone())
+        } else {
+            dropped(&dsn)
+        };
+        let e = run_db(&options(server, "dpaws", "update-row", 500)).unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, DbError::BadInput(_)), "{text}");
+        assert!(
+            text.contains("table storlab.dpaws_03") && text.contains("did not create"),
+            "{text}"
+        );
+    }
+    assert_eq!(
+        query_i64(
+            &dsn,
+            "SELECT count(*) FROM storlab.dpaws_03 WHERE note = 'mine'"
+        ),
+        500,
+        "the user's rows are as they were"
+    );
+    // Their table gone, storlab's schema is storlab's again: used, then dropped.
+    exec(&dsn, "DROP TABLE storlab.dpaws_03");
+    one(run_db(&options(dropped(&dsn), "dpaws", "select-row", 500)).unwrap());
+    assert!(!schema_exists(&dsn, "storlab"));
+    cluster.stop().unwrap();
+}

@@ -8,8 +8,10 @@
 //! never overwritten.
 //!
 //! Either marker records the file as storlab left it: device, inode number,
-//! size, modification time (to the nanosecond) and, in the sidecar, the birth
-//! time. It vouches for the file only while all of them still match, so it
+//! size, modification time (to the nanosecond), in the sidecar the birth time,
+//! and when it was marked. It vouches for the file only while all of them still
+//! match and the inode has not changed since it was marked (its change time,
+//! which nothing can set back, is no later than the mark), so it
 //! does not survive other content put there: `cp` onto the file (same inode,
 //! new size or modification time, and `cp -p` copies the source's time), a
 //! rename over it (another inode), or a copy of the file elsewhere with its
@@ -23,9 +25,15 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-const SIDECAR_HEADER: &str = "storlab marker v2\n";
-/// First word of the xattr marker's value (the older value "1" vouched for any content).
-const XATTR_VERSION: &str = "storlab-v2";
+const SIDECAR_HEADER: &str = "storlab marker v3\n";
+/// How every sidecar storlab ever wrote starts (older versions vouch for nothing now).
+const SIDECAR_FAMILY: &str = "storlab marker v";
+/// First word of the xattr marker's value (the older values "1" and "storlab-v2" vouch for
+/// nothing now).
+const XATTR_VERSION: &str = "storlab-v3";
+/// How long after the mark was recorded the kernel may stamp the mark's own change time
+/// (its clock is coarser than the one read for the record).
+const MARK_CTIME_SLACK_NS: i128 = 1_000_000_000;
 /// Largest sidecar read back; real ones are under 100 bytes.
 const SIDECAR_MAX_BYTES: u64 = 4096;
 
@@ -131,7 +139,7 @@ pub(crate) fn sidecar_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// The file as storlab left it: what the xattr marker records.
+/// The file as storlab left it: what the xattr marker records, but for the time of marking.
 fn state(meta: &fs::Metadata) -> String {
     format!(
         "{XATTR_VERSION} dev={} ino={} size={} mtime={}.{:09}",
@@ -153,7 +161,38 @@ fn identity(meta: &fs::Metadata) -> String {
         || "-".to_string(),
         |d| format!("{}.{:09}", d.as_secs(), d.subsec_nanos()),
     );
-    format!("{SIDECAR_HEADER}{} born={born}\n", state(meta))
+    format!("{SIDECAR_HEADER}{} born={born}", state(meta))
+}
+
+/// The wall-clock time now, in nanoseconds since the epoch, as a mark records it.
+fn now_ns() -> i128 {
+    std::time::SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// `described` followed by the time of marking, as a mark records it.
+fn with_time(described: String, marked_ns: i128) -> String {
+    format!("{described} marked={marked_ns}\n")
+}
+
+/// Whether a recorded mark (`described` and the time of marking) vouches for the file as it
+/// is: the same description, and no change to the inode since the mark was set (a change of
+/// content, size, mode, owner or links stamps the change time, which nothing can set back;
+/// so other content put there with its modification time restored is caught too).
+fn vouches(recorded: &str, described: String, meta: &fs::Metadata) -> bool {
+    let Some(rest) = recorded.strip_prefix(described.as_str()) else {
+        return false;
+    };
+    let Some(marked) = rest
+        .strip_prefix(" marked=")
+        .and_then(|t| t.strip_suffix('\n'))
+        .and_then(|t| t.parse::<i128>().ok())
+    else {
+        return false;
+    };
+    let ctime = meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128;
+    ctime <= marked + MARK_CTIME_SLACK_NS
 }
 
 /// The contents of `side` if it is a storlab sidecar (a regular file starting with the header).
@@ -170,7 +209,7 @@ fn read_sidecar(side: &Path) -> Option<String> {
     file.take(SIDECAR_MAX_BYTES)
         .read_to_string(&mut text)
         .ok()?;
-    text.starts_with(SIDECAR_HEADER).then_some(text)
+    text.starts_with(SIDECAR_FAMILY).then_some(text)
 }
 
 /// Marks `path` with a sidecar file (the fallback when xattrs are unsupported).
@@ -190,14 +229,16 @@ pub(crate) fn mark_sidecar(path: &Path) -> io::Result<()> {
         .truncate(true)
         .custom_flags(libc::O_NOFOLLOW)
         .open(&side)?;
-    file.write_all(identity(&meta).as_bytes())?;
+    file.write_all(with_time(identity(&meta), now_ns()).as_bytes())?;
     file.sync_all()
 }
 
 /// True if a sidecar marks `path` as it is now (same inode, same birth time).
 pub(crate) fn sidecar_marks(path: &Path) -> bool {
     match fs::metadata(path) {
-        Ok(meta) => read_sidecar(&sidecar_path(path)).is_some_and(|t| t == identity(&meta)),
+        Ok(meta) => {
+            read_sidecar(&sidecar_path(path)).is_some_and(|t| vouches(&t, identity(&meta), &meta))
+        }
         Err(_) => false,
     }
 }
@@ -207,7 +248,7 @@ pub(crate) fn sidecar_marks(path: &Path) -> bool {
 pub fn mark_ours(path: &Path) -> io::Result<()> {
     let file = open_regular(path)?;
     // Setting the xattr changes only the inode's change time, not what it records.
-    let value = state(&file.metadata()?);
+    let value = with_time(state(&file.metadata()?), now_ns());
     match xattr::set(&file, value.as_bytes()) {
         Err(e) if xattr_unsupported(&e) => mark_sidecar(path),
         other => other,
@@ -221,7 +262,9 @@ pub(crate) fn has_xattr_mark(path: &Path) -> bool {
         return false;
     };
     match (xattr::get(&file), file.metadata()) {
-        (Ok(Some(value)), Ok(meta)) => value == state(&meta).as_bytes(),
+        (Ok(Some(value)), Ok(meta)) => {
+            std::str::from_utf8(&value).is_ok_and(|v| vouches(v, state(&meta), &meta))
+        }
         _ => false,
     }
 }

@@ -45,6 +45,88 @@ impl<D: Read + Seek> Probe<'_, D> {
 
     /// mdraid 0.90 superblock at `off`: magic in either byte order (0.90 is
     /// host-endian), then major_version == 0.
+    /// File systems and volume formats less common than those above, each by a magic of at
+    /// least four bytes or a shorter one with a sanity check: "minix", "cramfs", "bfs",
+    /// "squashfs", "romfs", "erofs", "udf", "jfs", "reiserfs", "gfs2", "ocfs2", "hfs+",
+    /// "apfs", "bitlocker", "bcache", "oracleasm", "ceph bluestore", "vdo", "dm-integrity",
+    /// "dm-verity".
+    fn less_common(&mut self) -> io::Result<Option<&'static str>> {
+        let at_start: [(&[u8], &'static str); 8] = [
+            (&0x28cd_3d45u32.to_le_bytes(), "cramfs"),
+            (&0x28cd_3d45u32.to_be_bytes(), "cramfs"),
+            (&0x1bad_faceu32.to_le_bytes(), "bfs"),
+            (b"hsqs", "squashfs"),
+            (b"sqsh", "squashfs"),
+            (b"-rom1fs-", "romfs"),
+            (b"bluestore block device", "ceph bluestore"),
+            (b"dmvdo001", "vdo"),
+        ];
+        for (magic, kind) in at_start {
+            if self.has(0, magic)? {
+                return Ok(Some(kind));
+            }
+        }
+        let fixed: [(u64, &[u8], &'static str); 13] = [
+            (512 + 16, b"Compressed ROMFS", "cramfs"),
+            (0, b"integrt\0", "dm-integrity"),
+            (0, b"verity\0\0", "dm-verity"),
+            (KIB, &0xe0f5_e1e2u32.to_le_bytes(), "erofs"),
+            (32 * KIB + 1, b"BEA01", "udf"),
+            (32 * KIB, b"JFS1", "jfs"),
+            (64 * KIB + 52, b"ReIsEr", "reiserfs"),
+            (8 * KIB + 52, b"ReIsErFs", "reiserfs"),
+            (64 * KIB, b"ReIsEr4", "reiserfs"),
+            (32, b"NXSB", "apfs"),
+            (3, b"-FVE-FS-", "bitlocker"),
+            (32, b"ORCLDISK", "oracleasm"),
+            (
+                4 * KIB + 24,
+                &[
+                    0xc6, 0x85, 0x73, 0xf6, 0x4e, 0x1a, 0x45, 0xca, 0x82, 0x65, 0xf5, 0x7f, 0x48,
+                    0xba, 0x6d, 0x81,
+                ],
+                "bcache",
+            ),
+        ];
+        for (off, magic, kind) in fixed {
+            if self.has(off, magic)? {
+                return Ok(Some(kind));
+            }
+        }
+        // GFS2: magic and the superblock's metadata type (1), big-endian.
+        if self.has(64 * KIB, &[0x01, 0x16, 0x19, 0x70, 0, 0, 0, 1])? {
+            return Ok(Some("gfs2"));
+        }
+        for block in [512, KIB, 2 * KIB, 4 * KIB] {
+            if self.has(2 * block, b"OCFSV2")? {
+                return Ok(Some("ocfs2"));
+            }
+        }
+        // HFS+ ("H+", version 4) and HFSX ("HX", version 5), big-endian.
+        if self.has(KIB, b"H+\0\x04")? || self.has(KIB, b"HX\0\x05")? {
+            return Ok(Some("hfs+"));
+        }
+        if self.minix()? {
+            return Ok(Some("minix"));
+        }
+        Ok(None)
+    }
+
+    /// A Minix superblock at 1 KiB: the v1/v2 magic (14 or 30 character names) with a valid
+    /// state, or the v3 magic; either with inodes and no zone-size shift.
+    fn minix(&mut self) -> io::Result<bool> {
+        let Some(sb) = self.read_at(KIB, 32)? else {
+            return Ok(false);
+        };
+        let u16_at = |at: usize| u16::from_le_bytes([sb[at], sb[at + 1]]);
+        let v12 = [0x137f, 0x138f, 0x2468, 0x2478].contains(&u16_at(0x10))
+            && (1..=3).contains(&u16_at(0x12))
+            && u16_at(0) != 0
+            && u16_at(0x0a) == 0;
+        let v3 = u16_at(0x18) == 0x4d5a && u32_le(&sb, 0) != 0 && u16_at(0x0c) == 0;
+        Ok(v12 || v3)
+    }
+
     fn md_v090_at(&mut self, off: u64) -> io::Result<bool> {
         Ok(self.read_at(off, 8)?.is_some_and(|b| {
             let (m, v) = (u32_le(&b, 0), u32_le(&b, 4));
@@ -62,8 +144,9 @@ fn u32_le(b: &[u8], at: usize) -> u32 {
 /// What is on a block device, by signature (None = nothing recognised).
 ///
 /// Names returned: "luks", "LVM2", "mdraid", "ext2/3/4", "xfs", "btrfs",
-/// "f2fs", "ntfs", "exfat", "vfat", "iso9660", "zfs", "swap",
-/// "gpt partition table", "dos partition table". Only signatures at fixed
+/// "f2fs", "ntfs", "exfat", "vfat", "iso9660", the less common ones of
+/// [`Probe::less_common`], "zfs", "swap", "gpt partition table",
+/// "dos partition table". Only signatures at fixed
 /// offsets with enough magic (or extra sanity checks) to be unambiguous are
 /// tested; a short image simply fails the checks that lie beyond its end.
 pub fn detect_signature(dev: &mut (impl Read + Seek)) -> io::Result<Option<&'static str>> {
@@ -126,6 +209,9 @@ pub fn detect_signature(dev: &mut (impl Read + Seek)) -> io::Result<Option<&'sta
     if p.has(32 * KIB + 1, b"CD001")? {
         return Ok(Some("iso9660"));
     }
+    if let Some(kind) = p.less_common()? {
+        return Ok(Some(kind));
+    }
     // ZFS: uberblock ring at 128 KiB into vdev label L0, 1 KiB slots.
     if let Some(ring) = p.read_at(128 * KIB, 128 * KIB as usize)? {
         let found = ring.chunks_exact(KIB as usize).any(|slot| {
@@ -176,7 +262,14 @@ pub(crate) fn describe(name: &str) -> String {
         "swap" => "a swap area".into(),
         "zfs" => "a ZFS pool member".into(),
         "gpt partition table" | "dos partition table" => format!("a {name}"),
-        "btrfs" | "vfat" => format!("a {name} file system"),
+        "btrfs" | "vfat" | "minix" | "cramfs" | "bfs" | "squashfs" | "romfs" | "udf" | "jfs"
+        | "reiserfs" | "gfs2" | "hfs+" => format!("a {name} file system"),
+        "bitlocker" => "a BitLocker encrypted volume".into(),
+        "bcache" => "a bcache device".into(),
+        "oracleasm" => "an Oracle ASM disk".into(),
+        "ceph bluestore" => "a Ceph BlueStore device".into(),
+        "vdo" => "a VDO volume".into(),
+        "dm-integrity" | "dm-verity" => format!("a {name} device"),
         // ext, xfs, f2fs, ntfs, exfat, iso9660: all read with a vowel sound.
         fs => format!("an {fs} file system"),
     }

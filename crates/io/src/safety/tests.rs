@@ -231,3 +231,64 @@ fn describes_signatures_with_articles() {
     assert_eq!(describe("LVM2"), "an LVM2 physical volume");
     assert_eq!(describe("gpt partition table"), "a gpt partition table");
 }
+
+#[test]
+fn detects_less_common_file_systems_and_volumes() {
+    let minix_v1 = [(KIB, &[0x60, 0x55][..]), (KIB + 0x10, &[0x8f, 0x13, 1, 0])];
+    assert_eq!(sig(MIB, &minix_v1), Some("minix"));
+    let minix_v3 = [(KIB, &[0x60, 0x55][..]), (KIB + 0x18, &[0x5a, 0x4d])];
+    assert_eq!(sig(MIB, &minix_v3), Some("minix"));
+    let cramfs = 0x28cd_3d45u32.to_le_bytes();
+    assert_eq!(sig(MIB, &[(0, &cramfs)]), Some("cramfs"));
+    assert_eq!(sig(MIB, &[(528, b"Compressed ROMFS")]), Some("cramfs"));
+    assert_eq!(sig(MIB, &[(0, &[0xce, 0xfa, 0xad, 0x1b])]), Some("bfs"));
+    assert_eq!(sig(MIB, &[(0, b"hsqs")]), Some("squashfs"));
+    assert_eq!(sig(MIB, &[(0, b"-rom1fs-")]), Some("romfs"));
+    let erofs = 0xe0f5_e1e2u32.to_le_bytes();
+    assert_eq!(sig(MIB, &[(KIB, &erofs)]), Some("erofs"));
+    assert_eq!(sig(MIB, &[(32 * KIB + 1, b"BEA01")]), Some("udf"));
+    assert_eq!(sig(MIB, &[(32 * KIB, b"JFS1")]), Some("jfs"));
+    assert_eq!(sig(MIB, &[(64 * KIB + 52, b"ReIsEr2Fs")]), Some("reiserfs"));
+    let gfs2 = [0x01, 0x16, 0x19, 0x70, 0, 0, 0, 1];
+    assert_eq!(sig(MIB, &[(64 * KIB, &gfs2)]), Some("gfs2"));
+    assert_eq!(sig(MIB, &[(8 * KIB, b"OCFSV2")]), Some("ocfs2"));
+    assert_eq!(sig(MIB, &[(KIB, b"H+\0\x04")]), Some("hfs+"));
+    assert_eq!(sig(MIB, &[(32, b"NXSB")]), Some("apfs"));
+    assert_eq!(sig(MIB, &[(3, b"-FVE-FS-")]), Some("bitlocker"));
+    assert_eq!(sig(MIB, &[(32, b"ORCLDISK")]), Some("oracleasm"));
+    let bcache = [
+        0xc6, 0x85, 0x73, 0xf6, 0x4e, 0x1a, 0x45, 0xca, 0x82, 0x65, 0xf5, 0x7f, 0x48, 0xba, 0x6d,
+        0x81,
+    ];
+    assert_eq!(sig(MIB, &[(4 * KIB + 24, &bcache)]), Some("bcache"));
+    assert_eq!(
+        sig(MIB, &[(0, b"bluestore block device\n")]),
+        Some("ceph bluestore")
+    );
+    assert_eq!(sig(MIB, &[(0, b"dmvdo001")]), Some("vdo"));
+    assert_eq!(sig(MIB, &[(0, b"integrt\0")]), Some("dm-integrity"));
+    assert_eq!(sig(MIB, &[(0, b"verity\0\0")]), Some("dm-verity"));
+    // Minix magic without a valid state, or with a zone-size shift: not enough.
+    assert_eq!(
+        sig(MIB, &[(KIB, &[0x60, 0x55]), (KIB + 0x10, &[0x8f, 0x13])]),
+        None
+    );
+    let shifted = [
+        (KIB, &[0x60, 0x55][..]),
+        (KIB + 0x0a, &[1]),
+        (KIB + 0x10, &[0x8f, 0x13, 1]),
+    ];
+    assert_eq!(sig(MIB, &shifted), None);
+}
+
+/// What storlab leaves on a device it wrote (the preparation fill) carries no signature, so
+/// the next run does not need `--force-destroy`.
+#[test]
+fn the_preparation_fill_has_no_signature() {
+    let fill = crate::buffer::preparation_fill().as_slice();
+    let img: Vec<u8> = fill.iter().copied().cycle().take(4 * MIB).collect();
+    assert_eq!(
+        detect_signature(&mut Cursor::new(img)).expect("in memory"),
+        None
+    );
+}

@@ -2,7 +2,9 @@
 //! what it names is still what storlab made. A directory storlab created must have the
 //! identity recorded at its creation; a cluster directory must hold storlab's marker file
 //! with the record's token; a running server must be the one storlab started (its
-//! `postmaster.pid` names storlab's socket directory). Anything else belongs to the user now.
+//! `postmaster.pid` names storlab's socket directory), and a directory to be removed or
+//! emptied must hold only what PostgreSQL and storlab put there ([`super::contents`]).
+//! Anything else belongs to the user now.
 
 use std::fs;
 use std::io;
@@ -46,9 +48,12 @@ pub fn mark(owned: &[Owned], token: &str) {
 /// empty directories that existed before, need nothing); Err naming what changed if any
 /// item or the running server is not storlab's any more.
 pub fn still_ours(record: &Record) -> Result<Vec<Owned>, String> {
+    // SAFETY: geteuid cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let server_uid = record.user.as_ref().map(|u| u.uid).filter(|&u| u != me);
     let mut keep = Vec::new();
     for item in &record.owned {
-        if check_one(item, &record.token)? {
+        if check_one(item, &record.token, server_uid)? {
             keep.push(item.clone());
         }
     }
@@ -59,7 +64,7 @@ pub fn still_ours(record: &Record) -> Result<Vec<Owned>, String> {
 }
 
 /// Whether `item` is to be cleaned up; Err if it is there but not storlab's any more.
-fn check_one(item: &Owned, token: &str) -> Result<bool, String> {
+fn check_one(item: &Owned, token: &str, server_uid: Option<u32>) -> Result<bool, String> {
     let path = item.path();
     let at = path.display();
     let meta = match fs::symlink_metadata(path) {
@@ -77,12 +82,18 @@ fn check_one(item: &Owned, token: &str) -> Result<bool, String> {
             ));
         }
     }
-    if matches!(item, Owned::Parent { .. }) || marked(path, token) {
+    if matches!(item, Owned::Parent { .. }) {
+        // Removed only if empty (rmdir).
+        return Ok(true);
+    }
+    // Whatever proves the directory storlab's, its contents must be the cluster's.
+    super::contents::only_the_clusters(path, server_uid)?;
+    if marked(path, token) {
         return Ok(true);
     }
     // Killed before initdb finished (no marker yet): a directory storlab created, with the
-    // identity and birth time it had then, is still that directory and holds only what
-    // initdb wrote into it.
+    // identity and birth time it had then, is still that directory, and it holds only what
+    // the cluster's programs write (checked above).
     if let Owned::Leaf { id, .. } = item {
         if id.birth_ns != 0 {
             return Ok(true);

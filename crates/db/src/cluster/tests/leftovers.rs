@@ -205,3 +205,84 @@ fn a_directory_it_created_is_removed_even_when_killed_before_marking_it() {
     assert!(!data.exists() && !data.parent().unwrap().exists());
     assert!(!record.exists(), "the record is dropped");
 }
+
+/// Removes everything inside `dir`.
+fn clear(dir: &Path) {
+    for entry in fs::read_dir(dir).expect("ls").flatten() {
+        let path = entry.path();
+        let link = fs::symlink_metadata(&path)
+            .expect("stat")
+            .file_type()
+            .is_symlink();
+        if path.is_dir() && !link {
+            fs::remove_dir_all(&path).expect("rm dir");
+        } else {
+            fs::remove_file(&path).expect("rm file");
+        }
+    }
+}
+
+#[test]
+fn a_leftover_directory_the_user_refilled_or_added_to_is_left_untouched() {
+    let _one = one_cluster_test_at_a_time();
+    let tmp = scratch();
+    let spec = ClusterSpec {
+        data_dir: tmp.path().join("left").join("data"),
+        wal_dir: Some(tmp.path().join("left").join("wal")),
+        ..Default::default()
+    };
+    let (teardown, record, socket_dir) = left_behind(&spec);
+    let data = teardown.data_dir.clone();
+    let wal = spec.wal_dir.clone().unwrap();
+    // The data directory (storlab's, same identity) emptied, marker and all, and refilled
+    // with the user's files; the WAL directory keeps storlab's marker and gets one file more.
+    clear(&data);
+    fs::create_dir(data.join("mine")).expect("mkdir");
+    fs::write(data.join("mine").join("f"), b"user data").expect("write");
+    fs::write(wal.join("USERFILE"), b"user data").expect("write");
+    assert!(wal.join(leftovers::MARKER).exists());
+    let said = sweep_as_if_killed(&record, &data);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("left untouched") && said[0].contains("neither PostgreSQL nor storlab"),
+        "{said:?}"
+    );
+    assert_eq!(fs::read(data.join("mine").join("f")).unwrap(), b"user data");
+    assert_eq!(fs::read(wal.join("USERFILE")).unwrap(), b"user data");
+    assert!(
+        wal.join("archive_status").exists(),
+        "nothing of the WAL removed"
+    );
+    assert!(!record.exists(), "the record is dropped");
+    fs::remove_dir_all(&socket_dir).expect("rm socket dir");
+}
+
+/// With the server running as another user (storlab as root), a file of the user's deep in
+/// the data directory, under a name the server could have written, is not the server's.
+#[test]
+fn a_leftover_directory_holding_a_file_the_server_did_not_write_is_left_untouched() {
+    let _one = one_cluster_test_at_a_time();
+    let tmp = scratch();
+    let spec = ClusterSpec {
+        data_dir: tmp.path().join("left").join("data"),
+        ..Default::default()
+    };
+    let (teardown, record, socket_dir) = left_behind(&spec);
+    if teardown.user.is_none() {
+        eprintln!("skipped: the server runs as this user (storlab is not root)");
+        fs::remove_dir_all(&socket_dir).expect("rm socket dir");
+        return;
+    }
+    let data = teardown.data_dir.clone();
+    let theirs = data.join("base").join("99999");
+    fs::write(&theirs, b"user data").expect("write");
+    let said = sweep_as_if_killed(&record, &data);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("left untouched") && said[0].contains("not to the server's user"),
+        "{said:?}"
+    );
+    assert_eq!(fs::read(&theirs).unwrap(), b"user data");
+    assert!(data.join("PG_VERSION").exists());
+    fs::remove_dir_all(&socket_dir).expect("rm socket dir");
+}

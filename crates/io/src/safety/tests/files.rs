@@ -244,3 +244,42 @@ fn created_file_is_removed_only_while_it_is_the_one_created() {
     );
     assert_eq!(fs::read(&g).expect("read"), b"appeared");
 }
+
+/// Other content of the same size written onto a marked file, its modification time then
+/// set back: device, inode, size and modification time all match the mark, but the change
+/// time (which nothing sets back) is later than the mark, so the file is not storlab's.
+#[test]
+fn a_marked_file_changed_and_its_time_set_back_is_not_ours() {
+    for sidecar in [false, true] {
+        let dir = scratch_dir();
+        let f = dir.path().join("kept.dat");
+        fs::write(&f, [7u8; 8192]).expect("write");
+        match sidecar {
+            true => mark_sidecar(&f).expect("sidecar"),
+            false => mark_ours(&f).expect("mark"),
+        }
+        assert!(is_ours(&f), "sidecar {sidecar}");
+        let before = fs::metadata(&f).expect("stat");
+        std::thread::sleep(std::time::Duration::from_millis(1_100));
+        // Reading and looking change nothing.
+        assert_eq!(fs::read(&f).expect("read"), vec![7u8; 8192]);
+        assert!(is_ours(&f), "sidecar {sidecar}: a read");
+        let mut w = OpenOptions::new().write(true).open(&f).expect("open");
+        io::Write::write_all(&mut w, &[9u8; 4096]).expect("write");
+        drop(w);
+        set_mtime(&f, before.mtime(), before.mtime_nsec());
+        let after = fs::metadata(&f).expect("stat");
+        assert_eq!(
+            (after.len(), after.mtime(), after.mtime_nsec()),
+            (before.len(), before.mtime(), before.mtime_nsec())
+        );
+        assert!(
+            !is_ours(&f),
+            "sidecar {sidecar}: changed content vouched for"
+        );
+        assert!(matches!(
+            admit(&f, false, None),
+            Err(SafetyError::NotOurs { changed: true, .. })
+        ));
+    }
+}
