@@ -3,11 +3,8 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-
+use super::drive_copies::{demerit, write_cheetah};
 use super::storlab;
-
-const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
 /// Cylinders of the drive: cylinders 6 on hold 200 sectors a track.
 const CYLS: u32 = 3006;
@@ -79,75 +76,16 @@ fn zones() -> String {
     )
 }
 
-/// The Cheetah 4LP's description in `dir` with the layout `layout` on a drive of
-/// `cylinders` cylinders, 2 surfaces and `blocks` blocks, and a trace of 400 reads and
-/// writes: 40 across the slip and the remapped blocks, the others spread over the drive.
+/// The Cheetah 4LP on `cylinders` cylinders of 2 surfaces and `blocks` blocks with the
+/// layout `layout`, and a trace with 40 requests across the slip and the remapped blocks.
 fn write_drive(dir: &Path, layout: &str, cylinders: u32, blocks: u64) {
-    let src = format!("{REPO}/references/drives");
-    for name in ["cheetah4LP.diskspecs", "cheetah4LP.seek", "cheetah4LP.parv"] {
-        std::fs::copy(format!("{src}/{name}"), dir.join(name)).expect("copy");
-    }
-    let mut model = std::fs::read_to_string(format!("{src}/cheetah4LP.model")).expect("model");
-    let at = model.find("Layout Model = ").expect("layout") + "Layout Model = ".len();
-    let (mut depth, mut end) = (0, at);
-    for (i, c) in model[at..].char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' if depth == 1 => {
-                end = at + i + 1;
-                break;
-            }
-            '}' => depth -= 1,
-            _ => {}
-        }
-    }
-    model.replace_range(at..end, layout);
-    for (key, value) in [
-        ("Number of data surfaces", "2".to_string()),
-        ("Number of cylinders", cylinders.to_string()),
-        ("Block count", blocks.to_string()),
-    ] {
-        let k = model.find(key).expect("key");
-        let e = k + model[k..].find(',').expect("comma");
-        model.replace_range(k..e, &format!("{key} = {value}"));
-    }
-    std::fs::write(dir.join("cheetah4LP.model"), model).expect("write model");
-    let mut trace = String::new();
-    let mut x = 12_345u64;
-    for i in 0..400 {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        let op = if i % 3 == 0 { "W" } else { "R" };
-        let lbn = match i % 10 {
-            0 => 2590 + (x >> 33) % 20,
-            1 => 2390 + (x >> 33) % 20,
-            _ => (x >> 33) % (BLOCKS - 10),
-        };
-        trace += &format!(
-            "{op} Miss {lbn} {} 6000 {}\n",
-            1 + (x >> 20) % 8,
-            (x >> 40) % 3000
-        );
-    }
-    std::fs::write(dir.join("cheetah4LP.trace"), trace).expect("write trace");
-}
-
-fn demerit(dir: &Path) -> f64 {
-    let json = dir.join("out.json");
-    let out = storlab()
-        .args(["validate", "--drives"])
-        .arg(dir)
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .expect("runs");
-    let said = String::from_utf8_lossy(&out.stdout);
-    let text = std::fs::read_to_string(&json).expect("json written");
-    let v: Value = serde_json::from_str(&text).expect("JSON");
-    v[0]["demerit_ms"]
-        .as_f64()
-        .unwrap_or_else(|| panic!("a demerit: {said}"))
+    write_cheetah(
+        dir,
+        layout,
+        (cylinders, blocks),
+        &[],
+        &[(2590, 20), (2390, 20)],
+    );
 }
 
 #[test]

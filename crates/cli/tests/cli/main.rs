@@ -11,6 +11,7 @@ mod db_capture_own;
 mod db_capture_temp;
 mod db_dsn;
 mod db_interrupt;
+mod drive_copies;
 mod drives;
 mod drives_g2;
 mod drives_g4;

@@ -386,4 +386,6 @@ pub fn to_toml(name: &str, drive: &ImportedDrive, source: &Path) -> Result<Strin
 }
 
 #[cfg(test)]
+mod test_copies;
+#[cfg(test)]
 mod tests;

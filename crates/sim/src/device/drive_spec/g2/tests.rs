@@ -1,63 +1,26 @@
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
 
+use super::super::test_copies::{copy_drive, drives, set, with_layout};
 use super::super::{import, ImportedDrive};
 use crate::device::hdd::{Hdd, HddParams};
 use crate::test_dir::TestDir;
 
-fn drives() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../references/drives")
-}
-
-/// Replaces the `Layout Model = ... { ... }` value of a model file by `layout`.
-fn with_layout(model: &str, layout: &str) -> String {
-    let at = model.find("Layout Model = ").expect("a layout") + "Layout Model = ".len();
-    let open = at + model[at..].find('{').expect("its block");
-    let mut depth = 0;
-    for (i, c) in model[open..].char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return format!("{}{layout}{}", &model[..at], &model[open + i + 1..]);
-                }
-            }
-            _ => {}
-        }
-    }
-    panic!("an unclosed layout")
-}
-
-fn set(text: &str, key: &str, value: &str) -> String {
-    let at = text.find(key).expect("the key");
-    let end = at + text[at..].find(',').expect("a comma");
-    format!("{}{key} = {value}{}", &text[..at], &text[end..])
-}
-
 /// A copy of shipped drive `drive` (model file `model`) with its layout replaced by
 /// `layout`, its model keys set by `keys`, and `map` written as `drive.layout`.
 fn g2_drive(drive: &str, model: &str, layout: &str, keys: &[(&str, &str)], map: &str) -> TestDir {
-    let dir = TestDir::new(&format!("g2-{drive}"));
-    for entry in std::fs::read_dir(drives()).expect("drives") {
-        let path = entry.expect("entry").path();
-        let name = path
-            .file_name()
-            .expect("name")
-            .to_string_lossy()
-            .into_owned();
-        if !(name.starts_with(drive) || name.starts_with(model)) {
-            continue;
-        }
-        let mut text = std::fs::read_to_string(&path).expect("read");
-        if name == format!("{model}.model") {
-            text = with_layout(&text, layout);
+    let dir = copy_drive(
+        drive,
+        model,
+        &format!("g2-{drive}"),
+        |t| t,
+        |t| {
+            let mut t = with_layout(&t, layout);
             for (k, v) in keys {
-                text = set(&text, k, v);
+                t = set(&t, k, v);
             }
-        }
-        std::fs::write(dir.path().join(&name), text).expect("write");
-    }
+            t
+        },
+    );
     std::fs::write(dir.path().join(format!("{drive}.layout")), map).expect("write map");
     dir
 }

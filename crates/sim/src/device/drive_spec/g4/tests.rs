@@ -1,64 +1,26 @@
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use super::super::test_copies::{copy_drive, drives, set, with_layout};
 use super::super::{import, read_trace, replay, ImportedDrive};
 use crate::device::hdd::{Hdd, HddParams, Sparing};
 use crate::test_dir::TestDir;
 
-fn drives() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../references/drives")
-}
-
-/// Span of the `Layout Model = ... { ... }` value in a model file.
-fn layout_span(model: &str) -> (usize, usize) {
-    let at = model.find("Layout Model = ").expect("a layout") + "Layout Model = ".len();
-    let open = at + model[at..].find('{').expect("its block");
-    let mut depth = 0;
-    for (i, c) in model[open..].char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return (at, open + i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    panic!("an unclosed layout")
-}
-
-fn set(text: &str, key: &str, value: &str) -> String {
-    let at = text.find(key).expect("the key");
-    let end = at + text[at..].find(',').expect("a comma");
-    format!("{}{key} = {value}{}", &text[..at], &text[end..])
-}
-
 /// A copy of shipped drive `drive` (model file `model`) in its own directory, its model's
 /// layout replaced by `layout` and its keys set as `keys` say.
 fn copy_with(drive: &str, model: &str, tag: &str, layout: &str, keys: &[(&str, &str)]) -> TestDir {
-    let dir = TestDir::new(&format!("g4-{tag}"));
-    for entry in std::fs::read_dir(drives()).expect("drives") {
-        let path = entry.expect("entry").path();
-        let name = path
-            .file_name()
-            .expect("name")
-            .to_string_lossy()
-            .into_owned();
-        if !(name.starts_with(drive) || name.starts_with(model)) {
-            continue;
-        }
-        let mut text = std::fs::read_to_string(&path).expect("read");
-        if name == format!("{model}.model") {
-            let (a, b) = layout_span(&text);
-            text = format!("{}{layout}{}", &text[..a], &text[b..]);
+    copy_drive(
+        drive,
+        model,
+        &format!("g4-{tag}"),
+        |t| t,
+        |t| {
+            let mut t = with_layout(&t, layout);
             for (k, v) in keys {
-                text = set(&text, k, v);
+                t = set(&t, k, v);
             }
-        }
-        std::fs::write(dir.path().join(&name), text).expect("write");
-    }
-    dir
+            t
+        },
+    )
 }
 
 /// A g4 description of a drive's zone table (surfaces ascending, whole tracks of data or

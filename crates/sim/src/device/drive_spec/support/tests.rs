@@ -1,13 +1,10 @@
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
+use super::super::test_copies::{copy_drive, drives, set};
 use super::super::{import, parse_trace, replay, ImportedDrive};
 use crate::device::hdd::Sparing;
 use crate::test_dir::TestDir;
-
-fn drives() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../references/drives")
-}
 
 /// The description of a drive copied into a directory of its own (derefs to its path); the
 /// directory is removed when this is dropped.
@@ -32,40 +29,17 @@ fn variant(
     edit: impl Fn(String) -> String,
     edit_model: impl Fn(String) -> String,
 ) -> Variant {
-    let guard = TestDir::new(&format!("drive-support-{tag}"));
-    let dir = guard.path();
-    for entry in std::fs::read_dir(drives()).expect("drives") {
-        let path = entry.expect("entry").path();
-        let name = path
-            .file_name()
-            .expect("name")
-            .to_string_lossy()
-            .into_owned();
-        if !(name.starts_with(drive) || name.starts_with(model)) {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).expect("read");
-        let text = if name.ends_with(".diskspecs") {
-            edit(text)
-        } else if name.ends_with(".model") {
-            edit_model(text)
-        } else {
-            text
-        };
-        std::fs::write(dir.join(&name), text).expect("write");
-    }
+    let dir = copy_drive(
+        drive,
+        model,
+        &format!("drive-support-{tag}"),
+        edit,
+        edit_model,
+    );
     Variant {
-        specs: dir.join(format!("{drive}.diskspecs")),
-        _dir: guard,
+        specs: dir.path().join(format!("{drive}.diskspecs")),
+        _dir: dir,
     }
-}
-
-fn set(text: String, key: &str, value: &str) -> String {
-    let at = text
-        .find(key)
-        .unwrap_or_else(|| panic!("`{key}` in the description"));
-    let end = at + text[at..].find(',').expect("a comma after the value");
-    format!("{}{key} = {value}{}", &text[..at], &text[end..])
 }
 
 /// The shipped drive `drive` with `edits` made to its description, imported.
