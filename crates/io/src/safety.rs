@@ -39,6 +39,7 @@ use std::io::{self, ErrorKind, Seek, SeekFrom};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+pub use contents::state_dir;
 pub use gate::{admit, Admitted, FileId, WriteGrant};
 pub use marker::{is_ours, mark_ours, remove_ours};
 pub use mounts::mounts_of_device;

@@ -14,7 +14,6 @@
 
 use std::fs;
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -46,17 +45,6 @@ pub struct Record {
     pub socket_dir: PathBuf,
 }
 
-/// The private state directory, created if missing; None if it cannot be trusted.
-fn state_dir() -> Option<PathBuf> {
-    // SAFETY: geteuid cannot fail.
-    let uid = unsafe { libc::geteuid() };
-    let dir = PathBuf::from(format!("/var/tmp/storlab-{uid}"));
-    let _ = fs::DirBuilder::new().mode(0o700).create(&dir);
-    let meta = fs::symlink_metadata(&dir).ok()?;
-    let private = meta.is_dir() && meta.uid() == uid && meta.permissions().mode() & 0o077 == 0;
-    private.then_some(dir)
-}
-
 /// Start time of process `pid` (field 22 of /proc/PID/stat), None if it is gone.
 fn start_time(pid: i32) -> Option<u64> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -79,7 +67,9 @@ pub fn write(id: u64, teardown: &Teardown) -> Option<PathBuf> {
         token: teardown.token.clone(),
         socket_dir: teardown.socket_dir.clone(),
     };
-    let path = state_dir()?.join(format!("cluster-{pid}-{id}.json"));
+    let path = storlab_io::safety::state_dir()
+        .ok()?
+        .join(format!("cluster-{pid}-{id}.json"));
     let text = serde_json::to_string_pretty(&record).ok()?;
     let tmp = path.with_extension("tmp");
     fs::write(&tmp, text).ok()?;
@@ -90,7 +80,7 @@ pub fn write(id: u64, teardown: &Teardown) -> Option<PathBuf> {
 /// Stops and removes what storlab processes that are gone left behind; returns one line per
 /// cluster handled, for the user.
 pub fn sweep() -> Vec<String> {
-    let Some(dir) = state_dir() else {
+    let Ok(dir) = storlab_io::safety::state_dir() else {
         return Vec::new();
     };
     let Ok(entries) = fs::read_dir(&dir) else {

@@ -88,9 +88,11 @@ pub(super) fn look(dev: &mut (impl Read + Seek), size: u64) -> io::Result<Look> 
     })
 }
 
-/// The private state directory, created if missing; an error when it cannot be trusted
-/// (not a directory of this user's with no access for others).
-fn state_dir() -> io::Result<PathBuf> {
+/// storlab's private state directory, `/var/tmp/storlab-<uid>` (it survives a reboot),
+/// created if missing; an error when it cannot be trusted (not a directory of this user's
+/// with no access for others). The device record here and the database's cluster records
+/// both live in it.
+pub fn state_dir() -> io::Result<PathBuf> {
     // SAFETY: geteuid cannot fail.
     let uid = unsafe { libc::geteuid() };
     let dir = PathBuf::from(format!("/var/tmp/storlab-{uid}"));
@@ -100,7 +102,7 @@ fn state_dir() -> io::Result<PathBuf> {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             format!(
-                "{} is not a private directory of this user's, so storlab keeps no record of the devices it wrote",
+                "{} is not a private directory of this user's, so storlab keeps no records there",
                 dir.display()
             ),
         ));
