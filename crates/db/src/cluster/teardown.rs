@@ -111,14 +111,11 @@ impl Teardown {
     /// The directories to remove or empty that hold something neither PostgreSQL nor storlab
     /// put there, with why.
     fn foreign(&self) -> Vec<(PathBuf, String)> {
-        // SAFETY: geteuid cannot fail.
-        let me = unsafe { libc::geteuid() };
-        let server_uid = self.user.as_ref().map(|u| u.uid).filter(|&u| u != me);
         self.owned
             .iter()
             .filter(|o| !matches!(o, dirs::Owned::Parent { .. }) && o.path().is_dir())
             .filter_map(|o| {
-                leftovers::only_the_clusters(o.path(), server_uid)
+                leftovers::only_the_clusters(o.path(), self.user.as_ref())
                     .err()
                     .map(|why| (o.path().to_path_buf(), why))
             })

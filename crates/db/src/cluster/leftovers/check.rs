@@ -48,12 +48,9 @@ pub fn mark(owned: &[Owned], token: &str) {
 /// empty directories that existed before, need nothing); Err naming what changed if any
 /// item or the running server is not storlab's any more.
 pub fn still_ours(record: &Record) -> Result<Vec<Owned>, String> {
-    // SAFETY: geteuid cannot fail.
-    let me = unsafe { libc::geteuid() };
-    let server_uid = record.user.as_ref().map(|u| u.uid).filter(|&u| u != me);
     let mut keep = Vec::new();
     for item in &record.owned {
-        if check_one(item, &record.token, server_uid)? {
+        if check_one(item, &record.token, record.user.as_ref())? {
             keep.push(item.clone());
         }
     }
@@ -64,7 +61,7 @@ pub fn still_ours(record: &Record) -> Result<Vec<Owned>, String> {
 }
 
 /// Whether `item` is to be cleaned up; Err if it is there but not storlab's any more.
-fn check_one(item: &Owned, token: &str, server_uid: Option<u32>) -> Result<bool, String> {
+fn check_one(item: &Owned, token: &str, user: Option<&os::ServerUser>) -> Result<bool, String> {
     let path = item.path();
     let at = path.display();
     let meta = match fs::symlink_metadata(path) {
@@ -87,7 +84,7 @@ fn check_one(item: &Owned, token: &str, server_uid: Option<u32>) -> Result<bool,
         return Ok(true);
     }
     // Whatever proves the directory storlab's, its contents must be the cluster's.
-    super::contents::only_the_clusters(path, server_uid)?;
+    super::contents::only_the_clusters(path, user)?;
     if marked(path, token) {
         return Ok(true);
     }

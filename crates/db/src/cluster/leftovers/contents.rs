@@ -12,6 +12,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::check::MARKER;
+use crate::cluster::os::ServerUser;
 
 /// The names PostgreSQL 13 to 18 writes at the top of a data directory.
 const DATA_DIR_NAMES: &[&str] = &[
@@ -88,8 +89,12 @@ fn known_name(name: &str) -> bool {
 }
 
 /// The first entry of `dir` that neither PostgreSQL nor storlab put there, as an error
-/// naming it; `server_uid` is the server's user when it is not storlab's own.
-pub fn only_the_clusters(dir: &Path, server_uid: Option<u32>) -> Result<(), String> {
+/// naming it; `user`: the user the server runs as (its ownership is checked when it is not
+/// storlab's own).
+pub fn only_the_clusters(dir: &Path, user: Option<&ServerUser>) -> Result<(), String> {
+    // SAFETY: geteuid cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let server_uid = user.map(|u| u.uid).filter(|&u| u != me);
     let list = |d: &Path| -> Result<Vec<PathBuf>, String> {
         let entries = fs::read_dir(d).map_err(|e| format!("cannot list {}: {e}", d.display()))?;
         entries
