@@ -14,6 +14,9 @@ use super::{Block, Value};
 enum Rule {
     /// Read by the import at any value DiskSim accepts (the parts check it further).
     Used,
+    /// Read by the import; a number below the bound is refused, as DiskSim 4.0 refuses it
+    /// (`TEST d >= 0.0` in its src/modules/disk.modspec).
+    UsedFrom(f64),
     /// No effect on a drive that is given one command at a time and is alone on its bus,
     /// which is how a drive is replayed; accepted at any value (references/drives/PARAMETERS.md says why).
     Inert,
@@ -27,18 +30,18 @@ enum Rule {
     Unused(f64, f64),
 }
 
-use Rule::{Approx, Inert, Only, Unused, Used};
+use Rule::{Approx, Inert, Only, Unused, Used, UsedFrom};
 
 const DISK: &[(&str, Rule)] = &[
     ("Model", Used),
     ("Scheduler", Used),
-    ("Max queue length", Used),
-    ("Bulk sector transfer time", Used),
+    ("Max queue length", UsedFrom(0.0)),
+    ("Bulk sector transfer time", UsedFrom(0.0)),
     ("Segment size (in blks)", Used),
-    ("Number of buffer segments", Used),
+    ("Number of buffer segments", UsedFrom(0.0)),
     ("Print stats", Inert),
-    ("Per-request overhead time", Used),
-    ("Time scale for overheads", Used),
+    ("Per-request overhead time", UsedFrom(0.0)),
+    ("Time scale for overheads", UsedFrom(0.0)),
     ("Hold bus entire read xfer", Only(&[0.0, 1.0])),
     ("Hold bus entire write xfer", Approx(&[1.0])),
     ("Allow almost read hits", Approx(&[1.0])),
@@ -70,29 +73,29 @@ const DISK: &[(&str, Rule)] = &[
     ("Write hit stop prefetch", Used),
     ("Read directly to buffer", Approx(&[1.0])),
     ("Immed transfer partial hit", Used),
-    ("Read hit over. after read", Used),
-    ("Read hit over. after write", Used),
-    ("Read miss over. after read", Used),
-    ("Read miss over. after write", Used),
-    ("Write hit over. after read", Used),
-    ("Write hit over. after write", Used),
-    ("Write miss over. after read", Used),
-    ("Write miss over. after write", Used),
-    ("Read completion overhead", Used),
-    ("Write completion overhead", Used),
-    ("Data preparation overhead", Used),
-    ("First reselect overhead", Used),
-    ("Other reselect overhead", Used),
-    ("Read disconnect afterread", Used),
-    ("Read disconnect afterwrite", Used),
-    ("Write disconnect overhead", Used),
+    ("Read hit over. after read", UsedFrom(0.0)),
+    ("Read hit over. after write", UsedFrom(0.0)),
+    ("Read miss over. after read", UsedFrom(0.0)),
+    ("Read miss over. after write", UsedFrom(0.0)),
+    ("Write hit over. after read", UsedFrom(0.0)),
+    ("Write hit over. after write", UsedFrom(0.0)),
+    ("Write miss over. after read", UsedFrom(0.0)),
+    ("Write miss over. after write", UsedFrom(0.0)),
+    ("Read completion overhead", UsedFrom(0.0)),
+    ("Write completion overhead", UsedFrom(0.0)),
+    ("Data preparation overhead", UsedFrom(0.0)),
+    ("First reselect overhead", UsedFrom(0.0)),
+    ("Other reselect overhead", UsedFrom(0.0)),
+    ("Read disconnect afterread", UsedFrom(0.0)),
+    ("Read disconnect afterwrite", UsedFrom(0.0)),
+    ("Write disconnect overhead", UsedFrom(0.0)),
     ("Extra write disconnect", Used),
-    ("Extradisc command overhead", Used),
-    ("Extradisc disconnect overhead", Used),
-    ("Extradisc inter-disconnect delay", Used),
-    ("Extradisc 2nd disconnect overhead", Used),
-    ("Extradisc seek delta", Used),
-    ("Minimum seek delay", Used),
+    ("Extradisc command overhead", UsedFrom(0.0)),
+    ("Extradisc disconnect overhead", UsedFrom(0.0)),
+    ("Extradisc inter-disconnect delay", UsedFrom(0.0)),
+    ("Extradisc 2nd disconnect overhead", UsedFrom(0.0)),
+    ("Extradisc seek delta", UsedFrom(0.0)),
+    ("Minimum seek delay", UsedFrom(0.0)),
     ("Immediate buffer read", Approx(&[0.0])),
     ("Immediate buffer write", Only(&[0.0, 1.0, 2.0])),
 ];
@@ -215,6 +218,16 @@ fn check_block(
         let values = match rule {
             Only(values) | Approx(values) => values,
             Unused(..) => &[][..],
+            UsedFrom(lo) => {
+                let below = match value {
+                    Value::Scalar(text) => text.trim().parse::<f64>().ok().filter(|v| *v < lo),
+                    _ => None,
+                };
+                if let Some(v) = below {
+                    return Err(out_of_range(file, name, v, what, (lo, f64::INFINITY)));
+                }
+                continue;
+            }
             Used | Inert => continue,
         };
         let Value::Scalar(text) = value else {
@@ -235,15 +248,7 @@ fn check_block(
         }
         match rule {
             Unused(lo, hi) if !(lo..=hi).contains(&v) => {
-                let range = if hi.is_finite() {
-                    format!("{lo} to {hi}")
-                } else {
-                    format!("{lo} or more")
-                };
-                return Err(format!(
-                    "{}: `{name} = {v}` in {what} is out of range: DiskSim 4.0 accepts {range}",
-                    file.display()
-                ));
+                return Err(out_of_range(file, name, v, what, (lo, hi)));
             }
             Unused(..) => {}
             Only(_) => {
@@ -262,49 +267,22 @@ fn check_block(
     Ok(())
 }
 
-/// The disk block's times and counts DiskSim 4.0 refuses below zero (`TEST d >= 0.0` or
-/// `i >= 0` in its src/modules/disk.modspec).
-const DISK_NOT_NEGATIVE: &[&str] = &[
-    "Max queue length",
-    "Bulk sector transfer time",
-    "Number of buffer segments",
-    "Per-request overhead time",
-    "Time scale for overheads",
-    "Read hit over. after read",
-    "Read hit over. after write",
-    "Read miss over. after read",
-    "Read miss over. after write",
-    "Write hit over. after read",
-    "Write hit over. after write",
-    "Write miss over. after read",
-    "Write miss over. after write",
-    "Read completion overhead",
-    "Write completion overhead",
-    "Data preparation overhead",
-    "First reselect overhead",
-    "Other reselect overhead",
-    "Read disconnect afterread",
-    "Read disconnect afterwrite",
-    "Write disconnect overhead",
-    "Extradisc command overhead",
-    "Extradisc disconnect overhead",
-    "Extradisc inter-disconnect delay",
-    "Extradisc 2nd disconnect overhead",
-    "Extradisc seek delta",
-    "Minimum seek delay",
-];
+/// The refusal of `name = v` in `what`, outside DiskSim's bounds `lo` to `hi`.
+fn out_of_range(file: &Path, name: &str, v: f64, what: &str, (lo, hi): (f64, f64)) -> String {
+    let range = if hi.is_finite() {
+        format!("{lo} to {hi}")
+    } else {
+        format!("{lo} or more")
+    };
+    format!(
+        "{}: `{name} = {v}` in {what} is out of range: DiskSim 4.0 accepts {range}",
+        file.display()
+    )
+}
 
 /// Checks the disk block of a `.diskspecs` file and its scheduler.
 pub(super) fn check_disk(disk: &Block, file: &Path, notes: &mut Vec<String>) -> Result<(), String> {
     check_block(disk, DISK, "the disk block", file, notes)?;
-    for &key in DISK_NOT_NEGATIVE {
-        if let Some(v) = disk.num(key).filter(|v| *v < 0.0) {
-            return Err(format!(
-                "{}: `{key} = {v}` in the disk block is out of range: DiskSim 4.0 accepts 0 or more",
-                file.display()
-            ));
-        }
-    }
     if let Some(s) = disk.block("Scheduler") {
         check_block(s, SCHEDULER, "the scheduler", file, notes)?;
     }
