@@ -90,3 +90,32 @@ pub fn demerit(dir: &Path) -> f64 {
         .as_f64()
         .unwrap_or_else(|| panic!("a demerit: {said}"))
 }
+
+/// `storlab drive import` of the Cheetah copy in `dir`: the TOML it writes.
+pub fn imported(dir: &Path) -> String {
+    let out = dir.join("drive.toml");
+    storlab()
+        .args(["drive", "import"])
+        .arg(dir.join("cheetah4LP.diskspecs"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    std::fs::read_to_string(&out).expect("toml")
+}
+
+/// `storlab drive import` of the Cheetah copy in `dir`: refused with exit code 2, with no
+/// panic, saying each of `what`.
+pub fn import_refused(dir: &Path, what: &[&str]) {
+    let out = storlab()
+        .args(["drive", "import"])
+        .arg(dir.join("cheetah4LP.diskspecs"))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{what:?}: {err}");
+    for w in what {
+        assert!(err.contains(w), "`{w}` not in: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}

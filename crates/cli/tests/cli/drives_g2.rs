@@ -3,8 +3,7 @@
 
 use std::path::Path;
 
-use super::drive_copies::{demerit, write_cheetah};
-use super::storlab;
+use super::drive_copies::{demerit, import_refused, imported, write_cheetah};
 
 /// Blocks: zone 1's 512,000 and zone 2's 255,999 positions after its slip, less 9.
 const BLOCKS: u64 = 767_990;
@@ -89,15 +88,7 @@ fn an_extent_map_layout_replays_as_the_same_drive_described_zone_by_zone() {
     let (g2, g1) = (demerit(a.path()), demerit(b.path()));
     assert!(g2 > 0.0);
     assert_eq!(g2.to_bits(), g1.to_bits(), "{g2} {g1}");
-    let out = a.path().join("drive.toml");
-    storlab()
-        .args(["drive", "import"])
-        .arg(a.path().join("cheetah4LP.diskspecs"))
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
-    let text = std::fs::read_to_string(&out).expect("toml");
+    let text = imported(a.path());
     assert!(text.contains("slips = [128135]"), "{text}");
 }
 
@@ -109,17 +100,7 @@ fn refused(edit: Option<&dyn Fn(&str) -> String>, what: &[&str]) {
     if edit.is_none() {
         std::fs::remove_file(dir.path().join("drive.layout")).expect("remove");
     }
-    let out = storlab()
-        .args(["drive", "import"])
-        .arg(dir.path().join("cheetah4LP.diskspecs"))
-        .output()
-        .expect("runs");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{what:?}: {err}");
-    for w in what {
-        assert!(err.contains(w), "`{w}` not in: {err}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
+    import_refused(dir.path(), what);
 }
 
 #[test]
@@ -172,15 +153,5 @@ fn zones_out_of_order_are_refused_naming_the_zone_and_the_bound() {
         "First cylinder number = 999",
     );
     write_drive(dir.path(), &layout, &map());
-    let out = storlab()
-        .args(["drive", "import"])
-        .arg(dir.path().join("cheetah4LP.diskspecs"))
-        .output()
-        .expect("runs");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("cheetah4LP.model: zone 2 of dm_layout_g2 (cylinders 999 to 1999, blocks 512000 to 767989): zones must follow one another in ascending cylinders and blocks, apart, within the drive's 2000 cylinders"),
-        "{err}"
-    );
+    import_refused(dir.path(), &["cheetah4LP.model: zone 2 of dm_layout_g2 (cylinders 999 to 1999, blocks 512000 to 767989): zones must follow one another in ascending cylinders and blocks, apart, within the drive's 2000 cylinders"]);
 }

@@ -3,8 +3,7 @@
 
 use std::path::Path;
 
-use super::drive_copies::{demerit, write_cheetah};
-use super::storlab;
+use super::drive_copies::{demerit, import_refused, imported, write_cheetah};
 
 /// Cylinders of the drive: cylinders 6 on hold 200 sectors a track.
 const CYLS: u32 = 3006;
@@ -100,15 +99,7 @@ fn a_table_layout_replays_as_the_same_drive_described_zone_by_zone() {
     assert!(g4 > 0.0);
     assert_eq!(g4.to_bits(), g1.to_bits(), "{g4} {g1}");
     // The import writes the zones the table comes to.
-    let out = a.path().join("drive.toml");
-    storlab()
-        .args(["drive", "import"])
-        .arg(a.path().join("cheetah4LP.diskspecs"))
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
-    let text = std::fs::read_to_string(&out).expect("toml");
+    let text = imported(a.path());
     assert_eq!(text.matches("sectors_per_track = 160").count(), 3, "{text}");
     assert!(
         text.contains("remaps = [[441, 1199998], [442, 1199999]]"),
@@ -121,18 +112,7 @@ fn a_table_layout_replays_as_the_same_drive_described_zone_by_zone() {
 fn refused(edit: impl Fn(&str) -> String, cylinders: u32, blocks: u64, what: &[&str]) {
     let dir = tempfile::tempdir().expect("dir");
     write_drive(dir.path(), &edit(TABLE), cylinders, blocks);
-    let out = storlab()
-        .args(["drive", "import"])
-        .arg(dir.path().join("cheetah4LP.diskspecs"))
-        .output()
-        .expect("runs");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{what:?}: {err}");
-    assert!(err.contains("cheetah4LP.model"), "{err}");
-    for w in what {
-        assert!(err.contains(w), "`{w}` not in: {err}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
+    import_refused(dir.path(), &[&["cheetah4LP.model"], what].concat());
 }
 
 #[test]

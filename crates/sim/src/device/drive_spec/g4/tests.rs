@@ -122,24 +122,13 @@ fn same_mapping(a: &HddParams, b: &HddParams) {
 }
 
 fn g1_and_g4(drive: &str, g1_keys: &[(&str, &str)]) -> (ImportedDrive, ImportedDrive) {
-    let g1_dir = TestDir::new(&format!("g4-{drive}-g1"));
-    for entry in std::fs::read_dir(drives()).expect("drives") {
-        let path = entry.expect("entry").path();
-        let name = path
-            .file_name()
-            .expect("name")
-            .to_string_lossy()
-            .into_owned();
-        if name.starts_with(drive) {
-            let mut text = std::fs::read_to_string(&path).expect("read");
-            if name.ends_with(".model") {
-                for (k, v) in g1_keys {
-                    text = set(&text, k, v);
-                }
-            }
-            std::fs::write(g1_dir.path().join(&name), text).expect("write");
-        }
-    }
+    let g1_dir = copy_drive(
+        drive,
+        drive,
+        &format!("g4-{drive}-g1"),
+        |t| t,
+        |t| g1_keys.iter().fold(t, |t, (k, v)| set(t, k, v)),
+    );
     let g1 = import(&g1_dir.path().join(format!("{drive}.diskspecs"))).expect("g1 imports");
     let model = std::fs::read_dir(g1_dir.path())
         .expect("dir")
