@@ -178,7 +178,9 @@ const STUDY_MARK: &str = ".storlab-study";
 /// one of those names that storlab did not write is refused too, before anything runs.
 pub(crate) fn claim(out: &Path) -> Result<(), CliError> {
     let mark = out.join(STUDY_MARK);
-    let ours = mark.is_file() || an_unmarked_study(&out.join("cells"));
+    // The mark counts only as the regular file storlab writes (a link could name any file).
+    let marked = std::fs::symlink_metadata(&mark).is_ok_and(|m| m.is_file());
+    let ours = marked || an_unmarked_study(&out.join("cells"));
     let empty = match std::fs::read_dir(out) {
         Ok(mut entries) => entries.next().is_none(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
@@ -195,9 +197,17 @@ pub(crate) fn claim(out: &Path) -> Result<(), CliError> {
             out.display()
         )));
     }
+    let cells = out.join("cells");
+    if std::fs::symlink_metadata(&cells).is_ok_and(|m| !m.is_dir()) {
+        return Err(CliError::BadInput(format!(
+            "--out {}: {} is a symbolic link or a file, not the cells directory storlab made; storlab will not write or remove anything through it (name a new or empty directory)",
+            out.display(),
+            cells.display()
+        )));
+    }
     super::check_study_files(out)?;
     std::fs::create_dir_all(out)
-        .and_then(|()| match mark.is_file() {
+        .and_then(|()| match marked {
             true => Ok(()),
             false => std::fs::OpenOptions::new()
                 .write(true)

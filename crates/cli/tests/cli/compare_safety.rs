@@ -442,3 +442,92 @@ fn a_users_file_under_a_temporary_name_is_kept() {
     assert_eq!(std::fs::read(&theirs).unwrap(), b"mine");
     assert!(!left.exists(), "storlab's own leftover is removed");
 }
+
+/// A study whose `cells/` or mark was replaced by a symbolic link (to a directory or file of
+/// the user's) is refused: nothing is written, removed or added through the link, even with
+/// `--fresh`.
+#[test]
+fn a_study_whose_cells_directory_is_a_link_is_not_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = one_cell_plan(dir.path());
+    let out = dir.path().join("study");
+    compare(&plan, &out).success();
+    let theirs = dir.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("notes.txt"), b"mine").unwrap();
+    // An empty file under the gate's temporary name, which a study's own cells/ would lose.
+    std::fs::write(theirs.join(".a__b__0.json.4242-7.storlab-tmp"), b"").unwrap();
+    std::fs::remove_dir_all(out.join("cells")).unwrap();
+    std::os::unix::fs::symlink(&theirs, out.join("cells")).unwrap();
+    for fresh in [false, true] {
+        let mut cmd = storlab();
+        cmd.arg("compare").arg(&plan).arg("--out").arg(&out);
+        if fresh {
+            cmd.arg("--fresh");
+        }
+        cmd.assert()
+            .code(2)
+            .stderr(predicate::str::contains("symbolic link"));
+        let mut names: Vec<_> = std::fs::read_dir(&theirs)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [".a__b__0.json.4242-7.storlab-tmp", "notes.txt"],
+            "nothing added or removed through the link"
+        );
+    }
+    // A user's directory with a link named like the mark is not a study either.
+    let lab = dir.path().join("lab");
+    std::fs::create_dir(&lab).unwrap();
+    std::fs::write(theirs.join("mark"), b"mine").unwrap();
+    std::os::unix::fs::symlink(theirs.join("mark"), lab.join(".storlab-study")).unwrap();
+    compare(&plan, &lab).code(2);
+    assert_eq!(std::fs::read_dir(&lab).unwrap().count(), 1, "nothing added");
+}
+
+/// `storlab demo --out` goes through the same claim: a directory of the user's, or a study
+/// whose `cells/` is a link, is refused before anything is written (nothing added to either).
+#[test]
+fn demo_never_writes_into_a_users_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let demo = |out: &Path| {
+        storlab()
+            .current_dir(root)
+            .args(["demo", "--sim-only", "--out"])
+            .arg(out)
+            .assert()
+    };
+    let theirs = dir.path().join("lab");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("readme.txt"), b"mine").unwrap();
+    demo(&theirs)
+        .code(2)
+        .stderr(predicate::str::contains("not a storlab study's"));
+    assert_eq!(
+        std::fs::read_dir(&theirs).unwrap().count(),
+        1,
+        "nothing added"
+    );
+    // A marked study whose cells/ points at the user's directory.
+    let study = dir.path().join("study");
+    std::fs::create_dir(&study).unwrap();
+    std::fs::write(study.join(".storlab-study"), b"a storlab study\n").unwrap();
+    std::os::unix::fs::symlink(&theirs, study.join("cells")).unwrap();
+    demo(&study)
+        .code(2)
+        .stderr(predicate::str::contains("symbolic link"));
+    assert_eq!(
+        std::fs::read_dir(&theirs).unwrap().count(),
+        1,
+        "nothing added"
+    );
+    assert_eq!(
+        std::fs::read_dir(&study).unwrap().count(),
+        2,
+        "nothing made in the study (no work/)"
+    );
+}

@@ -361,3 +361,131 @@ fn a_device_with_data_storlab_did_not_write_is_written_only_when_named() {
         io(&dev.device, &["--rw", "randwrite"]).success();
     }
 }
+
+/// A loop device with an MBR partition table and one partition (1 MiB to 33 MiB), its
+/// partition device made by the kernel (`partx -a`); on drop the partition is unmounted and
+/// removed before the device is detached.
+struct Partitioned {
+    dev: LoopDevice,
+    part: PathBuf,
+    mounted: Option<PathBuf>,
+}
+
+impl Partitioned {
+    fn new() -> Option<Partitioned> {
+        let dev = LoopDevice::blank()?;
+        let mut mbr = vec![0u8; 512];
+        mbr[446 + 4] = 0x83; // Linux
+        mbr[446 + 8..446 + 12].copy_from_slice(&2048u32.to_le_bytes());
+        mbr[446 + 12..446 + 16].copy_from_slice(&65536u32.to_le_bytes());
+        mbr[510] = 0x55;
+        mbr[511] = 0xAA;
+        dev.write_at(0, &mbr);
+        let part = PathBuf::from(format!("{}p1", dev.device.display()));
+        if let Err(e) = run(Std::new("partx").arg("-a").arg(&dev.device)) {
+            eprintln!("skipped: no partitions on a loop device here ({e})");
+            return None;
+        }
+        let p = Partitioned {
+            dev,
+            part,
+            mounted: None,
+        };
+        // devtmpfs makes the node; without it, make it from what sysfs says.
+        for _ in 0..100 {
+            if p.part.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        if !p.part.exists() {
+            let name = p.part.file_name().unwrap().to_string_lossy().into_owned();
+            let numbers = std::fs::read_to_string(format!("/sys/class/block/{name}/dev"))
+                .expect("the partition in sysfs");
+            let (major, minor) = numbers.trim().split_once(':').unwrap();
+            run(Std::new("mknod").arg(&p.part).args(["b", major, minor])).expect("mknod");
+        }
+        run(Std::new("mkfs.ext4").args(["-q", "-F"]).arg(&p.part)).expect("mkfs.ext4");
+        Some(p)
+    }
+
+    fn mount(&mut self) {
+        let mp = self.dev._image_dir.path().join("mnt");
+        std::fs::create_dir(&mp).expect("mount point");
+        run(Std::new("mount").arg(&self.part).arg(&mp)).expect("mount");
+        self.mounted = Some(mp);
+    }
+
+    /// The partition's first 64 KiB (its ext4 superblock and group descriptors).
+    fn part_head(&self) -> Vec<u8> {
+        self.dev.read_at(1 << 20, 64 << 10)
+    }
+}
+
+impl Drop for Partitioned {
+    fn drop(&mut self) {
+        if let Some(mp) = &self.mounted {
+            let _ = run(Std::new("umount").arg(mp));
+        }
+        let _ = run(Std::new("partx").arg("-d").arg(&self.dev.device));
+        if self.part.exists() {
+            let _ = std::fs::remove_file(&self.part);
+        }
+    }
+}
+
+/// A partitioned device: the whole device (its partition table) and its partition (ext4)
+/// are each written only when that very device is named; while the partition is mounted,
+/// neither is written whatever the flags.
+#[test]
+fn a_partitioned_device_and_its_partition_are_written_only_when_named() {
+    let Some(mut p) = Partitioned::new() else {
+        return;
+    };
+    let whole = p.dev.device.clone();
+    let (whole_name, part_name) = (whole.display().to_string(), p.part.display().to_string());
+    let table = p.dev.read_at(0, 512);
+    let mut fs = p.part_head();
+    let unchanged = |p: &Partitioned, fs: &[u8], what: &str| {
+        assert!(
+            p.dev.read_at(0, 512) == table,
+            "{what}: the partition table changed"
+        );
+        assert!(
+            p.part_head() == fs,
+            "{what}: the partition's file system changed"
+        );
+    };
+    io(&whole, &["--rw", "randwrite"])
+        .code(2)
+        .stderr(predicate::str::contains("partition table"))
+        .stderr(predicate::str::contains(format!(
+            "--force-destroy {whole_name}"
+        )));
+    unchanged(&p, &fs, "the whole device");
+    io(&p.part, &["--rw", "randwrite"])
+        .code(2)
+        .stderr(predicate::str::contains("ext2/3/4"));
+    unchanged(&p, &fs, "the partition");
+    // Naming one device allows nothing on the other.
+    io(
+        &whole,
+        &["--rw", "randwrite", "--force-destroy", &part_name],
+    )
+    .code(2);
+    io(
+        &p.part,
+        &["--rw", "randwrite", "--force-destroy", &whole_name],
+    )
+    .code(2);
+    unchanged(&p, &fs, "a flag naming the other device");
+    p.mount();
+    // Mounting updates the superblock (mount count and time): compare from here.
+    fs = p.part_head();
+    for (target, name) in [(&whole, &whole_name), (&p.part, &part_name)] {
+        io(target, &["--rw", "randwrite", "--force-destroy", name])
+            .code(2)
+            .stderr(predicate::str::contains("mounted"));
+    }
+    unchanged(&p, &fs, "the mounted partition");
+}
