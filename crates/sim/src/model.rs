@@ -74,6 +74,9 @@ pub struct Model {
     /// With an automatic warm-up, the time the database's tests before its own (`after`)
     /// take: the warm-up starts after them.
     before_ns: u64,
+    /// The measured window asked for, when an automatic run measured longer to reach steady
+    /// state ([`warmup`]).
+    stretched_from_ns: Option<u64>,
 }
 
 /// The storage stack under every workload, in three parts with their own state: the host
@@ -159,7 +162,12 @@ impl Model {
             warmup = Some((w.verdict, w.samples));
         }
         let end = SimTime(self.stack.core.opts.warmup_ns + self.stack.core.opts.duration_ns);
-        let stopped = self.run_until(end)?;
+        let mut stopped = self.run_until(end)?;
+        if let Some((_, before)) = warmup.as_ref().filter(|_| !stopped) {
+            self.stack.core.now = end;
+            stopped = self.stretch_until_steady(before)?;
+        }
+        let end = SimTime(self.stack.core.opts.warmup_ns + self.stack.core.opts.duration_ns);
         self.stack.host.check_accounts();
         self.stack.host.trace_outcome()?;
         if stopped {
@@ -171,7 +179,8 @@ impl Model {
         } else {
             self.stack.core.now = end;
         }
-        let mut run = warmup::finish(self.into_run(), warmup);
+        let stretched_from_ns = self.stretched_from_ns;
+        let mut run = warmup::finish(self.into_run(), warmup, stretched_from_ns);
         if job {
             crate::db::jobs::mark_run(&mut run);
         }

@@ -50,7 +50,11 @@ pub(super) fn for_sim(arg: Arg) -> Arg {
         [
             (
                 "duration",
-                "Measured simulated time after the warm-up (e.g. 60s, 5m)".into(),
+                "Measured simulated time after the warm-up (e.g. 60s, 5m); with an automatic \
+                 warm-up, a database run whose window is not steady measures on, a window at \
+                 a time, up to 5 windows (its checkpoints swing in cycles longer than a \
+                 minute)"
+                    .into(),
             ),
             (
                 "warmup",
@@ -135,7 +139,8 @@ pub(super) mod tests {
             (
                 "sim",
                 [
-                    "Measured simulated time after the warm-up (e.g. 60s, 5m) [default: 60s]"
+                    "up to 5 windows (its checkpoints swing in cycles longer than a minute) \
+                     [default: 60s]"
                         .into(),
                     "at most --warmup-max) [default: auto for database workloads, 10s otherwise]"
                         .into(),

@@ -32,6 +32,7 @@ mod sim_db_sizing;
 mod sim_interrupt;
 mod sim_jobs;
 mod sim_show_character;
+mod sim_steady;
 mod sim_temp;
 mod trace;
 mod users_sweep;

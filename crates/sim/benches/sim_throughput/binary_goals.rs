@@ -12,7 +12,8 @@ use serde_json::json;
 use storlab_bench_support::Spread;
 
 /// The user counts of the sweep: 8 points, 1 to 128 users, each a run with the automatic
-/// warm-up and the default 60 s measured window (what `--users-sweep` runs by default).
+/// warm-up and the default 60 s measured window, measured on while it is not steady (what
+/// `--users-sweep` runs by default).
 const SWEEP_USERS: &str = "1,2,4,8,16,32,64,128";
 
 /// Rounds of the drive validation (a fraction of a second each): the figure is their median.

@@ -59,6 +59,7 @@ impl Model {
             stack,
             db,
             before_ns,
+            stretched_from_ns: None,
         })
     }
 

@@ -8,6 +8,14 @@
 //! the limit comes first, the run is measured anyway and marked not steady, with the reason.
 //! Every decision is taken on simulated figures at whole simulated seconds, so the same seed
 //! still gives the same bytes.
+//!
+//! A database's series often swings in cycles longer than the measured window (its
+//! checkpoints: rows/s dips while the checkpoint writes, then recovers), and a window shorter
+//! than a cycle sees a trend that is only part of a swing. So, with an automatic warm-up and
+//! an asked window of at least the test's own window, a database run whose measured window is
+//! not steady goes on measuring, one asked window at a time, until the whole window is (a
+//! cycle-covering window is judged from cycle to cycle) or it is [`MAX_STRETCH`] times the
+//! window asked; the result says how long it measured and why.
 
 use storlab_core::result::Run;
 use storlab_core::steady::{self, Sample, Verdict, CRITERIA};
@@ -16,6 +24,9 @@ use super::Model;
 use crate::config::ConfigError;
 use crate::engine::SimTime;
 use crate::metrics::INTERVAL_NS;
+
+/// Longest measured window of an automatic run, in windows asked for.
+pub(super) const MAX_STRETCH: u64 = 5;
 
 /// How an automatic warm-up ended.
 pub(super) struct WarmupEnd {
@@ -88,6 +99,36 @@ impl Model {
         })
     }
 
+    /// With an automatic warm-up whose samples were `before`, measures on past the window
+    /// asked, one asked window at a time, while the whole measured window is not steady, up
+    /// to [`MAX_STRETCH`] windows (only for a database run that is not a job, with a window
+    /// of at least the steady test's). Returns whether the run was stopped.
+    pub(super) fn stretch_until_steady(&mut self, before: &[Sample]) -> Result<bool, ConfigError> {
+        let asked = self.stack.core.opts.duration_ns;
+        let database = self.db.as_deref().is_some_and(|db| !db.runs_job());
+        if !database || asked < CRITERIA.window_s as u64 * INTERVAL_NS {
+            return Ok(false);
+        }
+        let start = self.stack.core.opts.warmup_ns;
+        let mut len = asked;
+        while len < MAX_STRETCH * asked {
+            let (samples, name) = self.warmup_samples((len / INTERVAL_NS) as usize, &[]);
+            if steady::check_measured(before, &samples, name, &CRITERIA).is_steady() {
+                break;
+            }
+            len += asked;
+            self.stack.core.opts.duration_ns = len;
+            if self.run_until(SimTime(start + len))? {
+                return Ok(true);
+            }
+            self.stack.core.now = SimTime(start + len);
+        }
+        if len > asked {
+            self.stretched_from_ns = Some(asked);
+        }
+        Ok(false)
+    }
+
     /// The samples of the first `seconds` seconds and the name of their throughput;
     /// `hit_counts` holds the buffer cache's cumulative (hits, accesses) at the end of each
     /// second.
@@ -121,8 +162,22 @@ impl Model {
 /// The finished run with its steady-state verdict: an automatic warm-up that reached its
 /// limit says so; otherwise the measured window's own series decides (with the warm-up's
 /// samples to find cycles longer than the window in).
-pub(super) fn finish(mut run: Run, warmup: Option<(Verdict, Vec<Sample>)>) -> Run {
+pub(super) fn finish(
+    mut run: Run,
+    warmup: Option<(Verdict, Vec<Sample>)>,
+    stretched_from_ns: Option<u64>,
+) -> Run {
     run.workload.warmup_auto = warmup.is_some();
+    if let Some(asked) = stretched_from_ns {
+        run.warnings.push(format!(
+            "measured {:.0} s where {:.0} s was asked: over {:.0} s the series was not steady \
+             (with --warmup auto a database run measures on, one window at a time, until it \
+             is, at most {MAX_STRETCH} windows; a fixed --warmup measures exactly --duration)",
+            run.workload.duration_s,
+            asked as f64 / 1e9,
+            asked as f64 / 1e9
+        ));
+    }
     let (verdict, before) = warmup.map_or((None, Vec::new()), |(v, s)| (Some(v), s));
     if let Some(Verdict::Unsteady(reason)) = verdict {
         let limit_s = run.workload.warmup_s;
