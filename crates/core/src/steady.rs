@@ -35,6 +35,9 @@ pub struct Sample {
     pub latency_ms: f64,
     /// Buffer-cache hit ratio of the second, percent (databases).
     pub hit_ratio_pct: Option<f64>,
+    /// The array's read-cache hit ratio of the second, percent (simulated arrays; a large
+    /// cache fills for minutes under random reads, its hits rising all the while).
+    pub array_hit_ratio_pct: Option<f64>,
 }
 
 impl Sample {
@@ -44,6 +47,7 @@ impl Sample {
             throughput: p.rows_per_s.unwrap_or(p.iops),
             latency_ms: p.latency_ms_mean,
             hit_ratio_pct: None,
+            array_hit_ratio_pct: None,
         }
     }
 }
@@ -361,11 +365,19 @@ fn judge(samples: &[Sample], measured: Option<usize>, name: &str, c: &Criteria) 
             return Verdict::Unsteady(reason(f, "mean latency", &over, window, bound));
         }
     }
-    let hits: Vec<f64> = w.iter().filter_map(|s| s.hit_ratio_pct).collect();
-    if hits.len() >= c.min_samples {
+    type HitRatio = fn(&Sample) -> Option<f64>;
+    let caches: [(&str, HitRatio); 2] = [
+        ("buffer-cache", |s| s.hit_ratio_pct),
+        ("array read-cache", |s| s.array_hit_ratio_pct),
+    ];
+    for (cache, ratio) in caches {
+        let hits: Vec<f64> = w.iter().filter_map(ratio).collect();
+        if hits.len() < c.min_samples {
+            continue;
+        }
         if let Some(t) = trend_beyond(&hits, 1.0, c.hit_ratio_points_per_min, c.noise) {
             return Verdict::Unsteady(format!(
-                "buffer-cache hit ratio still {} {:.1} points/min {over} (bound {} points/min)",
+                "{cache} hit ratio still {} {:.1} points/min {over} (bound {} points/min)",
                 direction(t),
                 t.abs(),
                 c.hit_ratio_points_per_min

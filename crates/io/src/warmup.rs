@@ -63,6 +63,7 @@ impl AutoWarmup {
                 latency_ns.saturating_sub(latency0) as f64 / ios as f64 / 1e6
             },
             hit_ratio_pct: None,
+            array_hit_ratio_pct: None,
         });
         self.before = (done, latency_ns, at);
         let at_limit = at >= self.max;

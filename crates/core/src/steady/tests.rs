@@ -16,6 +16,7 @@ fn samples(f: impl Fn(usize) -> (f64, f64, Option<f64>), n: usize) -> Vec<Sample
                 throughput,
                 latency_ms,
                 hit_ratio_pct,
+                array_hit_ratio_pct: None,
             }
         })
         .collect()
@@ -64,6 +65,32 @@ fn falling_latency_and_a_filling_cache_are_not_steady() {
     );
     let settled = samples(|i| (1000.0, 5.0, Some(97.0 + noise(i, 0.2))), 30);
     assert_eq!(check(&settled, "rows/s", &CRITERIA), Verdict::Steady);
+}
+
+/// The array's read cache filling (its hit ratio climbing) is a warm-up too, judged apart from
+/// the buffer cache's, whose settled ratio does not hide it.
+#[test]
+fn a_filling_array_cache_is_not_steady() {
+    let with_array = |ratio: &dyn Fn(usize) -> f64| -> Vec<Sample> {
+        samples(|i| (1000.0 + noise(i, 20.0), 5.0, Some(97.0)), 60)
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| Sample {
+                array_hit_ratio_pct: Some(ratio(i)),
+                ..s
+            })
+            .collect()
+    };
+    let filling = with_array(&|i| 10.0 + 0.035 * i as f64 + noise(i, 0.3));
+    let Verdict::Unsteady(reason) = check(&filling, "rows/s", &CRITERIA) else {
+        panic!("a filling array cache judged steady")
+    };
+    assert!(
+        reason.starts_with("array read-cache hit ratio still rising 2.1"),
+        "{reason}"
+    );
+    let full = with_array(&|i| 12.0 + noise(i, 0.3));
+    assert_eq!(check(&full, "rows/s", &CRITERIA), Verdict::Steady);
 }
 
 #[test]
@@ -178,6 +205,7 @@ fn a_measured_window_is_judged_whole() {
             throughput,
             latency_ms: 5.0,
             hit_ratio_pct: None,
+            array_hit_ratio_pct: None,
         })
         .collect();
     let Verdict::Unsteady(reason) = check_measured(&[], &five, "IOPS", &CRITERIA) else {

@@ -61,6 +61,7 @@ pub(super) async fn until_steady(
                 ns as f64 / ops as f64 / 1e6
             },
             hit_ratio_pct,
+            array_hit_ratio_pct: None,
         });
         before = (now, cache);
         if samples.len() >= REAL_CRITERIA.window_s || next + Duration::from_secs(1) > limit {
@@ -130,6 +131,7 @@ mod tests {
                 throughput: if s % 60 < 30 { 900.0 } else { 450.0 },
                 latency_ms: 3.0,
                 hit_ratio_pct: Some(99.0),
+                array_hit_ratio_pct: None,
             })
             .collect();
         let mut alone = measured(30);

@@ -58,6 +58,7 @@ impl Model {
         max_ns: u64,
     ) -> Result<WarmupEnd, ConfigError> {
         let mut hit_counts = Vec::new();
+        let mut array_counts = Vec::new();
         let mut verdict = Verdict::Unsteady("the warm-up limit is 0 s".into());
         let mut samples = Vec::new();
         let end = start_ns.saturating_add(max_ns);
@@ -74,6 +75,7 @@ impl Model {
             self.stack.core.now = SimTime(next);
             t = next;
             hit_counts.extend(self.db.as_deref().map(|db| db.cache_counts()));
+            array_counts.push(self.array_read_counts());
             let seconds = ((t - start_ns) / INTERVAL_NS) as usize;
             // From one full window on, and at the limit whatever the series holds.
             let whole = (t - start_ns).is_multiple_of(INTERVAL_NS) && seconds >= CRITERIA.window_s;
@@ -81,7 +83,7 @@ impl Model {
                 continue;
             }
             let name;
-            (samples, name) = self.warmup_samples(seconds, &hit_counts);
+            (samples, name) = self.warmup_samples(seconds, &hit_counts, &array_counts);
             verdict = steady::check(&samples, name, &CRITERIA);
             if verdict.is_steady() {
                 break;
@@ -112,7 +114,7 @@ impl Model {
         let start = self.stack.core.opts.warmup_ns;
         let mut len = asked;
         while len < MAX_STRETCH * asked {
-            let (samples, name) = self.warmup_samples((len / INTERVAL_NS) as usize, &[]);
+            let (samples, name) = self.warmup_samples((len / INTERVAL_NS) as usize, &[], &[]);
             if steady::check_measured(before, &samples, name, &CRITERIA).is_steady() {
                 break;
             }
@@ -129,13 +131,21 @@ impl Model {
         Ok(false)
     }
 
+    /// The array read caches' cumulative (hits, host reads), over every group.
+    fn array_read_counts(&self) -> (u64, u64) {
+        (0..self.stack.core.spec.groups.len() as u32)
+            .map(|g| self.stack.ctrls.cache_stats(g))
+            .fold((0, 0), |(h, r), c| (h + c.read_hits, r + c.host_reads))
+    }
+
     /// The samples of the first `seconds` seconds and the name of their throughput;
     /// `hit_counts` holds the buffer cache's cumulative (hits, accesses) at the end of each
-    /// second.
+    /// second, `array_counts` the array read caches' (hits, host reads).
     fn warmup_samples(
         &self,
         seconds: usize,
         hit_counts: &[(u64, u64)],
+        array_counts: &[(u64, u64)],
     ) -> (Vec<Sample>, &'static str) {
         let db = self.db.as_deref();
         let host = match db.filter(|_| self.stack.host.all_db_io()) {
@@ -147,12 +157,28 @@ impl Model {
             db.series(&mut series);
         }
         let mut samples: Vec<Sample> = series.iter().map(Sample::of_point).collect();
-        if hit_counts.len() == samples.len() {
+        let ratios = |counts: &[(u64, u64)]| {
             let mut before = (0, 0);
-            for (s, &(hits, accesses)) in samples.iter_mut().zip(hit_counts) {
-                let (h, a) = (hits - before.0, accesses - before.1);
-                s.hit_ratio_pct = (a > 0).then(|| 100.0 * h as f64 / a as f64);
-                before = (hits, accesses);
+            counts
+                .iter()
+                .map(|&(hits, accesses)| {
+                    let (h, a) = (
+                        hits.saturating_sub(before.0),
+                        accesses.saturating_sub(before.1),
+                    );
+                    before = (hits, accesses);
+                    (a > 0).then(|| 100.0 * h as f64 / a as f64)
+                })
+                .collect::<Vec<_>>()
+        };
+        if hit_counts.len() == samples.len() {
+            for (s, r) in samples.iter_mut().zip(ratios(hit_counts)) {
+                s.hit_ratio_pct = r;
+            }
+        }
+        if array_counts.len() == samples.len() {
+            for (s, r) in samples.iter_mut().zip(ratios(array_counts)) {
+                s.array_hit_ratio_pct = r;
             }
         }
         (samples, steady::throughput_name(&series))
