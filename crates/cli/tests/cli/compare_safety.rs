@@ -425,14 +425,20 @@ fn a_users_directory_with_a_cells_directory_is_not_a_study() {
     compare(&plan, &out).success();
 }
 
-/// A file of the user's under the name of the gate's temporary files, in a study's cells/,
-/// is not a leftover of storlab's: it is kept.
-#[test]
-fn a_users_file_under_a_temporary_name_is_kept() {
+/// A study of one cell run once: its directory, plan and output directory.
+fn a_study() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let plan = one_cell_plan(dir.path());
     let out = dir.path().join("study");
     compare(&plan, &out).success();
+    (dir, plan, out)
+}
+
+/// A file of the user's under the name of the gate's temporary files, in a study's cells/,
+/// is not a leftover of storlab's: it is kept.
+#[test]
+fn a_users_file_under_a_temporary_name_is_kept() {
+    let (_dir, plan, out) = a_study();
     let theirs = out.join("cells/.a__b__0.json.4242-7.storlab-tmp");
     std::fs::write(&theirs, b"mine").unwrap();
     // What a killed write of storlab's left (a cell file's start) is removed.
@@ -448,10 +454,7 @@ fn a_users_file_under_a_temporary_name_is_kept() {
 /// `--fresh`.
 #[test]
 fn a_study_whose_cells_directory_is_a_link_is_not_written_through() {
-    let dir = tempfile::tempdir().unwrap();
-    let plan = one_cell_plan(dir.path());
-    let out = dir.path().join("study");
-    compare(&plan, &out).success();
+    let (dir, plan, out) = a_study();
     let theirs = dir.path().join("theirs");
     std::fs::create_dir(&theirs).unwrap();
     std::fs::write(theirs.join("notes.txt"), b"mine").unwrap();
@@ -504,14 +507,11 @@ fn demo_never_writes_into_a_users_directory() {
     let theirs = dir.path().join("lab");
     std::fs::create_dir(&theirs).unwrap();
     std::fs::write(theirs.join("readme.txt"), b"mine").unwrap();
+    let count = |d: &Path| std::fs::read_dir(d).unwrap().count();
     demo(&theirs)
         .code(2)
         .stderr(predicate::str::contains("not a storlab study's"));
-    assert_eq!(
-        std::fs::read_dir(&theirs).unwrap().count(),
-        1,
-        "nothing added"
-    );
+    assert_eq!(count(&theirs), 1, "nothing added");
     // A marked study whose cells/ points at the user's directory.
     let study = dir.path().join("study");
     std::fs::create_dir(&study).unwrap();
@@ -520,14 +520,6 @@ fn demo_never_writes_into_a_users_directory() {
     demo(&study)
         .code(2)
         .stderr(predicate::str::contains("symbolic link"));
-    assert_eq!(
-        std::fs::read_dir(&theirs).unwrap().count(),
-        1,
-        "nothing added"
-    );
-    assert_eq!(
-        std::fs::read_dir(&study).unwrap().count(),
-        2,
-        "nothing made in the study (no work/)"
-    );
+    assert_eq!(count(&theirs), 1, "nothing added");
+    assert_eq!(count(&study), 2, "nothing made in the study (no work/)");
 }
