@@ -74,9 +74,6 @@ pub struct Model {
     /// With an automatic warm-up, the time the database's tests before its own (`after`)
     /// take: the warm-up starts after them.
     before_ns: u64,
-    /// The measured window asked for, when an automatic run measured longer to reach steady
-    /// state ([`warmup`]).
-    stretched_from_ns: Option<u64>,
 }
 
 /// The storage stack under every workload, in three parts with their own state: the host
@@ -161,13 +158,17 @@ impl Model {
             }
             warmup = Some((w.verdict, w.samples));
         }
-        let end = SimTime(self.stack.core.opts.warmup_ns + self.stack.core.opts.duration_ns);
+        let asked_ns = self.stack.core.opts.duration_ns;
+        let end = SimTime(self.stack.core.opts.warmup_ns + asked_ns);
         let mut stopped = self.run_until(end)?;
         if let Some((_, before)) = warmup.as_ref().filter(|_| !stopped) {
             self.stack.core.now = end;
             stopped = self.stretch_until_steady(before)?;
         }
-        let end = SimTime(self.stack.core.opts.warmup_ns + self.stack.core.opts.duration_ns);
+        // The window measured: the one asked, or longer when an automatic run measured on.
+        let measured_ns = self.stack.core.opts.duration_ns;
+        let stretched_from_ns = (measured_ns > asked_ns).then_some(asked_ns);
+        let end = SimTime(self.stack.core.opts.warmup_ns + measured_ns);
         self.stack.host.check_accounts();
         self.stack.host.trace_outcome()?;
         if stopped {
@@ -179,7 +180,6 @@ impl Model {
         } else {
             self.stack.core.now = end;
         }
-        let stretched_from_ns = self.stretched_from_ns;
         let mut run = warmup::finish(self.into_run(), warmup, stretched_from_ns);
         if job {
             crate::db::jobs::mark_run(&mut run);

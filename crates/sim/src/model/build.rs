@@ -59,7 +59,6 @@ impl Model {
             stack,
             db,
             before_ns,
-            stretched_from_ns: None,
         })
     }
 

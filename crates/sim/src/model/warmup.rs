@@ -104,7 +104,8 @@ impl Model {
     /// With an automatic warm-up whose samples were `before`, measures on past the window
     /// asked, one asked window at a time, while the whole measured window is not steady, up
     /// to [`MAX_STRETCH`] windows (only for a database run that is not a job, with a window
-    /// of at least the steady test's). Returns whether the run was stopped.
+    /// of at least the steady test's), leaving the window measured in `duration_ns`. Returns
+    /// whether the run was stopped.
     pub(super) fn stretch_until_steady(&mut self, before: &[Sample]) -> Result<bool, ConfigError> {
         let asked = self.stack.core.opts.duration_ns;
         let database = self.db.as_deref().is_some_and(|db| !db.runs_job());
@@ -124,9 +125,6 @@ impl Model {
                 return Ok(true);
             }
             self.stack.core.now = SimTime(start + len);
-        }
-        if len > asked {
-            self.stretched_from_ns = Some(asked);
         }
         Ok(false)
     }
