@@ -115,6 +115,7 @@ impl Model {
     /// With [`RunOptions::warmup_auto`] the warm-up lasts until the series is steady, at most
     /// `warmup_ns` (see [`warmup`]).
     pub fn run(mut self) -> Result<Run, ConfigError> {
+        let asked_ns = self.stack.core.opts.duration_ns;
         // A job has no warm-up (see `Model::new`) and ends when it is done.
         let job = self.db.as_deref().is_some_and(DbEngine::runs_job);
         let auto_max_ns = self
@@ -147,18 +148,17 @@ impl Model {
             let start = self.before_ns;
             if start > 0 {
                 if self.run_until(SimTime(start))? {
-                    return Ok(self.into_partial_run());
+                    return Ok(self.into_partial_run(asked_ns));
                 }
                 self.stack.core.now = SimTime(start);
                 self.begin_auto_warmup(start);
             }
             let w = self.warm_until_steady(start, max_ns)?;
             if w.stopped {
-                return Ok(self.into_partial_run());
+                return Ok(self.into_partial_warmup(start));
             }
             warmup = Some((w.verdict, w.samples));
         }
-        let asked_ns = self.stack.core.opts.duration_ns;
         let end = SimTime(self.stack.core.opts.warmup_ns + asked_ns);
         let mut stopped = self.run_until(end)?;
         if let Some((_, before)) = warmup.as_ref().filter(|_| !stopped) {
@@ -172,7 +172,7 @@ impl Model {
         self.stack.host.check_accounts();
         self.stack.host.trace_outcome()?;
         if stopped {
-            return Ok(self.into_partial_run());
+            return Ok(self.into_partial_run(asked_ns));
         }
         if self.db.as_deref().is_some_and(DbEngine::job_over) {
             // The job finished (the run ended then): the window is its elapsed time.
@@ -221,27 +221,62 @@ impl Model {
     }
 
     /// The run so far, after a stop: the measured window is what had passed of it (at least
-    /// 1 ns, so that rates stay numbers when the stop came in the warm-up).
-    fn into_partial_run(mut self) -> Run {
+    /// 1 ns, so that rates stay numbers when the stop came in the warm-up). `asked_ns` is the
+    /// window asked for; an automatic run may have been measuring on past it (see `warmup`).
+    fn into_partial_run(mut self, asked_ns: u64) -> Run {
         let measured_ns = self
             .stack
             .core
             .now
             .saturating_since(self.stack.warmup_end())
             .max(1);
-        let asked_ns = self.stack.core.opts.duration_ns;
-        self.stack.core.opts.duration_ns = measured_ns.min(asked_ns);
+        let window_ns = self.stack.core.opts.duration_ns;
+        let covered_ns = measured_ns.min(window_ns);
+        self.stack.core.opts.duration_ns = covered_ns;
         let at_s = self.stack.core.now.secs_f64();
         let auto = self.stack.core.opts.warmup_auto;
         let mut run = self.into_run();
         run.partial = true;
         run.workload.warmup_auto = auto;
         storlab_core::steady::mark(&mut run);
+        let (covered_s, asked_s) = (covered_ns as f64 / 1e9, asked_ns as f64 / 1e9);
+        run.warnings.push(if window_ns > asked_ns {
+            format!(
+                "interrupted at {at_s:.3} s of simulated time, while measuring on past the \
+                 {asked_s:.3} s window asked for because it was not steady: the figures cover \
+                 {covered_s:.3} s"
+            )
+        } else {
+            format!(
+                "interrupted at {at_s:.3} s of simulated time: the figures cover {covered_s:.3} s \
+                 of the {asked_s:.3} s measured window asked for"
+            )
+        });
+        run
+    }
+
+    /// The run so far, after a stop in the automatic warm-up that started at `start_ns`: no
+    /// measured window was reached, and the figures are those of the warm-up so far (its
+    /// statistics run from its start), over its length.
+    fn into_partial_warmup(mut self, start_ns: u64) -> Run {
+        let warmed_ns = self.stack.core.now.ns().saturating_sub(start_ns).max(1);
+        self.stack.core.opts.warmup_ns = start_ns;
+        self.stack.core.opts.duration_ns = warmed_ns;
+        let at_s = self.stack.core.now.secs_f64();
+        let mut run = self.into_run();
+        run.partial = true;
+        run.workload.warmup_auto = true;
+        let warmed_s = warmed_ns as f64 / 1e9;
+        storlab_core::steady::set(
+            &mut run,
+            storlab_core::steady::Verdict::Unsteady(format!(
+                "interrupted in the automatic warm-up after {warmed_s:.3} s, before it found a \
+                 steady window"
+            )),
+        );
         run.warnings.push(format!(
-            "interrupted at {at_s:.3} s of simulated time: the figures cover {:.3} s of the {:.3} s \
-             measured window asked for",
-            measured_ns.min(asked_ns) as f64 / 1e9,
-            asked_ns as f64 / 1e9
+            "interrupted at {at_s:.3} s of simulated time, in the automatic warm-up: no measured \
+             window was reached; the figures cover the {warmed_s:.3} s of warm-up so far"
         ));
         run
     }

@@ -27,38 +27,46 @@ fn catches_sigint(pid: u32) -> bool {
         .is_some_and(|mask| mask & (1 << (libc::SIGINT - 1)) != 0)
 }
 
-#[test]
-#[allow(clippy::disallowed_methods)]
-// a deadline for a child that never gets going
-// The child is reaped with wait4, which also gives the CPU it used (std's wait does not).
-#[allow(clippy::zombie_processes)]
-fn an_interrupted_simulation_exits_1_with_the_run_so_far_marked_partial() {
+/// What became of a `storlab sim` run interrupted once it had used `cpu` seconds of CPU.
+struct Interrupted {
+    /// CPU seconds it used after the signal.
+    cpu_after: f64,
+    /// Its exit status, if it exited (None: killed by a signal).
+    code: Option<i32>,
+    stderr: String,
+    /// The run of its `--json` file.
+    run: serde_json::Value,
+}
+
+/// Runs `storlab sim ARGS --json FILE`, sends SIGINT once the run handles Ctrl-C and has used
+/// `cpu` seconds of CPU, and reaps it with the CPU it used in all (std's wait does not say).
+#[allow(clippy::disallowed_methods)] // a deadline for a child that never gets going
+#[allow(clippy::zombie_processes)] // reaped with wait4
+fn interrupt_sim(args: &[&str], cpu: f64) -> Interrupted {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     let bin = assert_cmd::cargo::cargo_bin("storlab");
     let mut child = std::process::Command::new(bin)
-        .args(["sim", "--array", &example("enterprise-raid5.toml")])
-        .args(["--profile", "randwrite-8k", "--duration", "3600s", "--json"])
+        .arg("sim")
+        .args(args)
+        .arg("--json")
         .arg(&out)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn storlab");
     let pid = child.id();
-    // Wait until the run handles Ctrl-C and has simulated well past its 10 s warm-up (which
-    // takes about 0.2 s of CPU; the hour takes over a minute).
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
     let cpu_at_signal = loop {
-        let cpu = cpu_s(pid).expect("the simulation runs");
-        if catches_sigint(pid) && cpu >= 1.0 {
-            break cpu;
+        let used = cpu_s(pid).expect("the simulation runs");
+        if catches_sigint(pid) && used >= cpu {
+            break used;
         }
         assert!(std::time::Instant::now() < deadline, "never got going");
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
     // SAFETY: signalling our own child.
     unsafe { libc::kill(pid as i32, libc::SIGINT) };
-    // Reaped with its resource usage: the CPU it used in all.
     let mut status = 0;
     // SAFETY: waiting for our own child; both pointers are valid for the call.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -66,22 +74,104 @@ fn an_interrupted_simulation_exits_1_with_the_run_so_far_marked_partial() {
     assert_eq!(reaped, pid as i32, "wait4");
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     let cpu_total = tv(usage.ru_utime) + tv(usage.ru_stime);
-    // The stop comes between events: a fraction of a CPU second, not the rest of the hour.
-    assert!(
-        cpu_total - cpu_at_signal < 2.0,
-        "{:.2} CPU s after the signal (at {cpu_at_signal:.2} CPU s)",
-        cpu_total - cpu_at_signal
-    );
-    assert!(libc::WIFEXITED(status), "exited, not killed: {status:#x}");
-    assert_eq!(libc::WEXITSTATUS(status), 1, "interrupted runs exit 1");
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-    assert!(stderr.contains("interrupted"), "{stderr}");
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    let run = &v["runs"][0];
+    let text = std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    Interrupted {
+        cpu_after: cpu_total - cpu_at_signal,
+        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+        stderr,
+        run: v["runs"][0].clone(),
+    }
+}
+
+#[test]
+fn an_interrupted_simulation_exits_1_with_the_run_so_far_marked_partial() {
+    // Well past its 10 s warm-up (about 0.2 s of CPU; the hour takes over a minute).
+    let array = example("enterprise-raid5.toml");
+    let args = ["--array", &array, "--profile", "randwrite-8k"];
+    let i = interrupt_sim(&[&args[..], &["--duration", "3600s"]].concat(), 1.0);
+    // The stop comes between events: a fraction of a CPU second, not the rest of the hour.
+    assert!(
+        i.cpu_after < 2.0,
+        "{:.2} CPU s after the signal",
+        i.cpu_after
+    );
+    assert_eq!(i.code, Some(1), "interrupted runs exit 1");
+    assert!(i.stderr.contains("interrupted"), "{}", i.stderr);
+    let run = &i.run;
     assert_eq!(run["partial"], true);
     let window = run["workload"]["duration_s"].as_f64().unwrap();
     assert!(window < 3600.0, "the window is what ran: {window}");
     assert!(run["metrics"]["ios"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_simulation_interrupted_in_its_automatic_warmup_reports_the_warmup_so_far() {
+    // Case 2's database at 64 sessions warms up for about 250 simulated seconds (some 6 s of
+    // CPU); the signal comes after about 60 of them.
+    let array = example("enterprise-raid5.toml");
+    let args = [
+        "--array",
+        &array,
+        "--db-test",
+        "dpaws/update-row",
+        "--sessions",
+        "64",
+        "--rows",
+        "31900000",
+        "--db-set",
+        "tables=15",
+        "--db-set",
+        "row_bytes=[14,805]",
+        "--db-set",
+        "buffer=512MiB",
+        "--warmup",
+        "auto",
+        "--warmup-max",
+        "3600s",
+        "--duration",
+        "60s",
+    ];
+    let i = interrupt_sim(&args, 1.5);
+    assert!(
+        i.cpu_after < 2.0,
+        "{:.2} CPU s after the signal",
+        i.cpu_after
+    );
+    assert_eq!(i.code, Some(1), "{}", i.stderr);
+    let run = &i.run;
+    assert_eq!(run["partial"], true);
+    assert_eq!(run["steady"], false);
+    let reason = run["steady_reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("interrupted in the automatic warm-up after"),
+        "{reason}"
+    );
+    let warnings = run["warnings"].to_string();
+    assert!(
+        warnings.contains("no measured window was reached"),
+        "{warnings}"
+    );
+    // The figures are the warm-up's over its own length: every second of it in the series,
+    // and rows/s their mean (not the warm-up's rows over the shorter window asked for).
+    let window = run["workload"]["duration_s"].as_f64().unwrap();
+    let series = run["series"].as_array().unwrap();
+    assert!(window > 10.0 && window < 3600.0, "window {window} s");
+    let points = series.len() as f64;
+    assert!(
+        points == window.floor() || points == window.ceil(),
+        "{points} points for {window} s"
+    );
+    let mean = series
+        .iter()
+        .map(|p| p["rows_per_s"].as_f64().unwrap())
+        .sum::<f64>()
+        / series.len() as f64;
+    let rows_per_s = run["metrics"]["rows_per_s"].as_f64().unwrap();
+    assert!(
+        (rows_per_s - mean).abs() < 0.05 * mean,
+        "rows/s {rows_per_s} against the series' mean {mean}"
+    );
 }
