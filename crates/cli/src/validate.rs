@@ -14,7 +14,7 @@ mod scorecard;
 use std::collections::BTreeMap;
 
 use storlab_core::result::Run;
-use storlab_sim::{profile_workload, RunOptions, SystemSpec};
+use storlab_sim::{profile_workload, RunOptions, SystemSpec, WorkloadSpec};
 
 use crate::cli::ValidateArgs;
 use crate::error::CliError;
@@ -97,6 +97,16 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Simulations of one case that run at once, at most (each holds its own model in memory).
+const MAX_PARALLEL_RUNS: usize = 4;
+
+/// One simulation a case needs: `key` is (array, profile).
+struct Job {
+    key: (String, String),
+    workload: WorkloadSpec,
+    opts: RunOptions,
+}
+
 /// The simulations of one case: each (array, profile) runs once, whatever number of
 /// figures use it.
 struct CaseRun<'a> {
@@ -134,37 +144,109 @@ impl<'a> CaseRun<'a> {
         })
     }
 
-    /// The run of `profile` on `array`, simulated on first use.
-    fn get(&mut self, array: &str, profile: &str) -> Result<&Run, CliError> {
-        let key = (array.to_string(), profile.to_string());
-        if !self.runs.contains_key(&key) {
-            let file = self.file;
-            let sys = self.arrays.get(array).ok_or_else(|| {
-                CliError::BadInput(format!(
-                    "{file}: array: no array named {array:?} in [arrays]"
-                ))
-            })?;
-            let (workload, run_opts) = match self.case.workloads.get(profile) {
-                Some(table) => case_workload(table, profile, (file, self.dir), sys, self.opts)?,
-                None => (profile_workload(profile, sys)?, self.opts),
-            };
-            let run = timed(sys, &workload, run_opts)?;
-            self.runs.insert(key.clone(), run);
+    /// The (array, profile) pairs the case's figures and ratios use, each once, in the
+    /// order of first use.
+    fn needed(&self) -> Vec<(String, String)> {
+        let mut keys: Vec<(String, String)> = Vec::new();
+        let figures = self.case.figures.iter().map(|f| [(&f.array, &f.profile)]);
+        let ratios = self
+            .case
+            .ratios
+            .iter()
+            .map(|r| [(&r.numerator, &r.profile), (&r.denominator, &r.profile)]);
+        let uses = figures
+            .flat_map(|f| f.into_iter())
+            .chain(ratios.flat_map(|r| r.into_iter()));
+        for (array, profile) in uses {
+            let key = (array.clone(), profile.clone());
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
         }
+        keys
+    }
+
+    /// The system and workload of `profile` on `array`.
+    fn inputs(&self, array: &str, profile: &str) -> Result<Job, CliError> {
+        let file = self.file;
+        let sys = self.arrays.get(array).ok_or_else(|| {
+            CliError::BadInput(format!(
+                "{file}: array: no array named {array:?} in [arrays]"
+            ))
+        })?;
+        let (workload, opts) = match self.case.workloads.get(profile) {
+            Some(table) => case_workload(table, profile, (file, self.dir), sys, self.opts)?,
+            None => (profile_workload(profile, sys)?, self.opts),
+        };
+        Ok(Job {
+            key: (array.to_string(), profile.to_string()),
+            workload,
+            opts,
+        })
+    }
+
+    /// Simulates every run the case needs, up to one per CPU at a time (each run is
+    /// independent and seeded, so the figures are those of one run after another). Every
+    /// workload is built first, so bad input is found before anything runs. After Ctrl-C no
+    /// run starts, and the running ones end within a second, marked partial.
+    fn run_all(&mut self) -> Result<(), CliError> {
+        let jobs = self
+            .needed()
+            .iter()
+            .map(|(array, profile)| self.inputs(array, profile))
+            .collect::<Result<Vec<_>, _>>()?;
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_PARALLEL_RUNS)
+            .min(jobs.len());
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let done: Vec<std::sync::Mutex<Option<Result<Run, CliError>>>> =
+            jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        let arrays = &self.arrays;
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(job) = jobs.get(i) else { break };
+                    if storlab_io::signal::stop_requested() {
+                        break;
+                    }
+                    let sys = &arrays[&job.key.0];
+                    let run = timed(sys, &job.workload, job.opts);
+                    if let Ok(mut slot) = done[i].lock() {
+                        *slot = Some(run);
+                    }
+                });
+            }
+        });
+        for (job, slot) in jobs.into_iter().zip(done) {
+            let run = slot
+                .into_inner()
+                .map_err(|_| CliError::Failed(format!("{}: a run failed", self.file)))?;
+            if let Some(run) = run {
+                self.runs.insert(job.key, run?);
+            }
+        }
+        Ok(())
+    }
+
+    /// The whole run of `profile` on `array` (None when Ctrl-C stopped it or came before it
+    /// started).
+    fn complete(&self, array: &str, profile: &str) -> Option<&Run> {
         self.runs
-            .get(&key)
-            .ok_or_else(|| CliError::Failed(format!("{}: run {key:?} missing", self.file)))
+            .get(&(array.to_string(), profile.to_string()))
+            .filter(|r| !r.partial)
     }
 
     /// Checks every figure, then every ratio, appending to `checks`; stops at the first
     /// interrupted run. Returns the runs.
     fn check_all(mut self, checks: &mut Vec<Check>) -> Result<Vec<Run>, CliError> {
+        self.run_all()?;
         let (case, file) = (self.case, self.file);
         for f in &case.figures {
-            let run = self.get(&f.array, &f.profile)?;
-            if run.partial {
+            let Some(run) = self.complete(&f.array, &f.profile) else {
                 return Ok(self.runs.into_values().collect());
-            }
+            };
             let sim = metric(run, &f.metric, file)?;
             checks.push(
                 Check::absolute(&case.name, &f.name, f.published, sim, f.tolerance_pct)
@@ -173,15 +255,13 @@ impl<'a> CaseRun<'a> {
             );
         }
         for r in &case.ratios {
-            if storlab_io::signal::stop_requested() {
+            let (Some(num_run), Some(den_run)) = (
+                self.complete(&r.numerator, &r.profile),
+                self.complete(&r.denominator, &r.profile),
+            ) else {
                 break;
-            }
-            let num_run = self.get(&r.numerator, &r.profile)?.clone();
-            let den_run = self.get(&r.denominator, &r.profile)?;
-            if num_run.partial || den_run.partial {
-                break;
-            }
-            let n = metric(&num_run, &r.metric, file)?;
+            };
+            let n = metric(num_run, &r.metric, file)?;
             let d = metric(den_run, &r.metric, file)?;
             checks.push(
                 Check::ratio(&case.name, &r.name, r.published, (n, d), (r.min, r.max))
