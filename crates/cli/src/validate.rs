@@ -65,7 +65,7 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
         .map(|f| Case::parse(&f.text, &f.file))
         .collect::<Result<Vec<_>, _>>()?;
     // Ctrl-C stops the running simulation within a second; the figures checked so far and
-    // the runs (the last marked partial) are kept.
+    // the runs (those it stopped marked partial) are kept.
     storlab_io::signal::install();
     let stopped = storlab_io::signal::stop_requested;
     let mut checks = Vec::new();
@@ -83,7 +83,8 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
     report::write_outputs(&a, runs, &checks, &scorecard, interrupted)?;
     if interrupted {
         return Err(CliError::Failed(format!(
-            "interrupted after {} figures; the runs so far are kept (the last marked partial)",
+            "interrupted after {} figures; the runs so far are kept (those it stopped marked \
+             partial)",
             checks.len()
         )));
     }

@@ -111,7 +111,8 @@ struct ValidationResults<'a> {
 }
 
 /// Writes `--json` and `--markdown` when given. An interrupted validation writes its runs
-/// (the last marked partial) but not the README block, which would understate the model.
+/// (those it stopped marked partial) but not the README block, which would understate the
+/// model.
 pub fn write_outputs(
     a: &ValidateArgs,
     runs: Vec<Run>,
