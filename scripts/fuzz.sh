@@ -90,13 +90,27 @@ if [ "$mode" = --merge ]; then
 fi
 
 seconds=$mode
+# One target a core at a time; each reports in the order of the list.
+fuzz_one() {
+    local t=$1 log=fuzz/target/logs/$1.log rc=0
+    mkdir -p "fuzz/target/corpus/$t" "fuzz/artifacts/$t"
+    # shellcheck disable=SC2046
+    "$bin/$t" -max_total_time="$seconds" $(limits "$t") -print_final_stats=1 \
+        -artifact_prefix="fuzz/artifacts/$t/" "fuzz/target/corpus/$t" $(seeds "$t") >"$log" 2>&1 \
+        || rc=$?
+    echo "$rc" >"fuzz/target/logs/$t.rc"
+}
+jobs_max=$(nproc 2>/dev/null || echo 1)
+for t in $targets; do
+    rm -f "fuzz/target/logs/$t.rc"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+    fuzz_one "$t" &
+done
+wait
 failed=""
 for t in $targets; do
-    mkdir -p "fuzz/target/corpus/$t" "fuzz/artifacts/$t"
     log=fuzz/target/logs/$t.log
-    # shellcheck disable=SC2046
-    if "$bin/$t" -max_total_time="$seconds" $(limits "$t") -print_final_stats=1 \
-        -artifact_prefix="fuzz/artifacts/$t/" "fuzz/target/corpus/$t" $(seeds "$t") >"$log" 2>&1; then
+    if [ "$(cat "fuzz/target/logs/$t.rc" 2>/dev/null)" = 0 ]; then
         echo "fuzz: $t: $(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)"
     else
         tail -40 "$log"

@@ -11,7 +11,7 @@ mod db_evidence;
 mod job;
 mod pg_stat_io;
 mod sim_metrics;
-#[cfg(feature = "test-support")]
+#[doc(hidden)]
 pub mod test_run;
 mod users_sweep;
 pub use db_evidence::{

@@ -6,11 +6,16 @@ use std::path::Path;
 
 use super::{scratch_dir, signal_and_wait, storlab};
 
-/// One run at a time: each judges its own steadiness on the same disk.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+/// The real runs with an automatic warm-up, one after the other: each judges its own
+/// steadiness on the same disk. One test, not one each: a test waiting for another's lock
+/// would hold one of the harness's threads idle for minutes.
+#[test]
+fn real_runs_warm_up_automatically() {
+    an_automatic_warmup_ends_at_the_first_steady_window();
+    the_limit_bounds_an_automatic_warmup_and_says_so();
+    each_point_of_a_sweep_warms_up_on_its_own();
+    ctrl_c_in_an_automatic_warmup_stops_and_keeps_a_partial_result();
+    a_plan_cell_on_a_real_target_warms_up_automatically();
 }
 
 pub(super) fn read_runs(path: &Path) -> Vec<serde_json::Value> {
@@ -38,9 +43,7 @@ pub(super) const STEADY: [&str; 10] = [
     "1",
 ];
 
-#[test]
 fn an_automatic_warmup_ends_at_the_first_steady_window() {
-    let _one = serial();
     let dir = scratch_dir();
     let out = dir.path().join("auto.json");
     storlab()
@@ -75,9 +78,7 @@ fn an_automatic_warmup_ends_at_the_first_steady_window() {
     assert!(run["metrics"]["ios"].as_u64().unwrap() > 0);
 }
 
-#[test]
 fn the_limit_bounds_an_automatic_warmup_and_says_so() {
-    let _one = serial();
     let dir = scratch_dir();
     let out = dir.path().join("limit.json");
     storlab()
@@ -105,9 +106,7 @@ fn the_limit_bounds_an_automatic_warmup_and_says_so() {
     assert_eq!(run["workload"]["duration_s"], 2.0);
 }
 
-#[test]
 fn each_point_of_a_sweep_warms_up_on_its_own() {
-    let _one = serial();
     let dir = scratch_dir();
     let out = dir.path().join("sweep.json");
     storlab()
@@ -129,9 +128,7 @@ fn each_point_of_a_sweep_warms_up_on_its_own() {
     }
 }
 
-#[test]
 fn ctrl_c_in_an_automatic_warmup_stops_and_keeps_a_partial_result() {
-    let _one = serial();
     let dir = scratch_dir();
     let out = dir.path().join("partial.json");
     let target = dir.path().join("f.dat");
@@ -192,9 +189,7 @@ fn warmup_max_errors_name_warmup_max() {
         .stderr(predicates::str::contains("--warmup-max must be at most"));
 }
 
-#[test]
 fn a_plan_cell_on_a_real_target_warms_up_automatically() {
-    let _one = serial();
     let dir = scratch_dir();
     let real = dir.path().join("real");
     std::fs::create_dir(&real).unwrap();

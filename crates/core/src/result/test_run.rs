@@ -1,5 +1,6 @@
 //! A small builder of real runs for tests that judge or print a run's per-second series
-//! (`test-support` feature: a dev-dependency of the crates that use it, never a dependency).
+//! (other crates' tests use it). Not behind a feature: a feature only tests enable would
+//! give the crate two builds, one for `cargo test --workspace` and one for the binaries.
 
 use super::{Metrics, Run, SeriesPoint, Target, TargetKind, Workload, WorkloadKind};
 
