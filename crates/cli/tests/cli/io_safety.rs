@@ -77,10 +77,7 @@ impl LoopDevice {
     }
 
     fn mount(&mut self) {
-        let mp = self._image_dir.path().join("mnt");
-        std::fs::create_dir(&mp).expect("mount point");
-        run(Std::new("mount").arg(&self.device).arg(&mp)).expect("mount");
-        self.mount_point = Some(mp);
+        self.mount_point = Some(mount_in(self._image_dir.path(), &self.device));
     }
 
     /// The first 64 KiB of the device: the ext4 superblock and group descriptors.
@@ -92,6 +89,14 @@ impl LoopDevice {
             .expect("read the device");
         buf
     }
+}
+
+/// Mounts `device` on a new directory `mnt` in `dir`; returns the mount point.
+fn mount_in(dir: &Path, device: &Path) -> PathBuf {
+    let mp = dir.join("mnt");
+    std::fs::create_dir(&mp).expect("mount point");
+    run(Std::new("mount").arg(device).arg(&mp)).expect("mount");
+    mp
 }
 
 impl Drop for LoopDevice {
@@ -410,10 +415,7 @@ impl Partitioned {
     }
 
     fn mount(&mut self) {
-        let mp = self.dev._image_dir.path().join("mnt");
-        std::fs::create_dir(&mp).expect("mount point");
-        run(Std::new("mount").arg(&self.part).arg(&mp)).expect("mount");
-        self.mounted = Some(mp);
+        self.mounted = Some(mount_in(self.dev._image_dir.path(), &self.part));
     }
 
     /// The partition's first 64 KiB (its ext4 superblock and group descriptors).
