@@ -201,8 +201,8 @@ impl<'a> CaseRun<'a> {
             .min(MAX_PARALLEL_RUNS)
             .min(jobs.len());
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let done: Vec<std::sync::Mutex<Option<Result<Run, CliError>>>> =
-            jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        let done: Vec<std::sync::OnceLock<Result<Run, CliError>>> =
+            jobs.iter().map(|_| std::sync::OnceLock::new()).collect();
         let arrays = &self.arrays;
         std::thread::scope(|s| {
             for _ in 0..workers {
@@ -213,18 +213,13 @@ impl<'a> CaseRun<'a> {
                         break;
                     }
                     let sys = &arrays[&job.key.0];
-                    let run = timed(sys, &job.workload, job.opts);
-                    if let Ok(mut slot) = done[i].lock() {
-                        *slot = Some(run);
-                    }
+                    // Each job is taken once, so its slot is empty.
+                    let _ = done[i].set(timed(sys, &job.workload, job.opts));
                 });
             }
         });
         for (job, slot) in jobs.into_iter().zip(done) {
-            let run = slot
-                .into_inner()
-                .map_err(|_| CliError::Failed(format!("{}: a run failed", self.file)))?;
-            if let Some(run) = run {
+            if let Some(run) = slot.into_inner() {
                 self.runs.insert(job.key, run?);
             }
         }

@@ -155,7 +155,7 @@ impl Model {
             }
             let w = self.warm_until_steady(start, max_ns)?;
             if w.stopped {
-                return Ok(self.into_partial_warmup(start));
+                return Ok(self.into_partial_warmup());
             }
             warmup = Some((w.verdict, w.samples));
         }
@@ -223,21 +223,10 @@ impl Model {
     /// The run so far, after a stop: the measured window is what had passed of it (at least
     /// 1 ns, so that rates stay numbers when the stop came in the warm-up). `asked_ns` is the
     /// window asked for; an automatic run may have been measuring on past it (see `warmup`).
-    fn into_partial_run(mut self, asked_ns: u64) -> Run {
-        let measured_ns = self
-            .stack
-            .core
-            .now
-            .saturating_since(self.stack.warmup_end())
-            .max(1);
+    fn into_partial_run(self, asked_ns: u64) -> Run {
         let window_ns = self.stack.core.opts.duration_ns;
-        let covered_ns = measured_ns.min(window_ns);
-        self.stack.core.opts.duration_ns = covered_ns;
-        let at_s = self.stack.core.now.secs_f64();
-        let auto = self.stack.core.opts.warmup_auto;
-        let mut run = self.into_run();
-        run.partial = true;
-        run.workload.warmup_auto = auto;
+        let covered_ns = self.measured_so_far_ns().min(window_ns);
+        let (mut run, at_s) = self.into_stopped_run(covered_ns);
         storlab_core::steady::mark(&mut run);
         let (covered_s, asked_s) = (covered_ns as f64 / 1e9, asked_ns as f64 / 1e9);
         run.warnings.push(if window_ns > asked_ns {
@@ -255,17 +244,12 @@ impl Model {
         run
     }
 
-    /// The run so far, after a stop in the automatic warm-up that started at `start_ns`: no
-    /// measured window was reached, and the figures are those of the warm-up so far (its
-    /// statistics run from its start), over its length.
-    fn into_partial_warmup(mut self, start_ns: u64) -> Run {
-        let warmed_ns = self.stack.core.now.ns().saturating_sub(start_ns).max(1);
-        self.stack.core.opts.warmup_ns = start_ns;
-        self.stack.core.opts.duration_ns = warmed_ns;
-        let at_s = self.stack.core.now.secs_f64();
-        let mut run = self.into_run();
-        run.partial = true;
-        run.workload.warmup_auto = true;
+    /// The run so far, after a stop in the automatic warm-up: no measured window was
+    /// reached, and the figures are those of the warm-up so far (its statistics run from its
+    /// start, where `begin_auto_warmup` put the window's), over its length.
+    fn into_partial_warmup(self) -> Run {
+        let warmed_ns = self.measured_so_far_ns();
+        let (mut run, at_s) = self.into_stopped_run(warmed_ns);
         let warmed_s = warmed_ns as f64 / 1e9;
         storlab_core::steady::set(
             &mut run,
@@ -279,6 +263,27 @@ impl Model {
              window was reached; the figures cover the {warmed_s:.3} s of warm-up so far"
         ));
         run
+    }
+
+    /// Simulated time since the statistics started (at least 1 ns).
+    fn measured_so_far_ns(&self) -> u64 {
+        self.stack
+            .core
+            .now
+            .saturating_since(self.stack.warmup_end())
+            .max(1)
+    }
+
+    /// The run of a stopped simulation over a window of `window_ns`, marked partial, and the
+    /// simulated time of the stop in seconds.
+    fn into_stopped_run(mut self, window_ns: u64) -> (Run, f64) {
+        self.stack.core.opts.duration_ns = window_ns;
+        let at_s = self.stack.core.now.secs_f64();
+        let auto = self.stack.core.opts.warmup_auto;
+        let mut run = self.into_run();
+        run.partial = true;
+        run.workload.warmup_auto = auto;
+        (run, at_s)
     }
 
     /// Hands `event` to the part it belongs to; the database's events and completions go
