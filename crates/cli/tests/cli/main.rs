@@ -35,6 +35,7 @@ mod sim_show_character;
 mod sim_steady;
 mod sim_temp;
 mod trace;
+mod unprivileged;
 mod users_sweep;
 mod validate;
 mod validate_calibration;
