@@ -60,6 +60,16 @@ impl User {
         self.home.path()
     }
 
+    /// `storlab io` on `target`, 8 KiB random writes for 1 s with no warm-up, with `more`
+    /// arguments: (exit code, stderr).
+    fn io(&self, target: &str, more: &[&str]) -> (Option<i32>, String) {
+        let mut args = vec!["io", "--target", target, "--profile", "randwrite-8k"];
+        args.extend(["--duration", "1s", "--warmup", "0"]);
+        args.extend(more);
+        let (code, _, err) = self.run(&args);
+        (code, err)
+    }
+
     /// `storlab` with `args`, as the user, in its home: (exit code, stdout, stderr).
     fn run(&self, args: &[&str]) -> (Option<i32>, String, String) {
         let mut cmd = std::process::Command::new(self.bin.path().join("storlab"));
@@ -70,7 +80,18 @@ impl User {
             // std drops the supplementary groups too when root changes its uid.
             cmd.uid(NOBODY).gid(NOBODY);
         }
-        let out = cmd.output().expect("run storlab");
+        // A copy just written may be open for writing in a child another test forked and
+        // has not exec'd yet (ETXTBSY) for a moment.
+        let mut tries = 0;
+        let out = loop {
+            match cmd.output() {
+                Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 100 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => break other.expect("run storlab"),
+            }
+        };
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -97,21 +118,10 @@ fn an_unprivileged_user_runs_io_on_its_own_files_and_cannot_write_others() {
 
     // Its own file: created, measured, the result written and owned by the user, the data
     // file removed at the end.
-    let (code, _, err) = user.run(&[
-        "io",
-        "--target",
+    let (code, err) = user.io(
         &path("own.dat"),
-        "--size",
-        "4m",
-        "--profile",
-        "randwrite-8k",
-        "--duration",
-        "1s",
-        "--warmup",
-        "0",
-        "--json",
-        &path("own.json"),
-    ]);
+        &["--size", "4m", "--json", &path("own.json")],
+    );
     assert_eq!(code, Some(0), "{err}");
     let result = std::fs::metadata(home.join("own.json")).expect("result written");
     assert_eq!(result.uid(), runner_uid());
@@ -128,19 +138,7 @@ fn an_unprivileged_user_runs_io_on_its_own_files_and_cannot_write_others() {
         .collect();
     std::fs::write(&victim, &content).unwrap();
     std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o444)).unwrap();
-    let (code, _, err) = user.run(&[
-        "io",
-        "--target",
-        &path("victim.dat"),
-        "--overwrite",
-        &path("victim.dat"),
-        "--profile",
-        "randwrite-8k",
-        "--duration",
-        "1s",
-        "--warmup",
-        "0",
-    ]);
+    let (code, err) = user.io(&path("victim.dat"), &["--overwrite", &path("victim.dat")]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("victim.dat") && err.contains("Permission denied"),
@@ -154,18 +152,15 @@ fn an_unprivileged_user_runs_io_on_its_own_files_and_cannot_write_others() {
     std::fs::create_dir(&closed).unwrap();
     std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o555)).unwrap();
     let in_closed = |name: &str| closed.join(name).to_string_lossy().into_owned();
-    for args in [
-        vec!["--target".to_string(), in_closed("new.dat")],
-        vec![
-            "--target".to_string(),
+    for (target, more) in [
+        (in_closed("new.dat"), vec!["--size", "1m"]),
+        (
             path("new.dat"),
-            "--json".to_string(),
-            in_closed("out.json"),
-        ],
+            vec!["--size", "1m", "--json", &in_closed("out.json")],
+        ),
     ] {
-        let mut all = vec!["io", "--size", "1m", "--duration", "1s", "--warmup", "0"];
-        all.extend(args.iter().map(String::as_str));
-        let (code, _, err) = user.run(&all);
+        let args = (&target, &more);
+        let (code, err) = user.io(&target, &more);
         assert_eq!(code, Some(2), "{args:?}: {err}");
         assert!(err.contains("Permission denied"), "{args:?}: {err}");
         assert!(err.contains(&*closed.to_string_lossy()), "{args:?}: {err}");
