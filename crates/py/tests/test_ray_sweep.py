@@ -95,6 +95,35 @@ def test_sigint_keeps_finished_cells_and_rerun_resumes(root, tmp_path, ray_local
     assert set(again["cell"]) == {name[:-len(".json")] for name in after}
 
 
+def test_a_cancelled_cell_task_stops_its_simulation_at_once(root):
+    """ray.cancel, not forced, raises KeyboardInterrupt in a task's main thread
+    (_thread.interrupt_main); a cell's task then stops its simulation as Ctrl-C does and
+    lets the interruption through, instead of running the cell to its end."""
+    import _thread
+    import threading
+    import tomllib
+
+    import pytest
+    from storlab import _ray
+
+    array = tomllib.loads((root / "examples/arrays/midrange-raid5.toml").read_text())
+    # 100,000 simulated seconds: many minutes of running unless the stop reaches it.
+    options = {"profile": "randread-8k", "duration": "100000s", "warmup": "0"}
+    cancel = threading.Timer(1.0, _thread.interrupt_main)
+    started = time.monotonic()
+    cancel.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _ray._cell_task(array, None, options, {}, 1, {})
+    finally:
+        cancel.cancel()
+    assert time.monotonic() - started < 5
+    # Nothing of the cell is left running: a short cell runs to its end.
+    text, error = _ray._cell_task(array, None, {**options, "duration": "1s"}, {}, 1, {})
+    assert error is None
+    assert not storlab.Result(storlab._native.Result.from_json_text(text)).partial
+
+
 def test_sweep_table_schema_is_stable(root, tmp_path, ray_local):
     """The sweep's columns: the grid's keys, repeat, seed, cell, error, then the runs
     table's columns (without its run index) with their types."""

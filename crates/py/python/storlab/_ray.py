@@ -10,6 +10,9 @@ from . import _native
 
 #: How long ``ray.wait`` blocks before the driver looks for Ctrl-C again (seconds).
 _POLL_S = 0.5
+#: How often a cell's task looks for its cancellation, and asks its simulation to stop
+#: once cancelled (seconds).
+_CANCEL_POLL_S = 0.1
 
 
 def need_ray() -> Any:
@@ -47,9 +50,42 @@ def _cell_task(array: Dict[str, Any], workload: Optional[Dict[str, Any]],
                options: Dict[str, Any], params: Dict[str, Any],
                seed: int, sources: Dict[str, Optional[str]]
                ) -> Tuple[Optional[str], Optional[str]]:
+    """One cell, run on a second thread while this one waits for it.
+
+    ``ray.cancel`` (not forced) raises KeyboardInterrupt in the task's main thread; this
+    thread then asks the simulation to stop as Ctrl-C does, waits for it and lets the
+    cancellation through, so a cancelled cell stops within a fraction of a second and
+    its worker is free for the next. A forced cancel is never used: killing a worker while
+    its finished task's reply is on the way aborts the driver inside Ray ("Tried to
+    complete task that was not pending", ray-project/ray#54260)."""
+    import threading
+
     from .sweep import try_cell
 
-    return try_cell(array, workload, options, params, seed, sources)
+    outcome: List[Tuple[Any, Optional[BaseException]]] = []
+
+    def body() -> None:
+        try:
+            outcome.append((try_cell(array, workload, options, params, seed, sources), None))
+        except BaseException as e:  # handed to the waiting thread, which raises it
+            outcome.append((None, e))
+
+    cell = threading.Thread(target=body, name="storlab cell", daemon=True)
+    try:
+        cell.start()
+        while cell.is_alive():
+            cell.join(_CANCEL_POLL_S)
+    except KeyboardInterrupt:
+        # Asked again until the thread ends: a call that has not started yet lowers the
+        # stop flag when it does.
+        while cell.is_alive():
+            _native.request_stop()
+            cell.join(_CANCEL_POLL_S)
+        raise
+    value, error = outcome[0]
+    if error is not None:
+        raise error
+    return value
 
 
 def run(plan: Any, address: Optional[str], bar: Any) -> List[Dict[str, Any]]:
@@ -80,7 +116,7 @@ def run(plan: Any, address: Optional[str], bar: Any) -> List[Dict[str, Any]]:
                     bar.update(error)
         except BaseException:
             for ref in pending:
-                ray.cancel(ref, force=True)
+                ray.cancel(ref)  # not forced: see _cell_task
             raise
     return [r for r in rows if r is not None]
 
