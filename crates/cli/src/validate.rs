@@ -101,9 +101,10 @@ pub fn run(a: ValidateArgs) -> Result<(), CliError> {
 /// Simulations of one case that run at once, at most (each holds its own model in memory).
 const MAX_PARALLEL_RUNS: usize = 4;
 
-/// One simulation a case needs: `key` is (array, profile).
-struct Job {
+/// One simulation a case needs: `key` is (array, profile), `sys` that array.
+struct Job<'s> {
     key: (String, String),
+    sys: &'s SystemSpec,
     workload: WorkloadSpec,
     opts: RunOptions,
 }
@@ -149,16 +150,13 @@ impl<'a> CaseRun<'a> {
     /// order of first use.
     fn needed(&self) -> Vec<(String, String)> {
         let mut keys: Vec<(String, String)> = Vec::new();
-        let figures = self.case.figures.iter().map(|f| [(&f.array, &f.profile)]);
+        let figures = self.case.figures.iter().map(|f| (&f.array, &f.profile));
         let ratios = self
             .case
             .ratios
             .iter()
-            .map(|r| [(&r.numerator, &r.profile), (&r.denominator, &r.profile)]);
-        let uses = figures
-            .flat_map(|f| f.into_iter())
-            .chain(ratios.flat_map(|r| r.into_iter()));
-        for (array, profile) in uses {
+            .flat_map(|r| [(&r.numerator, &r.profile), (&r.denominator, &r.profile)]);
+        for (array, profile) in figures.chain(ratios) {
             let key = (array.clone(), profile.clone());
             if !keys.contains(&key) {
                 keys.push(key);
@@ -168,7 +166,7 @@ impl<'a> CaseRun<'a> {
     }
 
     /// The system and workload of `profile` on `array`.
-    fn inputs(&self, array: &str, profile: &str) -> Result<Job, CliError> {
+    fn inputs(&self, array: &str, profile: &str) -> Result<Job<'_>, CliError> {
         let file = self.file;
         let sys = self.arrays.get(array).ok_or_else(|| {
             CliError::BadInput(format!(
@@ -181,6 +179,7 @@ impl<'a> CaseRun<'a> {
         };
         Ok(Job {
             key: (array.to_string(), profile.to_string()),
+            sys,
             workload,
             opts,
         })
@@ -203,7 +202,6 @@ impl<'a> CaseRun<'a> {
         let next = std::sync::atomic::AtomicUsize::new(0);
         let done: Vec<std::sync::OnceLock<Result<Run, CliError>>> =
             jobs.iter().map(|_| std::sync::OnceLock::new()).collect();
-        let arrays = &self.arrays;
         std::thread::scope(|s| {
             for _ in 0..workers {
                 s.spawn(|| loop {
@@ -212,15 +210,15 @@ impl<'a> CaseRun<'a> {
                     if storlab_io::signal::stop_requested() {
                         break;
                     }
-                    let sys = &arrays[&job.key.0];
                     // Each job is taken once, so its slot is empty.
-                    let _ = done[i].set(timed(sys, &job.workload, job.opts));
+                    let _ = done[i].set(timed(job.sys, &job.workload, job.opts));
                 });
             }
         });
-        for (job, slot) in jobs.into_iter().zip(done) {
+        let keys: Vec<_> = jobs.into_iter().map(|job| job.key).collect();
+        for (key, slot) in keys.into_iter().zip(done) {
             if let Some(run) = slot.into_inner() {
-                self.runs.insert(job.key, run?);
+                self.runs.insert(key, run?);
             }
         }
         Ok(())
