@@ -471,13 +471,8 @@ fn a_study_whose_cells_directory_is_a_link_is_not_written_through() {
         cmd.assert()
             .code(2)
             .stderr(predicate::str::contains("symbolic link"));
-        let mut names: Vec<_> = std::fs::read_dir(&theirs)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
         assert_eq!(
-            names,
+            super::names_in(&theirs),
             [".a__b__0.json.4242-7.storlab-tmp", "notes.txt"],
             "nothing added or removed through the link"
         );

@@ -67,6 +67,16 @@ fn scratch_dir() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir")
 }
 
+/// Everything in `dir`, by name, sorted.
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// Sends `signal` and waits for the exit: (exit code, stderr, seconds from signal to exit).
 #[allow(clippy::disallowed_methods)] // the time from the signal to the exit
 fn signal_and_wait(child: std::process::Child, signal: i32) -> (Option<i32>, String, f64) {

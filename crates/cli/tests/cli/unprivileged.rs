@@ -9,6 +9,7 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 
 use super::db::{postgres_running_on, serial};
+use super::names_in;
 
 const NOBODY: u32 = 65_534;
 
@@ -98,16 +99,6 @@ impl User {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     }
-}
-
-/// Everything in `dir`, by name.
-fn names_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]
