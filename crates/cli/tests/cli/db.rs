@@ -5,12 +5,33 @@ use predicates::prelude::*;
 
 use super::storlab;
 
-/// Tests that start servers run one at a time: the machine has two cores, and the
-/// interrupt tests need the run to reach the phase they interrupt.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+/// Every test that starts PostgreSQL servers, one after the other in one test: the machine
+/// has two cores, and the interrupt tests need the run to reach the phase they interrupt.
+/// One test, not one each behind a lock: a test waiting for another's lock would hold one of
+/// the harness's two threads idle while the servers run, minutes in all. Each case runs
+/// whatever the others did; the test fails naming every case that failed.
+#[test]
+fn postgresql_servers_one_test_after_the_other() {
+    use super::{db_capture, db_capture_own, db_capture_temp, db_dsn, db_interrupt};
+    use super::{unprivileged, users_sweep};
+    super::one_after_the_other(&[
+        ("db::db_runs_a_test_and_refuses_bad_directories", db_runs_a_test_and_refuses_bad_directories),
+        ("db::db_bad_numbers_settings_and_dsn_syntax_are_bad_input", db_bad_numbers_settings_and_dsn_syntax_are_bad_input),
+        ("db_capture::capture_matches_a_known_load_and_writes_nothing_on_15_and_the_newest", db_capture::capture_matches_a_known_load_and_writes_nothing_on_15_and_the_newest),
+        ("db_capture::capture_without_pg_stat_statements_warns_and_stops_on_sigint", db_capture::capture_without_pg_stat_statements_warns_and_stops_on_sigint),
+        ("db_capture::a_db_result_converts_to_the_characterization_its_measured_profile_agrees_with", db_capture::a_db_result_converts_to_the_characterization_its_measured_profile_agrees_with),
+        ("db_capture_own::capture_counts_only_the_workloads_statements_with_track_utility_on", db_capture_own::capture_counts_only_the_workloads_statements_with_track_utility_on),
+        ("db_capture_temp::capture_reads_the_temp_blocks_the_statements_wrote", db_capture_temp::capture_reads_the_temp_blocks_the_statements_wrote),
+        ("db_dsn::db_dsn_without_pg_stat_statements_runs_and_says_so", db_dsn::db_dsn_without_pg_stat_statements_runs_and_says_so),
+        ("db_dsn::db_dsn_takes_passwords_from_the_environment_and_names_connect_failures", db_dsn::db_dsn_takes_passwords_from_the_environment_and_names_connect_failures),
+        ("db_interrupt::db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster", db_interrupt::db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster),
+        ("db_interrupt::db_sigint_during_initdb_stops_within_a_second", db_interrupt::db_sigint_during_initdb_stops_within_a_second),
+        ("db_interrupt::db_sigint_during_the_load_and_the_warmup_stops_within_seconds", db_interrupt::db_sigint_during_the_load_and_the_warmup_stops_within_seconds),
+        ("db_interrupt::db_killed_takes_its_server_along_and_the_next_run_cleans_up", db_interrupt::db_killed_takes_its_server_along_and_the_next_run_cleans_up),
+        ("unprivileged::an_unprivileged_user_starts_its_own_postgresql_and_leaves_nothing_behind", unprivileged::an_unprivileged_user_starts_its_own_postgresql_and_leaves_nothing_behind),
+        ("users_sweep::a_real_server_is_swept_one_user_count_after_the_other", users_sweep::a_real_server_is_swept_one_user_count_after_the_other),
+        ("users_sweep::real_clients_think_between_transactions", users_sweep::real_clients_think_between_transactions),
+    ]);
 }
 
 pub(crate) fn postgres_running_on(dir: &std::path::Path) -> bool {
@@ -52,9 +73,7 @@ pub(crate) fn scratch_tmp() -> tempfile::TempDir {
         .unwrap()
 }
 
-#[test]
-fn db_runs_a_test_and_refuses_bad_directories() {
-    let _s = serial();
+pub(super) fn db_runs_a_test_and_refuses_bad_directories() {
     let dir = tempfile::Builder::new()
         .prefix("storlab-cli-db")
         .tempdir_in("/tmp")
@@ -117,9 +136,7 @@ fn db_runs_a_test_and_refuses_bad_directories() {
         .code(2);
 }
 
-#[test]
-fn db_bad_numbers_settings_and_dsn_syntax_are_bad_input() {
-    let _s = serial();
+pub(super) fn db_bad_numbers_settings_and_dsn_syntax_are_bad_input() {
     let dir = scratch_tmp();
     let data = dir.path().join("data");
     let quick = ["--warmup", "0"];

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use storlab_core::character::{from_results, Characterization};
 use storlab_db::cluster::{find_binaries, Binaries, Cluster};
 
-use super::db::{scratch_tmp, serial, start_server, WITHOUT_STATEMENTS};
+use super::db::{scratch_tmp, start_server, WITHOUT_STATEMENTS};
 use super::{signal_and_wait, storlab};
 
 /// Updates per second the load runs at.
@@ -136,9 +136,7 @@ pub(crate) fn read_back(path: &Path) -> Characterization {
     Characterization::from_text(&text, &path.display().to_string()).expect("it reads back")
 }
 
-#[test]
-fn capture_matches_a_known_load_and_writes_nothing_on_15_and_the_newest() {
-    let _s = serial();
+pub(super) fn capture_matches_a_known_load_and_writes_nothing_on_15_and_the_newest() {
     for bins in oldest_and_newest() {
         let at = format!("PostgreSQL {}", bins.version);
         eprintln!("capture on {at}");
@@ -245,9 +243,7 @@ fn capture_matches_a_known_load_and_writes_nothing_on_15_and_the_newest() {
     }
 }
 
-#[test]
-fn capture_without_pg_stat_statements_warns_and_stops_on_sigint() {
-    let _s = serial();
+pub(super) fn capture_without_pg_stat_statements_warns_and_stops_on_sigint() {
     let dir = scratch_tmp();
     let bins = find_binaries(None).expect("binaries");
     let cluster = start_server(&bins, dir.path(), WITHOUT_STATEMENTS);
@@ -405,9 +401,7 @@ fn capture_bad_input_and_unreachable_servers_are_named() {
         .code(2);
 }
 
-#[test]
-fn a_db_result_converts_to_the_characterization_its_measured_profile_agrees_with() {
-    let _s = serial();
+pub(super) fn a_db_result_converts_to_the_characterization_its_measured_profile_agrees_with() {
     let dir = scratch_tmp();
     let json = dir.path().join("db.json");
     storlab()

@@ -12,7 +12,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::db::{scratch_tmp, serial, start_server};
+use super::db::{scratch_tmp, start_server};
 use super::db_capture::{client, num, oldest_and_newest, psql, read_back, reader_dsn};
 
 /// Transactions the workload runs in the window, and its statements in each.
@@ -31,9 +31,7 @@ fn workload() -> String {
         .collect()
 }
 
-#[test]
-fn capture_counts_only_the_workloads_statements_with_track_utility_on() {
-    let _s = serial();
+pub(super) fn capture_counts_only_the_workloads_statements_with_track_utility_on() {
     for bins in oldest_and_newest() {
         let at = format!("PostgreSQL {}", bins.version);
         let dir = scratch_tmp();

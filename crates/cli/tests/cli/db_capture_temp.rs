@@ -10,16 +10,14 @@ use std::time::{Duration, Instant};
 
 use storlab_db::cluster::find_binaries;
 
-use super::db::{scratch_tmp, serial, start_server};
+use super::db::{scratch_tmp, start_server};
 use super::db_capture::{client, num, psql, read_back, reader_dsn};
 use super::storlab;
 
 /// The spilling query: 20,000 rows of 33 bytes sorted in 64 kB of work memory.
 const QUERY: &str = "SELECT count(*) FROM (SELECT v FROM s ORDER BY v OFFSET 0) x";
 
-#[test]
-fn capture_reads_the_temp_blocks_the_statements_wrote() {
-    let _s = serial();
+pub(super) fn capture_reads_the_temp_blocks_the_statements_wrote() {
     let bins = find_binaries(None).expect("the system's PostgreSQL server binaries");
     let dir = scratch_tmp();
     let cluster = start_server(&bins, dir.path(), &[]);

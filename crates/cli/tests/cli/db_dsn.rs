@@ -4,15 +4,13 @@
 
 use predicates::prelude::*;
 
-use super::db::{scratch_tmp, serial, start_server, WITHOUT_STATEMENTS};
+use super::db::{scratch_tmp, start_server, WITHOUT_STATEMENTS};
 use super::storlab;
 
 /// A server without pg_stat_statements in shared_preload_libraries: every test of the cycle
 /// runs, the warning is printed once, and each result (text and JSON) says the per-statement
 /// profile is left out.
-#[test]
-fn db_dsn_without_pg_stat_statements_runs_and_says_so() {
-    let _s = serial();
+pub(super) fn db_dsn_without_pg_stat_statements_runs_and_says_so() {
     let dir = scratch_tmp();
     let bins = storlab_db::cluster::find_binaries(None).expect("PostgreSQL server binaries");
     let cluster = start_server(&bins, dir.path(), WITHOUT_STATEMENTS);
@@ -121,9 +119,7 @@ fn dsn_run(dsn: &str) -> assert_cmd::Command {
     cmd
 }
 
-#[test]
-fn db_dsn_takes_passwords_from_the_environment_and_names_connect_failures() {
-    let _s = serial();
+pub(super) fn db_dsn_takes_passwords_from_the_environment_and_names_connect_failures() {
     let dir = scratch_tmp();
     let server = PasswordServer::start(dir.path());
     let home = dir.path().join("home");

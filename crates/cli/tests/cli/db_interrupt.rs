@@ -4,7 +4,7 @@
 // Real processes are waited for and timed in wall-clock time.
 #![allow(clippy::disallowed_methods)]
 
-use super::db::{postgres_running_on, scratch_tmp, serial};
+use super::db::{postgres_running_on, scratch_tmp};
 use super::{signal_and_wait, storlab};
 
 /// An integer a query on the server of `data` returns (over the socket its pid file names),
@@ -54,9 +54,7 @@ fn wait_for_updates(data: &std::path::Path, n: i64) {
     }
 }
 
-#[test]
-fn db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster() {
-    let _s = serial();
+pub(super) fn db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster() {
     let dir = tempfile::Builder::new()
         .prefix("storlab-cli-db")
         .tempdir_in("/tmp")
@@ -148,9 +146,7 @@ fn wait_until(data: &std::path::Path, what: &str, done: fn(&std::path::Path) -> 
     }
 }
 
-#[test]
-fn db_sigint_during_initdb_stops_within_a_second() {
-    let _s = serial();
+pub(super) fn db_sigint_during_initdb_stops_within_a_second() {
     let dir = scratch_tmp();
     let data = dir.path().join("init");
     let child = start_db(&data, &["--scale", "500", "--duration", "5s"]);
@@ -178,9 +174,7 @@ fn stops_as_interrupted(
     assert!(!postgres_running_on(data) && !data.exists(), "nothing left");
 }
 
-#[test]
-fn db_sigint_during_the_load_and_the_warmup_stops_within_seconds() {
-    let _s = serial();
+pub(super) fn db_sigint_during_the_load_and_the_warmup_stops_within_seconds() {
     let dir = scratch_tmp();
     let data = dir.path().join("load");
     // 15 tables of 2 million rows: the load runs for minutes.
@@ -210,9 +204,7 @@ fn db_sigint_during_the_load_and_the_warmup_stops_within_seconds() {
     stops_as_interrupted(child, libc::SIGTERM, &data, says, 5.0);
 }
 
-#[test]
-fn db_killed_takes_its_server_along_and_the_next_run_cleans_up() {
-    let _s = serial();
+pub(super) fn db_killed_takes_its_server_along_and_the_next_run_cleans_up() {
     let dir = scratch_tmp();
     let data = dir.path().join("data");
     let args = [

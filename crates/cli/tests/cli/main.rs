@@ -91,3 +91,55 @@ fn signal_and_wait(child: std::process::Child, signal: i32) -> (Option<i32>, Str
         secs,
     )
 }
+
+/// Runs `cases` (each a name and a test body) in order, each to its end whatever the others
+/// did, printing each name with its outcome and seconds (shown on failure, or with
+/// `--nocapture`), then fails naming every case that failed.
+#[allow(clippy::disallowed_methods)] // each case's seconds, for the log only
+fn one_after_the_other(cases: &[(&str, fn())]) {
+    let mut failed = Vec::new();
+    for &(name, case) in cases {
+        let at = std::time::Instant::now();
+        let passed = std::panic::catch_unwind(case).is_ok();
+        let outcome = if passed { "ok" } else { "FAILED" };
+        eprintln!("{name} ... {outcome} ({:.1} s)", at.elapsed().as_secs_f64());
+        if !passed {
+            failed.push(name);
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} of {} cases failed: {}",
+        failed.len(),
+        cases.len(),
+        failed.join(", ")
+    );
+}
+
+#[test]
+fn one_after_the_other_runs_every_case_and_names_those_that_failed() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static RAN: AtomicUsize = AtomicUsize::new(0);
+    fn passes() {
+        RAN.fetch_add(1, Ordering::SeqCst);
+    }
+    fn fails() {
+        RAN.fetch_add(1, Ordering::SeqCst);
+        panic!("as it should");
+    }
+    let outcome = std::panic::catch_unwind(|| {
+        one_after_the_other(&[("first", fails), ("second", passes), ("third", fails)])
+    });
+    assert_eq!(
+        RAN.load(Ordering::SeqCst),
+        3,
+        "a failed case stopped the rest"
+    );
+    let message = outcome.expect_err("two cases failed");
+    let message = message
+        .downcast_ref::<String>()
+        .expect("a formatted message");
+    assert_eq!(message, "2 of 3 cases failed: first, third");
+    one_after_the_other(&[("passes", passes)]);
+    assert_eq!(RAN.load(Ordering::SeqCst), 4);
+}

@@ -8,7 +8,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 
-use super::db::{postgres_running_on, serial};
+use super::db::postgres_running_on;
 use super::names_in;
 
 const NOBODY: u32 = 65_534;
@@ -165,9 +165,7 @@ fn an_unprivileged_user_runs_io_on_its_own_files_and_cannot_write_others() {
     std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-#[test]
-fn an_unprivileged_user_starts_its_own_postgresql_and_leaves_nothing_behind() {
-    let _s = serial();
+pub(super) fn an_unprivileged_user_starts_its_own_postgresql_and_leaves_nothing_behind() {
     let user = User::new();
     let home = user.home();
     let data = home.join("pg").join("data");

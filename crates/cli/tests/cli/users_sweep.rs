@@ -334,9 +334,7 @@ fn users_sweep_options_that_do_not_fit_are_bad_input() {
         ));
 }
 
-#[test]
-fn a_real_server_is_swept_one_user_count_after_the_other() {
-    let _s = super::db::serial();
+pub(super) fn a_real_server_is_swept_one_user_count_after_the_other() {
     let dir = super::db::scratch_tmp();
     let data = dir.path().join("data");
     let (json, html) = (dir.path().join("db.json"), dir.path().join("db.html"));
@@ -390,9 +388,7 @@ fn a_real_server_is_swept_one_user_count_after_the_other() {
     assert!(!data.exists(), "the sweep's directories are removed");
 }
 
-#[test]
-fn real_clients_think_between_transactions() {
-    let _s = super::db::serial();
+pub(super) fn real_clients_think_between_transactions() {
     let dir = super::db::scratch_tmp();
     for variability in ["fixed", "exponential"] {
         let data = dir.path().join(format!("data-{variability}"));
