@@ -12,25 +12,23 @@ use super::storlab;
 /// whatever the others did; the test fails naming every case that failed.
 #[test]
 fn postgresql_servers_one_test_after_the_other() {
-    use super::{db_capture, db_capture_own, db_capture_temp, db_dsn, db_interrupt};
-    use super::{unprivileged, users_sweep};
-    super::one_after_the_other(&[
-        ("db::db_runs_a_test_and_refuses_bad_directories", db_runs_a_test_and_refuses_bad_directories),
-        ("db::db_bad_numbers_settings_and_dsn_syntax_are_bad_input", db_bad_numbers_settings_and_dsn_syntax_are_bad_input),
-        ("db_capture::capture_matches_a_known_load_and_writes_nothing_on_15_and_the_newest", db_capture::capture_matches_a_known_load_and_writes_nothing_on_15_and_the_newest),
-        ("db_capture::capture_without_pg_stat_statements_warns_and_stops_on_sigint", db_capture::capture_without_pg_stat_statements_warns_and_stops_on_sigint),
-        ("db_capture::a_db_result_converts_to_the_characterization_its_measured_profile_agrees_with", db_capture::a_db_result_converts_to_the_characterization_its_measured_profile_agrees_with),
-        ("db_capture_own::capture_counts_only_the_workloads_statements_with_track_utility_on", db_capture_own::capture_counts_only_the_workloads_statements_with_track_utility_on),
-        ("db_capture_temp::capture_reads_the_temp_blocks_the_statements_wrote", db_capture_temp::capture_reads_the_temp_blocks_the_statements_wrote),
-        ("db_dsn::db_dsn_without_pg_stat_statements_runs_and_says_so", db_dsn::db_dsn_without_pg_stat_statements_runs_and_says_so),
-        ("db_dsn::db_dsn_takes_passwords_from_the_environment_and_names_connect_failures", db_dsn::db_dsn_takes_passwords_from_the_environment_and_names_connect_failures),
-        ("db_interrupt::db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster", db_interrupt::db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster),
-        ("db_interrupt::db_sigint_during_initdb_stops_within_a_second", db_interrupt::db_sigint_during_initdb_stops_within_a_second),
-        ("db_interrupt::db_sigint_during_the_load_and_the_warmup_stops_within_seconds", db_interrupt::db_sigint_during_the_load_and_the_warmup_stops_within_seconds),
-        ("db_interrupt::db_killed_takes_its_server_along_and_the_next_run_cleans_up", db_interrupt::db_killed_takes_its_server_along_and_the_next_run_cleans_up),
-        ("unprivileged::an_unprivileged_user_starts_its_own_postgresql_and_leaves_nothing_behind", unprivileged::an_unprivileged_user_starts_its_own_postgresql_and_leaves_nothing_behind),
-        ("users_sweep::a_real_server_is_swept_one_user_count_after_the_other", users_sweep::a_real_server_is_swept_one_user_count_after_the_other),
-        ("users_sweep::real_clients_think_between_transactions", users_sweep::real_clients_think_between_transactions),
+    super::one_after_the_other(&cases![
+        db::db_runs_a_test_and_refuses_bad_directories,
+        db::db_bad_numbers_settings_and_dsn_syntax_are_bad_input,
+        db_capture::capture_matches_a_known_load_and_writes_nothing_on_15_and_the_newest,
+        db_capture::capture_without_pg_stat_statements_warns_and_stops_on_sigint,
+        db_capture::a_db_result_converts_to_the_characterization_its_measured_profile_agrees_with,
+        db_capture_own::capture_counts_only_the_workloads_statements_with_track_utility_on,
+        db_capture_temp::capture_reads_the_temp_blocks_the_statements_wrote,
+        db_dsn::db_dsn_without_pg_stat_statements_runs_and_says_so,
+        db_dsn::db_dsn_takes_passwords_from_the_environment_and_names_connect_failures,
+        db_interrupt::db_stops_on_sigint_keeps_partial_results_and_removes_the_cluster,
+        db_interrupt::db_sigint_during_initdb_stops_within_a_second,
+        db_interrupt::db_sigint_during_the_load_and_the_warmup_stops_within_seconds,
+        db_interrupt::db_killed_takes_its_server_along_and_the_next_run_cleans_up,
+        unprivileged::an_unprivileged_user_starts_its_own_postgresql_and_leaves_nothing_behind,
+        users_sweep::a_real_server_is_swept_one_user_count_after_the_other,
+        users_sweep::real_clients_think_between_transactions,
     ]);
 }
 

@@ -1,6 +1,17 @@
 //! End-to-end tests of the `storlab` binary: exit codes, messages, tables and result files,
 //! one module per subcommand.
 
+/// The `(name, body)` pairs [`one_after_the_other`] runs, from test bodies named by module
+/// and function (`db_dsn::a_case`): each case's name is that path, written once.
+macro_rules! cases {
+    ($($module:ident::$case:ident),* $(,)?) => {
+        [$((
+            concat!(stringify!($module), "::", stringify!($case)),
+            super::$module::$case as fn(),
+        )),*]
+    };
+}
+
 mod compare;
 mod compare_jobs;
 mod compare_safety;
